@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
+ *
+ * Lookups by domain and ticker are primary-key or index point reads, and search goes
+ * through the FTS5 table `catalogue_search` (migrations/0001_catalogue_search.sql),
+ * which triggers keep in step with these tables inside the same write.
+ */
+export const companies = sqliteTable(
+  "companies",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    /** `name` folded to lower-case letters and digits: the key of `/name/{name}` lookups. */
+    nameKey: text("name_key").notNull(),
+    /** Other names the company goes by, as a JSON array of strings. */
+    aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** Brand colour as `#rrggbb`, when known. */
+    brandColor: text("brand_color"),
+    /** Higher is better known; breaks ties between equally close search matches. */
+    prominence: integer("prominence").notNull().default(0),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    index("companies_name_key_idx").on(t.nameKey, t.prominence),
+    check("companies_brand_color_check", sql`${t.brandColor} IS NULL OR ${t.brandColor} GLOB '#[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'`),
+  ],
+);
+
+/** Hosts of a company. A host belongs to one company; each company has exactly one primary. */
+export const companyDomains = sqliteTable(
+  "company_domains",
+  {
+    /** Normalised host: lower case, punycode, no `www.`, no trailing dot. */
+    domain: text("domain").primaryKey(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [
+    index("company_domains_company_idx").on(t.companyId),
+    uniqueIndex("company_domains_one_primary_idx").on(t.companyId).where(sql`${t.isPrimary} = 1`),
+  ],
+);
+
+/** Stock tickers. `exchange` is '' when unknown, so that (ticker, exchange) can be a key. */
+export const companyTickers = sqliteTable(
+  "company_tickers",
+  {
+    ticker: text("ticker").notNull(),
+    exchange: text("exchange").notNull().default(""),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.ticker, t.exchange] }), index("company_tickers_company_idx").on(t.companyId)],
+);
+
+export const logoVariants = ["full", "icon"] as const;
+export type LogoVariant = (typeof logoVariants)[number];
+
+/**
+ * How a logo sits on a transparent background: mostly `dark` ink, mostly `light` ink,
+ * `mixed` colours that read on either background, or `opaque` (it brings its own background).
+ * Only `dark` and `light` logos vanish on a background of their own tone and get inverted renditions.
+ */
+export const logoTones = ["dark", "light", "mixed", "opaque"] as const;
+export type LogoTone = (typeof logoTones)[number];
+
+export const logos = sqliteTable(
+  "logos",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    variant: text("variant", { enum: logoVariants }).notNull(),
+    /** Format of the file as it was imported: svg, png, jpeg, webp or gif. */
+    format: text("format").notNull(),
+    /** R2 key of the imported file, kept beside the PNG master. */
+    originalKey: text("original_key").notNull(),
+    /** R2 key of the PNG master every transform starts from. */
+    masterKey: text("master_key").notNull(),
+    /** Greyscale rendition of the master, prepared at import. */
+    greyKey: text("grey_key").notNull(),
+    /** Colour-inverted renditions, present for `dark` and `light` logos only. */
+    invertedKey: text("inverted_key"),
+    invertedGreyKey: text("inverted_grey_key"),
+    /** Pixel size of the PNG master. */
+    width: integer("width").notNull(),
+    height: integer("height").notNull(),
+    /** Byte size of the PNG master. */
+    bytes: integer("bytes").notNull(),
+    /** SHA-256 of the PNG master, hex: the ETag of the master and the name under which renditions are stored. */
+    contentHash: text("content_hash").notNull(),
+    tone: text("tone", { enum: logoTones }).notNull(),
+    /** Provenance: the set the logo came from and its licence (SPDX id where one exists). */
+    sourceSet: text("source_set").notNull(),
+    licence: text("licence").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    // One logo per company, variant and source set: the identity the importer upserts on.
+    uniqueIndex("logos_company_variant_source_idx").on(t.companyId, t.variant, t.sourceSet),
+    check("logos_dimensions_check", sql`${t.width} > 0 AND ${t.height} > 0 AND ${t.bytes} > 0`),
+  ],
+);
+
+export type Company = typeof companies.$inferSelect;
+export type Logo = typeof logos.$inferSelect;

@@ -1,0 +1,62 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { accounts, apiClients, type Plan, plans } from "../../schema";
+import type { Db } from "../lib/db";
+import { fail, ok, type Result } from "../lib/errors";
+import { hashPassword } from "./passwords";
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: "must be an email address" }).max(254));
+
+/** Long enough to resist guessing, short enough that PBKDF2 input stays cheap. */
+export const passwordSchema = z
+  .string()
+  .min(10, "must be at least 10 characters")
+  .max(256, "must be at most 256 characters");
+
+export const createAccountInput = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  plan: z.enum(plans).default("free"),
+});
+
+export interface AccountSummary {
+  id: string;
+  email: string;
+  plan: Plan;
+  clientId: string;
+  createdAt: string;
+}
+
+/** Creates an account with its first API client, the one MCP access and feedback belong to. */
+export async function createAccount(db: Db, raw: z.input<typeof createAccountInput>): Promise<Result<AccountSummary>> {
+  const parsed = createAccountInput.safeParse(raw);
+  if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
+  const { email, password, plan } = parsed.data;
+
+  const taken = await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } });
+  if (taken) return fail("conflict", `An account with email ${email} already exists`);
+
+  const now = new Date();
+  const id = crypto.randomUUID();
+  const clientId = crypto.randomUUID();
+  const passwordHash = await hashPassword(password);
+  // One batch is one transaction in D1: never an account without its client.
+  await db.batch([
+    db.insert(accounts).values({ id, email, passwordHash, plan, createdAt: now, updatedAt: now }),
+    db.insert(apiClients).values({ id: clientId, accountId: id, name: "Default", createdAt: now }),
+  ]);
+  return ok({ id, email, plan, clientId, createdAt: now.toISOString() });
+}
+
+export async function setPlan(db: Db, accountId: string, plan: string): Promise<Result<{ id: string; plan: Plan; previousPlan: Plan }>> {
+  const parsedPlan = z.enum(plans).safeParse(plan);
+  if (!parsedPlan.success) return fail("invalid_argument", `plan must be one of ${plans.join(", ")}`);
+  const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { plan: true } });
+  if (!existing) return fail("not_found", `No account with id ${accountId}`);
+  await db.update(accounts).set({ plan: parsedPlan.data, updatedAt: new Date() }).where(eq(accounts.id, accountId));
+  return ok({ id: accountId, plan: parsedPlan.data, previousPlan: existing.plan });
+}

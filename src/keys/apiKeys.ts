@@ -1,0 +1,116 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
+import { accounts, apiClients, apiKeys, type KeyType, keyTypes } from "../../schema";
+import type { Db } from "../lib/db";
+import { fail, ok, type Result } from "../lib/errors";
+import { generateKey, hashKey, keyTypeOf, visiblePrefix } from "./format";
+
+/** An origin as browsers send it: scheme, host and port, nothing else. */
+export const originSchema = z.string().transform((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: "custom", message: `"${value}" is not a URL` });
+    return z.NEVER;
+  }
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password) {
+    ctx.addIssue({ code: "custom", message: `"${value}" must be an http(s) origin` });
+    return z.NEVER;
+  }
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash) {
+    ctx.addIssue({ code: "custom", message: `"${value}" must be an origin without a path, like https://example.com` });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
+export const createKeyInput = z
+  .object({
+    accountId: z.string().min(1),
+    type: z.enum(keyTypes),
+    allowedOrigins: z.array(originSchema).max(100).default([]),
+    requireAttribution: z.boolean().default(false),
+    perMinute: z.number().int().min(1).max(10_000_000).optional(),
+  })
+  .refine((input) => input.type === "publishable" || (input.allowedOrigins.length === 0 && !input.requireAttribution), {
+    message: "allowed origins and the attribution requirement apply to publishable keys only",
+  });
+
+export type CreateKeyInput = z.input<typeof createKeyInput>;
+
+export interface CreatedKey {
+  id: string;
+  accountId: string;
+  type: KeyType;
+  /** The key itself: returned once, here, and never again. */
+  key: string;
+  prefix: string;
+  allowedOrigins: string[];
+  requireAttribution: boolean;
+  perMinuteOverride: number | null;
+  createdAt: string;
+}
+
+export async function createKey(db: Db, raw: CreateKeyInput): Promise<Result<CreatedKey>> {
+  const parsed = createKeyInput.safeParse(raw);
+  if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
+  const input = parsed.data;
+
+  const account = await db.query.accounts.findFirst({ where: eq(accounts.id, input.accountId), columns: { id: true } });
+  if (!account) return fail("not_found", `No account with id ${input.accountId}`);
+  const client = await db.query.apiClients.findFirst({
+    where: eq(apiClients.accountId, input.accountId),
+    columns: { id: true },
+  });
+
+  const key = generateKey(input.type);
+  const row = {
+    id: crypto.randomUUID(),
+    accountId: input.accountId,
+    clientId: client?.id ?? null,
+    type: input.type,
+    keyHash: await hashKey(key),
+    prefix: visiblePrefix(key),
+    allowedOrigins: input.allowedOrigins,
+    requireAttribution: input.requireAttribution,
+    perMinuteOverride: input.perMinute ?? null,
+    createdAt: new Date(),
+  };
+  await db.insert(apiKeys).values(row);
+  return ok({
+    id: row.id,
+    accountId: row.accountId,
+    type: row.type,
+    key,
+    prefix: row.prefix,
+    allowedOrigins: row.allowedOrigins,
+    requireAttribution: row.requireAttribution,
+    perMinuteOverride: row.perMinuteOverride,
+    createdAt: row.createdAt.toISOString(),
+  });
+}
+
+export interface RevokedKey {
+  id: string;
+  prefix: string;
+  revokedAt: string;
+  /** True when the key had been revoked before this call; its revocation time is kept. */
+  alreadyRevoked: boolean;
+}
+
+export async function revokeKey(db: Db, key: string): Promise<Result<RevokedKey>> {
+  if (keyTypeOf(key) === null) return fail("invalid_argument", "Not an API key: expected pk_… or sk_… followed by 32 letters and digits");
+  const keyHash = await hashKey(key);
+  const now = new Date();
+  const [revoked] = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, prefix: apiKeys.prefix });
+  if (revoked) return ok({ ...revoked, revokedAt: now.toISOString(), alreadyRevoked: false });
+
+  const existing = await db.query.apiKeys.findFirst({ where: eq(apiKeys.keyHash, keyHash) });
+  if (!existing?.revokedAt) return fail("not_found", "No such key");
+  return ok({ id: existing.id, prefix: existing.prefix, revokedAt: existing.revokedAt.toISOString(), alreadyRevoked: true });
+}

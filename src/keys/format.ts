@@ -1,0 +1,32 @@
+import { randomBase62, sha256Hex } from "../lib/encoding";
+import type { KeyType } from "../../schema";
+
+/**
+ * Key format: `pk_` (publishable, goes in URLs) or `sk_` (secret, Authorization header only),
+ * then 32 base62 characters: about 190 bits from the CSPRNG. Keys are never stored;
+ * `hashKey` gives the value the catalogue indexes them by.
+ */
+export const KEY_BODY_LENGTH = 32;
+const PREFIX_BODY_LENGTH = 6;
+const KEY_PATTERN = /^(pk|sk)_[0-9A-Za-z]{32}$/;
+
+export const keyTypePrefix: Record<KeyType, "pk_" | "sk_"> = { publishable: "pk_", secret: "sk_" };
+
+export function generateKey(type: KeyType): string {
+  return keyTypePrefix[type] + randomBase62(KEY_BODY_LENGTH);
+}
+
+/** The type a well-formed key claims, or null for anything that is not a key at all. */
+export function keyTypeOf(key: string): KeyType | null {
+  if (!KEY_PATTERN.test(key)) return null;
+  return key.startsWith("pk_") ? "publishable" : "secret";
+}
+
+/** The short, non-secret part shown in listings: `pk_` and the first six characters. */
+export function visiblePrefix(key: string): string {
+  return key.slice(0, 3 + PREFIX_BODY_LENGTH);
+}
+
+export function hashKey(key: string): Promise<string> {
+  return sha256Hex(key);
+}

@@ -1,0 +1,60 @@
+import { parse } from "tldts";
+
+/**
+ * Company hosts as the catalogue stores them and lookups compare them: lower case,
+ * punycode (IDNA), without a leading `www.` or a trailing dot.
+ *
+ * Only public hostnames pass: no scheme, path, port, credentials, IP address, `localhost`,
+ * bare public suffix, unknown top-level domain, or label that is empty or over 63 octets.
+ */
+export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
+
+const MAX_HOST_LENGTH = 253;
+const MAX_LABEL_LENGTH = 63;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+// Anything that could make the input more than a hostname once handed to the URL parser.
+const NOT_HOST_CHARACTER = /[\s/\\?#@:%[\]]/u;
+
+export function normaliseDomain(input: string): DomainResult {
+  let host = input.trim().toLowerCase();
+  if (host === "") return { ok: false, reason: "empty" };
+  // The URL parser would accept and rewrite these; a domain never contains them.
+  if (NOT_HOST_CHARACTER.test(host)) return { ok: false, reason: "not a bare hostname" };
+  if (host.endsWith(".")) host = host.slice(0, -1);
+
+  let ascii: string;
+  try {
+    // WHATWG URL host parsing applies IDNA (UTS #46) mapping and punycode.
+    ascii = new URL(`http://${host}`).hostname;
+  } catch {
+    return { ok: false, reason: "not a valid hostname" };
+  }
+  if (ascii.startsWith("www.")) ascii = ascii.slice(4);
+  if (ascii.length === 0 || ascii.length > MAX_HOST_LENGTH) return { ok: false, reason: "hostname length" };
+
+  const labels = ascii.split(".");
+  if (labels.length < 2) return { ok: false, reason: "not a public hostname" };
+  for (const label of labels) {
+    if (label.length === 0 || label.length > MAX_LABEL_LENGTH || !LABEL.test(label)) {
+      return { ok: false, reason: "invalid label" };
+    }
+  }
+
+  const parsed = parse(ascii, { allowPrivateDomains: true });
+  if (parsed.isIp) return { ok: false, reason: "IP address" };
+  // A host under no suffix of the Public Suffix List (".invalidtld", ".local") or that is a
+  // suffix itself ("co.uk") has no registrable domain, so it names no company.
+  if (parsed.domain === null || (!parsed.isIcann && !parsed.isPrivate)) {
+    return { ok: false, reason: "not a public hostname" };
+  }
+  return { ok: true, domain: ascii };
+}
+
+/**
+ * The registrable domain of a normalised host (`docs.github.com` → `github.com`), per the
+ * Public Suffix List with private suffixes honoured, so `someone.github.io` stays itself
+ * rather than turning into GitHub.
+ */
+export function registrableDomain(host: string): string | null {
+  return parse(host, { allowPrivateDomains: true }).domain;
+}

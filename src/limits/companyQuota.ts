@@ -1,0 +1,48 @@
+import { DurableObject } from "cloudflare:workers";
+import { windowEnd, windowStart } from "./periods";
+
+export interface CompanyQuotaDecision {
+  allowed: boolean;
+  /** Unique companies counted today, after this call when allowed. */
+  current: number;
+  limit: number;
+  /** Unix milliseconds of the next UTC midnight, when the count starts again. */
+  resetAt: number;
+}
+
+/**
+ * Unique companies an account touches per UTC day. One object per account; a call admits a
+ * whole batch or nothing, and a company already counted today costs nothing again.
+ */
+export class CompanyQuota extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    void ctx.blockConcurrencyWhile(async () => {
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS companies_seen (
+        day INTEGER NOT NULL,
+        company_id INTEGER NOT NULL,
+        PRIMARY KEY (day, company_id)
+      ) WITHOUT ROWID`);
+    });
+  }
+
+  admit(companyIds: number[], limit: number, now = Date.now()): CompanyQuotaDecision {
+    const day = windowStart("day", now);
+    const resetAt = windowEnd("day", now);
+    this.sql.exec("DELETE FROM companies_seen WHERE day < ?", day);
+
+    const current = this.sql
+      .exec<{ n: number }>("SELECT count(*) AS n FROM companies_seen WHERE day = ?", day)
+      .one().n;
+    const unseen = [...new Set(companyIds)].filter(
+      (id) => this.sql.exec("SELECT 1 FROM companies_seen WHERE day = ? AND company_id = ?", day, id).toArray().length === 0,
+    );
+    if (current + unseen.length > limit) return { allowed: false, current, limit, resetAt };
+
+    for (const id of unseen) this.sql.exec("INSERT INTO companies_seen (day, company_id) VALUES (?, ?)", day, id);
+    return { allowed: true, current: current + unseen.length, limit, resetAt };
+  }
+}

@@ -1,0 +1,90 @@
+import { DurableObject } from "cloudflare:workers";
+import { type Period, windowEnd, windowStart } from "./periods";
+
+export interface LimitWindow {
+  /** What is counted, e.g. `lookup`; one object may count several things. */
+  name: string;
+  period: Period;
+  limit: number;
+}
+
+export interface LimitDecision {
+  allowed: boolean;
+  /** Requests left in the tightest window after this one (0 when refused). */
+  remaining: number;
+  /** Unix milliseconds when the tightest (or refusing) window resets. */
+  resetAt: number;
+  /** The window that refused, when one did. */
+  refusedBy?: string;
+}
+
+/**
+ * Counts requests of one subject (a key, an account) in calendar windows. A Durable Object
+ * runs one call at a time and SQLite writes are synchronous, so check-and-count is atomic:
+ * at a limit of 10, 30 concurrent calls let exactly 10 through.
+ */
+export class RateLimiter extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    void ctx.blockConcurrencyWhile(async () => {
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (
+        name TEXT NOT NULL,
+        window_start INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (name, window_start)
+      ) WITHOUT ROWID`);
+    });
+  }
+
+  /**
+   * Counts `cost` against every window, or against none when any would go over its limit.
+   * `now` comes from the caller so that every window agrees on one clock.
+   */
+  consume(windows: LimitWindow[], cost = 1, now = Date.now()): LimitDecision {
+    const states = windows.map((window) => {
+      const start = windowStart(window.period, now);
+      const row = this.sql
+        .exec<{ count: number }>("SELECT count FROM windows WHERE name = ? AND window_start = ?", window.name, start)
+        .toArray()[0];
+      return { window, start, used: row?.count ?? 0, resetAt: windowEnd(window.period, now) };
+    });
+
+    const refused = states.find((s) => s.used + cost > s.window.limit);
+    if (refused) {
+      return { allowed: false, remaining: 0, resetAt: refused.resetAt, refusedBy: refused.window.name };
+    }
+
+    let tightest: { remaining: number; resetAt: number } = { remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
+    for (const s of states) {
+      this.sql.exec(
+        `INSERT INTO windows (name, window_start, count) VALUES (?, ?, ?)
+         ON CONFLICT (name, window_start) DO UPDATE SET count = count + excluded.count`,
+        s.window.name,
+        s.start,
+        cost,
+      );
+      // Older windows of this name are finished; forget them.
+      this.sql.exec("DELETE FROM windows WHERE name = ? AND window_start < ?", s.window.name, s.start);
+      const remaining = s.window.limit - s.used - cost;
+      if (remaining < tightest.remaining) tightest = { remaining, resetAt: s.resetAt };
+    }
+    return { allowed: true, ...tightest };
+  }
+
+  /** Current counts without counting anything: for usage reports. */
+  usage(windows: LimitWindow[], now = Date.now()): Array<{ name: string; used: number; limit: number; resetAt: number }> {
+    return windows.map((window) => {
+      const row = this.sql
+        .exec<{ count: number }>(
+          "SELECT count FROM windows WHERE name = ? AND window_start = ?",
+          window.name,
+          windowStart(window.period, now),
+        )
+        .toArray()[0];
+      return { name: window.name, used: row?.count ?? 0, limit: window.limit, resetAt: windowEnd(window.period, now) };
+    });
+  }
+}

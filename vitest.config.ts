@@ -1,0 +1,39 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
+// KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
+// and are tested as such, as subprocesses against a Miniflare-persisted local state.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: { TEST_MIGRATIONS: await readD1Migrations("./migrations") },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/cli/**"],
+          setupFiles: ["./test/helpers/applyMigrations.ts"],
+        },
+      },
+      {
+        test: {
+          name: "cli",
+          include: ["test/cli/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // Each test file works on its own temporary state directory.
+          fileParallelism: true,
+        },
+      },
+    ],
+  },
+});
