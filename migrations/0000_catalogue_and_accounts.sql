@@ -42,6 +42,7 @@ CREATE TABLE `logos` (
 	`width` integer NOT NULL,
 	`height` integer NOT NULL,
 	`bytes` integer NOT NULL,
+	`source_hash` text NOT NULL,
 	`content_hash` text NOT NULL,
 	`tone` text NOT NULL,
 	`source_set` text NOT NULL,

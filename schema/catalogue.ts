@@ -95,6 +95,8 @@ export const logos = sqliteTable(
     height: integer("height").notNull(),
     /** Byte size of the PNG master. */
     bytes: integer("bytes").notNull(),
+    /** SHA-256 of the file as imported, hex: an import of the same file changes nothing. */
+    sourceHash: text("source_hash").notNull(),
     /** SHA-256 of the PNG master, hex: the ETag of the master and the name under which renditions are stored. */
     contentHash: text("content_hash").notNull(),
     tone: text("tone", { enum: logoTones }).notNull(),

@@ -1,0 +1,18 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** A command-line mistake: printed as a clear message with a non-zero exit, before anything is written. */
+export class UsageError extends Error {}
+
+export function parseCommandLine<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Options every tool takes: where the storage is. */
+export const storageOptions = {
+  remote: { type: "boolean", default: false },
+  "persist-to": { type: "string" },
+} as const;

@@ -1,0 +1,78 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { getPlatformProxy, unstable_readConfig } from "wrangler";
+import { createDb, type Db } from "../lib/db";
+
+/**
+ * D1 and R2 for the Node-side tools, through wrangler's platform proxy: the same Miniflare
+ * storage `wrangler dev` uses (`.wrangler/state/v3`), so a change made while the dev server
+ * runs is visible to it at once; or, with `remote`, the deployed database and bucket named
+ * in wrangler.toml (needs `wrangler login` or CLOUDFLARE_API_TOKEN).
+ */
+export interface PlatformOptions {
+  remote?: boolean;
+  /** Local state directory, as wrangler's `--persist-to` (default `.wrangler/state`). */
+  persistTo?: string;
+}
+
+export interface Platform {
+  db: Db;
+  d1: D1Database;
+  bucket: R2Bucket;
+  dispose(): Promise<void>;
+}
+
+export const projectRoot = resolve(import.meta.dirname, "../..");
+
+export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
+  const database = (config.d1_databases as StorageBinding[]).find((d) => d.binding === "DB");
+  const bucket = (config.r2_buckets as StorageBinding[]).find((b) => b.binding === "LOGOS");
+  if (!database || !bucket) throw new Error("wrangler.toml must bind a D1 database as DB and an R2 bucket as LOGOS");
+
+  // Only the two storage bindings, so no Worker code (or its Durable Objects) is started.
+  const toolConfig = {
+    name: "logo-lookup-tools",
+    compatibility_date: config.compatibility_date,
+    d1_databases: [{ ...pick(database), remote: options.remote ?? false }],
+    r2_buckets: [{ binding: bucket.binding, bucket_name: bucket.bucket_name, remote: options.remote ?? false }],
+  };
+  const dir = join(projectRoot, ".wrangler", "tmp");
+  mkdirSync(dir, { recursive: true });
+  const configPath = join(dir, `tools-${process.pid}.json`);
+  writeFileSync(configPath, JSON.stringify(toolConfig));
+
+  const persistRoot = resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state"));
+  const proxy = await getPlatformProxy<{ DB: D1Database; LOGOS: R2Bucket }>({
+    configPath,
+    envFiles: [],
+    persist: { path: join(persistRoot, "v3") },
+    remoteBindings: options.remote ?? false,
+  });
+  return {
+    db: createDb(proxy.env.DB),
+    d1: proxy.env.DB,
+    bucket: proxy.env.LOGOS,
+    dispose: async () => {
+      await proxy.dispose();
+      rmSync(configPath, { force: true });
+    },
+  };
+}
+
+interface StorageBinding {
+  binding: string;
+  database_name?: string;
+  database_id?: string;
+  migrations_dir?: string;
+  bucket_name?: string;
+}
+
+function pick(database: StorageBinding) {
+  return {
+    binding: database.binding,
+    database_name: database.database_name,
+    database_id: database.database_id,
+    migrations_dir: database.migrations_dir,
+  };
+}

@@ -1,0 +1,47 @@
+import type { LogoVariant } from "../../schema";
+
+/**
+ * R2 key scheme. Every logo object lives under `logos/`, the only prefix the public asset
+ * route serves. Keys carry the content hash of the PNG master, so an object never changes
+ * under its key: URLs built from keys can be cached as immutable, and a changed image gets
+ * new keys while the old objects are deleted.
+ *
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.png                master
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.grey.png           greyscale
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.inverted.png       inverted
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.inverted-grey.png  inverted greyscale
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.original.<ext>     file as imported
+ */
+export const LOGO_PREFIX = "logos/";
+
+export type Rendition = "master" | "grey" | "inverted" | "invertedGrey";
+
+const renditionSuffix: Record<Rendition, string> = {
+  master: ".png",
+  grey: ".grey.png",
+  inverted: ".inverted.png",
+  invertedGrey: ".inverted-grey.png",
+};
+
+export interface LogoKeyParts {
+  primaryDomain: string;
+  variant: LogoVariant;
+  sourceSet: string;
+  contentHash: string;
+}
+
+function stem({ primaryDomain, variant, sourceSet, contentHash }: LogoKeyParts): string {
+  return `${LOGO_PREFIX}${primaryDomain}/${variant}.${sourceSet}.${contentHash.slice(0, 16)}`;
+}
+
+export function renditionKey(parts: LogoKeyParts, rendition: Rendition): string {
+  return stem(parts) + renditionSuffix[rendition];
+}
+
+export function originalKey(parts: LogoKeyParts, format: string): string {
+  return `${stem(parts)}.original.${format}`;
+}
+
+export function isLogoKey(key: string): boolean {
+  return key.startsWith(LOGO_PREFIX) && !key.includes("..") && key.length <= 512;
+}
