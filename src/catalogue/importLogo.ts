@@ -69,54 +69,43 @@ export async function importCompanyLogo(
   image: () => Promise<Result<PreparedImage>>,
   now = new Date(),
 ): Promise<Result<ImportedLogo>> {
-  // Which company the row is about: the one owning any of its domains, or a new one.
-  const owners = await db
-    .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
+  // Which company the row is about (the one owning any of its domains, or a new one) and
+  // everything else the decision needs, in one round trip.
+  const owningCompany = db
+    .select({ id: companyDomains.companyId })
     .from(companyDomains)
-    .where(inArray(companyDomains.domain, input.domains))
-    .all();
+    .where(inArray(companyDomains.domain, input.domains));
+  const [owners, companyRows, primaryRows, logoRows, tickerRows] = await db.batch([
+    db
+      .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
+      .from(companyDomains)
+      .where(inArray(companyDomains.domain, input.domains)),
+    db.select().from(companies).where(inArray(companies.id, owningCompany)),
+    db
+      .select({ domain: companyDomains.domain })
+      .from(companyDomains)
+      .where(and(inArray(companyDomains.companyId, owningCompany), eq(companyDomains.isPrimary, true))),
+    db
+      .select()
+      .from(logos)
+      .where(and(inArray(logos.companyId, owningCompany), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet))),
+    db
+      .select({ companyId: companyTickers.companyId })
+      .from(companyTickers)
+      .where(and(eq(companyTickers.ticker, input.ticker?.symbol ?? ""), eq(companyTickers.exchange, input.ticker?.exchange ?? ""))),
+  ]);
   const ownerIds = [...new Set(owners.map((o) => o.companyId))];
   if (ownerIds.length > 1) {
     return fail("conflict", `domains ${owners.map((o) => o.domain).join(", ")} belong to different companies`);
   }
   const companyId = ownerIds[0] ?? null;
-
-  if (input.ticker) {
-    const holder = await db
-      .select({ companyId: companyTickers.companyId })
-      .from(companyTickers)
-      .where(and(eq(companyTickers.ticker, input.ticker.symbol), eq(companyTickers.exchange, input.ticker.exchange)))
-      .get();
-    if (holder && holder.companyId !== companyId) {
-      return fail("conflict", `ticker ${input.ticker.symbol} already belongs to another company`);
-    }
+  const company = companyRows[0];
+  const primaryDomain = primaryRows[0]?.domain ?? input.domains[0]!;
+  const existingLogo = logoRows[0];
+  const tickerHolder = input.ticker ? tickerRows[0] : undefined;
+  if (tickerHolder && tickerHolder.companyId !== companyId) {
+    return fail("conflict", `ticker ${input.ticker!.symbol} already belongs to another company`);
   }
-
-  const company = companyId === null ? undefined : await db.query.companies.findFirst({ where: eq(companies.id, companyId) });
-  const primaryDomain =
-    companyId === null
-      ? input.domains[0]!
-      : ((
-          await db
-            .select({ domain: companyDomains.domain })
-            .from(companyDomains)
-            .where(and(eq(companyDomains.companyId, companyId), eq(companyDomains.isPrimary, true)))
-            .get()
-        )?.domain ?? input.domains[0]!);
-  const existingLogo =
-    companyId === null
-      ? undefined
-      : await db.query.logos.findFirst({
-          where: and(eq(logos.companyId, companyId), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet)),
-        });
-  const existingTicker =
-    input.ticker && companyId !== null
-      ? await db
-          .select({ companyId: companyTickers.companyId })
-          .from(companyTickers)
-          .where(and(eq(companyTickers.ticker, input.ticker.symbol), eq(companyTickers.exchange, input.ticker.exchange)))
-          .get()
-      : undefined;
 
   // What differs from the stored state. Domains, aliases and tickers only ever accumulate.
   const knownDomains = new Set(owners.map((o) => o.domain));
@@ -128,7 +117,7 @@ export async function importCompanyLogo(
     JSON.stringify(company.aliases) !== JSON.stringify(aliases) ||
     (input.brandColor !== undefined && company.brandColor !== input.brandColor) ||
     company.prominence !== input.prominence;
-  const tickerMissing = input.ticker !== undefined && !existingTicker;
+  const tickerMissing = input.ticker !== undefined && !tickerHolder;
   const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash;
   const logoRowChanged = imageChanged || existingLogo.licence !== input.licence;
 
@@ -165,7 +154,9 @@ export async function importCompanyLogo(
     updatedAt: now,
     ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
   };
-  if (companyId === null) statements.push(db.insert(companies).values({ ...companyValues, createdAt: now }));
+  if (companyId === null) {
+    statements.push(db.insert(companies).values({ ...companyValues, createdAt: now }).returning({ id: companies.id }));
+  }
   else if (companyChanged) statements.push(db.update(companies).set(companyValues).where(eq(companies.id, companyId)));
   for (const [index, domain] of newDomains.entries()) {
     statements.push(
@@ -184,11 +175,27 @@ export async function importCompanyLogo(
       ...(stored ? { ...stored.columns, sourceHash: input.sourceHash } : {}),
     };
     if (existingLogo) statements.push(db.update(logos).set(logoValues).where(eq(logos.id, existingLogo.id)));
-    else statements.push(db.insert(logos).values({ ...stored!.columns, ...logoValues, sourceHash: input.sourceHash, companyId: companyRef as number, variant: input.variant, sourceSet: input.sourceSet, createdAt: now }));
+    else {
+      statements.push(
+        db
+          .insert(logos)
+          .values({
+            ...stored!.columns,
+            ...logoValues,
+            sourceHash: input.sourceHash,
+            companyId: companyRef as number,
+            variant: input.variant,
+            sourceSet: input.sourceSet,
+            createdAt: now,
+          })
+          .returning({ id: logos.id }),
+      );
+    }
   }
 
+  let results: unknown[];
   try {
-    await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
     if (stored) await bucket.delete(stored.keys);
     return fail("internal", `catalogue write failed: ${(error as Error).message}`);
@@ -200,14 +207,10 @@ export async function importCompanyLogo(
     if (replaced.length > 0) await bucket.delete(replaced);
   }
 
-  const written = await db
-    .select({ companyId: logos.companyId, logoId: logos.id })
-    .from(logos)
-    .innerJoin(companyDomains, eq(companyDomains.companyId, logos.companyId))
-    .where(and(eq(companyDomains.domain, input.domains[0]!), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet)))
-    .get();
-  if (!written) return fail("internal", "logo row missing after write");
-  return ok({ outcome: companyId === null || !existingLogo ? "created" : "updated", ...written });
+  // New rows reported their ids through RETURNING; the first and last statements are theirs.
+  const newCompanyId = companyId ?? (results[0] as Array<{ id: number }>)[0]!.id;
+  const logoId = existingLogo?.id ?? (results.at(-1) as Array<{ id: number }>)[0]!.id;
+  return ok({ outcome: companyId === null || !existingLogo ? "created" : "updated", companyId: newCompanyId, logoId });
 }
 
 /** `name` folded for exact-name lookups: lower case, letters and digits only ("Coca-Cola" → "cocacola"). */

@@ -24,23 +24,30 @@ export interface Platform {
 
 export const projectRoot = resolve(import.meta.dirname, "../..");
 
-export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
-  const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
+/**
+ * A wrangler config with only the two storage bindings of wrangler.toml, so the tools start
+ * no Worker code of the service (nor its Durable Objects).
+ */
+export function storageToolConfig(config: ReturnType<typeof unstable_readConfig>, options: PlatformOptions) {
   const database = (config.d1_databases as StorageBinding[]).find((d) => d.binding === "DB");
   const bucket = (config.r2_buckets as StorageBinding[]).find((b) => b.binding === "LOGOS");
   if (!database || !bucket) throw new Error("wrangler.toml must bind a D1 database as DB and an R2 bucket as LOGOS");
-
-  // Only the two storage bindings, so no Worker code (or its Durable Objects) is started.
-  const toolConfig = {
+  const remote = options.remote ?? false;
+  return {
     name: "logo-lookup-tools",
     compatibility_date: config.compatibility_date,
-    d1_databases: [{ ...pick(database), remote: options.remote ?? false }],
-    r2_buckets: [{ binding: bucket.binding, bucket_name: bucket.bucket_name, remote: options.remote ?? false }],
+    compatibility_flags: ["nodejs_compat"],
+    d1_databases: [{ ...pick(database), remote }],
+    r2_buckets: [{ binding: bucket.binding, bucket_name: bucket.bucket_name, remote }],
   };
+}
+
+export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
   const dir = join(projectRoot, ".wrangler", "tmp");
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, `tools-${process.pid}.json`);
-  writeFileSync(configPath, JSON.stringify(toolConfig));
+  writeFileSync(configPath, JSON.stringify(storageToolConfig(config, options)));
 
   const persistRoot = resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state"));
   const proxy = await getPlatformProxy<{ DB: D1Database; LOGOS: R2Bucket }>({

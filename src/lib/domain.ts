@@ -40,11 +40,12 @@ export function normaliseDomain(input: string): DomainResult {
     }
   }
 
-  const parsed = parse(ascii, { allowPrivateDomains: true });
+  // ICANN suffixes only here: a private suffix such as `surge.sh` is still its owner's domain.
+  const parsed = parse(ascii);
   if (parsed.isIp) return { ok: false, reason: "IP address" };
-  // A host under no suffix of the Public Suffix List (".invalidtld", ".local") or that is a
-  // suffix itself ("co.uk") has no registrable domain, so it names no company.
-  if (parsed.domain === null || (!parsed.isIcann && !parsed.isPrivate)) {
+  // A host under no ICANN suffix (".invalidtld", ".local") or that is a suffix itself
+  // ("co.uk") has no registrable domain, so it names no company.
+  if (parsed.domain === null || !parsed.isIcann) {
     return { ok: false, reason: "not a public hostname" };
   }
   return { ok: true, domain: ascii };
@@ -56,5 +57,6 @@ export function normaliseDomain(input: string): DomainResult {
  * rather than turning into GitHub.
  */
 export function registrableDomain(host: string): string | null {
-  return parse(host, { allowPrivateDomains: true }).domain;
+  // A host that is a private suffix itself (`surge.sh`) is its own registrable domain.
+  return parse(host, { allowPrivateDomains: true }).domain ?? parse(host).domain;
 }

@@ -1,5 +1,10 @@
-import { applyD1Migrations } from "cloudflare:test";
+import { applyD1Migrations, reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { beforeEach } from "vitest";
 
-// The same migrations/ files wrangler applies; applyD1Migrations skips ones already applied.
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+// Every test starts from empty storage with the schema of migrations/, the same files
+// `wrangler d1 migrations apply` uses.
+beforeEach(async () => {
+  await reset();
+  await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+});

@@ -1,12 +1,13 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { SingleBar } from "cli-progress";
-import { openPlatform, type PlatformOptions } from "../platform";
+import type { PlatformOptions } from "../platform";
 import { type ImportReport, runImport } from "./run";
+import { startImportWriter } from "./writer";
 
 /** Runs an import against local or remote storage, with a progress bar (count, rate, ETA) on a terminal. */
 export async function importManifest(manifest: string, options: PlatformOptions): Promise<ImportReport & { seconds: number }> {
-  const platform = await openPlatform(options);
+  const writer = await startImportWriter(options);
   const bar = process.stderr.isTTY
     ? new SingleBar({
         stream: process.stderr,
@@ -17,7 +18,7 @@ export async function importManifest(manifest: string, options: PlatformOptions)
   const started = Date.now();
   try {
     bar?.start(await countRows(manifest), 0, { rate: "0.0", failed: 0 });
-    const report = await runImport(manifest, platform, {
+    const report = await runImport(manifest, writer, {
       onRow: (r) => bar?.update(r.rows, { rate: (r.rows / ((Date.now() - started) / 1000)).toFixed(1), failed: r.failed }),
       // On a terminal, clear the bar's line first; it redraws on the next row.
       onFailure: ({ line, error }) => process.stderr.write(`${bar ? "\r\x1b[K" : ""}line ${line}: ${error}\n`),
@@ -25,7 +26,7 @@ export async function importManifest(manifest: string, options: PlatformOptions)
     return { ...report, seconds: Math.round((Date.now() - started) / 100) / 10 };
   } finally {
     bar?.stop();
-    await platform.dispose();
+    await writer.stop();
   }
 }
 

@@ -61,7 +61,7 @@ export const manifestRowSchema = z.object({
   ticker: optionalText.pipe(
     z
       .string()
-      .regex(/^[A-Za-z0-9.\- ]{1,20}$/, "ticker must be 1-20 letters, digits, dots, dashes or spaces")
+      .regex(/^[A-Za-z0-9.&\- ]{1,20}$/, "ticker must be 1-20 letters, digits, dots, dashes, ampersands or spaces")
       .transform((value) => value.toUpperCase())
       .optional(),
   ),

@@ -52,14 +52,18 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const raw = { raw: { width: info.width, height: info.height, channels: 4 as const } };
+    const rgba = { raw: { width: info.width, height: info.height, channels: 4 as const } };
+    const greyAlpha = { raw: { width: info.width, height: info.height, channels: 2 as const } };
     const tone = measureTone(pixels);
     const invertible = tone === "dark" || tone === "light";
-    const [master, grey, inverted, invertedGrey] = await Promise.all([
-      sharp(pixels, raw).png(png).toBuffer(),
-      sharp(pixels, raw).greyscale().png(png).toBuffer(),
-      invertible ? sharp(pixels, raw).negate({ alpha: false }).png(png).toBuffer() : null,
-      invertible ? sharp(pixels, raw).greyscale().negate({ alpha: false }).png(png).toBuffer() : null,
+    // Greyscale is computed here rather than by libvips, whose colourspace round trip costs
+    // four times as much; the grey renditions are stored as grey + alpha PNGs.
+    const grey = toGreyAlpha(pixels);
+    const [master, greyPng, inverted, invertedGrey] = await Promise.all([
+      sharp(pixels, rgba).png(png).toBuffer(),
+      sharp(grey, greyAlpha).png(png).toBuffer(),
+      invertible ? sharp(pixels, rgba).negate({ alpha: false }).png(png).toBuffer() : null,
+      invertible ? sharp(invertGreyAlpha(grey), greyAlpha).png(png).toBuffer() : null,
     ]);
     return {
       ok: true,
@@ -67,7 +71,7 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
         format,
         original: input,
         master: new Uint8Array(master),
-        grey: new Uint8Array(grey),
+        grey: new Uint8Array(greyPng),
         inverted: inverted && new Uint8Array(inverted),
         invertedGrey: invertedGrey && new Uint8Array(invertedGrey),
         width: info.width,
@@ -95,6 +99,22 @@ function rasterise(input: Uint8Array, format: InputFormat, width: number, height
   // First frame only for animated GIF/WebP; raster sources are never upscaled.
   const image = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, animated: false }).rotate();
   return width > MASTER_MAX_WIDTH ? image.resize({ width: MASTER_MAX_WIDTH }) : image;
+}
+
+/** RGBA → grey + alpha, grey being Rec. 709 luma of the sRGB values (weights in 256ths). */
+export function toGreyAlpha(rgba: Uint8Array): Uint8Array {
+  const out = new Uint8Array(rgba.length / 2);
+  for (let i = 0, o = 0; i < rgba.length; i += 4, o += 2) {
+    out[o] = (54 * rgba[i]! + 183 * rgba[i + 1]! + 19 * rgba[i + 2]! + 128) >> 8;
+    out[o + 1] = rgba[i + 3]!;
+  }
+  return out;
+}
+
+function invertGreyAlpha(greyAlpha: Uint8Array): Uint8Array {
+  const out = new Uint8Array(greyAlpha);
+  for (let i = 0; i < out.length; i += 2) out[i] = 255 - out[i]!;
+  return out;
 }
 
 /**

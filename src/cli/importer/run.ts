@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { importCompanyLogo, type PreparedImage, storedSourceHash } from "../../catalogue/importLogo";
+import type { PreparedImage } from "../../catalogue/importLogo";
 import { sha256Hex } from "../../lib/encoding";
 import { fail, ok, type Result } from "../../lib/errors";
-import type { Platform } from "../platform";
+import type { ImportWriter } from "./writer";
 import { type ManifestRow, readManifest } from "./manifest";
 import { prepareLogo } from "./prepare";
 
@@ -19,6 +19,8 @@ export interface ImportReport {
 export interface ImportOptions {
   /** Rows whose images are loaded and converted ahead of the one being written. */
   lookahead?: number;
+  /** Rows written at once; rows sharing a domain still go one after another. */
+  writers?: number;
   onRow?: (report: ImportReport) => void;
   onFailure?: (failure: { line: number; error: string }) => void;
 }
@@ -26,15 +28,23 @@ export interface ImportOptions {
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 30_000;
 
-type Staged = { line: number; row: ManifestRow; sourceHash: string; image: () => Promise<Result<PreparedImage>> };
+type Staged = {
+  line: number;
+  row: ManifestRow;
+  sourceHash: string;
+  /** The stored logo is this very file (as far as staging could tell). */
+  known: boolean;
+  image: () => Promise<Result<PreparedImage>>;
+};
 
 /**
  * Imports a manifest: images are fetched and converted a few rows ahead, concurrently, while
  * rows are written strictly in manifest order, so that rows about the same company never race.
  */
-export async function runImport(manifestPath: string, platform: Platform, options: ImportOptions = {}): Promise<ImportReport> {
+export async function runImport(manifestPath: string, writer: ImportWriter, options: ImportOptions = {}): Promise<ImportReport> {
   const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
   const lookahead = options.lookahead ?? 6;
+  const writers = options.writers ?? 4;
   const baseDir = dirname(resolve(manifestPath));
   const pending: Array<Promise<Result<Staged> & { line: number }>> = [];
 
@@ -45,33 +55,61 @@ export async function runImport(manifestPath: string, platform: Platform, option
     options.onFailure?.(failure);
   };
 
+  // Rows are written concurrently, except that a row waits for every earlier row that shares
+  // one of its domains: rows about one company are applied in manifest order.
+  const lastWriteOf = new Map<string, Promise<unknown>>();
+  const writing = new Set<Promise<void>>();
+
+  const write = async (staged: Result<Staged> & { line: number }) => {
+    if (!staged.ok) return fault(staged.line, staged.error.message);
+    const { row } = staged.value;
+    const input = {
+        name: row.name,
+        domains: row.domains,
+        ticker: row.ticker ? { symbol: row.ticker, exchange: row.exchange ?? "" } : undefined,
+        aliases: row.aliases,
+        brandColor: row.brand_color,
+        prominence: row.prominence,
+        variant: row.variant,
+        sourceSet: row.source_set,
+        licence: row.licence,
+        sourceHash: staged.value.sourceHash,
+    };
+    // The image goes along unless staging found it stored already; should the stored logo
+    // have changed since, the writer asks for it.
+    let image: PreparedImage | null = null;
+    if (!staged.value.known) {
+      const prepared = await staged.value.image();
+      if (!prepared.ok) return fault(staged.line, prepared.error.message);
+      image = prepared.value;
+    }
+    let result = await writer.write(input, image);
+    if (!result.ok && "needsImage" in result) {
+      const prepared = await staged.value.image();
+      if (!prepared.ok) return fault(staged.line, prepared.error.message);
+      result = await writer.write(input, prepared.value);
+    }
+    if (!result.ok && "needsImage" in result) return fault(staged.line, "the stored logo changed during the import");
+    if (result.ok) report[result.value.outcome]++;
+    else fault(staged.line, result.error.message);
+  };
+
   const writeNext = async () => {
     const staged = await pending.shift()!;
-    report.rows++;
-    if (!staged.ok) fault(staged.line, staged.error.message);
-    else {
-      const { row } = staged.value;
-      const result = await importCompanyLogo(
-        platform.db,
-        platform.bucket,
-        {
-          name: row.name,
-          domains: row.domains,
-          ticker: row.ticker ? { symbol: row.ticker, exchange: row.exchange ?? "" } : undefined,
-          aliases: row.aliases,
-          brandColor: row.brand_color,
-          prominence: row.prominence,
-          variant: row.variant,
-          sourceSet: row.source_set,
-          licence: row.licence,
-          sourceHash: staged.value.sourceHash,
-        },
-        staged.value.image,
-      );
-      if (result.ok) report[result.value.outcome]++;
-      else fault(staged.line, result.error.message);
-    }
-    options.onRow?.(report);
+    const domains = staged.ok ? staged.value.row.domains : [];
+    const before = domains.map((d) => lastWriteOf.get(d)).filter((p) => p !== undefined);
+    const done: Promise<void> = Promise.all(before)
+      .then(() => write(staged))
+      .catch((error: Error) => fault(staged.line, `write failed: ${error.message}`))
+      .finally(() => {
+        report.rows++;
+        options.onRow?.(report);
+        writing.delete(done);
+        for (const d of domains) if (lastWriteOf.get(d) === done) lastWriteOf.delete(d);
+      });
+    for (const d of domains) lastWriteOf.set(d, done);
+    writing.add(done);
+    if (writing.size >= writers) await Promise.race(writing);
   };
 
   for await (const parsed of readManifest(manifestPath)) {
@@ -80,24 +118,25 @@ export async function runImport(manifestPath: string, platform: Platform, option
     } else {
       const { line } = parsed;
       pending.push(
-        stage(line, parsed.row, baseDir, platform).catch((error: Error) => ({ line, ...fail("internal", error.message) })),
+        stage(line, parsed.row, baseDir, writer).catch((error: Error) => ({ line, ...fail("internal", error.message) })),
       );
     }
     if (pending.length >= lookahead) await writeNext();
   }
   while (pending.length > 0) await writeNext();
+  await Promise.all(writing);
   return report;
 }
 
-async function stage(line: number, row: ManifestRow, baseDir: string, platform: Platform): Promise<Result<Staged> & { line: number }> {
+async function stage(line: number, row: ManifestRow, baseDir: string, writer: ImportWriter): Promise<Result<Staged> & { line: number }> {
   const bytes = await loadImage(row.image, baseDir);
   if (!bytes.ok) return { line, ...bytes };
   const sourceHash = await sha256Hex(bytes.value);
   // Convert ahead only when the stored logo is not this very file; the write step asks again.
-  const known = (await storedSourceHash(platform.db, row.domains, row.variant, row.source_set)) === sourceHash;
+  const known = (await writer.sourceHash(row.domains, row.variant, row.source_set)) === sourceHash;
   const converting = known ? undefined : convert(bytes.value);
   const image = () => converting ?? convert(bytes.value);
-  return { line, ...ok({ line, row, sourceHash, image }) };
+  return { line, ...ok({ line, row, sourceHash, known, image }) };
 }
 
 async function convert(bytes: Uint8Array): Promise<Result<PreparedImage>> {

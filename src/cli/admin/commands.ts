@@ -1,0 +1,101 @@
+import { plans } from "../../../schema";
+import { createAccount, setPlan } from "../../accounts/accounts";
+import type { Db } from "../../lib/db";
+import type { Result } from "../../lib/errors";
+import { createKey, revokeKey } from "../../keys/apiKeys";
+import { parseCommandLine, storageOptions, UsageError } from "../args";
+
+/**
+ * Operator commands. Each parses and checks its arguments before touching storage, so a
+ * mistake writes nothing; then it runs one catalogue function and returns its result.
+ */
+export interface Command {
+  usage: string;
+  /** Parses argv into a job to run against the database, or throws UsageError. */
+  parse(args: string[]): { storage: { remote: boolean; persistTo?: string | undefined }; run: (db: Db) => Promise<Result<unknown>> };
+}
+
+const storage = (values: { remote: boolean; "persist-to"?: string | undefined }) => ({
+  remote: values.remote,
+  persistTo: values["persist-to"],
+});
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function noPositionals(positionals: string[]) {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+}
+
+export const commands: Record<string, Command> = {
+  "account create": {
+    usage: `account create --email E --password P [--plan ${plans.join("|")}]`,
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, {
+        ...storageOptions,
+        email: { type: "string" },
+        password: { type: "string" },
+        plan: { type: "string", default: "free" },
+      });
+      noPositionals(positionals);
+      const input = { email: required(values, "email"), password: required(values, "password"), plan: values.plan as never };
+      return { storage: storage(values), run: (db) => createAccount(db, input) };
+    },
+  },
+  "account plan": {
+    usage: `account plan --account ID --plan ${plans.join("|")}`,
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, {
+        ...storageOptions,
+        account: { type: "string" },
+        plan: { type: "string" },
+      });
+      noPositionals(positionals);
+      const account = required(values, "account");
+      const plan = required(values, "plan");
+      if (!(plans as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${plans.join(", ")}`);
+      return { storage: storage(values), run: (db) => setPlan(db, account, plan) };
+    },
+  },
+  "key create": {
+    usage: "key create --account ID --type publishable|secret [--allowed-origin URL]... [--require-attribution] [--per-minute N]",
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, {
+        ...storageOptions,
+        account: { type: "string" },
+        type: { type: "string" },
+        "allowed-origin": { type: "string", multiple: true },
+        "require-attribution": { type: "boolean", default: false },
+        "per-minute": { type: "string" },
+      });
+      noPositionals(positionals);
+      const type = required(values, "type");
+      if (type !== "publishable" && type !== "secret") throw new UsageError("--type must be publishable or secret");
+      const perMinuteText = values["per-minute"];
+      const perMinute = perMinuteText === undefined ? undefined : Number(perMinuteText);
+      if (perMinute !== undefined && (!Number.isInteger(perMinute) || perMinute < 1)) {
+        throw new UsageError("--per-minute must be a positive whole number");
+      }
+      const input = {
+        accountId: required(values, "account"),
+        type,
+        allowedOrigins: values["allowed-origin"] ?? [],
+        requireAttribution: values["require-attribution"],
+        perMinute,
+      } as const;
+      return { storage: storage(values), run: (db) => createKey(db, input) };
+    },
+  },
+  "key revoke": {
+    usage: "key revoke --key KEY",
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, { ...storageOptions, key: { type: "string" } });
+      noPositionals(positionals);
+      const key = required(values, "key");
+      return { storage: storage(values), run: (db) => revokeKey(db, key) };
+    },
+  },
+};

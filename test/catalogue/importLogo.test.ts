@@ -1,0 +1,178 @@
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { type CompanyLogoInput, importCompanyLogo, nameKey } from "../../src/catalogue/importLogo";
+import { createDb } from "../../src/lib/db";
+import { fail, ok } from "../../src/lib/errors";
+import { sha256Hex } from "../../src/lib/encoding";
+import { blackPng, preparedFrom, redPng } from "../fixtures/images";
+
+const db = createDb(env.DB);
+
+async function input(overrides: Partial<CompanyLogoInput> = {}, png = blackPng): Promise<CompanyLogoInput> {
+  return {
+    name: "Acme Rockets",
+    domains: ["acme.com", "acme.io"],
+    ticker: { symbol: "ACME", exchange: "NYSE" },
+    aliases: ["Acme"],
+    brandColor: "#ff0000",
+    prominence: 1,
+    variant: "icon",
+    sourceSet: "test",
+    licence: "CC0-1.0",
+    sourceHash: await sha256Hex(png),
+    ...overrides,
+  };
+}
+
+async function objectKeys(): Promise<string[]> {
+  return (await env.LOGOS.list({ prefix: "logos/" })).objects.map((o) => o.key).sort();
+}
+
+async function search(query: string): Promise<number[]> {
+  const rows = await env.DB.prepare("SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ?1 ORDER BY rank")
+    .bind(query)
+    .all<{ id: number }>();
+  return rows.results.map((r) => r.id);
+}
+
+describe("importCompanyLogo", () => {
+  it("creates the company with its domains, ticker and logo, and stores every rendition", async () => {
+    const result = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.outcome).toBe("created");
+
+    const company = await db.query.companies.findFirst({ where: eq(companies.id, result.value.companyId) });
+    expect(company).toMatchObject({ name: "Acme Rockets", nameKey: "acmerockets", aliases: ["Acme"], brandColor: "#ff0000" });
+    const domains = await db.select().from(companyDomains).where(eq(companyDomains.companyId, result.value.companyId)).all();
+    expect(domains.map((d) => [d.domain, d.isPrimary]).sort()).toEqual([
+      ["acme.com", true],
+      ["acme.io", false],
+    ]);
+    expect(await db.select().from(companyTickers).all()).toEqual([{ ticker: "ACME", exchange: "NYSE", companyId: result.value.companyId }]);
+
+    const logo = await db.query.logos.findFirst({ where: eq(logos.id, result.value.logoId) });
+    expect(logo).toMatchObject({ variant: "icon", format: "png", width: 4, height: 2, tone: "dark", licence: "CC0-1.0", sourceSet: "test" });
+    expect(logo!.contentHash).toBe(await sha256Hex(blackPng));
+    const keys = await objectKeys();
+    expect(keys).toHaveLength(5);
+    for (const key of [logo!.masterKey, logo!.greyKey, logo!.invertedKey, logo!.invertedGreyKey, logo!.originalKey]) {
+      expect(keys).toContain(key);
+      expect(key).toMatch(/^logos\/acme\.com\/icon\.test\.[0-9a-f]{16}\./);
+    }
+    const master = await env.LOGOS.get(logo!.masterKey);
+    expect(master?.httpMetadata?.contentType).toBe("image/png");
+    expect(new Uint8Array(await master!.arrayBuffer())).toEqual(blackPng);
+  });
+
+  it("makes the company searchable by name, alias, domain and ticker within the same write", async () => {
+    const result = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    if (!result.ok) throw new Error(result.error.message);
+    const id = result.value.companyId;
+    expect(await search("rockets")).toEqual([id]);
+    expect(await search("acm*")).toEqual([id]);
+    expect(await search('"acme.io"')).toEqual([id]);
+    expect(await search("tickers:ACME")).toEqual([id]);
+
+    await db.delete(companies).where(eq(companies.id, id));
+    expect(await search("rockets")).toEqual([]);
+  });
+
+  it("changes nothing when the same row is imported again", async () => {
+    const first = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    const before = { rows: await db.select().from(logos).all(), keys: await objectKeys() };
+    let converted = false;
+    const second = await importCompanyLogo(db, env.LOGOS, await input(), async () => {
+      converted = true;
+      return ok(await preparedFrom(blackPng));
+    });
+    expect(second).toEqual({ ok: true, value: { ...(first.ok ? first.value : {}), outcome: "unchanged" } });
+    expect(converted).toBe(false);
+    expect(await db.select().from(logos).all()).toEqual(before.rows);
+    expect(await objectKeys()).toEqual(before.keys);
+  });
+
+  it("replaces a changed image and deletes the objects of the old one", async () => {
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    const oldKeys = await objectKeys();
+    const result = await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () =>
+      ok(await preparedFrom(redPng, { tone: "mixed", inverted: null, invertedGrey: null })),
+    );
+    expect(result.ok && result.value.outcome).toBe("updated");
+    const newKeys = await objectKeys();
+    expect(newKeys).toHaveLength(3);
+    expect(newKeys.filter((k) => oldKeys.includes(k))).toEqual([]);
+    const logo = (await db.select().from(logos).all())[0]!;
+    expect(logo).toMatchObject({ tone: "mixed", invertedKey: null, contentHash: await sha256Hex(redPng) });
+    expect(await db.select().from(logos).all()).toHaveLength(1);
+  });
+
+  it("adds new domains and aliases to a known company without touching its primary domain", async () => {
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    const result = await importCompanyLogo(
+      db,
+      env.LOGOS,
+      await input({ domains: ["acme.io", "acme.co.uk"], aliases: ["ACME Corp"], variant: "full" }),
+      async () => ok(await preparedFrom(redPng)),
+    );
+    expect(result.ok).toBe(true);
+    const domains = await db.select().from(companyDomains).all();
+    expect(domains.map((d) => [d.domain, d.isPrimary]).sort()).toEqual([
+      ["acme.co.uk", false],
+      ["acme.com", true],
+      ["acme.io", false],
+    ]);
+    expect((await db.select().from(companies).all())[0]!.aliases).toEqual(["Acme", "ACME Corp"]);
+    expect(await db.select().from(logos).all()).toHaveLength(2);
+  });
+
+  it("refuses a row whose domains belong to two companies, writing nothing", async () => {
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    await importCompanyLogo(db, env.LOGOS, await input({ name: "Other", domains: ["other.com"], ticker: undefined }), async () =>
+      ok(await preparedFrom(blackPng)),
+    );
+    const keys = await objectKeys();
+    const result = await importCompanyLogo(db, env.LOGOS, await input({ domains: ["acme.com", "other.com"], variant: "full" }), async () =>
+      ok(await preparedFrom(redPng)),
+    );
+    expect(result).toEqual(fail("conflict", "domains acme.com, other.com belong to different companies"));
+    expect(await objectKeys()).toEqual(keys);
+    expect(await db.select().from(logos).all()).toHaveLength(2);
+  });
+
+  it("refuses a ticker that another company holds", async () => {
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    const result = await importCompanyLogo(db, env.LOGOS, await input({ name: "Copycat", domains: ["copycat.com"] }), async () =>
+      ok(await preparedFrom(blackPng)),
+    );
+    expect(result).toEqual(fail("conflict", "ticker ACME already belongs to another company"));
+    expect(await db.select().from(companies).all()).toHaveLength(1);
+  });
+
+  it("passes an image failure through without writing the company", async () => {
+    const result = await importCompanyLogo(db, env.LOGOS, await input(), async () => fail("invalid_argument", "unreadable image"));
+    expect(result).toEqual(fail("invalid_argument", "unreadable image"));
+    expect(await db.select().from(companies).all()).toEqual([]);
+    expect(await objectKeys()).toEqual([]);
+  });
+
+  it("leaves no company and no object behind when the database write fails", async () => {
+    // A zero width breaks the logos CHECK constraint, so the batch fails after the objects were put.
+    const result = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng, { width: 0 })));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe("internal");
+    expect(await db.select().from(companies).all()).toEqual([]);
+    expect(await db.select({ n: sql<number>`count(*)` }).from(companyDomains).get()).toEqual({ n: 0 });
+    expect(await objectKeys()).toEqual([]);
+  });
+});
+
+describe("nameKey", () => {
+  it("folds case, accents and punctuation", () => {
+    expect(nameKey("Coca-Cola")).toBe("cocacola");
+    expect(nameKey("Nestlé S.A.")).toBe("nestlesa");
+    expect(nameKey("  AT&T ")).toBe("att");
+  });
+});

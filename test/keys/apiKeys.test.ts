@@ -1,0 +1,94 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { apiKeys } from "../../schema";
+import { createAccount } from "../../src/accounts/accounts";
+import { createKey, revokeKey } from "../../src/keys/apiKeys";
+import { hashKey, keyTypeOf } from "../../src/keys/format";
+import { createDb } from "../../src/lib/db";
+
+const db = createDb(env.DB);
+let accountId: string;
+
+beforeEach(async () => {
+  const account = await createAccount(db, { email: "keys@example.com", password: "correct horse battery" });
+  if (!account.ok) throw new Error(account.error.message);
+  accountId = account.value.id;
+});
+
+describe("createKey", () => {
+  it("returns a publishable key once and stores only its hash and prefix", async () => {
+    const created = await createKey(db, { accountId, type: "publishable", allowedOrigins: ["https://shop.example.com/"] });
+    if (!created.ok) throw new Error(created.error.message);
+    const { key, prefix } = created.value;
+    expect(key).toMatch(/^pk_[0-9A-Za-z]{32}$/);
+    expect(keyTypeOf(key)).toBe("publishable");
+    expect(prefix).toBe(key.slice(0, 9));
+    expect(created.value.allowedOrigins).toEqual(["https://shop.example.com"]);
+
+    const stored = await db.select().from(apiKeys).all();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.keyHash).toBe(await hashKey(key));
+    expect(JSON.stringify(stored)).not.toContain(key);
+  });
+
+  it("creates secret keys with a per-minute override", async () => {
+    const created = await createKey(db, { accountId, type: "secret", perMinute: 120 });
+    expect(created.ok && created.value.key).toMatch(/^sk_/);
+    expect(created.ok && created.value.perMinuteOverride).toBe(120);
+  });
+
+  it("gives every key a different value", async () => {
+    const keys = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const created = await createKey(db, { accountId, type: "publishable" });
+      if (created.ok) keys.add(created.value.key);
+    }
+    expect(keys.size).toBe(20);
+  });
+
+  it.each([
+    [{ allowedOrigins: ["not a url"] }, /not a URL/],
+    [{ allowedOrigins: ["https://example.com/path"] }, /without a path/],
+    [{ allowedOrigins: ["ftp://example.com"] }, /http\(s\) origin/],
+    [{ perMinute: 0 }, /perMinute/],
+    [{ perMinute: 1.5 }, /perMinute/],
+  ])("refuses %j", async (overrides, message) => {
+    const created = await createKey(db, { accountId, type: "publishable", ...overrides });
+    expect(created.ok).toBe(false);
+    if (!created.ok) {
+      expect(created.error.code).toBe("invalid_argument");
+      expect(created.error.message).toMatch(message);
+    }
+    expect(await db.select().from(apiKeys).all()).toEqual([]);
+  });
+
+  it("refuses origin restrictions and attribution on secret keys", async () => {
+    const created = await createKey(db, { accountId, type: "secret", requireAttribution: true });
+    expect(!created.ok && created.error.message).toMatch(/publishable keys only/);
+  });
+
+  it("refuses an unknown account", async () => {
+    const created = await createKey(db, { accountId: "no-such-account", type: "publishable" });
+    expect(created).toEqual({ ok: false, error: { code: "not_found", message: "No account with id no-such-account" } });
+  });
+});
+
+describe("revokeKey", () => {
+  it("revokes once and reports the first revocation on repeats", async () => {
+    const created = await createKey(db, { accountId, type: "publishable" });
+    if (!created.ok) throw new Error(created.error.message);
+    const first = await revokeKey(db, created.value.key);
+    expect(first.ok && first.value).toMatchObject({ id: created.value.id, alreadyRevoked: false });
+    const second = await revokeKey(db, created.value.key);
+    expect(second.ok && second.value).toMatchObject({ alreadyRevoked: true, revokedAt: first.ok && first.value.revokedAt });
+    const stored = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, created.value.id) });
+    expect(stored?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it("refuses malformed and unknown keys", async () => {
+    expect((await revokeKey(db, "pk_short")).ok).toBe(false);
+    const unknown = await revokeKey(db, `pk_${"a".repeat(32)}`);
+    expect(unknown).toEqual({ ok: false, error: { code: "not_found", message: "No such key" } });
+  });
+});

@@ -1,0 +1,59 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+
+const minute = [{ name: "lookup", period: "minute" as const, limit: 10 }];
+const at = (iso: string) => Date.parse(iso);
+
+describe("RateLimiter", () => {
+  it("lets exactly the limit through when 30 calls arrive at once", async () => {
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("key:concurrent"));
+    const now = at("2026-11-22T10:00:30Z");
+    const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.consume(minute, 1, now)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    expect(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.refusedBy === "lookup")).toBe(true);
+    expect(decisions.map((d) => d.resetAt)).toEqual(Array(30).fill(at("2026-11-22T10:01:00Z")));
+  });
+
+  it("counts down remaining and starts again in the next window", async () => {
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("key:windows"));
+    const first = await limiter.consume(minute, 1, at("2026-11-22T10:00:00Z"));
+    expect(first).toEqual({ allowed: true, remaining: 9, resetAt: at("2026-11-22T10:01:00Z") });
+    await limiter.consume(minute, 9, at("2026-11-22T10:00:59Z"));
+    expect((await limiter.consume(minute, 1, at("2026-11-22T10:00:59.999Z"))).allowed).toBe(false);
+    expect(await limiter.consume(minute, 1, at("2026-11-22T10:01:00Z"))).toMatchObject({ allowed: true, remaining: 9 });
+  });
+
+  it("counts nothing when any window refuses", async () => {
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("key:two-windows"));
+    const windows = [
+      { name: "minute", period: "minute" as const, limit: 100 },
+      { name: "month", period: "month" as const, limit: 3 },
+    ];
+    const now = at("2026-11-30T23:59:00Z");
+    for (let i = 0; i < 3; i++) expect((await limiter.consume(windows, 1, now)).allowed).toBe(true);
+    expect(await limiter.consume(windows, 1, now)).toEqual({ allowed: false, remaining: 0, resetAt: at("2026-12-01T00:00:00Z"), refusedBy: "month" });
+    expect(await limiter.usage(windows, now)).toEqual([
+      { name: "minute", used: 3, limit: 100, resetAt: at("2026-12-01T00:00:00Z") },
+      { name: "month", used: 3, limit: 3, resetAt: at("2026-12-01T00:00:00Z") },
+    ]);
+  });
+});
+
+describe("CompanyQuota", () => {
+  it("counts each company once per UTC day and admits a batch whole or not at all", async () => {
+    const quota = env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName("account:1"));
+    const now = at("2026-11-22T23:00:00Z");
+    expect(await quota.admit([1, 2, 2, 3], 4, now)).toEqual({ allowed: true, current: 3, limit: 4, resetAt: at("2026-11-23T00:00:00Z") });
+    expect(await quota.admit([1, 2], 4, now)).toMatchObject({ allowed: true, current: 3 });
+    expect(await quota.admit([4, 5], 4, now)).toMatchObject({ allowed: false, current: 3 });
+    expect(await quota.admit([4], 4, now)).toMatchObject({ allowed: true, current: 4 });
+    expect(await quota.admit([5], 4, at("2026-11-23T00:00:00Z"))).toMatchObject({ allowed: true, current: 1 });
+  });
+
+  it("is exact under concurrency", async () => {
+    const quota = env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName("account:2"));
+    const now = at("2026-11-22T12:00:00Z");
+    const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => quota.admit([i + 1], 30, now)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
+  });
+});
