@@ -61,9 +61,9 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
     const grey = toGreyAlpha(pixels);
     const [master, greyPng, inverted, invertedGrey] = await Promise.all([
       sharp(pixels, rgba).png(png).toBuffer(),
-      sharp(grey, greyAlpha).png(png).toBuffer(),
+      sharp(grey, greyAlpha).toColourspace("b-w").png(png).toBuffer(),
       invertible ? sharp(pixels, rgba).negate({ alpha: false }).png(png).toBuffer() : null,
-      invertible ? sharp(invertGreyAlpha(grey), greyAlpha).png(png).toBuffer() : null,
+      invertible ? sharp(invertGreyAlpha(grey), greyAlpha).toColourspace("b-w").png(png).toBuffer() : null,
     ]);
     return {
       ok: true,

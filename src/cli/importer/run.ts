@@ -125,6 +125,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
   }
   while (pending.length > 0) await writeNext();
   await Promise.all(writing);
+  // Rows finish out of order when written concurrently; report failures in manifest order.
+  report.failures.sort((a, b) => a.line - b.line);
   return report;
 }
 

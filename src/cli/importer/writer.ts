@@ -21,6 +21,8 @@ export async function startImportWriter(options: PlatformOptions): Promise<Impor
   const configPath = join(dir, `importer-${process.pid}.json`);
   writeFileSync(configPath, JSON.stringify(storageToolConfig(unstable_readConfig({ config: join(projectRoot, "wrangler.toml") }), options)));
 
+  // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const worker = await unstable_dev(join(projectRoot, "src/cli/importer/worker.ts"), {
     config: configPath,
     persistTo: resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state")),

@@ -1,0 +1,138 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { freshState, tool, withPlatform } from "./helpers";
+
+let state: { dir: string; cleanup: () => void };
+let dir: string;
+
+const wideSvg = (fill: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100" width="200" height="100"><rect x="10" y="10" width="180" height="80" fill="${fill}"/></svg>`;
+
+beforeAll(async () => {
+  state = freshState();
+  dir = join(state.dir, "manifest");
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(join(dir, "img"), { recursive: true });
+  writeFileSync(join(dir, "img/acme.svg"), wideSvg("#111111"));
+  writeFileSync(join(dir, "img/beta.png"), await sharp({ create: { width: 300, height: 100, channels: 4, background: "#3366ff" } }).png().toBuffer());
+  writeFileSync(join(dir, "img/broken.png"), "this is not an image");
+  const rows = [
+    { name: "Acme", domains: ["acme.com", "www.acme.io"], ticker: "acme", exchange: "nyse", variant: "full", image: "img/acme.svg", source_set: "fixtures", licence: "CC0-1.0", aliases: ["Acme Corp"] },
+    { name: "Beta", domains: ["beta.org"], variant: "icon", image: "img/beta.png" },
+    { name: "", domains: ["nameless.com"], variant: "icon", image: "img/beta.png" },
+    { name: "Bad Domain", domains: ["localhost"], variant: "icon", image: "img/beta.png" },
+    { name: "Broken", domains: ["broken.com"], variant: "icon", image: "img/broken.png" },
+    { name: "Missing", domains: ["missing.com"], variant: "icon", image: "img/missing.png" },
+    { name: "Wrong Variant", domains: ["variant.com"], variant: "square", image: "img/beta.png" },
+  ];
+  writeFileSync(join(dir, "logos.jsonl"), `${rows.map((r) => JSON.stringify(r)).join("\n")}\n{not json\n`);
+});
+afterAll(() => state.cleanup());
+
+const importManifest = (file: string) => tool("import", [join(dir, file)], state.dir);
+const snapshot = () =>
+  withPlatform(state.dir, async ({ db, bucket }) => ({
+    companies: await db.select().from(companies).all(),
+    domains: await db.select().from(companyDomains).all(),
+    tickers: await db.select().from(companyTickers).all(),
+    logos: await db.select().from(logos).all(),
+    objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
+  }));
+
+describe("npm run import", () => {
+  it("imports the good rows and reports each bad one with its line number", async () => {
+    const result = importManifest("logos.jsonl");
+    expect(result.status).toBe(2);
+    const report = result.json();
+    expect(report).toMatchObject({ rows: 8, created: 2, updated: 0, unchanged: 0, failed: 6 });
+    expect(report.failures).toEqual([
+      { line: 3, error: "name: name is required" },
+      { line: 4, error: 'domains: "localhost" is not a valid domain (not a public hostname)' },
+      { line: 5, error: "unreadable image (expected SVG, PNG, JPEG, WebP or GIF)" },
+      { line: 6, error: "image file not found: img/missing.png" },
+      { line: 7, error: "variant: variant must be full or icon" },
+      { line: 8, error: "not valid JSON" },
+    ]);
+    expect(result.stderr).toContain("line 5: unreadable image");
+
+    const after = await snapshot();
+    expect(after.companies.map((c) => c.name).sort()).toEqual(["Acme", "Beta"]);
+    expect(after.domains.map((d) => d.domain).sort()).toEqual(["acme.com", "acme.io", "beta.org"]);
+    expect(after.tickers).toEqual([{ ticker: "ACME", exchange: "NYSE", companyId: after.companies.find((c) => c.name === "Acme")!.id }]);
+  });
+
+  it("rasterises SVGs to a 1,200 px master with the aspect kept, and never upscales rasters", async () => {
+    const { logos: rows } = await snapshot();
+    const acme = rows.find((l) => l.format === "svg")!;
+    expect(acme).toMatchObject({ width: 1200, height: 600, variant: "full", tone: "dark", sourceSet: "fixtures", licence: "CC0-1.0" });
+    const beta = rows.find((l) => l.format === "png")!;
+    expect(beta).toMatchObject({ width: 300, height: 100, tone: "opaque", sourceSet: "manifest", licence: "unknown", invertedKey: null });
+  });
+
+  it("stores a PNG master, the original, a real greyscale and, for dark logos, inverted renditions", async () => {
+    await withPlatform(state.dir, async ({ db, bucket }) => {
+      const acme = (await db.select().from(logos).all()).find((l) => l.format === "svg")!;
+      const read = async (key: string | null) => new Uint8Array(await (await bucket.get(key!))!.arrayBuffer());
+      const master = await sharp(await read(acme.masterKey)).metadata();
+      expect(master).toMatchObject({ format: "png", width: 1200, height: 600 });
+      expect(new TextDecoder().decode(await read(acme.originalKey))).toBe(wideSvg("#111111"));
+
+      const grey = await sharp(await read(acme.greyKey)).metadata();
+      expect(grey).toMatchObject({ format: "png", channels: 2, width: 1200, height: 600 });
+      const inverted = await sharp(await read(acme.invertedKey)).ensureAlpha().raw().toBuffer();
+      const centre = (600 / 2) * 1200 * 4 + (1200 / 2) * 4;
+      expect([...inverted.subarray(centre, centre + 4)]).toEqual([0xee, 0xee, 0xee, 255]);
+      expect(acme.invertedGreyKey).toMatch(/\.inverted-grey\.png$/);
+    });
+  });
+
+  it("changes nothing when the same manifest is imported again", async () => {
+    const before = await snapshot();
+    const result = importManifest("logos.jsonl");
+    expect(result.json()).toMatchObject({ created: 0, updated: 0, unchanged: 2, failed: 6 });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("replaces a changed image and leaves no orphaned object", async () => {
+    const before = await snapshot();
+    writeFileSync(join(dir, "img/acme.svg"), wideSvg("#fafafa"));
+    const result = importManifest("logos.jsonl");
+    expect(result.json()).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
+    const after = await snapshot();
+    const acmeBefore = before.logos.find((l) => l.format === "svg")!;
+    const acmeAfter = after.logos.find((l) => l.format === "svg")!;
+    expect(acmeAfter.id).toBe(acmeBefore.id);
+    expect(acmeAfter.tone).toBe("light");
+    expect(acmeAfter.contentHash).not.toBe(acmeBefore.contentHash);
+    expect(after.objects).toHaveLength(before.objects.length);
+    expect(after.objects).not.toContain(acmeBefore.masterKey);
+    const referenced = after.logos.flatMap((l) => [l.originalKey, l.masterKey, l.greyKey, l.invertedKey, l.invertedGreyKey]).filter(Boolean).sort();
+    expect(after.objects).toEqual(referenced);
+  });
+
+  it("reads CSV manifests with ;-separated lists", async () => {
+    writeFileSync(
+      join(dir, "more.csv"),
+      "name,domains,variant,image,ticker,exchange,aliases,brand_color\n" +
+        "Gamma,gamma.dev;gamma.io,icon,img/beta.png,GAM,NASDAQ,Gamma Inc;GMA,#AA00ff\n" +
+        "Delta,not a domain,icon,img/beta.png,,,,\n",
+    );
+    const result = importManifest("more.csv");
+    expect(result.status).toBe(2);
+    expect(result.json()).toMatchObject({ created: 1, failed: 1, failures: [{ line: 3, error: expect.stringContaining("not a valid domain") }] });
+    const { companies: rows } = await snapshot();
+    expect(rows.find((c) => c.name === "Gamma")).toMatchObject({ aliases: ["Gamma Inc", "GMA"], brandColor: "#aa00ff" });
+  });
+
+  it("fails clearly on a manifest it cannot read", () => {
+    const missing = importManifest("nope.jsonl");
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/ENOENT|no such file/);
+    const wrongType = importManifest("img/beta.png");
+    expect(wrongType.status).toBe(1);
+    expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
+  });
+});
