@@ -1,0 +1,112 @@
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { beforeEach, describe, expect, it } from "vitest";
+import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
+import {
+  findCompanyByDomain,
+  findCompanyByName,
+  findCompanyByTicker,
+  ftsQuery,
+  logosOfCompany,
+  searchCompanies,
+} from "../../src/catalogue/queries";
+import { createDb } from "../../src/lib/db";
+import { ok } from "../../src/lib/errors";
+import { blackPng, preparedFrom } from "../fixtures/images";
+
+const db = createDb(env.DB);
+const ids: Record<string, number> = {};
+
+async function add(name: string, domains: string[], extra: Partial<CompanyLogoInput> = {}) {
+  const result = await importCompanyLogo(
+    db,
+    env.LOGOS,
+    { name, domains, aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: name, ...extra },
+    async () => ok(await preparedFrom(blackPng)),
+  );
+  if (!result.ok) throw new Error(result.error.message);
+  ids[name] = result.value.companyId;
+}
+
+beforeEach(async () => {
+  await add("Stripe", ["stripe.com"], { prominence: 3 });
+  await add("Stripe Bakery", ["stripebakery.example.com"]);
+  await add("GitHub", ["github.com"], { aliases: ["GH"] });
+  await add("GitHub Docs", ["docs.github.com"]);
+  await add("Coca-Cola", ["coca-cola.com"], { ticker: { symbol: "KO", exchange: "NYSE" } });
+  await add("Meta", ["meta.com"], { aliases: ["Facebook"], ticker: { symbol: "META", exchange: "NASDAQ" } });
+  await add("Apple", ["apple.com"], { ticker: { symbol: "AAPL", exchange: "NASDAQ" }, prominence: 5 });
+});
+
+describe("findCompanyByDomain", () => {
+  it("matches the exact host first, then its registrable domain", async () => {
+    expect(await findCompanyByDomain(db, "github.com")).toEqual({ companyId: ids.GitHub, companyName: "GitHub", domain: "github.com" });
+    expect((await findCompanyByDomain(db, "docs.github.com"))?.companyName).toBe("GitHub Docs");
+    expect((await findCompanyByDomain(db, "gist.github.com"))?.companyName).toBe("GitHub");
+    expect(await findCompanyByDomain(db, "unknown.example")).toBeNull();
+  });
+});
+
+describe("findCompanyByTicker", () => {
+  it("finds a symbol with or without its exchange, in any case", async () => {
+    expect((await findCompanyByTicker(db, "ko"))?.companyName).toBe("Coca-Cola");
+    expect((await findCompanyByTicker(db, "NASDAQ:AAPL"))?.companyName).toBe("Apple");
+    expect(await findCompanyByTicker(db, "NYSE:AAPL")).toBeNull();
+    expect(await findCompanyByTicker(db, "ZZZZ")).toBeNull();
+  });
+});
+
+describe("findCompanyByName", () => {
+  it("ignores case and punctuation", async () => {
+    expect((await findCompanyByName(db, "coca cola"))?.companyName).toBe("Coca-Cola");
+    expect((await findCompanyByName(db, "GITHUB"))?.domain).toBe("github.com");
+    expect(await findCompanyByName(db, "!!!")).toBeNull();
+  });
+});
+
+describe("searchCompanies", () => {
+  it("puts an exact domain or ticker first", async () => {
+    expect((await searchCompanies(db, "stripe.com", 5))[0]).toMatchObject({ companyName: "Stripe", matchedBy: "domain" });
+    expect((await searchCompanies(db, "AAPL", 5))[0]).toMatchObject({ companyName: "Apple", matchedBy: "ticker" });
+  });
+
+  it("matches name prefixes and aliases, whatever the case and punctuation", async () => {
+    expect((await searchCompanies(db, "str", 5)).map((h) => h.companyName)).toEqual(["Stripe", "Stripe Bakery"]);
+    expect((await searchCompanies(db, "FACEBOOK", 5)).map((h) => h.companyName)).toEqual(["Meta"]);
+    expect((await searchCompanies(db, "coca-cola", 5)).map((h) => h.companyName)).toEqual(["Coca-Cola"]);
+    expect((await searchCompanies(db, "git hub docs", 5)).map((h) => h.companyName)).toEqual([]);
+    expect((await searchCompanies(db, "github docs", 5)).map((h) => h.companyName)).toEqual(["GitHub Docs"]);
+  });
+
+  it("respects the limit and never repeats a company", async () => {
+    const hits = await searchCompanies(db, "github", 1);
+    expect(hits).toHaveLength(1);
+    const all = await searchCompanies(db, "github.com", 10);
+    expect(new Set(all.map((h) => h.companyId)).size).toBe(all.length);
+  });
+
+  it("treats FTS5 syntax in the query as plain text and never fails", async () => {
+    for (const query of ['"', "NEAR(a b)", "stripe OR apple", "*", "a:b", "-", "name:stripe"]) {
+      await expect(searchCompanies(db, query, 5)).resolves.toBeInstanceOf(Array);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 60 }), async (query) => {
+        await searchCompanies(db, query, 5);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("ftsQuery", () => {
+  it("quotes every word as a prefix term", () => {
+    expect(ftsQuery('Stripe "Inc" OR x*')).toBe('"stripe"* "inc"* "or"* "x"*');
+    expect(ftsQuery("  ")).toBeNull();
+  });
+});
+
+describe("logosOfCompany", () => {
+  it("lists a company's logos", async () => {
+    expect((await logosOfCompany(db, ids.Stripe!)).map((l) => l.variant)).toEqual(["icon"]);
+  });
+});
