@@ -1,5 +1,6 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { LogoTone } from "../../../schema";
+import type { PreparedImage } from "../../catalogue/importLogo";
 import { sha256Hex } from "../../lib/encoding";
 
 /**
@@ -16,18 +17,7 @@ const MAX_INPUT_PIXELS = 8000 * 8000;
 export const inputFormats = ["svg", "png", "jpeg", "webp", "gif"] as const;
 export type InputFormat = (typeof inputFormats)[number];
 
-export interface PreparedLogo {
-  format: InputFormat;
-  original: Uint8Array;
-  master: Uint8Array;
-  grey: Uint8Array;
-  inverted: Uint8Array | null;
-  invertedGrey: Uint8Array | null;
-  width: number;
-  height: number;
-  contentHash: string;
-  tone: LogoTone;
-}
+export type PreparedLogo = PreparedImage & { format: InputFormat };
 
 export type PrepareResult = { ok: true; logo: PreparedLogo } | { ok: false; error: string };
 
