@@ -8,40 +8,23 @@
  * environment variable of the same name.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { unstable_readConfig } from "wrangler";
 import { logos } from "../../schema";
 import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
 import { seedCatalogue } from "./seed/seed";
 import { ensureDemoAccount } from "./start/demo";
+import { writeOverrides } from "./start/overrides";
 
 const port = process.env.PORT ?? "8787";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 function run(args: string[]) {
+  // CI=true: wrangler answers its own confirmation prompts instead of waiting for a terminal.
   const result = spawnSync(wrangler, args, { cwd: projectRoot, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, CI: "true" } });
   if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed`);
-}
-
-/** Names of every var and secret the Worker reads, and the file that hands their overrides to wrangler. */
-function overridesFile(): string | undefined {
-  const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
-  const secretNames = readFileSync(join(projectRoot, ".dev.vars.example"), "utf8")
-    .split("\n")
-    .map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1])
-    .filter((name): name is string => name !== undefined);
-  const names = [...Object.keys(config.vars ?? {}), ...secretNames];
-  const lines = names.filter((name) => process.env[name] !== undefined).map((name) => `${name}=${JSON.stringify(process.env[name])}`);
-  if (lines.length === 0) return undefined;
-  const dir = join(projectRoot, ".wrangler", "tmp");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "start.env");
-  writeFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return file;
 }
 
 async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
@@ -77,7 +60,7 @@ Logo lookup is starting at ${base}
                    ${base}/health
 `);
 
-const envFile = overridesFile();
+const envFile = writeOverrides(projectRoot, process.env, join(projectRoot, ".wrangler", "tmp", "start.env"));
 const devVars = join(projectRoot, ".dev.vars");
 const envFileArgs = envFile ? [...(existsSync(devVars) ? ["--env-file", devVars] : []), "--env-file", envFile] : [];
 const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });

@@ -1,0 +1,29 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { unstable_readConfig } from "wrangler";
+
+/** Every var of wrangler.toml and every secret named in .dev.vars.example. */
+export function configurableNames(root: string): string[] {
+  const config = unstable_readConfig({ config: join(root, "wrangler.toml") });
+  const secrets = readFileSync(join(root, ".dev.vars.example"), "utf8")
+    .split("\n")
+    .map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined);
+  return [...new Set([...Object.keys(config.vars ?? {}), ...secrets])];
+}
+
+/**
+ * Writes the environment's values for those names to a dotenv file for `wrangler dev
+ * --env-file` (readable by the owner only: it may hold secrets, which must stay out of the
+ * process list). Returns its path, or undefined when nothing is overridden.
+ */
+export function writeOverrides(root: string, environment: Record<string, string | undefined>, file: string): string | undefined {
+  const lines = configurableNames(root)
+    .filter((name) => environment[name] !== undefined)
+    .map((name) => `${name}=${JSON.stringify(environment[name])}`);
+  if (lines.length === 0) return undefined;
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}

@@ -1,0 +1,26 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { configurableNames, writeOverrides } from "../../src/cli/start/overrides";
+import { root } from "./helpers";
+
+describe("npm start configuration overrides", () => {
+  it("covers every var of wrangler.toml and every secret of .dev.vars.example", () => {
+    expect(configurableNames(root)).toEqual(
+      expect.arrayContaining(["PUBLIC_BASE_URL", "CDN_URL", "LOOKUP_RESPONSE", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]),
+    );
+  });
+
+  it("passes environment values of those names to wrangler dev in an owner-only file", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "overrides-")), "start.env");
+    const written = writeOverrides(root, { CDN_URL: "https://cdn.example.com", STRIPE_SECRET_KEY: 'sk_test_"quoted"', UNRELATED: "x" }, file);
+    expect(written).toBe(file);
+    expect(readFileSync(file, "utf8")).toBe('CDN_URL="https://cdn.example.com"\nSTRIPE_SECRET_KEY="sk_test_\\"quoted\\""\n');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("writes nothing when nothing is overridden", () => {
+    expect(writeOverrides(root, { HOME: "/root" }, join(tmpdir(), "never-written.env"))).toBeUndefined();
+  });
+});
