@@ -1,5 +1,7 @@
 import { Hono } from "hono";
+import { assets } from "./assets/assets";
 import { health } from "./health/health";
+import { lookupRoutes } from "./lookup/lookup";
 
 export type AppEnv = { Bindings: Env };
 
@@ -7,6 +9,9 @@ export type AppEnv = { Bindings: Env };
 export const app = new Hono<AppEnv>();
 
 app.route("/", health);
+app.route("/", assets);
+// Last: GET /{domain} takes every path the routes above do not.
+app.route("/", lookupRoutes);
 
 app.notFound((c) => c.text("Not found", 404));
 

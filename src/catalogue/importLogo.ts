@@ -239,6 +239,7 @@ interface StoredImage {
 }
 
 const PNG = { contentType: "image/png" };
+type ObjectSpec = [key: string, body: Uint8Array, httpMetadata: { contentType: string }, customMetadata?: Record<string, string>];
 const originalTypes: Record<string, string> = {
   svg: "image/svg+xml",
   png: "image/png",
@@ -248,17 +249,21 @@ const originalTypes: Record<string, string> = {
 };
 
 async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedImage): Promise<Result<StoredImage>> {
-  const objects: Array<[string, Uint8Array, { contentType: string }]> = [
-    [renditionKey(parts, "master"), image.master, PNG],
-    [renditionKey(parts, "grey"), image.grey, PNG],
+  // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
+  const size = { width: String(image.width), height: String(image.height) };
+  const objects: ObjectSpec[] = [
+    [renditionKey(parts, "master"), image.master, PNG, size],
+    [renditionKey(parts, "grey"), image.grey, PNG, size],
     [originalKey(parts, image.format), image.original, { contentType: originalTypes[image.format] ?? "application/octet-stream" }],
   ];
-  if (image.inverted) objects.push([renditionKey(parts, "inverted"), image.inverted, PNG]);
-  if (image.invertedGrey) objects.push([renditionKey(parts, "invertedGrey"), image.invertedGrey, PNG]);
+  if (image.inverted) objects.push([renditionKey(parts, "inverted"), image.inverted, PNG, size]);
+  if (image.invertedGrey) objects.push([renditionKey(parts, "invertedGrey"), image.invertedGrey, PNG, size]);
   const keys = objects.map(([key]) => key);
 
   try {
-    await Promise.all(objects.map(([key, body, httpMetadata]) => bucket.put(key, body, { httpMetadata })));
+    await Promise.all(
+      objects.map(([key, body, httpMetadata, customMetadata]) => bucket.put(key, body, { httpMetadata, ...(customMetadata ? { customMetadata } : {}) })),
+    );
   } catch (error) {
     await bucket.delete(keys).catch(() => undefined);
     return fail("internal", `object storage write failed: ${(error as Error).message}`);

@@ -42,6 +42,14 @@ export function originalKey(parts: LogoKeyParts, format: string): string {
   return `${stem(parts)}.original.${format}`;
 }
 
+/** Keys the public asset route may serve: under `logos/`, printable, no path tricks. */
 export function isLogoKey(key: string): boolean {
-  return key.startsWith(LOGO_PREFIX) && !key.includes("..") && key.length <= 512;
+  return (
+    key.startsWith(LOGO_PREFIX) &&
+    key.length <= 512 &&
+    !key.includes("..") &&
+    !key.includes("//") &&
+    // No control characters (C0, DEL, C1) and no backslashes.
+    !/[\u0000-\u001f\u007f-\u009f\\]/.test(key)
+  );
 }

@@ -1,0 +1,84 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app";
+import { resizePng, scaledHeight } from "../images/transform";
+import { firstMessage, integerParam } from "../lib/params";
+import { decodeAssetKey } from "./codec";
+
+/**
+ * GET /assets/{base64urlKey}?maxWidth=N (spec section 3): public PNG bytes of a logo object,
+ * immutable under their URL (keys are content-addressed).
+ *
+ *   maxWidth  1-3200, scale down only: a larger value, or none, serves the stored size
+ *   width     1-3200, exactly this width (may enlarge): what lookups redirect to
+ */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const MAX_WIDTH = 3200;
+
+const query = z.object({
+  maxWidth: integerParam("maxWidth", 1, MAX_WIDTH).optional(),
+  width: integerParam("width", 1, MAX_WIDTH).optional(),
+});
+
+const notFound = () => new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+
+export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", async (c) => {
+  const key = decodeAssetKey(c.req.param("key"));
+  if (key === null) return notFound();
+  const params = query.safeParse(c.req.query());
+  if (!params.success) return c.text(firstMessage(params.error), 400);
+  const { maxWidth, width } = params.data;
+  if (maxWidth !== undefined && width !== undefined) return c.text("Invalid maxWidth: give maxWidth or width, not both", 400);
+
+  // Transformed responses are cached by URL in this data centre; a HEAD shares the GET's entry.
+  const cache = caches.default;
+  const cacheRequest = new Request(c.req.url, { method: "GET" });
+  const hit = await cache.match(cacheRequest);
+  if (hit) return finish(c.req.raw, hit);
+
+  const head = await c.env.LOGOS.head(key);
+  if (!head) return notFound();
+  const sourceWidth = Number(head.customMetadata?.width ?? 0);
+  const sourceHeight = Number(head.customMetadata?.height ?? 0);
+  // Objects written before renditions carried their size report 0: resize those whenever asked,
+  // the resize itself never enlarging for maxWidth.
+  const known = sourceWidth > 0;
+  const target = width ?? (maxWidth !== undefined && (!known || maxWidth < sourceWidth) ? maxWidth : undefined);
+  const transformed = target !== undefined && target !== sourceWidth;
+  const etag = `"${head.etag}${transformed ? `-w${target}` : ""}"`;
+  const headers = new Headers({ "Content-Type": "image/png", "Cache-Control": IMMUTABLE, ETag: etag });
+  if (transformed && known && (width !== undefined || target < sourceWidth)) {
+    headers.set("X-Image-Width", String(target));
+    headers.set("X-Image-Height", String(scaledHeight(sourceWidth, sourceHeight, target)));
+  } else if (known) {
+    headers.set("X-Image-Width", String(sourceWidth));
+    headers.set("X-Image-Height", String(sourceHeight));
+  }
+
+  if (ifNoneMatch(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+
+  const object = await c.env.LOGOS.get(key);
+  if (!object) return notFound();
+  const body = transformed ? await resizePng(c.env.IMAGES, object.body, { width: target, enlarge: width !== undefined }) : object.body;
+  // Buffered: logos are small, and the cache wants a length.
+  const bytes = await new Response(body).arrayBuffer();
+  headers.set("Content-Length", String(bytes.byteLength));
+  const response = new Response(bytes, { status: 200, headers });
+  c.executionCtx.waitUntil(cache.put(cacheRequest, response.clone()));
+  return finish(c.req.raw, response);
+});
+
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header === "*" || header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
+
+/** Conditional and HEAD handling for a full 200 response, cached or fresh. */
+function finish(request: Request, response: Response): Response {
+  const etag = response.headers.get("ETag") ?? "";
+  if (ifNoneMatch(request.headers.get("if-none-match") ?? undefined, etag)) {
+    return new Response(null, { status: 304, headers: response.headers });
+  }
+  if (request.method === "HEAD") return new Response(null, { status: 200, headers: response.headers });
+  return response;
+}

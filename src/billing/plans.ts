@@ -1,0 +1,38 @@
+import type { Plan } from "../../schema";
+
+/**
+ * Every limit of every plan, in one place; each limiter reads its figure from here, so a
+ * plan change applies on the next request.
+ *
+ * Lookup figures beyond the Free quota are ours (the spec gives only "Free: 500,000 a
+ * month"); MCP figures are the spec's ("Agent endpoint plans").
+ */
+export interface PlanLimits {
+  lookup: { perMonth: number; perMinute: number };
+  mcp: { perDay: number | null; perDayThreeTool: number | null; perMinute: number | null };
+  /** Unique companies per UTC day through the MCP tools; null is unlimited. */
+  companiesPerDay: number | null;
+}
+
+export const planLimits: Record<Plan, PlanLimits> = {
+  free: {
+    lookup: { perMonth: 500_000, perMinute: 600 },
+    mcp: { perDay: 50, perDayThreeTool: 20, perMinute: null },
+    companiesPerDay: 30,
+  },
+  launch: {
+    lookup: { perMonth: 5_000_000, perMinute: 3_000 },
+    mcp: { perDay: null, perDayThreeTool: null, perMinute: 1_000 },
+    companiesPerDay: 1_000,
+  },
+  growth: {
+    lookup: { perMonth: 25_000_000, perMinute: 20_000 },
+    mcp: { perDay: null, perDayThreeTool: null, perMinute: 10_000 },
+    companiesPerDay: 10_000,
+  },
+  enterprise: {
+    lookup: { perMonth: 250_000_000, perMinute: 100_000 },
+    mcp: { perDay: null, perDayThreeTool: null, perMinute: 100_000 },
+    companiesPerDay: null,
+  },
+};

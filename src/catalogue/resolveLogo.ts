@@ -1,0 +1,99 @@
+import type { Logo, LogoTone, LogoVariant } from "../../schema";
+import type { Db } from "../lib/db";
+import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
+
+/** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
+export type Subject = { kind: "domain"; value: string } | { kind: "ticker"; value: string } | { kind: "name"; value: string };
+
+/** The logo a lookup serves, with everything needed to answer without reading D1 again. */
+export interface ResolvedLogo {
+  companyId: number;
+  companyName: string;
+  domain: string;
+  logoId: number;
+  variant: LogoVariant;
+  width: number;
+  height: number;
+  tone: LogoTone;
+  contentHash: string;
+  masterKey: string;
+  greyKey: string;
+  invertedKey: string | null;
+  invertedGreyKey: string | null;
+}
+
+/**
+ * The default logo of a company: an icon before a wordmark (a hotlinked logo is usually shown
+ * small and square), and the full-colour set before the monochrome one.
+ */
+const sourcePreference = ["iconify-logos", "simple-icons"];
+function preferredLogo(logos: Logo[]): Logo | undefined {
+  const rank = (logo: Logo) => {
+    const source = sourcePreference.indexOf(logo.sourceSet);
+    return (logo.variant === "icon" ? 0 : 100) + (source === -1 ? 50 : source);
+  };
+  return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];
+}
+
+async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | null> {
+  let company: CompanyMatch | null;
+  if (subject.kind === "domain") company = await findCompanyByDomain(db, subject.value);
+  else if (subject.kind === "ticker") company = await findCompanyByTicker(db, subject.value);
+  else company = await findCompanyByName(db, subject.value);
+  if (!company) return null;
+  const logo = preferredLogo(await logosOfCompany(db, company.companyId));
+  if (!logo) return null;
+  return {
+    ...company,
+    logoId: logo.id,
+    variant: logo.variant,
+    width: logo.width,
+    height: logo.height,
+    tone: logo.tone,
+    contentHash: logo.contentHash,
+    masterKey: logo.masterKey,
+    greyKey: logo.greyKey,
+    invertedKey: logo.invertedKey,
+    invertedGreyKey: logo.invertedGreyKey,
+  };
+}
+
+/**
+ * Repeat lookups must not touch D1: a resolved subject is kept in the isolate for a minute and
+ * in the data centre's Cache API for five, misses included (for less time), so that unknown
+ * domains cannot hammer the database either. An import therefore reaches lookups within
+ * five minutes.
+ */
+export const RESOLVE_TTL_SECONDS = 300;
+export const MISS_TTL_SECONDS = 60;
+const ISOLATE_TTL_MS = 60_000;
+const MAX_ISOLATE_ENTRIES = 20_000;
+const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v1";
+
+const isolateCache = new Map<string, { logo: ResolvedLogo | null; expires: number }>();
+
+export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+  const cacheKey = `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`;
+  const local = isolateCache.get(cacheKey);
+  if (local && local.expires > now) return local.logo;
+
+  const cache = await caches.open("resolve");
+  const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);
+  const cached = await cache.match(request);
+  let logo: ResolvedLogo | null;
+  if (cached) {
+    logo = (await cached.json()) as ResolvedLogo | null;
+  } else {
+    logo = await resolveFromDb(db, subject);
+    const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
+    await cache.put(request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
+  }
+  if (isolateCache.size >= MAX_ISOLATE_ENTRIES) isolateCache.delete(isolateCache.keys().next().value!);
+  isolateCache.set(cacheKey, { logo, expires: now + ISOLATE_TTL_MS });
+  return logo;
+}
+
+/** Forgets cached resolutions in this isolate (the Cache API entries expire by themselves). */
+export function clearResolveCache(): void {
+  isolateCache.clear();
+}

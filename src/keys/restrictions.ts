@@ -1,0 +1,43 @@
+import type { VerifiedKey } from "./verify";
+
+/**
+ * What a publishable key allows a browser (spec, Authentication: domain lookup).
+ *
+ * - Allowed origins: the request's `Origin`, or failing that the origin of its `Referer`,
+ *   must be one of the key's origins; CORS then reflects that origin with `Vary: Origin`.
+ *   Keys without origins answer `Access-Control-Allow-Origin: *`.
+ * - Attribution: a key that requires it serves only requests made from a web page, that is,
+ *   carrying the page's `Origin` or `Referer`: the page is where the attribution the plan
+ *   asks for is shown. Server-side fetches and `referrerpolicy="no-referrer"` embeds, which
+ *   name no page, are refused.
+ */
+export type RestrictionResult =
+  | { ok: true; cors: Record<string, string> }
+  | { ok: false; message: string };
+
+export function requestOrigin(headers: Headers): string | null {
+  const origin = headers.get("origin");
+  if (origin && origin !== "null") return parseOrigin(origin);
+  const referer = headers.get("referer");
+  return referer ? parseOrigin(referer) : null;
+}
+
+function parseOrigin(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+export function checkRestrictions(key: VerifiedKey, origin: string | null): RestrictionResult {
+  if (key.requireAttribution && origin === null) {
+    return { ok: false, message: "Attribution required: this key serves logos only to web pages (no Origin or Referer was sent)" };
+  }
+  if (key.allowedOrigins.length === 0) return { ok: true, cors: { "Access-Control-Allow-Origin": "*" } };
+  if (origin === null || !key.allowedOrigins.includes(origin)) {
+    return { ok: false, message: "Origin not allowed for this key" };
+  }
+  return { ok: true, cors: { "Access-Control-Allow-Origin": origin, Vary: "Origin" } };
+}

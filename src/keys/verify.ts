@@ -1,0 +1,54 @@
+import { eq } from "drizzle-orm";
+import { accounts, apiKeys, type KeyType, type Plan } from "../../schema";
+import type { Db } from "../lib/db";
+import { hashKey, keyTypeOf } from "./format";
+
+export interface VerifiedKey {
+  id: string;
+  accountId: string;
+  type: KeyType;
+  plan: Plan;
+  allowedOrigins: string[];
+  requireAttribution: boolean;
+  perMinuteOverride: number | null;
+}
+
+/**
+ * How long an isolate trusts what it read about a key. Lookups must not wait on D1 on every
+ * request; the price is that a revocation or plan change reaches a warm isolate within this time.
+ */
+export const KEY_CACHE_TTL_MS = 10_000;
+const MAX_CACHED_KEYS = 10_000;
+const cache = new Map<string, { key: VerifiedKey | null; expires: number }>();
+
+/** The live key behind a presented value, or null for anything unknown, malformed or revoked. */
+export async function verifyKey(db: Db, presented: string, now = Date.now()): Promise<VerifiedKey | null> {
+  if (keyTypeOf(presented) === null) return null;
+  const keyHash = await hashKey(presented);
+  const cached = cache.get(keyHash);
+  if (cached && cached.expires > now) return cached.key;
+
+  const row = await db
+    .select({
+      id: apiKeys.id,
+      accountId: apiKeys.accountId,
+      type: apiKeys.type,
+      plan: accounts.plan,
+      allowedOrigins: apiKeys.allowedOrigins,
+      requireAttribution: apiKeys.requireAttribution,
+      perMinuteOverride: apiKeys.perMinuteOverride,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .get();
+  let key: VerifiedKey | null = null;
+  if (row) {
+    const { revokedAt, ...live } = row;
+    if (revokedAt === null) key = live;
+  }
+  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+  cache.set(keyHash, { key, expires: now + KEY_CACHE_TTL_MS });
+  return key;
+}

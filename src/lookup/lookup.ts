@@ -1,0 +1,188 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app";
+import { encodeAssetKey } from "../assets/codec";
+import { resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { readVars } from "../env";
+import { resizePng, scaledHeight } from "../images/transform";
+import { keyTypeOf } from "../keys/format";
+import { checkRestrictions, requestOrigin } from "../keys/restrictions";
+import { verifyKey } from "../keys/verify";
+import { createDb } from "../lib/db";
+import { normaliseDomain } from "../lib/domain";
+import { booleanParam, firstMessage, integerParam } from "../lib/params";
+import { consumeLookup } from "../limits/lookupLimits";
+
+/**
+ * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, and
+ * the same by ticker (/ticker/{ticker}) and by name (/name/{name}).
+ *
+ * Order of checks, each answering with the spec's status and plain-text message:
+ * key (401) → origin and attribution (403) → parameters (400) → limits (429) → logo (404).
+ * Every request with a valid key counts against its limits, found or not.
+ *
+ * With a secret key in `Authorization: Bearer sk_…` (the server SDK) the same routes answer
+ * with bytes, up to 1,200 px, and the logo's metadata in headers.
+ */
+const LOOKUP_CACHE = "public, max-age=86400";
+const text = (message: string, status: number, headers: Record<string, string> = {}) =>
+  new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
+
+const INVALID_TOKEN = "Missing or invalid token";
+const SECRET_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
+
+function optionsFor(maxSize: number) {
+  return z.object({
+    size: integerParam("size", 1, maxSize).default(128),
+    greyscale: booleanParam("greyscale").default(false),
+    theme: z.enum(["light", "dark"], { message: "Invalid theme: must be light or dark" }).optional(),
+  });
+}
+const publishableOptions = optionsFor(800);
+const secretOptions = optionsFor(1200);
+type LookupOptions = z.infer<typeof publishableOptions>;
+
+type Caller = { kind: "publishable" | "secret"; cors: Record<string, string>; key: NonNullable<Awaited<ReturnType<typeof verifyKey>>> };
+
+/** Who is asking: a publishable key from the query, or a secret key from the Authorization header. */
+async function identify(c: Context<AppEnv>): Promise<{ ok: true; caller: Caller } | { ok: false; response: Response }> {
+  const db = createDb(c.env.DB);
+  const token = c.req.query("token");
+  const authorization = c.req.header("authorization");
+  const bearer = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
+  const anyOrigin = { "Access-Control-Allow-Origin": "*" };
+
+  // A secret key in a URL is refused outright (and, like every key, never logged).
+  if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: text(SECRET_IN_URL, 401, anyOrigin) };
+
+  if (bearer !== undefined) {
+    const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
+    if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer" }) };
+    return { ok: true, caller: { kind: "secret", key, cors: {} } };
+  }
+
+  const key = token !== undefined && keyTypeOf(token) === "publishable" ? await verifyKey(db, token) : null;
+  if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, anyOrigin) };
+  const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
+  if (!restriction.ok) return { ok: false, response: text(restriction.message, 403, { Vary: "Origin" }) };
+  return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
+}
+
+/** `subject` is the validated subject, or the 400 message for one that is not valid. */
+async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
+  const identified = await identify(c);
+  if (!identified.ok) return identified.response;
+  const { caller } = identified;
+
+  const parsed = (caller.kind === "secret" ? secretOptions : publishableOptions).safeParse(c.req.query());
+  if (!parsed.success) return text(firstMessage(parsed.error), 400, caller.cors);
+  if ("invalid" in subject) return text(subject.invalid, 400, caller.cors);
+
+  const now = Date.now();
+  const decision = await consumeLookup(c.env, caller.key, now);
+  const limitHeaders = {
+    "X-RateLimit-Remaining": String(decision.remaining),
+    "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),
+  };
+  if (!decision.allowed) {
+    const retryAfter = String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
+    return text("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter });
+  }
+
+  const logo = await resolveLogo(createDb(c.env.DB), subject);
+  if (!logo) return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+
+  const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders });
+  const key = renditionKey(logo, parsed.data);
+  const vars = readVars(c.env);
+  if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
+    headers.set("Location", redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || new URL(c.req.url).origin, !!vars.CDN_URL, key, parsed.data.size));
+    return new Response(null, { status: 302, headers });
+  }
+
+  headers.set("Content-Type", "image/png");
+  if (caller.kind === "secret") {
+    for (const [name, value] of Object.entries(metadataHeaders(logo, parsed.data.size))) headers.set(name, value);
+  }
+  if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
+  const object = await c.env.LOGOS.get(key);
+  if (!object) {
+    console.error(`lookup: object missing for logo ${logo.logoId}`);
+    return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+  }
+  const body = await resizePng(c.env.IMAGES, object.body, { width: parsed.data.size, enlarge: true });
+  return new Response(body, { status: 200, headers });
+}
+
+/**
+ * The stored rendition for the requested look: greyscale is its own rendition, and a logo that
+ * would vanish on the requested background (dark ink on `dark`, light ink on `light`) is
+ * served inverted.
+ */
+export function renditionKey(logo: ResolvedLogo, options: Pick<LookupOptions, "greyscale" | "theme">): string {
+  const vanishes = (options.theme === "dark" && logo.tone === "dark") || (options.theme === "light" && logo.tone === "light");
+  if (vanishes && logo.invertedKey && logo.invertedGreyKey) return options.greyscale ? logo.invertedGreyKey : logo.invertedKey;
+  return options.greyscale ? logo.greyKey : logo.masterKey;
+}
+
+/**
+ * Where a redirect points: the CDN's image-resizing path over the R2 object when a CDN is
+ * configured, otherwise this Worker's own asset route, which resizes through the Images
+ * binding, so that following the redirect locally yields the real, transformed PNG.
+ */
+export function redirectTarget(base: string, viaCdn: boolean, key: string, size: number): string {
+  return viaCdn ? `${base}/cdn-cgi/image/width=${size},fit=contain,format=png/${key}` : `${base}/assets/${encodeAssetKey(key)}?width=${size}`;
+}
+
+function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
+  return {
+    "X-Logo-Id": String(logo.logoId),
+    "X-Company-Id": String(logo.companyId),
+    // Header values are Latin-1: names travel percent-encoded UTF-8.
+    "X-Company-Name": encodeURIComponent(logo.companyName),
+    "X-Logo-Domain": logo.domain,
+    "X-Logo-Variant": logo.variant,
+    "X-Logo-Width": String(size),
+    "X-Logo-Height": String(scaledHeight(logo.width, logo.height, size)),
+    "X-Source-Width": String(logo.width),
+    "X-Source-Height": String(logo.height),
+  };
+}
+
+/** CORS preflight: the key in the URL decides which origin may read the answer. */
+async function preflight(c: Context<AppEnv>): Promise<Response> {
+  const headers: Record<string, string> = {
+    "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+    "Access-Control-Allow-Headers": "Authorization",
+    "Access-Control-Max-Age": "86400",
+  };
+  const token = c.req.query("token");
+  const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
+  if (!key) return new Response(null, { status: 204, headers: { ...headers, "Access-Control-Allow-Origin": "*" } });
+  const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
+  if (!restriction.ok) return text(restriction.message, 403, { Vary: "Origin" });
+  return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
+}
+
+function domainSubject(raw: string): Subject | { invalid: string } {
+  const result = normaliseDomain(raw);
+  return result.ok ? { kind: "domain", value: result.domain } : { invalid: "Invalid domain format" };
+}
+
+const TICKER = /^(?:[A-Za-z0-9]{1,12}:)?[A-Za-z0-9.&-]{1,20}$/;
+
+export const lookupRoutes = new Hono<AppEnv>()
+  .options("/ticker/:ticker", preflight)
+  .options("/name/:name", preflight)
+  .options("/:domain{.+}", preflight)
+  .on(["GET", "HEAD"], "/ticker/:ticker", (c) => {
+    const ticker = c.req.param("ticker");
+    return lookup(c, TICKER.test(ticker) ? { kind: "ticker", value: ticker.toUpperCase() } : { invalid: "Invalid ticker format" });
+  })
+  .on(["GET", "HEAD"], "/name/:name", (c) => {
+    const name = c.req.param("name").trim();
+    return lookup(c, name.length > 0 && name.length <= 200 ? { kind: "name", value: name } : { invalid: "Invalid name: 1 to 200 characters" });
+  })
+  // Everything else is a domain, including paths with slashes ("github.com/about"): those are
+  // not domains and get the spec's 400 rather than a 404.
+  .on(["GET", "HEAD"], "/:domain{.+}", (c) => lookup(c, domainSubject(c.req.param("domain"))));

@@ -1,0 +1,161 @@
+import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { companies } from "../../schema";
+import { db } from "../helpers/catalogue";
+import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
+
+const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
+const imageInfo = async (response: Response) => env.IMAGES.info(response.body!);
+
+describe("GET /{domain}: redirect (the default)", () => {
+  it("redirects to a 128 px rendition with the spec's headers", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const before = Math.floor(Date.now() / 1000);
+    const response = await get(`/${domain}?token=${token}`);
+    expect(response.status).toBe(302);
+    expect(response.headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("x-ratelimit-remaining")).toBe("599");
+    const reset = Number(response.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThan(before);
+    expect(reset).toBeLessThanOrEqual(before + 61);
+    const location = response.headers.get("location")!;
+    expect(location).toMatch(new RegExp(`^${BASE}/assets/[A-Za-z0-9_-]+\\?width=128$`));
+    expect(assetKeyOf(location)).toMatch(new RegExp(`^logos/${domain.replaceAll(".", "\\.")}/icon\\.test\\.[0-9a-f]{16}\\.png$`));
+  });
+
+  it("leads, when followed, to the real PNG at the requested width with the aspect kept", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    for (const [size, height] of [[128, 64], [20, 10], [800, 400]] as const) {
+      const redirect = await get(`/${domain}?token=${token}&size=${size}`);
+      const image = await get(new URL(redirect.headers.get("location")!).pathname + new URL(redirect.headers.get("location")!).search);
+      expect(image.status).toBe(200);
+      expect(image.headers.get("content-type")).toBe("image/png");
+      expect(await imageInfo(image)).toMatchObject({ format: "image/png", width: size, height });
+    }
+  });
+
+  it.each([
+    ["", ".png"],
+    ["&greyscale=true", ".grey.png"],
+    ["&greyscale=YES", ".grey.png"],
+    ["&greyscale=0", ".png"],
+    ["&theme=light", ".png"],
+    ["&theme=dark", ".inverted.png"],
+    ["&theme=dark&greyscale=1", ".inverted-grey.png"],
+  ])("serves the rendition for %j", async (query, suffix) => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const key = assetKeyOf((await get(`/${domain}?token=${token}${query}`)).headers.get("location")!)!;
+    expect(key.slice(key.indexOf(".test.") + 22)).toBe(suffix);
+  });
+
+  it("normalises the domain and falls back to the registrable domain", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    for (const asked of [`WWW.${domain.toUpperCase()}.`, `shop.${domain}`]) {
+      expect((await get(`/${asked}?token=${token}`)).status).toBe(302);
+    }
+  });
+
+  it("points at the CDN's image-resizing path when a CDN is configured", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${domain}?token=${token}&size=64`, { redirect: "manual" });
+    expect(response.headers.get("location")).toMatch(
+      new RegExp(`^https://cdn\\.example\\.com/cdn-cgi/image/width=64,fit=contain,format=png/logos/${domain.replaceAll(".", "\\.")}/icon\\.test\\.[0-9a-f]{16}\\.png$`),
+    );
+  });
+
+  it("uses PUBLIC_BASE_URL for its own asset route", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await fetchWith({ PUBLIC_BASE_URL: "https://logos.example.com" }, `${BASE}/${domain}?token=${token}`);
+    expect(response.headers.get("location")).toMatch(/^https:\/\/logos\.example\.com\/assets\//);
+  });
+
+  it("answers HEAD with the same status and headers and no body", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await get(`/${domain}?token=${token}`, { method: "HEAD" });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toContain("/assets/");
+    expect(await response.text()).toBe("");
+  });
+});
+
+describe("GET /{domain}: bytes", () => {
+  it("answers 200 with the transformed PNG and the spec's headers", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=64`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/png");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(response.headers.get("x-ratelimit-remaining")).toBe("599");
+    expect(await imageInfo(response)).toMatchObject({ width: 64, height: 32 });
+  });
+
+  it("answers HEAD without reading the image", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}`, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/png");
+    expect(await response.text()).toBe("");
+  });
+});
+
+describe("lookup by ticker and by name", () => {
+  it("finds the company by ticker, with or without exchange", async () => {
+    const symbol = `T${crypto.randomUUID().slice(0, 5).toUpperCase().replace(/[^A-Z0-9]/g, "X")}`;
+    await freshCompany({ ticker: { symbol, exchange: "NYSE" } });
+    const token = await freshKey();
+    expect((await get(`/ticker/${symbol.toLowerCase()}?token=${token}`)).status).toBe(302);
+    expect((await get(`/ticker/NYSE:${symbol}?token=${token}`)).status).toBe(302);
+    expect((await get(`/ticker/NASDAQ:${symbol}?token=${token}`)).status).toBe(404);
+  });
+
+  it("finds the company by name, ignoring case and punctuation", async () => {
+    const { name } = await freshCompany({ name: `Zeta-Omega ${crypto.randomUUID().slice(0, 6)}` });
+    const token = await freshKey();
+    expect((await get(`/name/${encodeURIComponent(name.toUpperCase().replace("-", " "))}?token=${token}`)).status).toBe(302);
+  });
+});
+
+describe("the secret-key path (server SDK)", () => {
+  it("answers with bytes up to 1,200 px and the logo's metadata, never a redirect", async () => {
+    const { domain, name, logoId, companyId } = await freshCompany();
+    const secret = await freshKey({ type: "secret" });
+    const response = await get(`/${domain}?size=1200`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(response.status).toBe(200);
+    expect(Object.fromEntries([...response.headers].filter(([k]) => k.startsWith("x-logo") || k.startsWith("x-company") || k.startsWith("x-source")))).toEqual({
+      "x-logo-id": String(logoId),
+      "x-company-id": String(companyId),
+      "x-company-name": encodeURIComponent(name),
+      "x-logo-domain": domain,
+      "x-logo-variant": "icon",
+      "x-logo-width": "1200",
+      "x-logo-height": "600",
+      "x-source-width": "40",
+      "x-source-height": "20",
+    });
+    expect(await imageInfo(response)).toMatchObject({ width: 1200, height: 600 });
+  });
+});
+
+describe("caching", () => {
+  it("serves repeat lookups without reading D1, while still counting each request", async () => {
+    const { domain, companyId } = await freshCompany();
+    const token = await freshKey();
+    const first = await get(`/${domain}?token=${token}`);
+    await db.delete(companies).where(eq(companies.id, companyId));
+    const second = await get(`/${domain}?token=${token}`);
+    expect(second.status).toBe(302);
+    expect(second.headers.get("location")).toBe(first.headers.get("location"));
+    expect(second.headers.get("x-ratelimit-remaining")).toBe("598");
+  });
+});
