@@ -9,8 +9,8 @@ describe("GET /health", () => {
     expect(await response.json()).toEqual({ status: "ok", database: "ok" });
   });
 
-  it("answers unknown paths with 404, not an error", async () => {
-    const response = await exports.default.fetch("https://logos.test/no/such/route");
+  it("answers methods no route takes with 404, not an error", async () => {
+    const response = await exports.default.fetch("https://logos.test/health", { method: "DELETE" });
     expect(response.status).toBe(404);
   });
 });

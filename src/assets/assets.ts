@@ -68,6 +68,10 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   return finish(c.req.raw, response);
 });
 
+// Anything else under /assets/ (no key, more segments) is no asset either, not a domain lookup.
+assets.on(["GET", "HEAD"], "/assets/*", () => notFound());
+assets.on(["GET", "HEAD"], "/assets", () => notFound());
+
 function ifNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header === "*" || header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);

@@ -1,4 +1,4 @@
-import { isLogoKey } from "../images/keys";
+import { isPublicRendition } from "../images/keys";
 
 /**
  * Asset URLs name an R2 key as unpadded base64url of its UTF-8 bytes (spec, Public asset).
@@ -28,5 +28,5 @@ export function decodeAssetKey(encoded: string): string | null {
   }
   // Unpadded encodings are canonical: reject ones whose trailing bits were not zero.
   if (encodeAssetKey(key) !== encoded) return null;
-  return isLogoKey(key) && key.endsWith(".png") ? key : null;
+  return isPublicRendition(key) ? key : null;
 }

@@ -53,3 +53,8 @@ export function isLogoKey(key: string): boolean {
     !/[\u0000-\u001f\u007f-\u009f\\]/.test(key)
   );
 }
+
+/** Keys the public asset route serves: PNG renditions, never the imported originals. */
+export function isPublicRendition(key: string): boolean {
+  return isLogoKey(key) && key.endsWith(".png") && !key.includes(".original.");
+}

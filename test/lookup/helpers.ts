@@ -25,7 +25,8 @@ export async function freshKey(options: Parameters<typeof addKey>[1] = { type: "
 /** Calls the Worker with other vars than wrangler.toml's, as a deployment configured otherwise would. */
 export async function fetchWith(vars: Partial<Env>, input: string, init?: RequestInit): Promise<Response> {
   const ctx = createExecutionContext();
-  const response = await worker.fetch(new Request(input, init), { ...env, ...vars }, ctx);
+  const request = new Request(input, init) as Request<unknown, IncomingRequestCfProperties>;
+  const response = await worker.fetch(request, { ...env, ...vars }, ctx);
   await waitOnExecutionContext(ctx);
   return response;
 }

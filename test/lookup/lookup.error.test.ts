@@ -1,0 +1,128 @@
+import { exports } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { revokeKey } from "../../src/keys/apiKeys";
+import { db } from "../helpers/catalogue";
+import { BASE, freshCompany, freshKey } from "./helpers";
+
+const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
+
+async function expectText(response: Response, status: number, message: string | RegExp) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+  const body = await response.text();
+  if (typeof message === "string") expect(body).toBe(message);
+  else expect(body).toMatch(message);
+}
+
+describe("400 Invalid domain format", () => {
+  it.each(["localhost", "127.0.0.1", "github.com:443", "github.com/about", "a..com", "-x.com", "co.uk", "example.invalidtld", `${"a".repeat(64)}.com`, "%20"])(
+    "%s",
+    async (domain) => {
+      const token = await freshKey();
+      await expectText(await get(`/${domain}?token=${token}`), 400, "Invalid domain format");
+    },
+  );
+});
+
+describe("400 naming the parameter", () => {
+  it.each([
+    ["size=0", /^Invalid size/],
+    ["size=801", /^Invalid size: must be a whole number from 1 to 800$/],
+    ["size=abc", /^Invalid size/],
+    ["size=12px", /^Invalid size/],
+    ["size=1.5", /^Invalid size/],
+    ["size=", /^Invalid size/],
+    ["greyscale=maybe", /^Invalid greyscale: must be true, 1, yes, false, 0 or no$/],
+    ["theme=blue", /^Invalid theme: must be light or dark$/],
+  ])("%s", async (query, message) => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    await expectText(await get(`/${domain}?token=${token}&${query}`), 400, message);
+  });
+
+  it("allows secret keys up to 1,200 px, not beyond", async () => {
+    const { domain } = await freshCompany();
+    const secret = await freshKey({ type: "secret" });
+    await expectText(await get(`/${domain}?size=1201`, { headers: { Authorization: `Bearer ${secret}` } }), 400, /^Invalid size: .* 1 to 1200$/);
+  });
+
+  it("does not count refused parameters against the key", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    await get(`/${domain}?token=${token}&size=0`);
+    expect((await get(`/${domain}?token=${token}`)).headers.get("x-ratelimit-remaining")).toBe("599");
+  });
+});
+
+describe("401 Missing or invalid token", () => {
+  it("for a missing, malformed, unknown or revoked key", async () => {
+    const { domain } = await freshCompany();
+    const revoked = await freshKey();
+    await revokeKey(db, revoked);
+    for (const query of ["", "?token=", "?token=pk_short", `?token=pk_${"x".repeat(32)}`, `?token=${revoked}`]) {
+      await expectText(await get(`/${domain}${query}`), 401, "Missing or invalid token");
+    }
+  });
+
+  it("refuses a secret key in the URL, whatever else is wrong", async () => {
+    const secret = await freshKey({ type: "secret" });
+    await expectText(await get(`/not-a-domain?token=${secret}`), 401, /must not be sent in URLs/);
+  });
+
+  it("refuses a publishable key as a bearer token", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await get(`/${domain}`, { headers: { Authorization: `Bearer ${token}` } });
+    await expectText(response, 401, "Missing or invalid token");
+    expect(response.headers.get("www-authenticate")).toBe("Bearer");
+  });
+});
+
+describe("404 Logo not found", () => {
+  it("for a well-formed domain with no logo, still counted against the key", async () => {
+    const token = await freshKey();
+    const response = await get(`/no-such-company-${crypto.randomUUID().slice(0, 8)}.com?token=${token}`);
+    await expectText(response, 404, "Logo not found");
+    expect(response.headers.get("x-ratelimit-remaining")).toBe("599");
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("429 Rate limit exceeded", () => {
+  it("after the key's per-minute limit, with Retry-After and the reset time", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey({ type: "publishable", perMinute: 2 });
+    expect((await get(`/${domain}?token=${token}`)).headers.get("x-ratelimit-remaining")).toBe("1");
+    expect((await get(`/${domain}?token=${token}`)).headers.get("x-ratelimit-remaining")).toBe("0");
+    const refused = await get(`/${domain}?token=${token}`);
+    await expectText(refused, 429, "Rate limit exceeded");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(Number(refused.headers.get("x-ratelimit-reset"))).toBe(Math.ceil(Date.now() / 60_000) * 60);
+  });
+
+  it("lets exactly the limit through when requests arrive at once", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey({ type: "publishable", perMinute: 10 });
+    const statuses = await Promise.all(Array.from({ length: 30 }, () => get(`/${domain}?token=${token}`).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 302)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  });
+});
+
+describe("never a 5xx", () => {
+  it("for any path and query", async () => {
+    const token = await freshKey();
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 80 }), fc.string({ maxLength: 40 }), async (path, size) => {
+        const url = `${BASE}/${encodeURIComponent(path)}?token=${token}&size=${encodeURIComponent(size)}`;
+        const response = await exports.default.fetch(url, { redirect: "manual" });
+        expect(response.status).toBeLessThan(500);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

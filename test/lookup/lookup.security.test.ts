@@ -1,0 +1,89 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { BASE, freshCompany, freshKey } from "./helpers";
+
+const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+  exports.default.fetch(`${BASE}${path}`, { redirect: "manual", headers, method });
+
+describe("keys with allowed origins", () => {
+  it("serve a matching Origin or Referer and reflect it in CORS", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey({ type: "publishable", allowedOrigins: ["https://shop.example.com"] });
+    const asked: Record<string, string>[] = [{ Origin: "https://shop.example.com" }, { Referer: "https://shop.example.com/products/1?x=y" }];
+    for (const headers of asked) {
+      const response = await get(`/${domain}?token=${token}`, headers);
+      expect(response.status).toBe(302);
+      expect(response.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+      expect(response.headers.get("vary")).toBe("Origin");
+    }
+  });
+
+  it.each([
+    [{ Origin: "https://evil.example.com" }],
+    [{ Referer: "https://shop.example.com.evil.test/" }],
+    [{ Origin: "http://shop.example.com" }],
+    [{ Origin: "null" }],
+    [{}],
+  ])("refuse %j with 403", async (headers) => {
+    const { domain } = await freshCompany();
+    const token = await freshKey({ type: "publishable", allowedOrigins: ["https://shop.example.com"] });
+    const response = await get(`/${domain}?token=${token}`, headers);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toBe("Origin not allowed for this key");
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("answer preflight for allowed origins only", async () => {
+    const token = await freshKey({ type: "publishable", allowedOrigins: ["https://shop.example.com"] });
+    const allowed = await get(`/github.com?token=${token}`, { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" }, "OPTIONS");
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    expect(allowed.headers.get("access-control-allow-methods")).toBe("GET, HEAD, OPTIONS");
+    const refused = await get(`/github.com?token=${token}`, { Origin: "https://evil.example.com" }, "OPTIONS");
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe("keys without allowed origins", () => {
+  it("answer any origin with Access-Control-Allow-Origin: *, preflight included", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await get(`/${domain}?token=${token}`, { Origin: "https://anyone.example" });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    const preflight = await get(`/${domain}?token=${token}`, { Origin: "https://anyone.example" }, "OPTIONS");
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("keys that require attribution", () => {
+  it("serve requests from a page", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey({ type: "publishable", requireAttribution: true });
+    expect((await get(`/${domain}?token=${token}`, { Referer: "https://blog.example.org/post" })).status).toBe(302);
+  });
+
+  it("refuse requests that name no page", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey({ type: "publishable", requireAttribution: true });
+    const response = await get(`/${domain}?token=${token}`);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toMatch(/^Attribution required/);
+  });
+});
+
+describe("secret keys", () => {
+  it("are never logged", async () => {
+    const secret = await freshKey({ type: "secret" });
+    const logged: string[] = [];
+    const original = { log: console.log, error: console.error, warn: console.warn };
+    for (const level of ["log", "error", "warn"] as const) console[level] = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      await get(`/github.com?token=${secret}`);
+      await get(`/github.com`, { Authorization: `Bearer ${secret}` });
+    } finally {
+      Object.assign(console, original);
+    }
+    expect(logged.join("\n")).not.toContain(secret);
+  });
+});
