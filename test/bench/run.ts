@@ -1,0 +1,241 @@
+/**
+ * npm run bench: throughput, latency and CPU of the lookup paths on workerd itself, each
+ * against a baseline measured in the same run with the same harness.
+ *
+ *   redirect  GET /{domain} (302, warm cache)     vs  a trivial Worker returning a fixed 302
+ *   bytes     GET /{domain} in bytes mode (200)   vs  the same trivial Worker
+ *   assets    GET /assets/{key}?maxWidth=256      vs  sharp resizing the same PNG in Node
+ *
+ * The Worker is bundled as for deployment and run by Miniflare with the real bindings (D1, R2,
+ * Durable Objects, Images, Cache) on a direct socket: wrangler dev's proxy caps every Worker
+ * at a few hundred requests a second and would hide the differences. Load comes from
+ * autocannon on loopback; Worker CPU per request is workerd's own CPU time over the run
+ * divided by the requests it served. Figures depend on the machine: compare the ratios.
+ *
+ * Options (environment): BENCH_SECONDS (5), BENCH_CONNECTIONS (32).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import sharp from "sharp";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { createAccount } from "../../src/accounts/accounts";
+import { encodeAssetKey } from "../../src/assets/codec";
+import { importManifest } from "../../src/cli/importer/importManifest";
+import { openPlatform, projectRoot } from "../../src/cli/platform";
+import { writeSeedManifest } from "../../src/cli/seed/seed";
+import { createKey } from "../../src/keys/apiKeys";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+function run(command: string, args: string[]) {
+  const result = spawnSync(command, args, { cwd: projectRoot, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stderr}`);
+}
+
+/** CPU seconds used so far by the workerd processes this process started. */
+function workerdCpuSeconds(): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (name === "workerd" && Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return ticks / 100; // USER_HZ
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMicros?: number;
+  errors: number;
+}
+
+async function load(url: string, expectStatus: number): Promise<Figures> {
+  const cpuBefore = workerdCpuSeconds();
+  let unexpected = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    // Count statuses other than the expected one as errors (2xx-only by default).
+    expectBody: undefined,
+    setupClient: (client) => {
+      client.on("response", (status: number) => {
+        if (status !== expectStatus) unexpected++;
+      });
+    },
+  } as autocannon.Options);
+  const cpu = workerdCpuSeconds() - cpuBefore;
+  const requests = result.requests.total;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMicros: requests > 0 ? (cpu / requests) * 1e6 : undefined,
+    errors: unexpected + result.errors + result.timeouts,
+  };
+}
+
+/** sharp resizing `png` to `width`, as many at once as autocannon has connections to the Worker. */
+async function sharpBaseline(png: Uint8Array, width: number): Promise<Figures> {
+  const latencies: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        await sharp(png).resize({ width, withoutEnlargement: true }).png().toBuffer();
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / seconds,
+    p50: latencies[Math.floor(latencies.length * 0.5)]!,
+    p99: latencies[Math.floor(latencies.length * 0.99)]!,
+    errors: 0,
+  };
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), "logo-lookup-bench-"));
+  const state = join(work, "state");
+  const dist = join(projectRoot, ".wrangler", "bench", "dist");
+  try {
+    log("Bundling the Worker as for deployment…");
+    // Inside the project: workerd resolves modules below the Worker's root.
+    run(wrangler, ["deploy", "--dry-run", "--outdir", dist]);
+
+    log("Preparing a local catalogue…");
+    run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+    const seed = writeSeedManifest(join(work, "seed"));
+    const rows = readFileSync(seed.manifest, "utf8").split("\n").filter((line) => /"domains":\["(github|stripe)\.com"/.test(line));
+    const manifest = join(work, "seed", "bench.jsonl");
+    writeFileSync(manifest, `${rows.join("\n")}\n`);
+    await importManifest(manifest, { persistTo: state });
+
+    const platform = await openPlatform({ persistTo: state });
+    let keys: { redirect: string; bytes: string };
+    let masterKey: string;
+    try {
+      const account = await createAccount(platform.db, { email: "bench@example.com", password: "bench-password-123", plan: "enterprise" });
+      if (!account.ok) throw new Error(account.error.message);
+      const make = async () => {
+        const key = await createKey(platform.db, { accountId: account.value.id, type: "publishable" });
+        if (!key.ok) throw new Error(key.error.message);
+        return key.value.key;
+      };
+      keys = { redirect: await make(), bytes: await make() };
+      masterKey = (await platform.db.query.logos.findFirst())!.masterKey;
+    } finally {
+      await platform.dispose();
+    }
+
+    log("Starting workerd…");
+    const { workerOptions } = unstable_getMiniflareWorkerOptions(join(projectRoot, "wrangler.toml"));
+    // Options the v4-to-v5 conversion cannot carry are the ones wrangler leaves unset or empty.
+    const base = Object.fromEntries(
+      Object.entries(workerOptions).filter(
+        ([name, value]) =>
+          name !== "modulesRules" &&
+          value !== undefined &&
+          !(Array.isArray(value) && value.length === 0) &&
+          !(value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0),
+      ),
+    );
+    const direct = [{ host: "127.0.0.1", port: 0 }];
+    const worker = (name: string, response: string) => ({
+      ...base,
+      name,
+      modules: true,
+      scriptPath: join(dist, "index.js"),
+      bindings: { ...(base.bindings as object), LOOKUP_RESPONSE: response },
+      unsafeDirectSockets: direct,
+    });
+    const mf = new Miniflare({
+      ...convertV4MiniflareOptions({
+        workers: [
+          worker("lookup-redirect", "redirect"),
+          worker("lookup-bytes", "bytes"),
+          {
+            name: "trivial",
+            modules: true,
+            compatibilityDate: "2026-11-01",
+            script: `export default { fetch() { return new Response(null, { status: 302, headers: { Location: "https://cdn.example.com/logos/github.com.png", "Cache-Control": "public, max-age=86400" } }); } };`,
+            unsafeDirectSockets: direct,
+          },
+        ],
+      } as never),
+      // Where wrangler's local tools (migrations, the importer) wrote the catalogue.
+      resourcePersistencePath: join(state, "v3"),
+    });
+    try {
+      const [redirectBase, bytesBase, trivialBase] = await Promise.all(
+        ["lookup-redirect", "lookup-bytes", "trivial"].map((name) => mf.unsafeGetDirectURL(name)),
+      );
+      const urls = {
+        trivial: new URL("/github.com", trivialBase).href,
+        redirect: new URL(`/github.com?token=${keys.redirect}`, redirectBase).href,
+        bytes: new URL(`/github.com?token=${keys.bytes}`, bytesBase).href,
+        assets: new URL(`/assets/${encodeAssetKey(masterKey)}?maxWidth=256`, redirectBase).href,
+      };
+      for (const [name, url] of Object.entries(urls)) {
+        const response = await fetch(url, { redirect: "manual" });
+        if (response.status >= 400) throw new Error(`warm-up of ${name} answered ${response.status}`);
+        await response.arrayBuffer();
+      }
+      const png = new Uint8Array(await (await fetch(new URL(`/assets/${encodeAssetKey(masterKey)}`, redirectBase))).arrayBuffer());
+
+      log(`Measuring, ${seconds} s each, ${connections} connections…`);
+      const figures = {
+        trivial: await load(urls.trivial, 302),
+        redirect: await load(urls.redirect, 302),
+        bytes: await load(urls.bytes, 200),
+        assets: await load(urls.assets, 200),
+        sharp: await sharpBaseline(png, 256),
+      };
+      report(figures);
+    } finally {
+      await mf.dispose();
+    }
+  } finally {
+    if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function report(f: Record<"trivial" | "redirect" | "bytes" | "assets" | "sharp", Figures>) {
+  const row = (name: string, x: Figures) =>
+    `${name.padEnd(44)} ${x.rps.toFixed(0).padStart(8)} ${x.p50.toFixed(1).padStart(7)} ${x.p99.toFixed(1).padStart(7)} ${
+      x.cpuMicros === undefined ? "      –" : x.cpuMicros.toFixed(0).padStart(7)
+    } ${String(x.errors).padStart(6)}`;
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  console.log(`\n${"scenario".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU µs".padStart(7)} ${"errors".padStart(6)}`);
+  console.log(row("trivial Worker, fixed 302 (ceiling)", f.trivial));
+  console.log(row("GET /{domain}, redirect, warm cache", f.redirect));
+  console.log(row("GET /{domain}, bytes, size 128", f.bytes));
+  console.log(row("GET /assets/{key}?maxWidth=256", f.assets));
+  console.log(row("sharp resize of the same PNG to 256 (Node)", f.sharp));
+  console.log("\nratios");
+  console.log(`  redirect / trivial      ${ratio(f.redirect.rps, f.trivial.rps)}   (target ≥ 0.70)`);
+  console.log(`  bytes / trivial         ${ratio(f.bytes.rps, f.trivial.rps)}`);
+  console.log(`  assets / sharp          ${ratio(f.assets.rps, f.sharp.rps)}`);
+  if (f.redirect.cpuMicros !== undefined && f.trivial.cpuMicros !== undefined) {
+    console.log(`\nWorker CPU per redirect lookup above the trivial Worker: ${(f.redirect.cpuMicros - f.trivial.cpuMicros).toFixed(0)} µs`);
+  }
+}
+
+await main();
