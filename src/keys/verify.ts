@@ -19,14 +19,16 @@ export interface VerifiedKey {
  */
 export const KEY_CACHE_TTL_MS = 10_000;
 const MAX_CACHED_KEYS = 10_000;
+// Keyed by the presented value, so a warm lookup costs no hashing; it lives only in isolate
+// memory, like the request that brought it.
 const cache = new Map<string, { key: VerifiedKey | null; expires: number }>();
 
 /** The live key behind a presented value, or null for anything unknown, malformed or revoked. */
 export async function verifyKey(db: Db, presented: string, now = Date.now()): Promise<VerifiedKey | null> {
+  const cached = cache.get(presented);
+  if (cached && cached.expires > now) return cached.key;
   if (keyTypeOf(presented) === null) return null;
   const keyHash = await hashKey(presented);
-  const cached = cache.get(keyHash);
-  if (cached && cached.expires > now) return cached.key;
 
   const row = await db
     .select({
@@ -49,6 +51,6 @@ export async function verifyKey(db: Db, presented: string, now = Date.now()): Pr
     if (revokedAt === null) key = live;
   }
   if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
-  cache.set(keyHash, { key, expires: now + KEY_CACHE_TTL_MS });
+  cache.set(presented, { key, expires: now + KEY_CACHE_TTL_MS });
   return key;
 }

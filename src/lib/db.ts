@@ -1,9 +1,23 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../../schema";
 
-/** The one way to reach D1: drizzle over the binding, with the schema's tables. */
-export function createDb(d1: D1Database) {
+const instances = new WeakMap<D1Database, ReturnType<typeof build>>();
+
+function build(d1: D1Database) {
   return drizzle(d1, { schema });
+}
+
+/**
+ * The one way to reach D1: drizzle over the binding, with the schema's tables. Built once per
+ * binding and isolate: building walks the whole schema, too much to repeat on every request.
+ */
+export function createDb(d1: D1Database) {
+  let db = instances.get(d1);
+  if (!db) {
+    db = build(d1);
+    instances.set(d1, db);
+  }
+  return db;
 }
 
 export type Db = ReturnType<typeof createDb>;
