@@ -1,22 +1,31 @@
 import { planLimits } from "../billing/plans";
 import type { VerifiedKey } from "../keys/verify";
+import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
 
 /**
  * Lookup limits of a key: its per-minute limit (the key's override, else its plan's) and its
  * plan's monthly quota.
  *
- * One Durable Object handles a few hundred calls a second, and Enterprise allows 100,000 a
- * minute (about 1,700 a second) on one key. So a key's limits are split over
+ * Shards. One Durable Object handles a few hundred calls a second, and Enterprise allows
+ * 100,000 a minute (about 1,700 a second) on one key. So a key's limits are split over
  * ceil(perMinute / SHARD_CAPACITY) RateLimiter objects, each owning a fixed share of both
  * windows (shares add up to the limits exactly). A request starts at a random shard and, when
- * that share is spent, tries the others in turn; it is refused only when every shard has
- * refused. Shares never grow back within a window, so the key admits exactly its limit, never
- * more, and never refuses while any share is left. Keys up to SHARD_CAPACITY a minute (every
- * plan but the largest) have one object and exact remaining counts; for sharded keys
- * X-RateLimit-Remaining is the answering shard's remainder scaled by the shard count.
+ * that share is spent, tries the others; it is refused only when every shard has refused.
+ *
+ * Leases. Waiting on the object for every lookup would cost more than the lookup itself, so
+ * an isolate takes requests from the object in batches (RateLimiter.lease) and spends them
+ * without asking again until the batch is gone or the minute is over; the unspent rest of an
+ * old batch goes back to the month's count. Leased requests are counted when granted, so a
+ * key is never admitted past its limit; batches shrink to single requests within 64 requests
+ * of the limit, so the last ones are counted one by one.
+ *
+ * Remaining counts (X-RateLimit-Remaining) are exact for a key served by one isolate from one
+ * shard and an estimate otherwise.
  */
 export const SHARD_CAPACITY_PER_MINUTE = 12_000;
+/** Most requests one isolate takes from a limiter at once. */
+export const LEASE_SIZE = 100;
 
 export function lookupWindows(key: VerifiedKey): LimitWindow[] {
   const plan = planLimits[key.plan].lookup;
@@ -31,24 +40,99 @@ export function shareOf(limit: number, index: number, count: number): number {
   return Math.floor(limit / count) + (index < limit % count ? 1 : 0);
 }
 
-export async function consumeLookup(
-  env: Env,
-  key: VerifiedKey,
-  now = Date.now(),
-  shardCapacity = SHARD_CAPACITY_PER_MINUTE,
-): Promise<LimitDecision> {
+interface Lease {
+  /** The limits it was granted under; a plan or override change starts a new lease. */
+  signature: string;
+  limiter: string;
+  windows: LimitWindow[];
+  grantedAt: number;
+  minute: number;
+  tokens: number;
+  /** What the limiter had left after the grant. */
+  remaining: number;
+  resetAt: number;
+}
+
+const leases = new Map<string, Lease>();
+const MAX_LEASES = 10_000;
+
+export interface LookupLimitOptions {
+  now?: number;
+  shardCapacity?: number;
+  leaseSize?: number;
+  /** Runs work the answer need not wait for (ExecutionContext.waitUntil). */
+  defer?: (work: Promise<unknown>) => void;
+}
+
+export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupLimitOptions = {}): Promise<LimitDecision> {
+  const now = options.now ?? Date.now();
   const windows = lookupWindows(key);
-  const shards = Math.max(1, Math.ceil(windows[0]!.limit / shardCapacity));
+  const signature = JSON.stringify(windows);
+  const minute = windowStart("minute", now);
+
+  const spend = (): LimitDecision | undefined => {
+    const lease = leases.get(key.id);
+    if (!lease || lease.signature !== signature || lease.minute !== minute || lease.tokens === 0) return undefined;
+    lease.tokens--;
+    return { allowed: true, remaining: lease.remaining + lease.tokens, resetAt: lease.resetAt };
+  };
+  const fromLease = spend();
+  if (fromLease) return fromLease;
+
+  // Gives a lease's unspent requests back to the windows they were counted in.
+  const release = async (lease: Lease | undefined) => {
+    if (!lease || lease.tokens === 0) return;
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(lease.limiter));
+    const released = limiter.release(lease.windows, lease.tokens, lease.grantedAt);
+    if (options.defer) options.defer(released);
+    else await released;
+  };
+
+  // The old lease is over (spent, or of another minute or other limits).
+  const stale = leases.get(key.id);
+  if (stale) {
+    leases.delete(key.id);
+    await release(stale);
+  }
+
+  const shards = Math.max(1, Math.ceil(windows[0]!.limit / (options.shardCapacity ?? SHARD_CAPACITY_PER_MINUTE)));
   const first = Math.floor(Math.random() * shards);
   let refusal: LimitDecision | undefined;
   for (let step = 0; step < shards; step++) {
     const index = (first + step) % shards;
     const name = shards === 1 ? `key:${key.id}` : `key:${key.id}:shard:${index}:of:${shards}`;
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-    const decision = await limiter.consume(share, 1, now);
-    if (decision.allowed) return { ...decision, remaining: decision.remaining * shards };
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
+    const decision = await limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now);
+    if (decision.allowed) {
+      const remaining = decision.remaining * shards;
+      await release(keep(key.id, { signature, limiter: name, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt }));
+      return { allowed: true, remaining: remaining + (leases.get(key.id)?.tokens ?? 0), resetAt: decision.resetAt };
+    }
     refusal = decision;
   }
-  return refusal!;
+  // Requests running alongside may have left leased requests here while the limiters refused.
+  return spend() ?? refusal!;
+}
+
+/**
+ * Stores a new lease, merging it into one that another request of this isolate took from the
+ * same limiter meanwhile. Returns the lease that is no longer kept, whose rest must be released.
+ */
+function keep(keyId: string, lease: Lease): Lease | undefined {
+  const current = leases.get(keyId);
+  if (current && current.signature === lease.signature && current.minute === lease.minute && current.limiter === lease.limiter) {
+    current.tokens += lease.tokens;
+    current.remaining = Math.min(current.remaining, lease.remaining);
+    return undefined;
+  }
+  if (leases.size >= MAX_LEASES && !current) {
+    const oldest = leases.keys().next().value!;
+    const evicted = leases.get(oldest);
+    leases.delete(oldest);
+    leases.set(keyId, lease);
+    return evicted;
+  }
+  leases.set(keyId, lease);
+  return current;
 }

@@ -1,6 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { type Period, windowEnd, windowStart } from "./periods";
 
+/** Far from the limit, a lease takes at most this fraction (1/n) of what is left. */
+export const LEASE_FRACTION = 64;
+
 export interface LimitWindow {
   /** What is counted, e.g. `lookup`; one object may count several things. */
   name: string;
@@ -72,6 +75,37 @@ export class RateLimiter extends DurableObject<Env> {
       if (remaining < tightest.remaining) tightest = { remaining, resetAt: s.resetAt };
     }
     return { allowed: true, ...tightest };
+  }
+
+  /**
+   * Counts up to `want` requests at once and hands them to the caller to spend without asking
+   * again (a lease). Far from the limit a lease is at most 1/LEASE_FRACTION of what is left, so
+   * that leases outstanding elsewhere can never hold back much; within LEASE_FRACTION requests
+   * of the limit every lease is a single request, which makes the count exact where it matters.
+   */
+  lease(windows: LimitWindow[], want: number, now = Date.now()): LimitDecision & { granted: number } {
+    let left = Number.MAX_SAFE_INTEGER;
+    for (const window of windows) {
+      const row = this.sql
+        .exec<{ count: number }>("SELECT count FROM windows WHERE name = ? AND window_start = ?", window.name, windowStart(window.period, now))
+        .toArray()[0];
+      left = Math.min(left, window.limit - (row?.count ?? 0));
+    }
+    const granted = Math.max(1, Math.min(want, Math.floor(left / LEASE_FRACTION)));
+    const decision = this.consume(windows, granted, now);
+    return { ...decision, granted: decision.allowed ? granted : 0 };
+  }
+
+  /** Gives back requests a lease counted but never spent, in the windows it was granted in. */
+  release(windows: LimitWindow[], unspent: number, grantedAt: number): void {
+    for (const window of windows) {
+      this.sql.exec(
+        "UPDATE windows SET count = max(count - ?, 0) WHERE name = ? AND window_start = ?",
+        unspent,
+        window.name,
+        windowStart(window.period, grantedAt),
+      );
+    }
   }
 
   /** Current counts without counting anything: for usage reports. */

@@ -79,7 +79,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if ("invalid" in subject) return text(subject.invalid, 400, caller.cors);
 
   const now = Date.now();
-  const decision = await consumeLookup(c.env, caller.key, now);
+  const decision = await consumeLookup(c.env, caller.key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
   const limitHeaders = {
     "X-RateLimit-Remaining": String(decision.remaining),
     "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { VerifiedKey } from "../../src/keys/verify";
-import { consumeLookup, lookupWindows, shareOf } from "../../src/limits/lookupLimits";
+import { consumeLookup, LEASE_SIZE, lookupWindows, shareOf } from "../../src/limits/lookupLimits";
 
 const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["plan"] = "free"): VerifiedKey => ({
   id,
@@ -33,7 +33,7 @@ describe("lookup limits", () => {
   it("admit exactly the limit across shards under concurrency", async () => {
     const now = Date.parse("2026-11-22T10:00:10Z");
     // Capacity 4 a shard: a limit of 10 spreads over three objects (4 + 3 + 3).
-    const decisions = await Promise.all(Array.from({ length: 30 }, () => consumeLookup(env, key("sharded", 10), now, 4)));
+    const decisions = await Promise.all(Array.from({ length: 30 }, () => consumeLookup(env, key("sharded", 10), { now, shardCapacity: 4 })));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     expect(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0)).toBe(true);
   });
@@ -41,8 +41,53 @@ describe("lookup limits", () => {
   it("never refuse while any shard has room", async () => {
     const now = Date.parse("2026-11-22T10:00:20Z");
     const results: boolean[] = [];
-    for (let i = 0; i < 12; i++) results.push((await consumeLookup(env, key("sequential", 12), now, 3)).allowed);
+    for (let i = 0; i < 12; i++) results.push((await consumeLookup(env, key("sequential", 12), { now, shardCapacity: 3 })).allowed);
     expect(results).toEqual(Array(12).fill(true));
-    expect((await consumeLookup(env, key("sequential", 12), now, 3)).allowed).toBe(false);
+    expect((await consumeLookup(env, key("sequential", 12), { now, shardCapacity: 3 })).allowed).toBe(false);
+  });
+});
+
+describe("leases", () => {
+  const usage = (id: string, k: VerifiedKey, now: number) =>
+    env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`key:${id}`)).usage(lookupWindows(k), now);
+
+  it("count a batch once and serve it without asking the limiter again", async () => {
+    const k = key("leased", 11_000, "enterprise");
+    const now = Date.parse("2026-11-22T11:00:05Z");
+    const first = await consumeLookup(env, k, { now });
+    expect(first.allowed).toBe(true);
+    expect((await usage("leased", k, now))[0]!.used).toBe(LEASE_SIZE);
+    for (let i = 1; i < LEASE_SIZE; i++) expect((await consumeLookup(env, k, { now })).allowed).toBe(true);
+    expect((await usage("leased", k, now))[0]!.used).toBe(LEASE_SIZE);
+    await consumeLookup(env, k, { now });
+    expect((await usage("leased", k, now))[0]!.used).toBe(2 * LEASE_SIZE);
+  });
+
+  it("give the unspent rest back to the month when the minute ends", async () => {
+    const k = key("released", 11_000, "enterprise");
+    const minute1 = Date.parse("2026-11-22T11:00:59Z");
+    await consumeLookup(env, k, { now: minute1 });
+    expect((await usage("released", k, minute1))[1]!.used).toBe(LEASE_SIZE);
+    const minute2 = Date.parse("2026-11-22T11:01:00Z");
+    await consumeLookup(env, k, { now: minute2 });
+    // One request in the first minute, and a fresh lease in the second.
+    expect((await usage("released", k, minute2))[1]!.used).toBe(1 + LEASE_SIZE);
+  });
+
+  it("never admit past the limit, however requests interleave", async () => {
+    const k = key("interleaved", 1_000);
+    const now = Date.parse("2026-11-22T11:02:10Z");
+    const decisions = await Promise.all(Array.from({ length: 2_000 }, () => consumeLookup(env, k, { now })));
+    const admitted = decisions.filter((d) => d.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(1_000);
+    expect(admitted).toBeGreaterThanOrEqual(1_000 - 64);
+    expect((await usage("interleaved", k, now))[0]!.used).toBeLessThanOrEqual(1_000);
+  });
+
+  it("count requests one by one near the limit", async () => {
+    const k = key("near-limit", 10);
+    const now = Date.parse("2026-11-22T11:03:10Z");
+    await consumeLookup(env, k, { now });
+    expect((await usage("near-limit", k, now))[0]!.used).toBe(1);
   });
 });
