@@ -44,6 +44,8 @@ interface Lease {
   /** The limits it was granted under; a plan or override change starts a new lease. */
   signature: string;
   limiter: string;
+  shard: number;
+  shards: number;
   windows: LimitWindow[];
   grantedAt: number;
   minute: number;
@@ -76,10 +78,30 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
     lease.tokens--;
     return { allowed: true, remaining: lease.remaining + lease.tokens, resetAt: lease.resetAt };
   };
+
   const fromLease = spend();
   if (fromLease) return fromLease;
+  const decision = await acquire(env, key.id, windows, signature, minute, now, options);
+  if (decision?.allowed) return decision;
+  // Refused everywhere; requests running alongside may still have left leased ones here.
+  return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: windowStart("minute", now) + 60_000 };
+}
 
-  // Gives a lease's unspent requests back to the windows they were counted in.
+/**
+ * Takes a new lease for this request. An isolate keeps to one shard while it has room (the
+ * shard of its last lease), so that requests missing the lease at the same moment all lease
+ * from the same limiter and their grants merge. (They cannot wait for one another: workerd
+ * does not let a request await I/O that another request started.)
+ */
+async function acquire(
+  env: Env,
+  keyId: string,
+  windows: LimitWindow[],
+  signature: string,
+  minute: number,
+  now: number,
+  options: LookupLimitOptions,
+): Promise<LimitDecision | undefined> {
   const release = async (lease: Lease | undefined) => {
     if (!lease || lease.tokens === 0) return;
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(lease.limiter));
@@ -88,31 +110,26 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
     else await released;
   };
 
-  // The old lease is over (spent, or of another minute or other limits).
-  const stale = leases.get(key.id);
-  if (stale) {
-    leases.delete(key.id);
-    await release(stale);
-  }
-
+  const last = leases.get(keyId);
   const shards = Math.max(1, Math.ceil(windows[0]!.limit / (options.shardCapacity ?? SHARD_CAPACITY_PER_MINUTE)));
-  const first = Math.floor(Math.random() * shards);
+  const first = last && last.shards === shards ? last.shard : Math.floor(Math.random() * shards);
   let refusal: LimitDecision | undefined;
   for (let step = 0; step < shards; step++) {
     const index = (first + step) % shards;
-    const name = shards === 1 ? `key:${key.id}` : `key:${key.id}:shard:${index}:of:${shards}`;
+    const name = shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`;
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
     const decision = await limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now);
     if (decision.allowed) {
       const remaining = decision.remaining * shards;
-      await release(keep(key.id, { signature, limiter: name, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt }));
-      return { allowed: true, remaining: remaining + (leases.get(key.id)?.tokens ?? 0), resetAt: decision.resetAt };
+      const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
+      // A lease of another minute, limits or shard is over: its unspent rest goes back.
+      await release(keep(keyId, lease));
+      return { allowed: true, remaining: remaining + (leases.get(keyId)?.tokens ?? 0), resetAt: decision.resetAt };
     }
     refusal = decision;
   }
-  // Requests running alongside may have left leased requests here while the limiters refused.
-  return spend() ?? refusal!;
+  return refusal;
 }
 
 /**

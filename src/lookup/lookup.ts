@@ -164,9 +164,19 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
 }
 
+// Normalising (IDNA, Public Suffix List) is the costliest step of a warm lookup; hotlinked
+// domains repeat, so the isolate remembers its answers.
+const subjects = new Map<string, Subject | { invalid: string }>();
+const MAX_SUBJECTS = 50_000;
+
 function domainSubject(raw: string): Subject | { invalid: string } {
+  let subject = subjects.get(raw);
+  if (subject) return subject;
   const result = normaliseDomain(raw);
-  return result.ok ? { kind: "domain", value: result.domain } : { invalid: "Invalid domain format" };
+  subject = result.ok ? { kind: "domain", value: result.domain } : { invalid: "Invalid domain format" };
+  if (subjects.size >= MAX_SUBJECTS) subjects.delete(subjects.keys().next().value!);
+  subjects.set(raw, subject);
+  return subject;
 }
 
 const TICKER = /^(?:[A-Za-z0-9]{1,12}:)?[A-Za-z0-9.&-]{1,20}$/;

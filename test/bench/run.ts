@@ -66,6 +66,7 @@ interface Figures {
 async function load(url: string, expectStatus: number): Promise<Figures> {
   const cpuBefore = workerdCpuSeconds();
   let unexpected = 0;
+  const statuses = new Map<number, number>();
   const result = await autocannon({
     url,
     connections,
@@ -75,10 +76,12 @@ async function load(url: string, expectStatus: number): Promise<Figures> {
     setupClient: (client) => {
       client.on("response", (status: number) => {
         if (status !== expectStatus) unexpected++;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
       });
     },
   } as autocannon.Options);
   const cpu = workerdCpuSeconds() - cpuBefore;
+  if (unexpected > 0 || result.errors > 0) log(`  ${url.replace(/token=[^&]+/, "token=…")}: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${result.errors} errors, ${result.timeouts} timeouts`);
   const requests = result.requests.total;
   return {
     rps: result.requests.average,
