@@ -21,3 +21,50 @@ export async function resizePng(images: ImagesBinding, source: ReadableStream<Ui
 export function scaledHeight(sourceWidth: number, sourceHeight: number, width: number): number {
   return Math.max(1, Math.round((sourceHeight * width) / sourceWidth));
 }
+
+const RENDER_CACHE = "https://render.logo-lookup.internal/v1";
+
+/** Recently rendered PNGs kept in the isolate, within a byte budget, before the Cache API. */
+const RECENT_BUDGET_BYTES = 16 * 1024 * 1024;
+const recent = new Map<string, ArrayBuffer>();
+let recentBytes = 0;
+
+function remember(id: string, bytes: ArrayBuffer): void {
+  if (bytes.byteLength > RECENT_BUDGET_BYTES / 64) return;
+  recent.set(id, bytes);
+  recentBytes += bytes.byteLength;
+  for (const [oldest, value] of recent) {
+    if (recentBytes <= RECENT_BUDGET_BYTES) break;
+    recent.delete(oldest);
+    recentBytes -= value.byteLength;
+  }
+}
+
+/**
+ * A stored PNG rendition resized to `width`, kept in the data centre's cache: renditions are
+ * immutable under their keys, so a resize is done once per key and width. Null when the
+ * object is missing.
+ */
+export async function renderPng(
+  env: Pick<Env, "LOGOS" | "IMAGES">,
+  key: string,
+  width: number,
+  defer: (work: Promise<unknown>) => void,
+): Promise<ArrayBuffer | null> {
+  const id = `${RENDER_CACHE}/${encodeURIComponent(key)}?width=${width}`;
+  const remembered = recent.get(id);
+  if (remembered) return remembered;
+  const cache = await caches.open("render");
+  const hit = await cache.match(id);
+  if (hit) {
+    const bytes = await hit.arrayBuffer();
+    remember(id, bytes);
+    return bytes;
+  }
+  const object = await env.LOGOS.get(key);
+  if (!object) return null;
+  const bytes = await new Response(await resizePng(env.IMAGES, object.body, { width, enlarge: true })).arrayBuffer();
+  remember(id, bytes);
+  defer(cache.put(id, new Response(bytes, { headers: { "Cache-Control": "public, max-age=31536000, immutable" } })));
+  return bytes;
+}

@@ -4,7 +4,7 @@ import type { AppEnv } from "../app";
 import { encodeAssetKey } from "../assets/codec";
 import { resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { readVars } from "../env";
-import { resizePng, scaledHeight } from "../images/transform";
+import { renderPng, scaledHeight } from "../images/transform";
 import { keyTypeOf } from "../keys/format";
 import { checkRestrictions, requestOrigin } from "../keys/restrictions";
 import { verifyKey } from "../keys/verify";
@@ -105,13 +105,13 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
     for (const [name, value] of Object.entries(metadataHeaders(logo, parsed.data.size))) headers.set(name, value);
   }
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-  const object = await c.env.LOGOS.get(key);
-  if (!object) {
+  const png = await renderPng(c.env, key, parsed.data.size, (work) => c.executionCtx.waitUntil(work));
+  if (!png) {
     console.error(`lookup: object missing for logo ${logo.logoId}`);
     return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
-  const body = await resizePng(c.env.IMAGES, object.body, { width: parsed.data.size, enlarge: true });
-  return new Response(body, { status: 200, headers });
+  headers.set("Content-Length", String(png.byteLength));
+  return new Response(png, { status: 200, headers });
 }
 
 /**
