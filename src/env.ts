@@ -14,12 +14,18 @@ export const varsSchema = z.object({
 
 export type Vars = z.infer<typeof varsSchema>;
 
-let cached: { source: Env; vars: Vars } | undefined;
+// Keyed by the values themselves: the env object need not be the same from request to request.
+const validated = new Map<string, Vars>();
 
 export function readVars(env: Env): Vars {
-  if (cached?.source === env) return cached.vars;
-  const parsed = varsSchema.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
-  cached = { source: env, vars: parsed.data };
-  return parsed.data;
+  const id = `${env.PUBLIC_BASE_URL}\n${env.CDN_URL}\n${env.LOOKUP_RESPONSE}`;
+  let vars = validated.get(id);
+  if (!vars) {
+    const parsed = varsSchema.safeParse(env);
+    if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
+    vars = parsed.data;
+    if (validated.size > 16) validated.clear();
+    validated.set(id, vars);
+  }
+  return vars;
 }

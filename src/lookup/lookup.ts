@@ -74,7 +74,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if (!identified.ok) return identified.response;
   const { caller } = identified;
 
-  const parsed = (caller.kind === "secret" ? secretOptions : publishableOptions).safeParse(c.req.query());
+  const parsed = parseOptions(caller.kind, c.req.url, () => c.req.query());
   if (!parsed.success) return text(firstMessage(parsed.error), 400, caller.cors);
   if ("invalid" in subject) return text(subject.invalid, 400, caller.cors);
 
@@ -96,7 +96,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const key = renditionKey(logo, parsed.data);
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    headers.set("Location", redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || new URL(c.req.url).origin, !!vars.CDN_URL, key, parsed.data.size));
+    headers.set("Location", redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || originOf(c.req.url), !!vars.CDN_URL, key, parsed.data.size));
     return new Response(null, { status: 302, headers });
   }
 
@@ -131,7 +131,40 @@ export function renditionKey(logo: ResolvedLogo, options: Pick<LookupOptions, "g
  * binding, so that following the redirect locally yields the real, transformed PNG.
  */
 export function redirectTarget(base: string, viaCdn: boolean, key: string, size: number): string {
-  return viaCdn ? `${base}/cdn-cgi/image/width=${size},fit=contain,format=png/${key}` : `${base}/assets/${encodeAssetKey(key)}?width=${size}`;
+  if (viaCdn) return `${base}/cdn-cgi/image/width=${size},fit=contain,format=png/${key}`;
+  let encoded = encodedKeys.get(key);
+  if (encoded === undefined) {
+    encoded = encodeAssetKey(key);
+    if (encodedKeys.size >= MEMO_SIZE) encodedKeys.delete(encodedKeys.keys().next().value!);
+    encodedKeys.set(key, encoded);
+  }
+  return `${base}/assets/${encoded}?width=${size}`;
+}
+
+/*
+ * A warm lookup is mostly bookkeeping, and validating the query and encoding the asset key
+ * were a third of it (npm run bench). Hotlinks repeat the same URLs, so the isolate remembers
+ * both; entries are pure functions of their inputs and never go stale.
+ */
+const MEMO_SIZE = 10_000;
+const encodedKeys = new Map<string, string>();
+const parsedQueries = new Map<string, ReturnType<typeof publishableOptions.safeParse>>();
+
+function parseOptions(kind: Caller["kind"], url: string, query: () => Record<string, string>) {
+  const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
+  const memo = `${kind}${search}`;
+  let parsed = parsedQueries.get(memo);
+  if (!parsed) {
+    parsed = (kind === "secret" ? secretOptions : publishableOptions).safeParse(query());
+    if (parsedQueries.size >= MEMO_SIZE) parsedQueries.delete(parsedQueries.keys().next().value!);
+    parsedQueries.set(memo, parsed);
+  }
+  return parsed;
+}
+
+function originOf(url: string): string {
+  const end = url.indexOf("/", url.indexOf("//") + 2);
+  return end === -1 ? url : url.slice(0, end);
 }
 
 function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
