@@ -217,7 +217,7 @@ const TICKER = /^(?:[A-Za-z0-9]{1,12}:)?[A-Za-z0-9.&-]{1,20}$/;
 export const lookupRoutes = new Hono<AppEnv>()
   .options("/ticker/:ticker", preflight)
   .options("/name/:name", preflight)
-  .options("/:domain{.+}", preflight)
+  .options("/*", preflight)
   .on(["GET", "HEAD"], "/ticker/:ticker", (c) => {
     const ticker = c.req.param("ticker");
     return lookup(c, TICKER.test(ticker) ? { kind: "ticker", value: ticker.toUpperCase() } : { invalid: "Invalid ticker format" });
@@ -226,6 +226,15 @@ export const lookupRoutes = new Hono<AppEnv>()
     const name = c.req.param("name").trim();
     return lookup(c, name.length > 0 && name.length <= 200 ? { kind: "name", value: name } : { invalid: "Invalid name: 1 to 200 characters" });
   })
-  // Everything else is a domain, including paths with slashes ("github.com/about"): those are
-  // not domains and get the spec's 400 rather than a 404.
-  .on(["GET", "HEAD"], "/:domain{.+}", (c) => lookup(c, domainSubject(c.req.param("domain"))));
+  .on(["GET", "HEAD"], "/:domain", (c) => lookup(c, domainSubject(c.req.param("domain"))))
+  // Paths with more segments ("github.com/about") are no domains either: the spec's 400, not a
+  // 404. (A plain wildcard rather than a regex parameter keeps Hono on its fastest router.)
+  .on(["GET", "HEAD"], "/*", (c) => lookup(c, domainSubject(decodeURIComponentSafe(c.req.path.slice(1)))));
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
