@@ -92,14 +92,15 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const logo = await resolveLogo(createDb(c.env.DB), subject);
   if (!logo) return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
 
-  const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders });
   const key = renditionKey(logo, parsed.data);
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    headers.set("Location", redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || originOf(c.req.url), !!vars.CDN_URL, key, parsed.data.size));
-    return new Response(null, { status: 302, headers });
+    const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || originOf(c.req.url), !!vars.CDN_URL, key, parsed.data.size);
+    // One plain header object: the hot path builds no Headers of its own.
+    return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders } });
   }
 
+  const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders });
   headers.set("Content-Type", "image/png");
   if (caller.kind === "secret") {
     for (const [name, value] of Object.entries(metadataHeaders(logo, parsed.data.size))) headers.set(name, value);
