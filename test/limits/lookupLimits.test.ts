@@ -52,7 +52,7 @@ describe("leases", () => {
     env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`key:${id}`)).usage(lookupWindows(k), now);
 
   it("count a batch once and serve it without asking the limiter again", async () => {
-    const k = key("leased", 11_000, "enterprise");
+    const k = key("leased", 100_000, "enterprise");
     const now = Date.parse("2026-11-22T11:00:05Z");
     const first = await consumeLookup(env, k, { now });
     expect(first.allowed).toBe(true);
@@ -64,7 +64,7 @@ describe("leases", () => {
   });
 
   it("give the unspent rest back to the month when the minute ends", async () => {
-    const k = key("released", 11_000, "enterprise");
+    const k = key("released", 100_000, "enterprise");
     const minute1 = Date.parse("2026-11-22T11:00:59Z");
     await consumeLookup(env, k, { now: minute1 });
     expect((await usage("released", k, minute1))[1]!.used).toBe(LEASE_SIZE);
