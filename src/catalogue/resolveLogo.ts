@@ -72,10 +72,18 @@ const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v1";
 
 const isolateCache = new Map<string, { logo: ResolvedLogo | null; expires: number }>();
 
+const cacheKeyOf = (subject: Subject) => `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`;
+
+/** The resolution this isolate holds: the logo, null (known miss), or undefined (not held). */
+export function knownResolution(subject: Subject, now = Date.now()): ResolvedLogo | null | undefined {
+  const local = isolateCache.get(cacheKeyOf(subject));
+  return local && local.expires > now ? local.logo : undefined;
+}
+
 export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
-  const cacheKey = `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`;
-  const local = isolateCache.get(cacheKey);
-  if (local && local.expires > now) return local.logo;
+  const known = knownResolution(subject, now);
+  if (known !== undefined) return known;
+  const cacheKey = cacheKeyOf(subject);
 
   const cache = await caches.open("resolve");
   const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);

@@ -23,10 +23,16 @@ const MAX_CACHED_KEYS = 10_000;
 // memory, like the request that brought it.
 const cache = new Map<string, { key: VerifiedKey | null; expires: number }>();
 
+/** What this isolate knows of a key without asking D1: the key, null, or undefined (not known). */
+export function knownKey(presented: string, now = Date.now()): VerifiedKey | null | undefined {
+  const cached = cache.get(presented);
+  return cached && cached.expires > now ? cached.key : undefined;
+}
+
 /** The live key behind a presented value, or null for anything unknown, malformed or revoked. */
 export async function verifyKey(db: Db, presented: string, now = Date.now()): Promise<VerifiedKey | null> {
-  const cached = cache.get(presented);
-  if (cached && cached.expires > now) return cached.key;
+  const known = knownKey(presented, now);
+  if (known !== undefined) return known;
   if (keyTypeOf(presented) === null) return null;
   const keyHash = await hashKey(presented);
 

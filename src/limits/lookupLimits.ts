@@ -73,18 +73,21 @@ export interface LookupLimitOptions {
   defer?: (work: Promise<unknown>) => void;
 }
 
+/** Spends one request of this isolate's lease for the key, when it holds one for this minute. */
+export function spendLease(key: VerifiedKey, now = Date.now()): LimitDecision | undefined {
+  const lease = leases.get(key.id);
+  if (!lease || lease.tokens === 0 || lease.minute !== windowStart("minute", now)) return undefined;
+  if (lease.signature !== JSON.stringify(lookupWindows(key))) return undefined;
+  lease.tokens--;
+  return { allowed: true, remaining: lease.remaining + lease.tokens, resetAt: lease.resetAt };
+}
+
 export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupLimitOptions = {}): Promise<LimitDecision> {
   const now = options.now ?? Date.now();
   const windows = lookupWindows(key);
   const signature = JSON.stringify(windows);
   const minute = windowStart("minute", now);
-
-  const spend = (): LimitDecision | undefined => {
-    const lease = leases.get(key.id);
-    if (!lease || lease.signature !== signature || lease.minute !== minute || lease.tokens === 0) return undefined;
-    lease.tokens--;
-    return { allowed: true, remaining: lease.remaining + lease.tokens, resetAt: lease.resetAt };
-  };
+  const spend = () => spendLease(key, now);
 
   const fromLease = spend();
   if (fromLease) return fromLease;

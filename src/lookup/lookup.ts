@@ -2,16 +2,16 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app";
 import { encodeAssetKey } from "../assets/codec";
-import { resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { readVars } from "../env";
 import { renderPng, scaledHeight } from "../images/transform";
 import { keyTypeOf } from "../keys/format";
 import { checkRestrictions, requestOrigin } from "../keys/restrictions";
-import { verifyKey } from "../keys/verify";
+import { knownKey, verifyKey } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
-import { consumeLookup } from "../limits/lookupLimits";
+import { consumeLookup, spendLease } from "../limits/lookupLimits";
 
 /**
  * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, and
@@ -45,7 +45,7 @@ type LookupOptions = z.infer<typeof publishableOptions>;
 type Caller = { kind: "publishable" | "secret"; cors: Record<string, string>; key: NonNullable<Awaited<ReturnType<typeof verifyKey>>> };
 
 /** Who is asking: a publishable key from the query, or a secret key from the Authorization header. */
-async function identify(c: Context<AppEnv>): Promise<{ ok: true; caller: Caller } | { ok: false; response: Response }> {
+async function identify(c: Context<AppEnv>): Promise<Identified> {
   const db = createDb(c.env.DB);
   const token = c.req.query("token");
   const authorization = c.req.header("authorization");
@@ -62,14 +62,67 @@ async function identify(c: Context<AppEnv>): Promise<{ ok: true; caller: Caller 
   }
 
   const key = token !== undefined && keyTypeOf(token) === "publishable" ? await verifyKey(db, token) : null;
-  if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, anyOrigin) };
+  return publishableCaller(c, key);
+}
+
+type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
+
+function publishableCaller(c: Context<AppEnv>, key: Caller["key"] | null): Identified {
+  if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, { "Access-Control-Allow-Origin": "*" }) };
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
   if (!restriction.ok) return { ok: false, response: text(restriction.message, 403, { Vary: "Origin" }) };
   return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
 }
 
+/**
+ * A warm lookup, answered without a single await when the isolate already knows the key, the
+ * subject and holds a lease: most hotlink traffic. Anything else takes the full path.
+ */
+function warmRedirect(c: Context<AppEnv>, subject: Subject | { invalid: string }): Response | undefined {
+  if ("invalid" in subject || c.req.header("authorization") !== undefined) return undefined;
+  const vars = readVars(c.env);
+  if (vars.LOOKUP_RESPONSE !== "redirect") return undefined;
+  const token = c.req.query("token");
+  if (token === undefined) return undefined;
+  const now = Date.now();
+  const key = knownKey(token, now);
+  if (!key || key.type !== "publishable") return undefined;
+  const logo = knownResolution(subject, now);
+  if (!logo) return undefined;
+  const identified = publishableCaller(c, key);
+  if (!identified.ok) return identified.response;
+  const parsed = parseOptions("publishable", c.req.url, () => c.req.query());
+  if (!parsed.success) return undefined;
+  const decision = spendLease(key, now);
+  if (!decision) return undefined;
+  return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, limitHeadersOf(decision));
+}
+
+function limitHeadersOf(decision: { remaining: number; resetAt: number }) {
+  return {
+    "X-RateLimit-Remaining": String(decision.remaining),
+    "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),
+  };
+}
+
+function redirectResponse(
+  c: Context<AppEnv>,
+  vars: ReturnType<typeof readVars>,
+  logo: ResolvedLogo,
+  options: LookupOptions,
+  cors: Record<string, string>,
+  limitHeaders: Record<string, string>,
+): Response {
+  const key = renditionKey(logo, options);
+  const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || originOf(c.req.url), !!vars.CDN_URL, key, options.size);
+  // One plain header object: the hot path builds no Headers of its own.
+  return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...cors, ...limitHeaders } });
+}
+
 /** `subject` is the validated subject, or the 400 message for one that is not valid. */
 async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
+  const warm = warmRedirect(c, subject);
+  if (warm) return warm;
   const identified = await identify(c);
   if (!identified.ok) return identified.response;
   const { caller } = identified;
@@ -80,10 +133,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 
   const now = Date.now();
   const decision = await consumeLookup(c.env, caller.key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
-  const limitHeaders = {
-    "X-RateLimit-Remaining": String(decision.remaining),
-    "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),
-  };
+  const limitHeaders = limitHeadersOf(decision);
   if (!decision.allowed) {
     const retryAfter = String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
     return text("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter });
@@ -92,13 +142,11 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const logo = await resolveLogo(createDb(c.env.DB), subject);
   if (!logo) return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
 
-  const key = renditionKey(logo, parsed.data);
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || originOf(c.req.url), !!vars.CDN_URL, key, parsed.data.size);
-    // One plain header object: the hot path builds no Headers of its own.
-    return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders } });
+    return redirectResponse(c, vars, logo, parsed.data, caller.cors, limitHeaders);
   }
+  const key = renditionKey(logo, parsed.data);
 
   const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders });
   headers.set("Content-Type", "image/png");
