@@ -29,6 +29,7 @@ const text = (message: string, status: number, headers: Record<string, string> =
   new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
 
 const INVALID_TOKEN = "Missing or invalid token";
+const ANY_ORIGIN = { "Access-Control-Allow-Origin": "*" };
 const SECRET_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
 
 function optionsFor(maxSize: number) {
@@ -50,10 +51,9 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const token = c.req.query("token");
   const authorization = c.req.header("authorization");
   const bearer = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
-  const anyOrigin = { "Access-Control-Allow-Origin": "*" };
 
   // A secret key in a URL is refused outright (and, like every key, never logged).
-  if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: text(SECRET_IN_URL, 401, anyOrigin) };
+  if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: text(SECRET_IN_URL, 401, ANY_ORIGIN) };
 
   if (bearer !== undefined) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
@@ -68,7 +68,7 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
 type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
 
 function publishableCaller(c: Context<AppEnv>, key: Caller["key"] | null): Identified {
-  if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, { "Access-Control-Allow-Origin": "*" }) };
+  if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, ANY_ORIGIN) };
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
   if (!restriction.ok) return { ok: false, response: text(restriction.message, 403, { Vary: "Origin" }) };
   return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
@@ -240,7 +240,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   };
   const token = c.req.query("token");
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
-  if (!key) return new Response(null, { status: 204, headers: { ...headers, "Access-Control-Allow-Origin": "*" } });
+  if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
   if (!restriction.ok) return text(restriction.message, 403, { Vary: "Origin" });
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
