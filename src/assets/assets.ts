@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AppEnv } from "../app";
 import { resizePng, scaledHeight } from "../images/transform";
 import { firstMessage, integerParam } from "../lib/params";
+import { RecentBytes } from "../lib/recent";
 import { decodeAssetKey } from "./codec";
 
 /**
@@ -13,6 +14,7 @@ import { decodeAssetKey } from "./codec";
  *   width     1-3200, exactly this width (may enlarge): what lookups redirect to
  */
 const IMMUTABLE = "public, max-age=31536000, immutable";
+const recent = new RecentBytes<{ body: ArrayBuffer; headers: [string, string][] }>(16 * 1024 * 1024);
 const MAX_WIDTH = 3200;
 
 const query = z.object({
@@ -30,11 +32,17 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const { maxWidth, width } = params.data;
   if (maxWidth !== undefined && width !== undefined) return c.text("Invalid maxWidth: give maxWidth or width, not both", 400);
 
-  // Transformed responses are cached by URL in this data centre; a HEAD shares the GET's entry.
+  // Answers are cached by URL in the isolate and in this data centre; a HEAD shares the GET's.
+  const remembered = recent.get(c.req.url);
+  if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
   const cache = caches.default;
   const cacheRequest = new Request(c.req.url, { method: "GET" });
   const hit = await cache.match(cacheRequest);
-  if (hit) return finish(c.req.raw, hit);
+  if (hit) {
+    const body = await hit.arrayBuffer();
+    recent.set(c.req.url, { body, headers: [...hit.headers] }, body.byteLength);
+    return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
+  }
 
   const head = await c.env.LOGOS.head(key);
   if (!head) return notFound();
@@ -64,6 +72,7 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const bytes = await new Response(body).arrayBuffer();
   headers.set("Content-Length", String(bytes.byteLength));
   const response = new Response(bytes, { status: 200, headers });
+  recent.set(c.req.url, { body: bytes, headers: [...headers] }, bytes.byteLength);
   c.executionCtx.waitUntil(cache.put(cacheRequest, response.clone()));
   return finish(c.req.raw, response);
 });

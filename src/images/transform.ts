@@ -1,3 +1,5 @@
+import { RecentBytes } from "../lib/recent";
+
 /**
  * Resizing at the edge, through the Images binding: the only transform the lookup and asset
  * routes need (greyscale and inverted renditions are prepared at import), and the only one
@@ -24,21 +26,8 @@ export function scaledHeight(sourceWidth: number, sourceHeight: number, width: n
 
 const RENDER_CACHE = "https://render.logo-lookup.internal/v1";
 
-/** Recently rendered PNGs kept in the isolate, within a byte budget, before the Cache API. */
-const RECENT_BUDGET_BYTES = 16 * 1024 * 1024;
-const recent = new Map<string, ArrayBuffer>();
-let recentBytes = 0;
-
-function remember(id: string, bytes: ArrayBuffer): void {
-  if (bytes.byteLength > RECENT_BUDGET_BYTES / 64) return;
-  recent.set(id, bytes);
-  recentBytes += bytes.byteLength;
-  for (const [oldest, value] of recent) {
-    if (recentBytes <= RECENT_BUDGET_BYTES) break;
-    recent.delete(oldest);
-    recentBytes -= value.byteLength;
-  }
-}
+/** Recently rendered PNGs, kept in the isolate before the Cache API. */
+const recent = new RecentBytes<ArrayBuffer>(16 * 1024 * 1024);
 
 /**
  * A stored PNG rendition resized to `width`, kept in the data centre's cache: renditions are
@@ -58,13 +47,13 @@ export async function renderPng(
   const hit = await cache.match(id);
   if (hit) {
     const bytes = await hit.arrayBuffer();
-    remember(id, bytes);
+    recent.set(id, bytes, bytes.byteLength);
     return bytes;
   }
   const object = await env.LOGOS.get(key);
   if (!object) return null;
   const bytes = await new Response(await resizePng(env.IMAGES, object.body, { width, enlarge: true })).arrayBuffer();
-  remember(id, bytes);
+  recent.set(id, bytes, bytes.byteLength);
   defer(cache.put(id, new Response(bytes, { headers: { "Cache-Control": "public, max-age=31536000, immutable" } })));
   return bytes;
 }

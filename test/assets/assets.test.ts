@@ -114,3 +114,17 @@ describe("asset key codec", () => {
     );
   });
 });
+
+describe("repeat requests", () => {
+  it("serve the same full bytes every time, from whichever cache answers", async () => {
+    const { path } = await storedLogo();
+    const bodies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await get(`${path}?maxWidth=20`);
+      expect(response.status).toBe(200);
+      bodies.push([...new Uint8Array(await response.arrayBuffer())].join(","));
+    }
+    expect(bodies[0]!.length).toBeGreaterThan(50);
+    expect(new Set(bodies).size).toBe(1);
+  });
+});

@@ -159,3 +159,18 @@ describe("caching", () => {
     expect(second.headers.get("x-ratelimit-remaining")).toBe("598");
   });
 });
+
+describe("repeat bytes lookups", () => {
+  it("serve the same full PNG every time", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const bodies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=48`);
+      expect(response.status).toBe(200);
+      bodies.push([...new Uint8Array(await response.arrayBuffer())].join(","));
+    }
+    expect(bodies[0]!.length).toBeGreaterThan(50);
+    expect(new Set(bodies).size).toBe(1);
+  });
+});
