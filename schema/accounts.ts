@@ -64,3 +64,20 @@ export const apiKeys = sqliteTable(
 
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
+
+/**
+ * Portal sessions. The cookie carries an opaque random id; only its SHA-256 is stored, so a
+ * leaked database yields no usable session.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("sessions_account_idx").on(t.accountId)],
+);

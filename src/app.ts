@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { assets } from "./assets/assets";
 import { health } from "./health/health";
 import { lookupRoutes } from "./lookup/lookup";
+import { portal } from "./portal/portal";
 
 export type AppEnv = { Bindings: Env };
 
@@ -10,6 +11,7 @@ export const app = new Hono<AppEnv>();
 
 app.route("/", health);
 app.route("/", assets);
+app.route("/", portal);
 // Last: GET /{domain} takes every path the routes above do not.
 app.route("/", lookupRoutes);
 

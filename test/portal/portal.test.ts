@@ -1,0 +1,128 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { sessions } from "../../schema";
+import { createAccount } from "../../src/accounts/accounts";
+import { SIGN_IN_LIMITS } from "../../src/portal/portal";
+import { db } from "../helpers/catalogue";
+
+const PASSWORD = "correct horse battery";
+let n = 0;
+async function account() {
+  const email = `portal${++n}-${crypto.randomUUID().slice(0, 6)}@example.com`;
+  const created = await createAccount(db, { email, password: PASSWORD, plan: "launch" });
+  if (!created.ok) throw new Error(created.error.message);
+  return created.value;
+}
+
+const post = (path: string, body: BodyInit, headers: Record<string, string>, base = "https://logos.test") =>
+  exports.default.fetch(`${base}${path}`, { method: "POST", body, headers });
+const loginJson = (email: string, password: string, path = "/apiaas/login", extra: Record<string, string> = {}) =>
+  post(path, JSON.stringify({ email, password }), { "Content-Type": "application/json", ...extra });
+const cookieOf = (response: Response) => /session=([^;]*)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
+const whoami = (cookie?: string, path = "/apiaas/whoami") =>
+  exports.default.fetch(`https://logos.test${path}`, cookie ? { headers: { Cookie: `session=${cookie}` } } : {});
+
+describe("portal sign-in", () => {
+  it.each(["/apiaas/login", "/api/v1/auth/login", "/api/v1/login"])("%s signs in with JSON and sets a safe session cookie", async (path) => {
+    const { email, id } = await account();
+    const response = await loginJson(email.toUpperCase(), PASSWORD, path);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ account: { id, email, plan: "launch" } });
+    const cookie = response.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(cookie).toContain("Secure");
+    expect(cookie).toContain("Path=/");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("accepts a form body, and leaves Secure off on localhost", async () => {
+    const { email } = await account();
+    const response = await post("/api/v1/login", new URLSearchParams({ email, password: PASSWORD }).toString(), {
+      "Content-Type": "application/x-www-form-urlencoded",
+    }, "http://localhost:8787");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).not.toContain("Secure");
+  });
+
+  it("refuses a wrong password and an unknown email alike", async () => {
+    const { email } = await account();
+    for (const response of [await loginJson(email, "wrong password!"), await loginJson("nobody@example.com", PASSWORD)]) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Invalid email or password" } });
+      expect(response.headers.get("set-cookie")).toBeNull();
+    }
+  });
+
+  it.each([
+    ["not json", { "Content-Type": "application/json" }],
+    [JSON.stringify({ email: "x@example.com" }), { "Content-Type": "application/json" }],
+    [JSON.stringify({ email: "not-an-email", password: "x" }), { "Content-Type": "application/json" }],
+    ["email=x@example.com&password=y", { "Content-Type": "text/plain" }],
+  ])("answers a bad body %j with a clear 400", async (body, headers) => {
+    const response = await post("/apiaas/login", body, headers);
+    expect(response.status).toBe(400);
+    const json = (await response.json()) as { error: { code: string; message: string } };
+    expect(json.error.code).toBe("invalid_argument");
+    expect(json.error.message.length).toBeGreaterThan(5);
+  });
+
+  it("limits sign-in attempts per account", async () => {
+    const { email } = await account();
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) expect((await loginJson(email, "wrong password!")).status).toBe(401);
+    const refused = await loginJson(email, PASSWORD);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("whoami and logout", () => {
+  it("answer with the identity of the session, then forget it", async () => {
+    const { email, id, clientId } = await account();
+    const cookie = cookieOf(await loginJson(email, PASSWORD))!;
+    for (const path of ["/apiaas/whoami", "/api/v1/auth/whoami"]) {
+      const response = await whoami(cookie, path);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ account: { id, email, plan: "launch" }, clients: [{ id: clientId, name: "Default" }] });
+    }
+    const out = await exports.default.fetch("https://logos.test/apiaas/logout", { method: "POST", headers: { Cookie: `session=${cookie}` } });
+    expect(out.status).toBe(204);
+    expect(out.headers.get("set-cookie")).toMatch(/session=;/);
+    expect((await whoami(cookie)).status).toBe(401);
+  });
+
+  it("refuse requests without a valid session", async () => {
+    for (const cookie of [undefined, "garbage", "x".repeat(500)]) {
+      const response = await whoami(cookie);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Not signed in" } });
+    }
+  });
+});
+
+describe("session security", () => {
+  it("stores only hashes of session ids", async () => {
+    const { email } = await account();
+    const cookie = cookieOf(await loginJson(email, PASSWORD))!;
+    expect(JSON.stringify(await db.select().from(sessions).all())).not.toContain(cookie);
+  });
+
+  it("issues a new id at sign-in and ends the one the browser brought (no fixation)", async () => {
+    const { email } = await account();
+    const planted = cookieOf(await loginJson(email, PASSWORD))!;
+    const fresh = cookieOf(await loginJson(email, PASSWORD, "/apiaas/login", { Cookie: `session=${planted}` }))!;
+    expect(fresh).not.toBe(planted);
+    expect((await whoami(planted)).status).toBe(401);
+    expect((await whoami(fresh)).status).toBe(200);
+  });
+
+  it("never lets one account's session read another's identity", async () => {
+    const a = await account();
+    const b = await account();
+    const cookie = cookieOf(await loginJson(a.email, PASSWORD))!;
+    const body = (await (await whoami(cookie)).json()) as { account: { id: string } };
+    expect(body.account.id).toBe(a.id);
+    expect(body.account.id).not.toBe(b.id);
+  });
+});
