@@ -1,4 +1,5 @@
 import { isPublicRendition } from "../images/keys";
+import { toBase64Url } from "../lib/encoding";
 
 /**
  * Asset URLs name an R2 key as unpadded base64url of its UTF-8 bytes (spec, Public asset).
@@ -9,9 +10,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MAX_ENCODED_LENGTH = 700;
 
 export function encodeAssetKey(key: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(key)) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return toBase64Url(new TextEncoder().encode(key));
 }
 
 export function decodeAssetKey(encoded: string): string | null {

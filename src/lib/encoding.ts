@@ -13,6 +13,11 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** Unpadded base64url (RFC 4648 §5), safe in URLs and cookies. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
 export function fromBase64(text: string): Uint8Array {
   const binary = atob(text);
   const out = new Uint8Array(binary.length);

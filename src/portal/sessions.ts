@@ -1,14 +1,14 @@
 import { and, eq, gt } from "drizzle-orm";
 import { accounts, sessions } from "../../schema";
 import type { Db } from "../lib/db";
-import { sha256Hex, toBase64 } from "../lib/encoding";
+import { sha256Hex, toBase64Url } from "../lib/encoding";
 
 export const SESSION_COOKIE = "session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Starts a session: a fresh opaque id for the cookie, stored only as its hash. */
 export async function startSession(db: Db, accountId: string, now = new Date()): Promise<{ id: string; expiresAt: Date }> {
-  const id = toBase64(crypto.getRandomValues(new Uint8Array(32))).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  const id = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await db.insert(sessions).values({ idHash: await sha256Hex(id), accountId, createdAt: now, expiresAt });
   return { id, expiresAt };
