@@ -197,13 +197,14 @@ export async function importCompanyLogo(
   try {
     results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
-    if (stored) await bucket.delete(stored.keys);
+    if (stored) await bucket.delete(logoObjectKeys(stored.columns));
     return fail("internal", `catalogue write failed: ${(error as Error).message}`);
   }
 
   // 3. The replaced image's objects are unreferenced now.
   if (stored && existingLogo) {
-    const replaced = logoObjectKeys(existingLogo).filter((key) => !stored.keys.includes(key));
+    const kept = logoObjectKeys(stored.columns);
+    const replaced = logoObjectKeys(existingLogo).filter((key) => !kept.includes(key));
     if (replaced.length > 0) await bucket.delete(replaced);
   }
 
@@ -222,7 +223,6 @@ export function nameKey(name: string): string {
 }
 
 interface StoredImage {
-  keys: string[];
   columns: {
     format: string;
     originalKey: string;
@@ -239,7 +239,6 @@ interface StoredImage {
 }
 
 const PNG = { contentType: "image/png" };
-type ObjectSpec = [key: string, body: Uint8Array, httpMetadata: { contentType: string }, customMetadata?: Record<string, string>];
 const originalTypes: Record<string, string> = {
   svg: "image/svg+xml",
   png: "image/png",
@@ -249,41 +248,35 @@ const originalTypes: Record<string, string> = {
 };
 
 async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedImage): Promise<Result<StoredImage>> {
+  const columns: StoredImage["columns"] = {
+    format: image.format,
+    originalKey: originalKey(parts, image.format),
+    masterKey: renditionKey(parts, "master"),
+    greyKey: renditionKey(parts, "grey"),
+    invertedKey: image.inverted ? renditionKey(parts, "inverted") : null,
+    invertedGreyKey: image.invertedGrey ? renditionKey(parts, "invertedGrey") : null,
+    width: image.width,
+    height: image.height,
+    bytes: image.master.byteLength,
+    contentHash: image.contentHash,
+    tone: image.tone,
+  };
   // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
-  const size = { width: String(image.width), height: String(image.height) };
-  const objects: ObjectSpec[] = [
-    [renditionKey(parts, "master"), image.master, PNG, size],
-    [renditionKey(parts, "grey"), image.grey, PNG, size],
-    [originalKey(parts, image.format), image.original, { contentType: originalTypes[image.format] ?? "application/octet-stream" }],
+  const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
+  const objects: Array<[key: string | null, body: Uint8Array | null, options: R2PutOptions]> = [
+    [columns.masterKey, image.master, png],
+    [columns.greyKey, image.grey, png],
+    [columns.invertedKey, image.inverted, png],
+    [columns.invertedGreyKey, image.invertedGrey, png],
+    [columns.originalKey, image.original, { httpMetadata: { contentType: originalTypes[image.format] ?? "application/octet-stream" } }],
   ];
-  if (image.inverted) objects.push([renditionKey(parts, "inverted"), image.inverted, PNG, size]);
-  if (image.invertedGrey) objects.push([renditionKey(parts, "invertedGrey"), image.invertedGrey, PNG, size]);
-  const keys = objects.map(([key]) => key);
-
   try {
-    await Promise.all(
-      objects.map(([key, body, httpMetadata, customMetadata]) => bucket.put(key, body, { httpMetadata, ...(customMetadata ? { customMetadata } : {}) })),
-    );
+    await Promise.all(objects.map(([key, body, options]) => (key && body ? bucket.put(key, body, options) : null)));
   } catch (error) {
-    await bucket.delete(keys).catch(() => undefined);
+    await bucket.delete(logoObjectKeys(columns)).catch(() => undefined);
     return fail("internal", `object storage write failed: ${(error as Error).message}`);
   }
-  return ok({
-    keys,
-    columns: {
-      format: image.format,
-      originalKey: keys[2]!,
-      masterKey: keys[0]!,
-      greyKey: keys[1]!,
-      invertedKey: image.inverted ? renditionKey(parts, "inverted") : null,
-      invertedGreyKey: image.invertedGrey ? renditionKey(parts, "invertedGrey") : null,
-      width: image.width,
-      height: image.height,
-      bytes: image.master.byteLength,
-      contentHash: image.contentHash,
-      tone: image.tone,
-    },
-  });
+  return ok({ columns });
 }
 
 function logoObjectKeys(logo: { originalKey: string; masterKey: string; greyKey: string; invertedKey: string | null; invertedGreyKey: string | null }): string[] {
