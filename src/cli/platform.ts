@@ -28,7 +28,7 @@ export const projectRoot = resolve(import.meta.dirname, "../..");
  * A wrangler config with only the two storage bindings of wrangler.toml, so the tools start
  * no Worker code of the service (nor its Durable Objects).
  */
-export function storageToolConfig(config: ReturnType<typeof unstable_readConfig>, options: PlatformOptions) {
+function storageToolConfig(config: ReturnType<typeof unstable_readConfig>, options: PlatformOptions) {
   const database = (config.d1_databases as StorageBinding[]).find((d) => d.binding === "DB");
   const bucket = (config.r2_buckets as StorageBinding[]).find((b) => b.binding === "LOGOS");
   if (!database || !bucket) throw new Error("wrangler.toml must bind a D1 database as DB and an R2 bucket as LOGOS");
@@ -42,18 +42,27 @@ export function storageToolConfig(config: ReturnType<typeof unstable_readConfig>
   };
 }
 
-export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
+/** Writes that config for one tool of this process; the caller removes it when done. */
+export function writeStorageToolConfig(options: PlatformOptions, tool: string): string {
   const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
   const dir = join(projectRoot, ".wrangler", "tmp");
   mkdirSync(dir, { recursive: true });
-  const configPath = join(dir, `tools-${process.pid}.json`);
+  const configPath = join(dir, `${tool}-${process.pid}.json`);
   writeFileSync(configPath, JSON.stringify(storageToolConfig(config, options)));
+  return configPath;
+}
 
-  const persistRoot = resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state"));
+/** The local state directory, as wrangler's `--persist-to` names it. */
+export function stateRoot(options: PlatformOptions): string {
+  return resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state"));
+}
+
+export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const configPath = writeStorageToolConfig(options, "tools");
   const proxy = await getPlatformProxy<{ DB: D1Database; LOGOS: R2Bucket }>({
     configPath,
     envFiles: [],
-    persist: { path: join(persistRoot, "v3") },
+    persist: { path: join(stateRoot(options), "v3") },
     remoteBindings: options.remote ?? false,
   });
   return {

@@ -1,10 +1,10 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { unstable_dev, unstable_readConfig } from "wrangler";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { unstable_dev } from "wrangler";
 import type { LogoVariant } from "../../../schema";
 import type { CompanyLogoInput, ImportedLogo, PreparedImage } from "../../catalogue/importLogo";
 import type { Result } from "../../lib/errors";
-import { projectRoot, type PlatformOptions, storageToolConfig } from "../platform";
+import { type PlatformOptions, projectRoot, stateRoot, writeStorageToolConfig } from "../platform";
 
 export type WriteResult = Result<ImportedLogo> | { ok: false; needsImage: true };
 
@@ -16,16 +16,13 @@ export interface ImportWriter {
 }
 
 export async function startImportWriter(options: PlatformOptions): Promise<ImportWriter> {
-  const dir = join(projectRoot, ".wrangler", "tmp");
-  mkdirSync(dir, { recursive: true });
-  const configPath = join(dir, `importer-${process.pid}.json`);
-  writeFileSync(configPath, JSON.stringify(storageToolConfig(unstable_readConfig({ config: join(projectRoot, "wrangler.toml") }), options)));
+  const configPath = writeStorageToolConfig(options, "importer");
 
   // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const worker = await unstable_dev(join(projectRoot, "src/cli/importer/worker.ts"), {
     config: configPath,
-    persistTo: resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state")),
+    persistTo: stateRoot(options),
     ip: "127.0.0.1",
     port: 0,
     logLevel: "error",
