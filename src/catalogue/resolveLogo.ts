@@ -76,14 +76,18 @@ const cacheKeyOf = (subject: Subject) => `${subject.kind}/${encodeURIComponent(s
 
 /** The resolution this isolate holds: the logo, null (known miss), or undefined (not held). */
 export function knownResolution(subject: Subject, now = Date.now()): ResolvedLogo | null | undefined {
-  const local = isolateCache.get(cacheKeyOf(subject));
+  return held(cacheKeyOf(subject), now);
+}
+
+function held(cacheKey: string, now: number): ResolvedLogo | null | undefined {
+  const local = isolateCache.get(cacheKey);
   return local && local.expires > now ? local.logo : undefined;
 }
 
 export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
-  const known = knownResolution(subject, now);
-  if (known !== undefined) return known;
   const cacheKey = cacheKeyOf(subject);
+  const known = held(cacheKey, now);
+  if (known !== undefined) return known;
 
   const cache = await caches.open("resolve");
   const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);

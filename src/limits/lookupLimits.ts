@@ -75,9 +75,12 @@ export interface LookupLimitOptions {
 
 /** Spends one request of this isolate's lease for the key, when it holds one for this minute. */
 export function spendLease(key: VerifiedKey, now = Date.now()): LimitDecision | undefined {
-  const lease = leases.get(key.id);
-  if (!lease || lease.tokens === 0 || lease.minute !== windowStart("minute", now)) return undefined;
-  if (lease.signature !== JSON.stringify(lookupWindows(key))) return undefined;
+  return spendFrom(key.id, JSON.stringify(lookupWindows(key)), windowStart("minute", now));
+}
+
+function spendFrom(keyId: string, signature: string, minute: number): LimitDecision | undefined {
+  const lease = leases.get(keyId);
+  if (!lease || lease.tokens === 0 || lease.minute !== minute || lease.signature !== signature) return undefined;
   lease.tokens--;
   return { allowed: true, remaining: lease.remaining + lease.tokens, resetAt: lease.resetAt };
 }
@@ -87,14 +90,14 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
   const windows = lookupWindows(key);
   const signature = JSON.stringify(windows);
   const minute = windowStart("minute", now);
-  const spend = () => spendLease(key, now);
+  const spend = () => spendFrom(key.id, signature, minute);
 
   const fromLease = spend();
   if (fromLease) return fromLease;
   const decision = await acquire(env, key.id, windows, signature, minute, now, options);
   if (decision?.allowed) return decision;
   // Refused everywhere; requests running alongside may still have left leased ones here.
-  return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: windowStart("minute", now) + 60_000 };
+  return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: minute + 60_000 };
 }
 
 /**
