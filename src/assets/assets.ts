@@ -4,6 +4,7 @@ import type { AppEnv } from "../app";
 import { resizePng, scaledHeight } from "../images/transform";
 import { firstMessage, integerParam } from "../lib/params";
 import { RecentBytes } from "../lib/recent";
+import { plainText } from "../lib/responses";
 import { decodeAssetKey } from "./codec";
 
 /**
@@ -22,15 +23,15 @@ const query = z.object({
   width: integerParam("width", 1, MAX_WIDTH).optional(),
 });
 
-const notFound = () => new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+const notFound = () => plainText("Not found", 404);
 
 export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const key = decodeAssetKey(c.req.param("key"));
   if (key === null) return notFound();
   const params = query.safeParse(c.req.query());
-  if (!params.success) return c.text(firstMessage(params.error), 400);
+  if (!params.success) return plainText(firstMessage(params.error), 400);
   const { maxWidth, width } = params.data;
-  if (maxWidth !== undefined && width !== undefined) return c.text("Invalid maxWidth: give maxWidth or width, not both", 400);
+  if (maxWidth !== undefined && width !== undefined) return plainText("Invalid maxWidth: give maxWidth or width, not both", 400);
 
   // Answers are cached by URL in the isolate and in this data centre; a HEAD shares the GET's.
   const remembered = recent.get(c.req.url);

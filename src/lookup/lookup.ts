@@ -11,6 +11,7 @@ import { knownKey, verifyKey } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
+import { plainText } from "../lib/responses";
 import { consumeLookup, spendLease } from "../limits/lookupLimits";
 
 /**
@@ -25,8 +26,6 @@ import { consumeLookup, spendLease } from "../limits/lookupLimits";
  * with bytes, up to 1,200 px, and the logo's metadata in headers.
  */
 const LOOKUP_CACHE = "public, max-age=86400";
-const text = (message: string, status: number, headers: Record<string, string> = {}) =>
-  new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
 
 const INVALID_TOKEN = "Missing or invalid token";
 const ANY_ORIGIN = { "Access-Control-Allow-Origin": "*" };
@@ -53,11 +52,11 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const bearer = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
 
   // A secret key in a URL is refused outright (and, like every key, never logged).
-  if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: text(SECRET_IN_URL, 401, ANY_ORIGIN) };
+  if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: plainText(SECRET_IN_URL, 401, ANY_ORIGIN) };
 
   if (bearer !== undefined) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
-    if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer" }) };
+    if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer" }) };
     return { ok: true, caller: { kind: "secret", key, cors: {} } };
   }
 
@@ -68,9 +67,9 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
 type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
 
 function publishableCaller(c: Context<AppEnv>, key: Caller["key"] | null): Identified {
-  if (!key) return { ok: false, response: text(INVALID_TOKEN, 401, ANY_ORIGIN) };
+  if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, ANY_ORIGIN) };
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
-  if (!restriction.ok) return { ok: false, response: text(restriction.message, 403, { Vary: "Origin" }) };
+  if (!restriction.ok) return { ok: false, response: plainText(restriction.message, 403, { Vary: "Origin" }) };
   return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
 }
 
@@ -128,19 +127,19 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const { caller } = identified;
 
   const parsed = parseOptions(caller.kind, c.req.url, () => c.req.query());
-  if (!parsed.success) return text(firstMessage(parsed.error), 400, caller.cors);
-  if ("invalid" in subject) return text(subject.invalid, 400, caller.cors);
+  if (!parsed.success) return plainText(firstMessage(parsed.error), 400, caller.cors);
+  if ("invalid" in subject) return plainText(subject.invalid, 400, caller.cors);
 
   const now = Date.now();
   const decision = await consumeLookup(c.env, caller.key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
   const limitHeaders = limitHeadersOf(decision);
   if (!decision.allowed) {
     const retryAfter = String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
-    return text("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter });
+    return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter });
   }
 
   const logo = await resolveLogo(createDb(c.env.DB), subject);
-  if (!logo) return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+  if (!logo) return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
 
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
@@ -157,7 +156,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const png = await renderPng(c.env, key, parsed.data.size, (work) => c.executionCtx.waitUntil(work));
   if (!png) {
     console.error(`lookup: object missing for logo ${logo.logoId}`);
-    return text("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+    return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
   headers.set("Content-Length", String(png.byteLength));
   return new Response(png, { status: 200, headers });
@@ -242,7 +241,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
-  if (!restriction.ok) return text(restriction.message, 403, { Vary: "Origin" });
+  if (!restriction.ok) return plainText(restriction.message, 403, { Vary: "Origin" });
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
 }
 
