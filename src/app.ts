@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { assets } from "./assets/assets";
 import { health } from "./health/health";
 import { lookupRoutes } from "./lookup/lookup";
@@ -18,6 +19,8 @@ app.route("/", lookupRoutes);
 app.notFound((c) => c.text("Not found", 404));
 
 app.onError((error, c) => {
+  // Middleware refusals (CSRF, body limits) carry their own response.
+  if (error instanceof HTTPException) return error.getResponse();
   // Detail goes to the logs only; the wire gets the spec's generic message.
   console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}`, error);
   return c.text("Internal server error", 500);

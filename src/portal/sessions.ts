@@ -1,5 +1,8 @@
 import { and, eq, gt } from "drizzle-orm";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { accounts, sessions } from "../../schema";
+import type { AppEnv } from "../app";
 import type { Db } from "../lib/db";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
 
@@ -35,4 +38,40 @@ export async function sessionAccount(db: Db, id: string | undefined, now = new D
 export async function endSession(db: Db, id: string | undefined): Promise<void> {
   if (!id || id.length > 100) return;
   await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(id)));
+}
+
+/*
+ * The browser side: one cookie, HttpOnly, SameSite=Lax, Secure except on localhost, holding
+ * the opaque id. Used by the portal and by the OAuth sign-in page alike.
+ */
+
+/** Signs the browser in: a fresh id every time, and any session it brought along is ended (no fixation). */
+export async function replaceSession(c: Context<AppEnv>, db: Db, accountId: string): Promise<void> {
+  await endSession(db, getCookie(c, SESSION_COOKIE));
+  const session = await startSession(db, accountId);
+  setCookie(c, SESSION_COOKIE, session.id, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: !isLocalhost(new URL(c.req.url).hostname),
+    path: "/",
+    maxAge: SESSION_TTL_MS / 1000,
+  });
+}
+
+export function currentSession(c: Context<AppEnv>, db: Db): Promise<SessionAccount | null> {
+  return sessionAccount(db, getCookie(c, SESSION_COOKIE));
+}
+
+export async function endBrowserSession(c: Context<AppEnv>, db: Db): Promise<void> {
+  await endSession(db, getCookie(c, SESSION_COOKIE));
+  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+}
+
+/** The address sign-in attempts are counted by. */
+export function clientAddress(c: Context<AppEnv>): string {
+  return c.req.header("cf-connecting-ip") ?? "unknown";
+}
+
+function isLocalhost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]" || hostname.endsWith(".localhost");
 }

@@ -2,7 +2,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sessions } from "../../schema";
 import { createAccount } from "../../src/accounts/accounts";
-import { SIGN_IN_LIMITS } from "../../src/portal/portal";
+import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
 import { db } from "../helpers/catalogue";
 
 const PASSWORD = "correct horse battery";
@@ -41,9 +41,20 @@ describe("portal sign-in", () => {
     const { email } = await account();
     const response = await post("/api/v1/login", new URLSearchParams({ email, password: PASSWORD }).toString(), {
       "Content-Type": "application/x-www-form-urlencoded",
+      Origin: "http://localhost:8787",
     }, "http://localhost:8787");
     expect(response.status).toBe(200);
     expect(response.headers.get("set-cookie")).not.toContain("Secure");
+  });
+
+  it("refuses a form posted from another site (login CSRF)", async () => {
+    const { email } = await account();
+    const form = new URLSearchParams({ email, password: PASSWORD }).toString();
+    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, {}]) {
+      const response = await post("/apiaas/login", form, { "Content-Type": "application/x-www-form-urlencoded", ...headers });
+      expect(response.status).toBe(403);
+      expect(response.headers.get("set-cookie")).toBeNull();
+    }
   });
 
   it("refuses a wrong password and an unknown email alike", async () => {
@@ -59,7 +70,7 @@ describe("portal sign-in", () => {
     ["not json", { "Content-Type": "application/json" }],
     [JSON.stringify({ email: "x@example.com" }), { "Content-Type": "application/json" }],
     [JSON.stringify({ email: "not-an-email", password: "x" }), { "Content-Type": "application/json" }],
-    ["email=x@example.com&password=y", { "Content-Type": "text/plain" }],
+    ["email=x@example.com&password=y", { "Content-Type": "text/plain", Origin: "https://logos.test" }],
   ])("answers a bad body %j with a clear 400", async (body, headers) => {
     const response = await post("/apiaas/login", body, headers);
     expect(response.status).toBe(400);
@@ -86,7 +97,7 @@ describe("whoami and logout", () => {
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ account: { id, email, plan: "launch" }, clients: [{ id: clientId, name: "Default" }] });
     }
-    const out = await exports.default.fetch("https://logos.test/apiaas/logout", { method: "POST", headers: { Cookie: `session=${cookie}` } });
+    const out = await exports.default.fetch("https://logos.test/apiaas/logout", { method: "POST", headers: { Cookie: `session=${cookie}`, Origin: "https://logos.test" } });
     expect(out.status).toBe(204);
     expect(out.headers.get("set-cookie")).toMatch(/session=;/);
     expect((await whoami(cookie)).status).toBe(401);
