@@ -50,7 +50,8 @@ describe("portal sign-in", () => {
   it("refuses a form posted from another site (login CSRF)", async () => {
     const { email } = await account();
     const form = new URLSearchParams({ email, password: PASSWORD }).toString();
-    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, {}]) {
+    const attempts: Record<string, string>[] = [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, {}];
+    for (const headers of attempts) {
       const response = await post("/apiaas/login", form, { "Content-Type": "application/x-www-form-urlencoded", ...headers });
       expect(response.status).toBe(403);
       expect(response.headers.get("set-cookie")).toBeNull();
