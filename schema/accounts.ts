@@ -12,6 +12,8 @@ export const accounts = sqliteTable("accounts", {
   /** PBKDF2-SHA-256 as `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`. */
   passwordHash: text("password_hash").notNull(),
   plan: text("plan", { enum: plans }).notNull().default("free"),
+  /** Operators can switch MCP access off for one account (abuse), whatever its plan. */
+  mcpAccess: integer("mcp_access", { mode: "boolean" }).notNull().default(true),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 });

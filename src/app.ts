@@ -3,6 +3,9 @@ import { HTTPException } from "hono/http-exception";
 import { assets } from "./assets/assets";
 import { health } from "./health/health";
 import { lookupRoutes } from "./lookup/lookup";
+import { mcp } from "./mcp/endpoint";
+import { authorize } from "./oauth/authorize";
+import { discovery } from "./oauth/discovery";
 import { portal } from "./portal/portal";
 
 export type AppEnv = { Bindings: Env };
@@ -13,6 +16,9 @@ export const app = new Hono<AppEnv>();
 app.route("/", health);
 app.route("/", assets);
 app.route("/", portal);
+app.route("/", discovery);
+app.route("/", authorize);
+app.route("/", mcp);
 // Last: GET /{domain} takes every path the routes above do not.
 app.route("/", lookupRoutes);
 

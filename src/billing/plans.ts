@@ -9,7 +9,8 @@ import type { Plan } from "../../schema";
  */
 export interface PlanLimits {
   lookup: { perMonth: number; perMinute: number };
-  mcp: { perDay: number | null; perDayThreeTool: number | null; perMinute: number | null };
+  /** MCP: whether the plan includes it (all four do), and its request limits; null is none. */
+  mcp: { access: boolean; perDay: number | null; perDayThreeTool: number | null; perMinute: number | null };
   /** Unique companies per UTC day through the MCP tools; null is unlimited. */
   companiesPerDay: number | null;
 }
@@ -17,22 +18,22 @@ export interface PlanLimits {
 export const planLimits: Record<Plan, PlanLimits> = {
   free: {
     lookup: { perMonth: 500_000, perMinute: 600 },
-    mcp: { perDay: 50, perDayThreeTool: 20, perMinute: null },
+    mcp: { access: true, perDay: 50, perDayThreeTool: 20, perMinute: null },
     companiesPerDay: 30,
   },
   launch: {
     lookup: { perMonth: 5_000_000, perMinute: 3_000 },
-    mcp: { perDay: null, perDayThreeTool: null, perMinute: 1_000 },
+    mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 1_000 },
     companiesPerDay: 1_000,
   },
   growth: {
     lookup: { perMonth: 25_000_000, perMinute: 20_000 },
-    mcp: { perDay: null, perDayThreeTool: null, perMinute: 10_000 },
+    mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 10_000 },
     companiesPerDay: 10_000,
   },
   enterprise: {
     lookup: { perMonth: 250_000_000, perMinute: 100_000 },
-    mcp: { perDay: null, perDayThreeTool: null, perMinute: 100_000 },
+    mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 100_000 },
     companiesPerDay: null,
   },
 };

@@ -1,0 +1,1 @@
+ALTER TABLE `accounts` ADD `mcp_access` integer DEFAULT true NOT NULL;

@@ -1,0 +1,36 @@
+import type { Plan } from "../../schema";
+import { planLimits } from "../billing/plans";
+import type { LimitDecision, LimitWindow } from "./rateLimiter";
+
+/** The two forms of the MCP endpoint (`/mcp` and `/mcp?toolset=three`). */
+export type Toolset = "seven" | "three";
+
+/**
+ * Each HTTP call to /mcp counts one `mcp_request` of its account, in the account's own
+ * RateLimiter object, so concurrent calls are counted exactly.
+ *
+ * Free counts per UTC day, reset at midnight: one daily counter, whose cap is 50 for the
+ * seven-tool form and 20 for the three-tool form (a three-tool call is refused once the day's
+ * count, from either form, has reached 20). Paid plans count per minute.
+ */
+export function mcpWindows(plan: Plan, toolset: Toolset): LimitWindow[] {
+  const limits = planLimits[plan].mcp;
+  const perDay = toolset === "three" ? limits.perDayThreeTool : limits.perDay;
+  const windows: LimitWindow[] = [];
+  if (perDay !== null) windows.push({ name: "mcp_request-day", period: "day", limit: perDay });
+  if (limits.perMinute !== null) windows.push({ name: "mcp_request-minute", period: "minute", limit: limits.perMinute });
+  return windows;
+}
+
+export const mcpLimiterName = (accountId: string) => `mcp:${accountId}`;
+
+export type McpDecision = LimitDecision & { dailyLimit?: number };
+
+export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now()): Promise<McpDecision> {
+  const windows = mcpWindows(plan, toolset);
+  if (windows.length === 0) return { allowed: true, remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
+  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(mcpLimiterName(accountId)));
+  const decision = await limiter.consume(windows, 1, now);
+  const daily = windows.find((w) => w.name === decision.refusedBy && w.period === "day");
+  return daily ? { ...decision, dailyLimit: daily.limit } : decision;
+}

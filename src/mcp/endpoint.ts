@@ -1,0 +1,82 @@
+import { eq } from "drizzle-orm";
+import { type Context, Hono } from "hono";
+import { accounts, apiClients } from "../../schema";
+import type { AppEnv } from "../app";
+import { planLimits } from "../billing/plans";
+import { createDb } from "../lib/db";
+import { countMcpRequest, type Toolset } from "../limits/mcpLimits";
+import { authorizationServer, type GrantProps, MCP_SCOPE, publicBase, resourceOf } from "../oauth/authorizationServer";
+import { protectedResourceMetadataUrl } from "../oauth/discovery";
+import { serveMcp } from "./server";
+
+/**
+ * /mcp at the HTTP level (spec "Agent endpoint, HTTP level"): everything that happens before
+ * the MCP server sees the request, each refusal with the spec's status and JSON body.
+ *
+ *   no bearer token                       401 Authorization required
+ *   token unknown, expired, revoked,
+ *   or issued for another resource        401 Invalid or expired token
+ *   account without an API client         403 No API client associated with this account
+ *   plan (or account) without MCP access  403 Your plan does not include MCP access
+ *   per-minute plan limit                 429 Rate limit exceeded, Retry-After: 60
+ *   Free daily cap                        429 Daily limit of <n> requests exceeded. …
+ *   anything unexpected                   500 Internal MCP server error (detail in logs only)
+ *
+ * Both 401s carry `WWW-Authenticate: Bearer resource_metadata="…"` so clients can discover
+ * the authorization server. Each call that passes these checks counts one `mcp_request`.
+ */
+export const mcp = new Hono<AppEnv>();
+
+const mcpError = (c: Context<AppEnv>, status: 401 | 403 | 429 | 500, message: string, headers: Record<string, string> = {}) =>
+  c.json({ error: message }, status, { "Cache-Control": "no-store", ...headers });
+
+export interface McpCaller {
+  accountId: string;
+  clientId: string;
+  plan: (typeof accounts.$inferSelect)["plan"];
+  toolset: Toolset;
+  /** Public origin for the URLs tools hand out. */
+  base: string;
+}
+
+mcp.all("/mcp", async (c) => {
+  const base = publicBase(c.env, c.req.url);
+  const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
+
+  const token = /^Bearer[\t ]+([^\s,]+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  if (!token) return mcpError(c, 401, "Authorization required", { "WWW-Authenticate": challenge });
+
+  const validated = await authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env);
+  const invalid = () => mcpError(c, 401, "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });
+  if (!validated) return invalid();
+
+  const db = createDb(c.env.DB);
+  const accountId = validated.props.accountId;
+  const [account, client] = await Promise.all([
+    db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { plan: true, mcpAccess: true } }),
+    db.query.apiClients.findFirst({ where: eq(apiClients.accountId, accountId), columns: { id: true }, orderBy: apiClients.createdAt }),
+  ]);
+  // A token outliving its account is as good as revoked.
+  if (!account) return invalid();
+  if (!client) return mcpError(c, 403, "No API client associated with this account");
+  if (!planLimits[account.plan].mcp.access || !account.mcpAccess) return mcpError(c, 403, "Your plan does not include MCP access");
+
+  const toolset: Toolset = c.req.query("toolset") === "three" ? "three" : "seven";
+  const now = Date.now();
+  const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now);
+  if (!decision.allowed) {
+    if (decision.dailyLimit !== undefined) {
+      const retryAfter = String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
+      return mcpError(c, 429, `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter });
+    }
+    return mcpError(c, 429, "Rate limit exceeded", { "Retry-After": "60" });
+  }
+
+  const caller: McpCaller = { accountId, clientId: client.id, plan: account.plan, toolset, base };
+  try {
+    return await serveMcp(c.req.raw, caller);
+  } catch (error) {
+    console.error("mcp: request failed", error);
+    return mcpError(c, 500, "Internal MCP server error");
+  }
+});

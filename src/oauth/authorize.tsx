@@ -1,0 +1,151 @@
+import {
+  type AuthRequest,
+  AuthorizationError,
+  authorizationErrorRedirect,
+  CimdFetchError,
+  type OAuthHelpers,
+} from "@cloudflare/workers-oauth-provider";
+import { type Context, Hono } from "hono";
+import { csrf } from "hono/csrf";
+import { signIn } from "../accounts/signIn";
+import type { AppEnv } from "../app";
+import { createDb } from "../lib/db";
+import { statusOf } from "../lib/errors";
+import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
+import { type GrantProps, oauthHelpers, publicBase } from "./authorizationServer";
+import { ConsentPage, ErrorPage, SignInPage } from "./pages";
+
+/**
+ * GET/POST /authorize: the interactive step of the OAuth flow.
+ *
+ *   GET  → the request is validated (client, exact redirect URI, PKCE S256, resource);
+ *          a browser without a portal session gets the sign-in form, one with a session the
+ *          consent page.
+ *   POST step=sign-in → email and password (rate limited per account and address); a fresh
+ *          session cookie, then 303 back to GET, which now shows the consent page.
+ *   POST step=consent → Approve issues the code and redirects to the client (with `iss`);
+ *          Deny redirects with `error=access_denied`.
+ *
+ * Forgery: both forms need a same-origin Origin or Sec-Fetch-Site (hono/csrf), and the
+ * consent form's handle is bound by the library to this browser and works once.
+ */
+export const authorize = new Hono<AppEnv>();
+
+authorize.use("/authorize", csrf());
+
+authorize.get("/authorize", async (c) => {
+  const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
+  const request = await parseRequest(c, helpers);
+  if (request instanceof Response) return request;
+  const account = await currentSession(c, createDb(c.env.DB));
+  if (!account) return signInPage(c, helpers, request);
+  return consentPage(c, helpers, request, account);
+});
+
+authorize.post("/authorize", async (c) => {
+  const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
+  const form = await c.req.parseBody();
+  const db = createDb(c.env.DB);
+
+  if (form.step === "sign-in") {
+    const request = await parseRequest(c, helpers);
+    if (request instanceof Response) return request;
+    const result = await signIn(c.env, db, { email: form.email, password: form.password }, clientAddress(c));
+    if (!result.ok) {
+      if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
+      const email = typeof form.email === "string" ? form.email : undefined;
+      return signInPage(c, helpers, request, { error: result.error.message, email }, statusOf(result.error.code));
+    }
+    await replaceSession(c, db, result.value.id);
+    // Post/redirect/get: the consent page is shown by GET, with the session just set.
+    return c.redirect(c.req.url, 303);
+  }
+
+  if (form.step === "consent") {
+    const account = await currentSession(c, db);
+    if (!account) return errorPage(c, 401, "Signed out", "Your session ended before you answered. Start connecting again from the application.");
+    const handle = typeof form.handle === "string" ? form.handle : "";
+    try {
+      if (form.decision === "approve") return await approve(c, helpers, handle, account);
+      const denied = await helpers.denyConsent(c.req.raw, handle);
+      return new Response(null, { status: 302, headers: denied.headers });
+    } catch (error) {
+      // Expired, reused, or started in another browser: nothing is granted.
+      if (error instanceof AuthorizationError) return errorPage(c, 400, "This request can no longer be answered", error.description);
+      throw error;
+    }
+  }
+
+  return errorPage(c, 400, "Bad request", "The form was not recognised. Start connecting again from the application.");
+});
+
+async function approve(c: Context<AppEnv>, helpers: OAuthHelpers, handle: string, account: SessionAccount): Promise<Response> {
+  const approved = await helpers.approveConsent(c.req.raw, handle);
+  const props: GrantProps = { accountId: account.id };
+  const { redirectTo } = await helpers.completeAuthorization({
+    request: approved.request,
+    userId: account.id,
+    metadata: { email: account.email },
+    scope: approved.request.scope,
+    props,
+  });
+  approved.headers.set("Location", redirectTo);
+  return new Response(null, { status: 302, headers: approved.headers });
+}
+
+/**
+ * The validated request, or the answer to an invalid one: back to the client with the error
+ * when its redirect URI is proven, otherwise a page here (never a redirect to an unproven URI).
+ */
+async function parseRequest(c: Context<AppEnv>, helpers: OAuthHelpers): Promise<AuthRequest | Response> {
+  let request: AuthRequest;
+  try {
+    request = await helpers.parseAuthRequest(c.req.raw);
+  } catch (error) {
+    if (error instanceof AuthorizationError) {
+      if (error.redirectTo) return c.redirect(error.redirectTo, 302);
+      return errorPage(c, 400, "This connection request is not valid", error.description);
+    }
+    if (error instanceof CimdFetchError) {
+      console.warn(`oauth: client metadata document unavailable: ${error.detail}`);
+      return errorPage(c, 400, "This application could not be verified", "Its client metadata document could not be fetched or is invalid.");
+    }
+    throw error;
+  }
+  // OAuth 2.1 and MCP: every client proves possession with PKCE S256, confidential ones too.
+  if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
+    return c.redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
+  }
+  return request;
+}
+
+async function signInPage(
+  c: Context<AppEnv>,
+  helpers: OAuthHelpers,
+  request: AuthRequest,
+  form: { error?: string; email?: string } = {},
+  status: 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500 = 200,
+): Promise<Response> {
+  const client = await helpers.lookupClient(request.clientId);
+  const clientName = client?.clientName || request.clientId;
+  c.header("Cache-Control", "no-store");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Content-Security-Policy", "frame-ancestors 'none'");
+  return c.html(<SignInPage clientName={clientName} action={c.req.url} error={form.error} email={form.email} />, status);
+}
+
+async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: AuthRequest, account: SessionAccount): Promise<Response> {
+  // Described first: a client lookup that fails leaves nothing behind in KV.
+  const details = await helpers.describeConsent(request);
+  const consent = await helpers.beginConsent(request);
+  const page = await c.html(<ConsentPage details={details} handle={consent.handle} email={account.email} />);
+  const headers = new Headers(page.headers);
+  consent.headers.forEach((value, name) => headers.append(name, value));
+  headers.set("Cache-Control", "no-store");
+  return new Response(page.body, { status: 200, headers });
+}
+
+function errorPage(c: Context<AppEnv>, status: 400 | 401, title: string, message: string): Response | Promise<Response> {
+  c.header("Cache-Control", "no-store");
+  return c.html(<ErrorPage title={title} message={message} />, status);
+}

@@ -1,0 +1,44 @@
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../app";
+import { authorizationServer, MCP_SCOPE, publicBase, resourceOf } from "./authorizationServer";
+
+/**
+ * Discovery and the protocol endpoints the library serves.
+ *
+ * Protected-resource metadata (RFC 9728) for /mcp, at the path form clients derive from the
+ * resource (`/.well-known/oauth-protected-resource/mcp`) and at the bare form the spec names
+ * (`/.well-known/oauth-protected-resource`), which older clients try first. The
+ * authorization-server metadata (RFC 8414), token, revocation and registration endpoints
+ * belong to @cloudflare/workers-oauth-provider.
+ */
+export const discovery = new Hono<AppEnv>();
+
+export function protectedResourceMetadataUrl(base: string): string {
+  return `${base}/.well-known/oauth-protected-resource/mcp`;
+}
+
+for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+  discovery.get(path, (c) => {
+    const base = publicBase(c.env, c.req.url);
+    return c.json(
+      {
+        resource: resourceOf(base),
+        authorization_servers: [base],
+        scopes_supported: [MCP_SCOPE],
+        bearer_methods_supported: ["header"],
+        resource_name: "Logo lookup MCP server",
+      },
+      200,
+      { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
+    );
+  });
+}
+
+const libraryOwned = (c: Context<AppEnv>) =>
+  authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+
+discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server", libraryOwned);
+discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server/*", libraryOwned);
+discovery.on(["POST", "OPTIONS"], "/oauth/token", libraryOwned);
+discovery.on(["POST", "OPTIONS"], "/oauth/register", libraryOwned);
+discovery.on(["GET", "PUT", "DELETE", "OPTIONS"], "/oauth/register/*", libraryOwned);
