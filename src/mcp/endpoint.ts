@@ -13,8 +13,9 @@ import { serveMcp } from "./server";
  * /mcp at the HTTP level (spec "Agent endpoint, HTTP level"): everything that happens before
  * the MCP server sees the request, each refusal with the spec's status and JSON body.
  *
- *   no bearer token                       401 Authorization required
- *   token unknown, expired, revoked,
+ *   no bearer token, or one that is not
+ *   an access token of ours at all        401 Authorization required
+ *   one of ours, but expired, revoked,
  *   or issued for another resource        401 Invalid or expired token
  *   account without an API client         403 No API client associated with this account
  *   plan (or account) without MCP access  403 Your plan does not include MCP access
@@ -30,6 +31,9 @@ export const mcp = new Hono<AppEnv>();
 const mcpError = (c: Context<AppEnv>, status: 401 | 403 | 429 | 500, message: string, headers: Record<string, string> = {}) =>
   c.json({ error: message }, status, { "Cache-Control": "no-store", ...headers });
 
+/** The shape of the access tokens the authorization server issues: `<user>:<grant>:<secret>`. */
+const ISSUED_TOKEN = /^[\w-]+:[\w-]+:[\w-]+$/;
+
 export interface McpCaller {
   accountId: string;
   clientId: string;
@@ -44,7 +48,7 @@ mcp.all("/mcp", async (c) => {
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
   const token = /^Bearer[\t ]+([^\s,]+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-  if (!token) return mcpError(c, 401, "Authorization required", { "WWW-Authenticate": challenge });
+  if (!token || !ISSUED_TOKEN.test(token)) return mcpError(c, 401, "Authorization required", { "WWW-Authenticate": challenge });
 
   const validated = await authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env);
   const invalid = () => mcpError(c, 401, "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });

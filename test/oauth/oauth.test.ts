@@ -1,0 +1,333 @@
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
+import {
+  approveAs,
+  authorizeUrl,
+  BASE,
+  Browser,
+  callMcp,
+  exchangeCode,
+  handleOf,
+  mcpAccount,
+  PASSWORD,
+  pkcePair,
+  REDIRECT_URI,
+  registerClient,
+  tokensFor,
+} from "./helpers";
+
+const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
+
+describe("discovery", () => {
+  it.each(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])(
+    "%s describes /mcp and names this server as its authorization server",
+    async (path) => {
+      const response = await exports.default.fetch(`${BASE}${path}`);
+      expect(response.status).toBe(200);
+      expect(await json(response)).toMatchObject({
+        resource: `${BASE}/mcp`,
+        authorization_servers: [BASE],
+        scopes_supported: ["logos"],
+        bearer_methods_supported: ["header"],
+      });
+    },
+  );
+
+  it("publishes RFC 8414 metadata: endpoints, S256 only, registration, iss in responses", async () => {
+    const metadata = await json(await exports.default.fetch(`${BASE}/.well-known/oauth-authorization-server`));
+    expect(metadata).toMatchObject({
+      issuer: BASE,
+      authorization_endpoint: `${BASE}/authorize`,
+      token_endpoint: `${BASE}/oauth/token`,
+      registration_endpoint: `${BASE}/oauth/register`,
+      code_challenge_methods_supported: ["S256"],
+      authorization_response_iss_parameter_supported: true,
+    });
+    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
+  });
+
+  it("names the public base URL, not the request's host, when one is configured", async () => {
+    // The vitest config leaves PUBLIC_BASE_URL empty; the origin of the request stands in.
+    const metadata = await json(await exports.default.fetch("https://other.test/.well-known/oauth-protected-resource"));
+    expect(metadata.resource).toBe("https://other.test/mcp");
+  });
+});
+
+describe("sign-in and consent pages", () => {
+  it("shows an accessible sign-in form with fields email and password", async () => {
+    const clientId = await registerClient([REDIRECT_URI], "Claude <script>");
+    const { challenge } = await pkcePair();
+    const page = await new Browser().fetch(authorizeUrl(clientId, challenge));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<html lang="en">');
+    expect(html).toMatch(/<label for="email">Email<\/label>\s*<input id="email" name="email" type="email"/);
+    expect(html).toMatch(/<label for="password">Password<\/label>\s*<input id="password" name="password" type="password"/);
+    expect(html).toContain("Claude &lt;script&gt;");
+    expect(html).not.toContain("<script>");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  it("names the client, its redirect host with a warning, and the scopes on the consent page", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient([REDIRECT_URI], "Inspector");
+    const { challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const page = await browser.fetch(url);
+    const html = await page.text();
+    expect(html).toContain("Allow Inspector to use your logo account?");
+    expect(html).toContain("<strong>127.0.0.1</strong>");
+    expect(html).toContain("a program on your own computer");
+    expect(html).toContain("Search for company logos");
+    expect(html).toContain("Stay connected without signing in again");
+    expect(html).toMatch(/value="approve"[^>]*>\s*Approve/);
+    expect(html).toMatch(/value="deny"[^>]*>\s*Deny/);
+    expect(handleOf(html)).toBeTruthy();
+  });
+
+  it("refuses a wrong password on the page, without a session", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const browser = new Browser();
+    const response = await browser.postForm(authorizeUrl(clientId, challenge), { step: "sign-in", email: account.email, password: "wrong password!" });
+    expect(response.status).toBe(401);
+    expect(await response.text()).toContain("Invalid email or password");
+    expect(browser.cookies.has("session")).toBe(false);
+  });
+
+  it("limits sign-in attempts on the page per account", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const url = authorizeUrl(clientId, challenge);
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) {
+      expect((await new Browser().postForm(url, { step: "sign-in", email: account.email, password: "wrong password!" })).status).toBe(401);
+    }
+    const refused = await new Browser().postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("sends a denied consent back with error=access_denied, the state and iss", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const handle = handleOf(await (await browser.fetch(url)).text())!;
+    const denied = await browser.postForm(url, { step: "consent", handle, decision: "deny" });
+    expect(denied.status).toBe(302);
+    const back = new URL(denied.headers.get("location")!);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    expect(back.searchParams.get("state")).toBe("state-123");
+    expect(back.searchParams.get("iss")).toBe(BASE);
+    expect(back.searchParams.get("code")).toBeNull();
+  });
+});
+
+describe("forgery and fixation", () => {
+  it("refuses sign-in and consent forms posted from another site", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    const forged = await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD }, { Origin: "https://evil.example" });
+    expect(forged.status).toBe(403);
+    expect(browser.cookies.has("session")).toBe(false);
+
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const handle = handleOf(await (await browser.fetch(url)).text())!;
+    const forgedConsent = await browser.postForm(url, { step: "consent", handle, decision: "approve" }, { Origin: "https://evil.example" });
+    expect(forgedConsent.status).toBe(403);
+    expect(forgedConsent.headers.get("location")).toBeNull();
+  });
+
+  it("refuses a consent handle replayed from another browser, and a handle used twice", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const victim = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    await victim.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const handle = handleOf(await (await victim.fetch(url)).text())!;
+
+    // Another browser, signed in to the same account, without the page's binding cookie.
+    const attacker = new Browser();
+    await attacker.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const replayed = await attacker.postForm(url, { step: "consent", handle, decision: "approve" });
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get("location")).toBeNull();
+
+    expect((await victim.postForm(url, { step: "consent", handle, decision: "approve" })).status).toBe(302);
+    const again = await victim.postForm(url, { step: "consent", handle, decision: "approve" });
+    expect(again.status).toBe(400);
+  });
+
+  it("issues a fresh session at sign-in, so a planted session id never becomes a signed-in one", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const browser = new Browser();
+    browser.cookies.set("session", "planted-by-an-attacker-0123456789abcdefghijklmnop");
+    const url = authorizeUrl(clientId, challenge);
+    expect(await (await browser.fetch(url)).text()).toContain("Sign in to connect");
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const issued = browser.cookies.get("session");
+    expect(issued).not.toBe("planted-by-an-attacker-0123456789abcdefghijklmnop");
+    const planted = await exports.default.fetch(`${BASE}/apiaas/whoami`, { headers: { Cookie: "session=planted-by-an-attacker-0123456789abcdefghijklmnop" } });
+    expect(planted.status).toBe(401);
+  });
+
+  it("asks again after signing out: consent needs a live session", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const handle = handleOf(await (await browser.fetch(url)).text())!;
+    await browser.fetch(`${BASE}/apiaas/logout`, { method: "POST" });
+    const response = await browser.postForm(url, { step: "consent", handle, decision: "approve" });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("location")).toBeNull();
+  });
+});
+
+describe("authorization requests the server refuses", () => {
+  it("redirects a request without PKCE back with invalid_request", async () => {
+    const clientId = await registerClient();
+    const url = new URL(authorizeUrl(clientId, "unused"));
+    url.searchParams.delete("code_challenge");
+    url.searchParams.delete("code_challenge_method");
+    const response = await new Browser().fetch(url.toString());
+    expect(response.status).toBe(302);
+    const back = new URL(response.headers.get("location")!);
+    expect(back.searchParams.get("error")).toBe("invalid_request");
+    expect(back.searchParams.get("state")).toBe("state-123");
+  });
+
+  it("refuses the plain PKCE method", async () => {
+    const clientId = await registerClient();
+    const response = await new Browser().fetch(authorizeUrl(clientId, "a".repeat(43), { code_challenge_method: "plain" }));
+    expect(response.status).toBe(302);
+    expect(new URL(response.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
+  });
+
+  it("never redirects to a redirect URI the client did not register", async () => {
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const response = await new Browser().fetch(authorizeUrl(clientId, challenge, { redirect_uri: "https://evil.example/callback" }));
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+    expect(await response.text()).toContain("not valid");
+  });
+
+  it("refuses an unknown client on the page", async () => {
+    const { challenge } = await pkcePair();
+    const response = await new Browser().fetch(authorizeUrl("no-such-client", challenge));
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+  });
+
+  it("refuses a request for another resource", async () => {
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const response = await new Browser().fetch(authorizeUrl(clientId, challenge, { resource: "https://elsewhere.example/mcp" }));
+    const back = new URL(response.headers.get("location")!);
+    expect(response.status).toBe(302);
+    expect(back.searchParams.get("error")).toBe("invalid_target");
+  });
+});
+
+describe("tokens", () => {
+  it("refuses a code with the wrong PKCE verifier, and a code used twice", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { verifier, challenge } = await pkcePair();
+    const back = await approveAs(new Browser(), authorizeUrl(clientId, challenge), account.email);
+    const code = back.searchParams.get("code")!;
+    const wrong = await exchangeCode(clientId, code, (await pkcePair()).verifier);
+    expect(wrong.status).toBe(400);
+    expect((await json(wrong)).error).toBe("invalid_grant");
+    expect((await exchangeCode(clientId, code, verifier)).status).toBe(200);
+    expect((await exchangeCode(clientId, code, verifier)).status).toBe(400);
+  });
+
+  it("refuses a code exchanged with a different redirect URI", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient(["http://127.0.0.1:33418/callback", "http://127.0.0.1:33418/other"]);
+    const { verifier, challenge } = await pkcePair();
+    const back = await approveAs(new Browser(), authorizeUrl(clientId, challenge), account.email);
+    const response = await exchangeCode(clientId, back.searchParams.get("code")!, verifier, { redirect_uri: "http://127.0.0.1:33418/other" });
+    expect(response.status).toBe(400);
+  });
+
+  it("binds tokens to /mcp and rotates refresh tokens", async () => {
+    const account = await mcpAccount();
+    const tokens = await tokensFor(account.email);
+    expect((await callMcp(tokens.access_token)).status).toBe(200);
+
+    const refresh = (token: string) =>
+      exports.default.fetch(`${BASE}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token, client_id: tokens.clientId }).toString(),
+      });
+    const first = await refresh(tokens.refresh_token);
+    expect(first.status).toBe(200);
+    const rotated = (await first.json()) as { access_token: string; refresh_token: string; resource?: string };
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await callMcp(rotated.access_token)).status).toBe(200);
+    // Once the new refresh token is used, the old one is finished.
+    expect((await refresh(rotated.refresh_token)).status).toBe(200);
+    expect((await refresh(tokens.refresh_token)).status).toBe(400);
+  });
+
+  it("does not accept a token at another resource", async () => {
+    const account = await mcpAccount();
+    const tokens = await tokensFor(account.email);
+    const response = await exports.default.fetch("https://other.test/mcp", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+  });
+
+  it("refuses a revoked token with 401 Invalid or expired token", async () => {
+    const account = await mcpAccount();
+    const tokens = await tokensFor(account.email);
+    const revoked = await exports.default.fetch(`${BASE}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: tokens.access_token, client_id: tokens.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    const response = await callMcp(tokens.access_token);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("refuses an expired token with 401 Invalid or expired token", async () => {
+    const account = await mcpAccount();
+    const tokens = await tokensFor(account.email);
+    // Age the stored token record past its expiry, as an hour would.
+    const listed = await env.OAUTH_KV.list({ prefix: `token:${account.id}:` });
+    expect(listed.keys.length).toBe(1);
+    const key = listed.keys[0]!.name;
+    const record = (await env.OAUTH_KV.get(key, "json")) as { expiresAt: number };
+    await env.OAUTH_KV.put(key, JSON.stringify({ ...record, expiresAt: Math.floor(Date.now() / 1000) - 1 }));
+    const response = await callMcp(tokens.access_token);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+  });
+});
