@@ -60,3 +60,11 @@ export async function setPlan(db: Db, accountId: string, plan: string): Promise<
   await db.update(accounts).set({ plan: parsedPlan.data, updatedAt: new Date() }).where(eq(accounts.id, accountId));
   return ok({ id: accountId, plan: parsedPlan.data, previousPlan: existing.plan });
 }
+
+/** Switches MCP access of one account off (abuse) or back on; its plan is left alone. */
+export async function setMcpAccess(db: Db, accountId: string, enabled: boolean): Promise<Result<{ id: string; mcpAccess: boolean }>> {
+  const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { id: true } });
+  if (!existing) return fail("not_found", `No account with id ${accountId}`);
+  await db.update(accounts).set({ mcpAccess: enabled, updatedAt: new Date() }).where(eq(accounts.id, accountId));
+  return ok({ id: accountId, mcpAccess: enabled });
+}

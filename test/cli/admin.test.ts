@@ -34,6 +34,11 @@ describe("npm run admin", () => {
     expect(result.json()).toEqual({ id: accountId, plan: "growth", previousPlan: "launch" });
   });
 
+  it("account mcp switches MCP access off and on", () => {
+    expect(admin("account", "mcp", "--account", accountId, "--access", "off").json()).toEqual({ id: accountId, mcpAccess: false });
+    expect(admin("account", "mcp", "--account", accountId, "--access", "on").json()).toEqual({ id: accountId, mcpAccess: true });
+  });
+
   it("key create prints a publishable key once, with its restrictions", async () => {
     const result = admin(
       "key", "create", "--account", accountId, "--type", "publishable",
@@ -77,6 +82,7 @@ describe("npm run admin", () => {
       [["key", "create", "--type", "public", "--account", "x"], /--type must be publishable or secret/],
       [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "ten"], /--per-minute must be a positive whole number/],
       [["key", "create", "--type", "publishable", "--account", "x", "--allowed-origin", "https://x.com/path"], /./],
+      [["account", "mcp", "--account", "x", "--access", "maybe"], /--access must be on or off/],
       [["key", "revoke", "--key", "pk_nope"], /Not an API key/],
       [["key", "revoke", "--key", `sk_${"Z".repeat(32)}`], /No such key/],
       [["key", "create", "--bogus"], /Unknown option/],

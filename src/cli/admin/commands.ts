@@ -1,5 +1,5 @@
 import { plans } from "../../../schema";
-import { createAccount, setPlan } from "../../accounts/accounts";
+import { createAccount, setMcpAccess, setPlan } from "../../accounts/accounts";
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
@@ -58,6 +58,17 @@ export const commands: Record<string, Command> = {
       const plan = required(values, "plan");
       if (!(plans as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${plans.join(", ")}`);
       return { storage: storage(values), run: (db) => setPlan(db, account, plan) };
+    },
+  },
+  "account mcp": {
+    usage: "account mcp --account ID --access on|off",
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" }, access: { type: "string" } });
+      noPositionals(positionals);
+      const account = required(values, "account");
+      const access = required(values, "access");
+      if (access !== "on" && access !== "off") throw new UsageError("--access must be on or off");
+      return { storage: storage(values), run: (db) => setMcpAccess(db, account, access === "on") };
     },
   },
   "key create": {

@@ -1,0 +1,129 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { apiClients } from "../../schema";
+import { setMcpAccess } from "../../src/accounts/accounts";
+import { planLimits } from "../../src/billing/plans";
+import { countMcpRequest, mcpLimiterName, mcpWindows, type Toolset } from "../../src/limits/mcpLimits";
+import { db } from "../helpers/catalogue";
+import { BASE, callMcp, mcpAccount, tokensFor } from "../oauth/helpers";
+
+const RESOURCE_METADATA = `resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`;
+
+async function signedIn(plan: "free" | "launch" | "growth" | "enterprise" = "free") {
+  const account = await mcpAccount(plan);
+  const tokens = await tokensFor(account.email);
+  return { account, token: tokens.access_token };
+}
+
+/** Counts `n` requests straight into the account's limiter, as that many earlier calls would have. */
+async function spend(accountId: string, plan: "free" | "launch" | "growth" | "enterprise", toolset: Toolset, n: number) {
+  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(mcpLimiterName(accountId)));
+  const decision = await limiter.consume(mcpWindows(plan, toolset), n);
+  expect(decision.allowed).toBe(true);
+}
+
+describe("/mcp: authentication", () => {
+  it.each([
+    ["no header", {}],
+    ["another scheme", { Authorization: "Basic dXNlcjpwYXNz" }],
+    ["an empty bearer", { Authorization: "Bearer " }],
+    ["not a token of ours", { Authorization: "Bearer pk_abcdefghijklmnopqrstuvwxyz012345" }],
+  ])("%s → 401 Authorization required, pointing at the metadata", async (_, headers) => {
+    const response = await callMcp(undefined, undefined, "/mcp", headers);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Authorization required" });
+    const challenge = response.headers.get("www-authenticate")!;
+    expect(challenge).toMatch(/^Bearer /);
+    expect(challenge).toContain(RESOURCE_METADATA);
+  });
+
+  it("a token of our shape that was never issued → 401 Invalid or expired token", async () => {
+    const { account } = await signedIn();
+    const response = await callMcp(`${account.id}:AAAAAAAAAAAAAAAA:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+    expect(response.headers.get("www-authenticate")).toContain(RESOURCE_METADATA);
+  });
+
+  it("the three-tool form asks for the same token", async () => {
+    const response = await callMcp(undefined, undefined, "/mcp?toolset=three");
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain(RESOURCE_METADATA);
+  });
+});
+
+describe("/mcp: account checks", () => {
+  it("403 when the account has no API client", async () => {
+    const { account, token } = await signedIn("launch");
+    await db.delete(apiClients).where(eq(apiClients.accountId, account.id));
+    const response = await callMcp(token);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: "No API client associated with this account" });
+  });
+
+  it("403 when MCP access is switched off for the account, and back on", async () => {
+    const { account, token } = await signedIn("growth");
+    await setMcpAccess(db, account.id, false);
+    const refused = await callMcp(token);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: "Your plan does not include MCP access" });
+    await setMcpAccess(db, account.id, true);
+    expect((await callMcp(token)).status).toBe(200);
+  });
+
+  it("every plan includes MCP", () => {
+    for (const limits of Object.values(planLimits)) expect(limits.mcp.access).toBe(true);
+  });
+});
+
+describe("/mcp: limits", () => {
+  it("Free: exactly 50 of 60 concurrent calls pass, the rest get the daily-limit message", async () => {
+    const { token } = await signedIn("free");
+    const responses = await Promise.all(Array.from({ length: 60 }, () => callMcp(token)));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    const refused = responses.find((r) => r.status === 429)!;
+    expect(await refused.json()).toEqual({ error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits." });
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+  });
+
+  it("Free, three-tool form: the 20th call of the day passes, the 21st is refused with n = 20", async () => {
+    const { account, token } = await signedIn("free");
+    await spend(account.id, "free", "three", 19);
+    expect((await callMcp(token, undefined, "/mcp?toolset=three")).status).toBe(200);
+    const refused = await callMcp(token, undefined, "/mcp?toolset=three");
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "Daily limit of 20 requests exceeded. Upgrade your plan for higher limits." });
+    // The seven-tool form still has its larger cap left on the same day's count.
+    expect((await callMcp(token)).status).toBe(200);
+  });
+
+  it.each([
+    ["launch", 1_000],
+    ["growth", 10_000],
+    ["enterprise", 100_000],
+  ] as const)("%s: call %i of the minute passes, the next gets 429 with Retry-After: 60", async (plan, perMinute) => {
+    const { account, token } = await signedIn(plan);
+    expect(planLimits[plan].mcp.perMinute).toBe(perMinute);
+    await spend(account.id, plan, "seven", perMinute - 1);
+    expect((await callMcp(token)).status).toBe(200);
+    const refused = await callMcp(token);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "Rate limit exceeded" });
+    expect(refused.headers.get("retry-after")).toBe("60");
+  });
+
+  it("Free's daily count resets at midnight UTC", async () => {
+    const { account } = await mcpAccount("free").then((a) => ({ account: a }));
+    const beforeMidnight = Date.UTC(2026, 10, 22, 23, 59, 59);
+    for (let i = 0; i < 50; i++) expect((await countMcpRequest(env, account.id, "free", "seven", beforeMidnight)).allowed).toBe(true);
+    const refused = await countMcpRequest(env, account.id, "free", "seven", beforeMidnight);
+    expect(refused.allowed).toBe(false);
+    expect(refused.resetAt).toBe(Date.UTC(2026, 10, 23));
+    expect((await countMcpRequest(env, account.id, "free", "seven", Date.UTC(2026, 10, 23, 0, 0, 0))).allowed).toBe(true);
+  });
+});
