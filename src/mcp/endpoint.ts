@@ -28,6 +28,13 @@ import { serveMcp } from "./server";
  */
 export const mcp = new Hono<AppEnv>();
 
+// Whatever fails after authentication (storage, the limiter, the MCP server) answers in the
+// endpoint's own format; the detail goes to the logs only.
+mcp.onError((error, c) => {
+  console.error("mcp: request failed", error);
+  return mcpError(c, 500, "Internal MCP server error");
+});
+
 const mcpError = (c: Context<AppEnv>, status: 401 | 403 | 429 | 500, message: string, headers: Record<string, string> = {}) =>
   c.json({ error: message }, status, { "Cache-Control": "no-store", ...headers });
 
@@ -77,10 +84,5 @@ mcp.all("/mcp", async (c) => {
   }
 
   const caller: McpCaller = { accountId, clientId: client.id, plan: account.plan, toolset, base };
-  try {
-    return await serveMcp(c.req.raw, caller);
-  } catch (error) {
-    console.error("mcp: request failed", error);
-    return mcpError(c, 500, "Internal MCP server error");
-  }
+  return serveMcp(c.req.raw, caller);
 });

@@ -45,6 +45,7 @@ describe("discovery", () => {
       authorization_response_iss_parameter_supported: true,
     });
     expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
+    expect(metadata.client_id_metadata_document_supported).toBe(true);
   });
 
   it("names the public base URL, not the request's host, when one is configured", async () => {
@@ -110,6 +111,19 @@ describe("sign-in and consent pages", () => {
     const refused = await new Browser().postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("limits sign-in attempts on the page per address, whatever the email", async () => {
+    const clientId = await registerClient();
+    const { challenge } = await pkcePair();
+    const url = authorizeUrl(clientId, challenge);
+    const address = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
+      const attempt = await new Browser().postForm(url, { step: "sign-in", email: `guess${i}@example.com`, password: "wrong password!" }, address);
+      expect(attempt.status).toBe(401);
+    }
+    const refused = await new Browser().postForm(url, { step: "sign-in", email: "guess-last@example.com", password: "wrong password!" }, address);
+    expect(refused.status).toBe(429);
   });
 
   it("sends a denied consent back with error=access_denied, the state and iss", async () => {
