@@ -77,6 +77,17 @@ describe("/mcp: account checks", () => {
   });
 });
 
+describe("/mcp: unexpected failures", () => {
+  it("500 Internal MCP server error, with nothing of the cause on the wire", async () => {
+    const { account, token } = await signedIn("launch");
+    // A row no current code writes: a plan this deployment does not know.
+    await env.DB.prepare("UPDATE accounts SET plan = 'legacy-gold' WHERE id = ?").bind(account.id).run();
+    const response = await callMcp(token);
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe(JSON.stringify({ error: "Internal MCP server error" }));
+  });
+});
+
 describe("/mcp: limits", () => {
   it("Free: exactly 50 of 60 concurrent calls pass, the rest get the daily-limit message", async () => {
     const { token } = await signedIn("free");

@@ -133,3 +133,15 @@ export function callMcp(token: string | undefined, body: unknown = { jsonrpc: "2
     body: JSON.stringify(body),
   });
 }
+
+/** A fresh account signed in at a fresh client's consent page: what the consent tests start from. */
+export async function atConsent(clientName = "Test Agent") {
+  const account = await mcpAccount();
+  const clientId = await registerClient([REDIRECT_URI], clientName);
+  const { verifier, challenge } = await pkcePair();
+  const browser = new Browser();
+  const url = authorizeUrl(clientId, challenge);
+  await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+  const html = await (await browser.fetch(url)).text();
+  return { account, clientId, verifier, browser, url, html, handle: handleOf(html)! };
+}

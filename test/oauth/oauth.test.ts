@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
 import {
   approveAs,
+  atConsent,
   authorizeUrl,
   BASE,
   Browser,
@@ -71,14 +72,7 @@ describe("sign-in and consent pages", () => {
   });
 
   it("names the client, its redirect host with a warning, and the scopes on the consent page", async () => {
-    const account = await mcpAccount();
-    const clientId = await registerClient([REDIRECT_URI], "Inspector");
-    const { challenge } = await pkcePair();
-    const browser = new Browser();
-    const url = authorizeUrl(clientId, challenge);
-    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
-    const page = await browser.fetch(url);
-    const html = await page.text();
+    const { html } = await atConsent("Inspector");
     expect(html).toContain("Allow Inspector to use your logo account?");
     expect(html).toContain("<strong>127.0.0.1</strong>");
     expect(html).toContain("a program on your own computer");
@@ -127,13 +121,7 @@ describe("sign-in and consent pages", () => {
   });
 
   it("sends a denied consent back with error=access_denied, the state and iss", async () => {
-    const account = await mcpAccount();
-    const clientId = await registerClient();
-    const { challenge } = await pkcePair();
-    const browser = new Browser();
-    const url = authorizeUrl(clientId, challenge);
-    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
-    const handle = handleOf(await (await browser.fetch(url)).text())!;
+    const { browser, url, handle } = await atConsent();
     const denied = await browser.postForm(url, { step: "consent", handle, decision: "deny" });
     expect(denied.status).toBe(302);
     const back = new URL(denied.headers.get("location")!);
@@ -164,13 +152,7 @@ describe("forgery and fixation", () => {
   });
 
   it("refuses a consent handle replayed from another browser, and a handle used twice", async () => {
-    const account = await mcpAccount();
-    const clientId = await registerClient();
-    const { challenge } = await pkcePair();
-    const victim = new Browser();
-    const url = authorizeUrl(clientId, challenge);
-    await victim.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
-    const handle = handleOf(await (await victim.fetch(url)).text())!;
+    const { account, browser: victim, url, handle } = await atConsent();
 
     // Another browser, signed in to the same account, without the page's binding cookie.
     const attacker = new Browser();
@@ -200,13 +182,7 @@ describe("forgery and fixation", () => {
   });
 
   it("asks again after signing out: consent needs a live session", async () => {
-    const account = await mcpAccount();
-    const clientId = await registerClient();
-    const { challenge } = await pkcePair();
-    const browser = new Browser();
-    const url = authorizeUrl(clientId, challenge);
-    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
-    const handle = handleOf(await (await browser.fetch(url)).text())!;
+    const { browser, url, handle } = await atConsent();
     await browser.fetch(`${BASE}/apiaas/logout`, { method: "POST" });
     const response = await browser.postForm(url, { step: "consent", handle, decision: "approve" });
     expect(response.status).toBe(401);
