@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
 import { type Context, Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
 import type { AppEnv } from "../app";
@@ -22,6 +23,10 @@ import { serveMcp } from "./server";
  *   per-minute plan limit                 429 Rate limit exceeded, Retry-After: 60
  *   Free daily cap                        429 Daily limit of <n> requests exceeded. …
  *   anything unexpected                   500 Internal MCP server error (detail in logs only)
+ *
+ * Before all of it, a browser page on another site (DNS rebinding) is turned away: a request
+ * with an Origin must come from this server's own host (or, on a local server, from a local
+ * page such as the MCP Inspector). Agents send no Origin.
  *
  * Both 401s carry `WWW-Authenticate: Bearer resource_metadata="…"` so clients can discover
  * the authorization server. Each call that passes these checks counts one `mcp_request`.
@@ -52,6 +57,9 @@ export interface McpCaller {
 
 mcp.all("/mcp", async (c) => {
   const base = publicBase(c.env, c.req.url);
+  const host = new URL(base).hostname;
+  const foreign = originValidationResponse(c.req.raw, localhostAllowedOrigins().includes(host) ? localhostAllowedOrigins() : [host]);
+  if (foreign) return foreign;
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
   const token = /^Bearer[\t ]+([^\s,]+)$/i.exec(c.req.header("authorization") ?? "")?.[1];

@@ -1,0 +1,57 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { BASE, MCP_ACCEPT, mcpAccount, tokensFor } from "../oauth/helpers";
+
+/** The transport's own refusals, after authentication: each with a JSON-RPC error body. */
+async function token() {
+  const account = await mcpAccount("launch");
+  return (await tokensFor(account.email)).access_token;
+}
+
+const send = (access: string, init: { method: string; body?: string; headers?: Record<string, string> }, base = BASE) =>
+  exports.default.fetch(`${base}/mcp`, {
+    ...init,
+    headers: { Authorization: `Bearer ${access}`, "Content-Type": "application/json", Accept: MCP_ACCEPT, "MCP-Protocol-Version": "2025-06-18", ...init.headers },
+  });
+
+const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+const errorOf = async (response: Response) => ((await response.json()) as { error: { code: number; message: string } }).error;
+
+describe("/mcp transport", () => {
+  it.each(["GET", "DELETE"])("%s → 405: the endpoint is stateless, there is no session to open or end", async (method) => {
+    const response = await send(await token(), { method });
+    expect(response.status).toBe(405);
+    expect((await errorOf(response)).message).toBe("Method not allowed.");
+  });
+
+  it("406 when Accept does not allow both JSON and SSE", async () => {
+    const response = await send(await token(), { method: "POST", body: LIST, headers: { Accept: "application/json" } });
+    expect(response.status).toBe(406);
+    expect((await errorOf(response)).message).toContain("must accept both application/json and text/event-stream");
+  });
+
+  it("413 for a body over 1 MB; one just under is read", async () => {
+    const access = await token();
+    const padded = (size: number) => {
+      const shell = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { pad: "" } } });
+      return shell.replace('"pad":""', `"pad":"${"x".repeat(size - shell.length)}"`);
+    };
+    expect((await send(access, { method: "POST", body: padded(1024 * 1024 + 1) })).status).toBe(413);
+    expect((await send(access, { method: "POST", body: padded(1024 * 1024) })).status).toBe(200);
+  });
+
+  it("a JSON-RPC parse error for malformed JSON", async () => {
+    const response = await send(await token(), { method: "POST", body: "{not json" });
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).toBe(-32700);
+  });
+
+  it("403 for a page on another site (DNS rebinding); the server's own origin and no Origin pass", async () => {
+    const access = await token();
+    const foreign = await send(access, { method: "POST", body: LIST, headers: { Origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect((await errorOf(foreign)).message).toContain("evil.example");
+    expect((await send(access, { method: "POST", body: LIST, headers: { Origin: BASE } })).status).toBe(200);
+    expect((await send(access, { method: "POST", body: LIST })).status).toBe(200);
+  });
+});
