@@ -74,8 +74,10 @@ export interface SearchHit extends CompanyMatch {
 
 /**
  * Search by name (prefix, alias-aware, tolerant of case and punctuation), domain and ticker.
- * Ranking: an exact domain, then an exact ticker, then full-text matches by BM25 relevance
- * (names weigh most) with prominence breaking near-ties.
+ * Ranking: an exact domain, then an exact ticker, then names by closeness (the exact name,
+ * then names that start with the query, then any other match of words or aliases), each tier
+ * by BM25 relevance (names weigh most) with prominence breaking near-ties. The FTS index
+ * narrows a million companies to the matching few before anything is ranked.
  */
 export async function searchCompanies(db: Db, query: string, limit: number): Promise<SearchHit[]> {
   const hits: SearchHit[] = [];
@@ -93,7 +95,9 @@ export async function searchCompanies(db: Db, query: string, limit: number): Pro
   if (/^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed)) add(await findCompanyByTicker(db, trimmed), "ticker");
 
   const match = ftsQuery(trimmed);
+  const key = nameKey(trimmed);
   if (match && hits.length < limit) {
+    const closeness = sql`CASE WHEN ${companies.nameKey} = ${key} THEN 0 WHEN substr(${companies.nameKey}, 1, ${key.length}) = ${key} THEN 1 ELSE 2 END`;
     const rows = await db
       .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
       .from(sql`catalogue_search`)
@@ -101,7 +105,7 @@ export async function searchCompanies(db: Db, query: string, limit: number): Pro
       .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
       .where(sql`catalogue_search MATCH ${match}`)
       // bm25 is lower-is-better; weights: name 10, aliases 6, domains 3, tickers 3.
-      .orderBy(sql`bm25(catalogue_search, 10.0, 6.0, 3.0, 3.0) - 0.1 * ${companies.prominence}`, asc(companies.id))
+      .orderBy(closeness, sql`bm25(catalogue_search, 10.0, 6.0, 3.0, 3.0) - 0.1 * ${companies.prominence}`, asc(companies.id))
       .limit(limit + hits.length)
       .all();
     for (const row of rows) add(row, "name");
@@ -123,6 +127,31 @@ export function ftsQuery(text: string): string | null {
     .slice(0, 12)
     .map((word) => `"${word}"*`)
     .join(" ");
+}
+
+/** A company by id, with its primary domain. */
+export async function findCompany(db: Db, companyId: number): Promise<CompanyMatch | null> {
+  return (await companyWithPrimaryDomain(db).where(eq(companies.id, companyId)).get()) ?? null;
+}
+
+/** A logo by id, with the company it belongs to. */
+export async function findLogo(db: Db, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
+  const row = await db
+    .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+    .from(logos)
+    .innerJoin(companies, eq(companies.id, logos.companyId))
+    .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
+    .where(eq(logos.id, logoId))
+    .get();
+  if (!row) return null;
+  const { logo, ...company } = row;
+  return { logo, company };
+}
+
+/** The logos of several companies at once, for search results. */
+export async function logosOfCompanies(db: Db, companyIds: number[]): Promise<Logo[]> {
+  if (companyIds.length === 0) return [];
+  return db.select().from(logos).where(inArray(logos.companyId, companyIds)).orderBy(asc(logos.variant), asc(logos.id)).all();
 }
 
 export async function logosOfCompany(db: Db, companyId: number): Promise<Logo[]> {

@@ -27,12 +27,22 @@ export interface ResolvedLogo {
  * small and square), and the full-colour set before the monochrome one.
  */
 const sourcePreference = ["iconify-logos", "simple-icons"];
-function preferredLogo(logos: Logo[]): Logo | undefined {
+export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
     const source = sourcePreference.indexOf(logo.sourceSet);
-    return (logo.variant === "icon" ? 0 : 100) + (source === -1 ? 50 : source);
+    return (logo.variant === variantFirst ? 0 : 100) + (source === -1 ? 50 : source);
   };
   return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];
+}
+
+/**
+ * The logo to deliver when a caller asks for a variant: the best of that variant, or, when the
+ * company has none, its best logo of the other with `fallback` set (spec: variantFallback).
+ */
+export function chooseLogo(logos: Logo[], variant?: LogoVariant): { logo: Logo; fallback: boolean } | null {
+  const logo = preferredLogo(logos, variant);
+  if (!logo) return null;
+  return { logo, fallback: variant !== undefined && logo.variant !== variant };
 }
 
 async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | null> {
