@@ -11,8 +11,11 @@ export interface PlanLimits {
   lookup: { perMonth: number; perMinute: number };
   /** MCP: whether the plan includes it (all four do), and its request limits; null is none. */
   mcp: { access: boolean; perDay: number | null; perDayThreeTool: number | null; perMinute: number | null };
-  /** Unique companies per UTC day through the MCP tools; null is unlimited. */
-  companiesPerDay: number | null;
+  /**
+   * Unique companies per UTC day through the MCP tools. The spec gives Free's 30; the paid
+   * figures are ours, and Enterprise's ("custom") is a default an operator may raise.
+   */
+  companiesPerDay: number;
 }
 
 export const planLimits: Record<Plan, PlanLimits> = {
@@ -34,6 +37,6 @@ export const planLimits: Record<Plan, PlanLimits> = {
   enterprise: {
     lookup: { perMonth: 250_000_000, perMinute: 100_000 },
     mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 100_000 },
-    companiesPerDay: null,
+    companiesPerDay: 100_000,
   },
 };
