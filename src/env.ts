@@ -10,7 +10,32 @@ export const varsSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl.default(""),
   CDN_URL: optionalUrl.default(""),
   LOOKUP_RESPONSE: z.enum(["redirect", "bytes"]).default("redirect"),
+  ANTHROPIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .default("https://api.anthropic.com")
+    .transform((v) => v.replace(/\/+$/, "")),
 });
+
+/**
+ * Secrets (`wrangler secret put`, `.dev.vars` locally; see .dev.vars.example). `wrangler types`
+ * only sees [vars], so they are declared here; each is optional and its feature says what
+ * happens without it.
+ */
+interface Secrets {
+  /** Key of the AI provider's file API (get_logo `file`, insert_logo). */
+  ANTHROPIC_API_KEY?: string;
+  /** HMAC key of signed asset URLs (three-tool get_logo `url`). */
+  SIGNED_URL_SECRET?: string;
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+}
+
+declare global {
+  interface Env extends Secrets {}
+  namespace Cloudflare {
+    interface Env extends Secrets {}
+  }
+}
 
 export type Vars = z.infer<typeof varsSchema>;
 
@@ -18,7 +43,7 @@ export type Vars = z.infer<typeof varsSchema>;
 const validated = new Map<string, Vars>();
 
 export function readVars(env: Env): Vars {
-  const id = `${env.PUBLIC_BASE_URL}\n${env.CDN_URL}\n${env.LOOKUP_RESPONSE}`;
+  const id = `${env.PUBLIC_BASE_URL}\n${env.CDN_URL}\n${env.LOOKUP_RESPONSE}\n${env.ANTHROPIC_BASE_URL}`;
   let vars = validated.get(id);
   if (!vars) {
     const parsed = varsSchema.safeParse(env);

@@ -6,6 +6,7 @@ import { firstMessage, integerParam } from "../lib/params";
 import { RecentBytes } from "../lib/recent";
 import { plainText } from "../lib/responses";
 import { decodeAssetKey } from "./codec";
+import { checkAssetSignature, unsignedUrl } from "./signedUrls";
 
 /**
  * GET /assets/{base64urlKey}?maxWidth=N (spec section 3): public PNG bytes of a logo object,
@@ -13,6 +14,9 @@ import { decodeAssetKey } from "./codec";
  *
  *   maxWidth  1-3200, scale down only: a larger value, or none, serves the stored size
  *   width     1-3200, exactly this width (may enlarge): what lookups redirect to
+ *   expires, signature
+ *             a signed, time-limited URL (three-tool get_logo): 403 once expired or when
+ *             any part of it was changed; the asset itself stays public without them
  */
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const recent = new RecentBytes<{ body: ArrayBuffer; headers: [string, string][] }>(16 * 1024 * 1024);
@@ -32,16 +36,22 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   if (!params.success) return plainText(firstMessage(params.error), 400);
   const { maxWidth, width } = params.data;
   if (maxWidth !== undefined && width !== undefined) return plainText("Invalid maxWidth: give maxWidth or width, not both", 400);
+  const url = new URL(c.req.url);
+  const signature = await checkAssetSignature(c.env.SIGNED_URL_SECRET, url);
+  if (signature === "expired") return plainText("Signed URL expired", 403);
+  if (signature === "invalid") return plainText("Invalid signature", 403);
 
-  // Answers are cached by URL in the isolate and in this data centre; a HEAD shares the GET's.
-  const remembered = recent.get(c.req.url);
+  // Answers are cached by URL (a signed one without its signature) in the isolate and in this
+  // data centre; a HEAD shares the GET's.
+  const cacheUrl = signature === "valid" ? unsignedUrl(url) : c.req.url;
+  const remembered = recent.get(cacheUrl);
   if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
   const cache = caches.default;
-  const cacheRequest = new Request(c.req.url, { method: "GET" });
+  const cacheRequest = new Request(cacheUrl, { method: "GET" });
   const hit = await cache.match(cacheRequest);
   if (hit) {
     const body = await hit.arrayBuffer();
-    recent.set(c.req.url, { body, headers: [...hit.headers] }, body.byteLength);
+    recent.set(cacheUrl, { body, headers: [...hit.headers] }, body.byteLength);
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
   }
 
@@ -73,7 +83,7 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const bytes = await new Response(body).arrayBuffer();
   headers.set("Content-Length", String(bytes.byteLength));
   const response = new Response(bytes, { status: 200, headers });
-  recent.set(c.req.url, { body: bytes, headers: [...headers] }, bytes.byteLength);
+  recent.set(cacheUrl, { body: bytes, headers: [...headers] }, bytes.byteLength);
   c.executionCtx.waitUntil(cache.put(cacheRequest, response.clone()));
   return finish(c.req.raw, response);
 });

@@ -1,0 +1,62 @@
+import { fail, ok, type Result } from "../lib/errors";
+import { fromBase64, toBase64Url } from "../lib/encoding";
+
+/**
+ * Signed, time-limited asset URLs for the three-tool form's get_logo (spec: "a signed,
+ * time-limited storage URL", `expiresIn: 3600`). The URL is an ordinary `/assets/…` URL with
+ * `expires` (Unix seconds) and `signature`: HMAC-SHA-256, keyed by `SIGNED_URL_SECRET`, over
+ * the path and every other query parameter in sorted order, so no part can be changed.
+ */
+export const SIGNED_URL_LIFETIME_SECONDS = 3600;
+
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    if (keys.size > 4) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+function signedText(url: URL): Uint8Array {
+  const params = [...url.searchParams].filter(([name]) => name !== "signature").sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return new TextEncoder().encode(`${url.pathname}?${new URLSearchParams(params)}`);
+}
+
+export async function signAssetUrl(secret: string | undefined, url: string, now = Date.now()): Promise<Result<{ url: string; expiresIn: number }>> {
+  if (!secret) {
+    console.error("signed URLs: SIGNED_URL_SECRET is not set");
+    return fail("internal", "Unable to generate signed URL. Try again later");
+  }
+  const signed = new URL(url);
+  signed.searchParams.set("expires", String(Math.floor(now / 1000) + SIGNED_URL_LIFETIME_SECONDS));
+  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), signedText(signed));
+  signed.searchParams.set("signature", toBase64Url(new Uint8Array(signature)));
+  return ok({ url: signed.toString(), expiresIn: SIGNED_URL_LIFETIME_SECONDS });
+}
+
+export type SignatureCheck = "unsigned" | "valid" | "expired" | "invalid";
+
+/** Whether a request URL carries a signature, and if so whether it holds now. */
+export async function checkAssetSignature(secret: string | undefined, url: URL, now = Date.now()): Promise<SignatureCheck> {
+  const signature = url.searchParams.get("signature");
+  const expires = url.searchParams.get("expires");
+  if (signature === null && expires === null) return "unsigned";
+  if (!secret || signature === null || expires === null || !/^\d{1,12}$/.test(expires) || !/^[\w-]{43}$/.test(signature)) return "invalid";
+  const bytes = fromBase64(`${signature.replaceAll("-", "+").replaceAll("_", "/")}=`);
+  // verify compares in constant time.
+  const genuine = await crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, signedText(url));
+  if (!genuine) return "invalid";
+  return Number(expires) * 1000 <= now ? "expired" : "valid";
+}
+
+/** The URL without its signature: what a signed request is cached under. */
+export function unsignedUrl(url: URL): string {
+  const plain = new URL(url);
+  plain.searchParams.delete("expires");
+  plain.searchParams.delete("signature");
+  return plain.toString();
+}

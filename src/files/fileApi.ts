@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { readVars } from "../env";
+import { fail, ok, type Result } from "../lib/errors";
+
+/**
+ * Uploads to the AI provider's file API (spec: get_logo `returnType: "file"`, insert_logo),
+ * in the wire format of Anthropic's Files API: `POST {ANTHROPIC_BASE_URL}/v1/files`, a
+ * multipart body with one `file` field, the key in `x-api-key`. The answer names the file by
+ * `id`, which the caller's own workflow refers to afterwards.
+ */
+const API_VERSION = "2023-06-01";
+const FILES_BETA = "files-api-2025-04-14";
+const UPLOAD_TIMEOUT_MS = 15_000;
+
+const uploaded = z.object({ id: z.string().min(1), type: z.literal("file") });
+
+export interface Upload {
+  bytes: Uint8Array | ArrayBuffer;
+  filename: string;
+  mimeType: string;
+}
+
+export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fileId: string }>> {
+  const unavailable = fail("internal", "File upload failed");
+  if (!env.ANTHROPIC_API_KEY) {
+    console.error("file API: ANTHROPIC_API_KEY is not set");
+    return unavailable;
+  }
+  const form = new FormData();
+  form.append("file", new File([upload.bytes], upload.filename, { type: upload.mimeType }));
+  let response: Response;
+  try {
+    response = await fetch(`${readVars(env).ANTHROPIC_BASE_URL}/v1/files`, {
+      method: "POST",
+      headers: { "x-api-key": env.ANTHROPIC_API_KEY, "anthropic-version": API_VERSION, "anthropic-beta": FILES_BETA },
+      body: form,
+      signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+    });
+  } catch (error) {
+    console.error("file API: upload did not complete", error);
+    return unavailable;
+  }
+  const body = await response.json().catch(() => null);
+  const file = uploaded.safeParse(body);
+  if (!response.ok || !file.success) {
+    // The provider's error type and message say why (invalid key, quota); never the key itself.
+    const reason = (body as { error?: { type?: string; message?: string } } | null)?.error;
+    console.error(`file API: upload refused with ${response.status}`, reason?.type ?? "", reason?.message ?? "");
+    return unavailable;
+  }
+  return ok({ fileId: file.data.id });
+}
