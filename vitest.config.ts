@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { FAKE_FILES_API_KEY, startFakeFilesApi } from "./test/fakes/filesApi";
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
@@ -9,12 +10,21 @@ export default defineConfig({
     projects: [
       {
         plugins: [
-          cloudflareTest(async () => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: { TEST_MIGRATIONS: await readD1Migrations("./migrations") },
-            },
-          })),
+          cloudflareTest(async () => {
+            // Outside services run as small HTTP servers on 127.0.0.1 speaking their real wire format.
+            const filesApi = await startFakeFilesApi();
+            return {
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                  ANTHROPIC_BASE_URL: filesApi.url,
+                  ANTHROPIC_API_KEY: FAKE_FILES_API_KEY,
+                  SIGNED_URL_SECRET: "test-signed-url-secret-0123456789abcdef",
+                },
+              },
+            };
+          }),
         ],
         test: {
           name: "worker",

@@ -5,9 +5,10 @@ import { accounts, apiClients } from "../../schema";
 import type { AppEnv } from "../app";
 import { planLimits } from "../billing/plans";
 import { createDb } from "../lib/db";
-import { countMcpRequest, type Toolset } from "../limits/mcpLimits";
+import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { authorizationServer, type GrantProps, MCP_SCOPE, publicBase, resourceOf } from "../oauth/authorizationServer";
 import { protectedResourceMetadataUrl } from "../oauth/discovery";
+import type { McpCaller } from "./context";
 import { serveMcp } from "./server";
 
 /**
@@ -46,15 +47,6 @@ const mcpError = (c: Context<AppEnv>, status: 401 | 403 | 429 | 500, message: st
 /** The shape of the access tokens the authorization server issues: `<user>:<grant>:<secret>`. */
 const ISSUED_TOKEN = /^[\w-]+:[\w-]+:[\w-]+$/;
 
-export interface McpCaller {
-  accountId: string;
-  clientId: string;
-  plan: (typeof accounts.$inferSelect)["plan"];
-  toolset: Toolset;
-  /** Public origin for the URLs tools hand out. */
-  base: string;
-}
-
 mcp.all("/mcp", async (c) => {
   const base = publicBase(c.env, c.req.url);
   const host = new URL(base).hostname;
@@ -91,6 +83,16 @@ mcp.all("/mcp", async (c) => {
     return mcpError(c, 429, "Rate limit exceeded", { "Retry-After": "60" });
   }
 
-  const caller: McpCaller = { accountId, clientId: client.id, plan: account.plan, toolset, base };
-  return serveMcp(c.req.raw, caller);
+  // The plan has one request window (Free: the day, paid plans: the minute); `_meta.usage` reports it.
+  const window = mcpWindows(account.plan, toolset)[0];
+  const caller: McpCaller = {
+    accountId,
+    clientId: client.id,
+    oauthClientId: validated.clientId,
+    plan: account.plan,
+    toolset,
+    base,
+    requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,
+  };
+  return serveMcp(c.req.raw, { caller, env: c.env, db, defer: (work) => c.executionCtx.waitUntil(work) });
 });

@@ -1,25 +1,58 @@
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import packageJson from "../../package.json";
-import type { McpCaller } from "./endpoint";
+import type { ToolContext } from "./context";
+import { registerLogoResource } from "./resources/logo";
+import { SERVER_INFO } from "./serverInfo";
+import { registerFetchLogo } from "./tools/fetch_logo";
+import { registerFetchLogos } from "./tools/fetch_logos";
+import { registerGetCompanyLogos, registerGetCompanyLogosThree } from "./tools/get_company_logos";
+import { registerGetLogo, registerGetLogoThree } from "./tools/get_logo";
+import { registerInsertLogo } from "./tools/insert_logo";
+import { registerSearchLogos, registerSearchLogosThree } from "./tools/search_logos";
+import { registerSendFeedback } from "./tools/send_feedback";
 
 /** Request bodies over 1 MB are refused with 413 before anything is parsed (spec "Other limits"). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
-export const SERVER_INFO = { name: "logo-lookup", version: packageJson.version };
+const HOUR_MS = 3_600_000;
 
 /**
  * A fresh MCP server for one HTTP request, closed over the caller: nothing about one tenant
- * can reach another's request. Tools and resources are registered per toolset.
+ * can reach another's request. The seven-tool form is the default; `/mcp?toolset=three`
+ * serves the three-tool form. Both offer the logo resource.
  */
-export function buildServer(caller: McpCaller): McpServer {
+export function buildServer(ctx: ToolContext): McpServer {
+  const three = ctx.caller.toolset === "three";
   const server = new McpServer(SERVER_INFO, {
     // Declared up front so that tools/list and resources/templates/list always answer.
     capabilities: { tools: {}, resources: {} },
-    instructions:
-      caller.toolset === "three"
-        ? "Company logos: search by name, domain or ticker, then fetch a logo as base64 or a signed URL."
-        : "Company logos: search by name, domain or ticker, fetch logos as URLs, base64 or files, and insert them into documents.",
+    instructions: three
+      ? "Company logos: search_logos by name, domain or ticker, then get_logo as base64 or a signed URL, or get_company_logos for all of a company's logos."
+      : "Company logos: search_logos by name, domain or ticker; fetch_logo or get_logo for one logo as a public URL, base64 or a file; " +
+        "fetch_logos for many domains; get_company_logos for all of a company's logos; insert_logo to place one on a presentation slide; send_feedback to report problems.",
+    // 2026-07-28 cache hints: the lists are the same for every caller of a form; a logo read
+    // is the caller's own (it counts against their quota).
+    cacheHints: {
+      "tools/list": { ttlMs: HOUR_MS, cacheScope: "public" },
+      "resources/templates/list": { ttlMs: HOUR_MS, cacheScope: "public" },
+      "server/discover": { ttlMs: HOUR_MS, cacheScope: "public" },
+      "resources/read": { ttlMs: HOUR_MS, cacheScope: "private" },
+    },
   });
+
+  if (three) {
+    registerSearchLogosThree(server, ctx);
+    registerGetLogoThree(server, ctx);
+    registerGetCompanyLogosThree(server, ctx);
+  } else {
+    registerSearchLogos(server, ctx);
+    registerFetchLogo(server, ctx);
+    registerGetLogo(server, ctx);
+    registerGetCompanyLogos(server, ctx);
+    registerInsertLogo(server, ctx);
+    registerFetchLogos(server, ctx);
+    registerSendFeedback(server, ctx);
+  }
+  registerLogoResource(server, ctx);
   return server;
 }
 
@@ -28,8 +61,8 @@ export function buildServer(caller: McpCaller): McpServer {
  * protocol (`server/discover`, no sessions) and 2025-era clients through its stateless
  * fallback, each answered by a server built for this request.
  */
-export async function serveMcp(request: Request, caller: McpCaller): Promise<Response> {
-  const handler = createMcpHandler(() => buildServer(caller), {
+export async function serveMcp(request: Request, ctx: ToolContext): Promise<Response> {
+  const handler = createMcpHandler(() => buildServer(ctx), {
     maxRequestBodySize: MAX_MCP_BODY_BYTES,
     onerror: (error) => console.warn(`mcp: ${error.message}`),
   });

@@ -1,0 +1,27 @@
+import type { Plan } from "../../schema";
+import type { Db } from "../lib/db";
+import type { Toolset } from "../limits/mcpLimits";
+
+/** Who is calling /mcp, as the endpoint established it before any tool runs. */
+export interface McpCaller {
+  accountId: string;
+  /** The account's API client: what per-client limits (feedback) count against. */
+  clientId: string;
+  /** The OAuth client (agent application) the access token was issued to. */
+  oauthClientId: string;
+  plan: Plan;
+  toolset: Toolset;
+  /** Public origin for the URLs tools hand out. */
+  base: string;
+  /** This call's place in the plan's request window, for `_meta.usage`; null when unlimited. */
+  requests: { current: number; limit: number } | null;
+}
+
+/** Everything a tool or resource handler works with: one per request, never shared. */
+export interface ToolContext {
+  caller: McpCaller;
+  env: Env;
+  db: Db;
+  /** Work to finish after the response (cache writes). */
+  defer: (work: Promise<unknown>) => void;
+}

@@ -1,0 +1,63 @@
+import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { findLogo } from "../../catalogue/queries";
+import { toBase64 } from "../../lib/encoding";
+import type { ToolContext } from "../context";
+import { readPng, scaledWidth } from "../delivery";
+import { MAX_WIDTH } from "../schemas";
+import { admit } from "../usage";
+
+/**
+ * Resource `qt://logo/{logoId}{?maxWidth}` (spec "Resource URI", "Resource read"): the logo's
+ * PNG, scaled down to maxWidth, as a base64 blob. Reading hands out the logo itself, so it
+ * counts the company towards the unique-company quota like the tools that do.
+ */
+const TEMPLATE = "qt://logo/{logoId}{?maxWidth}";
+
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+export function registerLogoResource(server: McpServer, ctx: ToolContext) {
+  server.registerResource(
+    "logo",
+    new ResourceTemplate(TEMPLATE, { list: undefined }),
+    {
+      title: "Company logo",
+      description: "A logo as PNG, by the logo id from search results; ?maxWidth=N (1-3200) scales it down.",
+      mimeType: "image/png",
+    },
+    async (uri, variables) => {
+      const id = single(variables.logoId) ?? "";
+      if (!/^[1-9]\d{0,15}$/.test(id)) throw new ResourceNotFoundError(uri.href);
+      const rawWidth = single(variables.maxWidth);
+      let maxWidth: number | undefined;
+      if (rawWidth !== undefined) {
+        maxWidth = /^\d{1,4}$/.test(rawWidth) ? Number(rawWidth) : Number.NaN;
+        if (!(maxWidth >= 1 && maxWidth <= MAX_WIDTH)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`);
+        }
+      }
+
+      const found = await findLogo(ctx.db, Number(id));
+      if (!found) throw new ResourceNotFoundError(uri.href);
+      const admitted = await admit(ctx, [found.company.companyId]);
+      if (!admitted.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, admitted.error.message);
+
+      const png = await readPng(ctx, found.logo, maxWidth);
+      if (!png.ok) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          png.reason === "too_large" ? "Rendered logo exceeds 5MB. Use the public URL or a lower maxWidth." : "Unable to retrieve image. Try again later",
+        );
+      }
+      const width = scaledWidth(found.logo, maxWidth);
+      return {
+        contents: [
+          {
+            uri: `qt://logo/${found.logo.id}${width === undefined ? "" : `?maxWidth=${width}`}`,
+            mimeType: "image/png",
+            blob: toBase64(png.bytes),
+          },
+        ],
+      };
+    },
+  );
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { logoVariants } from "../../schema";
+
+/**
+ * The parameters and records the tools share, with the spec's ranges ("Other limits") and
+ * messages that name the parameter and what it accepts.
+ */
+export const MAX_WIDTH = 3200;
+
+export const query = z
+  .string({ message: "query must be a string" })
+  .trim()
+  .min(1, "query must not be empty")
+  .max(500, "query must be at most 500 characters");
+
+export const variant = z.enum(logoVariants, { message: "variant must be 'full' or 'icon'" });
+
+export const maxWidth = z
+  .number({ message: `maxWidth must be a whole number from 1 to ${MAX_WIDTH}` })
+  .int(`maxWidth must be a whole number from 1 to ${MAX_WIDTH}`)
+  .min(1, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`)
+  .max(MAX_WIDTH, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`)
+  .describe("Largest output width in pixels (1-3200); scales down only, never up, aspect ratio kept");
+
+export const logoId = z
+  .number({ message: "logoId must be a logo id from search results" })
+  .int("logoId must be a whole number")
+  .positive("logoId must be a positive whole number")
+  .describe("Logo id from search results");
+
+export const companyId = z
+  .number({ message: "companyId must be a company id from search results" })
+  .int("companyId must be a whole number")
+  .positive("companyId must be a positive whole number")
+  .describe("Company id from search results");
+
+const dimension = z.number().int().nullable();
+
+/** Logo metadata record (search result, seven-tool form). */
+export const logoMetadata = z.object({
+  logoId: z.number(),
+  companyId: z.number(),
+  companyName: z.string(),
+  domain: z.string(),
+  variant,
+  sourceWidth: z.number(),
+  sourceHeight: z.number(),
+});
+
+/** The three-tool form's record: output size and stored format instead of source size. */
+export const threeToolLogo = z.object({
+  logoId: z.number(),
+  companyId: z.number(),
+  companyName: z.string(),
+  domain: z.string(),
+  variant,
+  width: z.number(),
+  height: z.number(),
+  format: z.string(),
+});
+
+/** Logo delivery record (get_logo, fetch_logo, fetch_logos entries). */
+export const deliveryRecord = z.object({
+  logoId: z.number(),
+  companyId: z.number(),
+  companyName: z.string(),
+  domain: z.string(),
+  variant,
+  variantFallback: z.boolean().optional(),
+  format: z.literal("png"),
+  mimeType: z.literal("image/png"),
+  url: z.string(),
+  resourceUri: z.string(),
+  width: dimension,
+  height: dimension,
+  sourceWidth: dimension,
+  sourceHeight: dimension,
+  dimensionsStatus: z.enum(["known", "unknown"]),
+});
+
+export const usage = z.object({
+  requests: z.object({ current: z.number(), limit: z.number() }).optional(),
+  companies: z.object({ current: z.number(), limit: z.number() }),
+});
+
+export const usageMeta = z.object({ usage }).optional();

@@ -1,0 +1,122 @@
+import type { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Logo } from "../../../schema";
+import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../catalogue/queries";
+import { chooseLogo } from "../../catalogue/resolveLogo";
+import { normaliseDomain } from "../../lib/domain";
+import { base64Length, toBase64 } from "../../lib/encoding";
+import type { ToolContext } from "../context";
+import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
+import { FAILED, guarded, toolError, toolResult } from "../results";
+import { deliveryRecord as deliverySchema, maxWidth, variant } from "../schemas";
+import { admit } from "../usage";
+
+/**
+ * fetch_logos (spec 2, seven-tool form): logos for many domains at once. Results keep the
+ * input order and each domain succeeds or fails on its own; the unique-company quota admits
+ * the batch's distinct companies together (duplicates once), so a refused batch hands out
+ * nothing. In base64 mode the encoded data of the whole batch stays within 5 MB.
+ */
+export const MAX_DOMAINS = { url: 25, base64: 5 } as const;
+
+const input = z
+  .object({
+    domains: z
+      .array(z.string({ message: "each domain must be a string" }), { message: "domains must be a list of company domains" })
+      .min(1, "domains must name at least one domain")
+      .describe("Company domains, e.g. ['stripe.com', 'github.com']; at most 25 with url, 5 with base64"),
+    variant: variant.optional().describe("Preferred variant for every domain: 'full' or 'icon'; falls back per domain with variantFallback: true"),
+    returnType: z.enum(["url", "base64"], { message: "returnType must be 'url' or 'base64'" }).default("url").describe("'url' (default) or 'base64'"),
+    maxWidth: maxWidth.optional(),
+  })
+  .superRefine((args, issues) => {
+    const max = MAX_DOMAINS[args.returnType];
+    if (args.domains.length > max) {
+      issues.addIssue({
+        code: "custom",
+        path: ["domains"],
+        message: `domains: at most ${max} with returnType '${args.returnType}' (${MAX_DOMAINS.url} with 'url', ${MAX_DOMAINS.base64} with 'base64')`,
+      });
+    }
+  });
+
+type Entry =
+  | { domain: string; ok: true; company: CompanyMatch; logo: Logo; fallback: boolean }
+  | { domain: string; ok: false; error: string };
+
+async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["variant"] | undefined): Promise<Entry> {
+  const host = normaliseDomain(domain);
+  if (!host.ok) return { domain, ok: false, error: "Invalid domain format" };
+  const company = await findCompanyByDomain(ctx.db, host.domain);
+  if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
+  const chosen = chooseLogo(await logosOfCompany(ctx.db, company.companyId), wanted);
+  if (!chosen) return { domain, ok: false, error: `No logo found for domain ${domain}` };
+  return { domain, ok: true, company, ...chosen };
+}
+
+const successEntry = deliverySchema.omit({ domain: true }).extend({
+  domain: z.string(),
+  ok: z.literal(true),
+  resolvedDomain: z.string(),
+  base64: z.string().optional(),
+});
+const failedEntry = z.object({ domain: z.string(), ok: z.literal(false), error: z.string() });
+
+export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    "fetch_logos",
+    {
+      title: "Fetch logos for many domains",
+      description:
+        "Fetch the logos of up to 25 company domains (5 with base64) in one call. Results keep the input order; " +
+        "a domain that fails is reported in its entry (ok: false, error) without affecting the others. " +
+        "Each distinct company counts once towards the daily unique-company quota.",
+      inputSchema: input,
+      outputSchema: z.object({
+        results: z.array(z.union([successEntry, failedEntry])),
+        summary: z.object({ requested: z.number(), resolved: z.number(), failed: z.number() }),
+      }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded("fetch_logos", FAILED, async () => {
+        const entries = await Promise.all(args.domains.map((domain) => resolveDomain(ctx, domain, args.variant)));
+        const found = entries.filter((entry) => entry.ok);
+        const admitted = await admit(
+          ctx,
+          found.map((entry) => entry.company.companyId),
+        );
+        if (!admitted.ok) return toolError(admitted.error.message);
+
+        let base64Total = 0;
+        const results: (z.infer<typeof successEntry> | z.infer<typeof failedEntry>)[] = [];
+        const delivered: Delivery[] = [];
+        for (const entry of entries) {
+          if (!entry.ok) {
+            results.push(entry);
+            continue;
+          }
+          const { domain: resolvedDomain, ...record } = deliveryRecord(ctx.caller.base, entry.company, entry.logo, {
+            maxWidth: args.maxWidth,
+            fallback: entry.fallback,
+          });
+          const success = { domain: entry.domain, ok: true as const, resolvedDomain, ...record };
+          if (args.returnType === "base64") {
+            const png = await readPng(ctx, entry.logo, args.maxWidth);
+            if (!png.ok) {
+              results.push({ domain: entry.domain, ok: false, error: png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED });
+              continue;
+            }
+            base64Total += base64Length(png.bytes.byteLength);
+            if (base64Total > MAX_BASE64_CHARS) return toolError("Aggregate base64 payload size exceeds 5MB limit");
+            results.push({ ...success, base64: toBase64(png.bytes) });
+          } else {
+            results.push(success);
+          }
+          delivered.push({ ...record, domain: resolvedDomain });
+        }
+        const resolved = results.filter((r) => r.ok).length;
+        return toolResult({ results, summary: { requested: args.domains.length, resolved, failed: args.domains.length - resolved } }, delivered);
+      }),
+  );
+}

@@ -1,0 +1,108 @@
+import type { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Logo } from "../../../schema";
+import { logosOfCompanies, type SearchHit, searchCompanies } from "../../catalogue/queries";
+import { preferredLogo } from "../../catalogue/resolveLogo";
+import type { ToolContext } from "../context";
+import { resourceUri } from "../delivery";
+import { guarded, toolResult } from "../results";
+import { logoMetadata, query, threeToolLogo } from "../schemas";
+
+/**
+ * search_logos (spec 2): companies by name, domain or ticker, and their logos as metadata
+ * only. Costs no unique-company quota. A company contributes its best logo of each variant,
+ * companies in rank order, until `limit` records.
+ */
+const SEARCH_FAILED = "Search failed. Try again later";
+
+const input = z.object({
+  query: query.describe("Company name (or its start), domain or stock ticker"),
+  limit: z
+    .number({ message: "limit must be a whole number from 1 to 20" })
+    .int("limit must be a whole number from 1 to 20")
+    .min(1, "limit must be a whole number from 1 to 20")
+    .max(20, "limit must be a whole number from 1 to 20")
+    .default(5)
+    .describe("Number of results, 1-20 (default 5)"),
+});
+
+async function searchLogos(ctx: ToolContext, text: string, limit: number): Promise<{ hit: SearchHit; logo: Logo }[]> {
+  const hits = await searchCompanies(ctx.db, text, limit);
+  const logos = await logosOfCompanies(
+    ctx.db,
+    hits.map((hit) => hit.companyId),
+  );
+  const found: { hit: SearchHit; logo: Logo }[] = [];
+  for (const hit of hits) {
+    const own = logos.filter((logo) => logo.companyId === hit.companyId);
+    for (const variant of ["full", "icon"] as const) {
+      const logo = preferredLogo(own.filter((l) => l.variant === variant));
+      if (logo && found.length < limit) found.push({ hit, logo });
+    }
+  }
+  return found;
+}
+
+const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const DESCRIPTION =
+  "Search company logos by company name (prefix, case and punctuation ignored, aliases included), domain (stripe.com) or stock ticker (AAPL, NASDAQ:AAPL). " +
+  "Exact domain and ticker matches come first, then names by closeness and prominence. Returns metadata only; fetch a logo with get_logo.";
+
+export function registerSearchLogos(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    "search_logos",
+    {
+      title: "Search logos",
+      description: DESCRIPTION,
+      inputSchema: input,
+      outputSchema: z.object({ results: z.array(logoMetadata) }),
+      annotations: ANNOTATIONS,
+    },
+    (args) =>
+      guarded("search_logos", SEARCH_FAILED, async () => {
+        const found = await searchLogos(ctx, args.query, args.limit);
+        const results = found.map(({ hit, logo }) => ({
+          logoId: logo.id,
+          companyId: hit.companyId,
+          companyName: hit.companyName,
+          domain: hit.domain,
+          variant: logo.variant,
+          sourceWidth: logo.width,
+          sourceHeight: logo.height,
+        }));
+        return toolResult(
+          { results },
+          results.map((r) => ({ ...r, resourceUri: resourceUri(r.logoId) })),
+        );
+      }),
+  );
+}
+
+/** Three-tool form: a bare array, with each logo's size and stored format. */
+export function registerSearchLogosThree(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    "search_logos",
+    {
+      title: "Search logos",
+      description: `${DESCRIPTION.replace("get_logo.", "get_logo (base64 or a signed URL).")}`,
+      inputSchema: input,
+      outputSchema: z.array(threeToolLogo),
+      annotations: ANNOTATIONS,
+    },
+    (args) =>
+      guarded("search_logos", SEARCH_FAILED, async () => {
+        const found = await searchLogos(ctx, args.query, args.limit);
+        const results = found.map(({ hit, logo }) => ({
+          logoId: logo.id,
+          companyId: hit.companyId,
+          companyName: hit.companyName,
+          domain: hit.domain,
+          variant: logo.variant,
+          width: logo.width,
+          height: logo.height,
+          format: logo.format,
+        }));
+        return toolResult(results);
+      }),
+  );
+}
