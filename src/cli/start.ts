@@ -15,7 +15,7 @@ import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
 import { seedCatalogue } from "./seed/seed";
 import { ensureDemoAccount } from "./start/demo";
-import { writeOverrides } from "./start/overrides";
+import { localSigningSecret, writeOverrides } from "./start/overrides";
 
 const port = process.env.PORT ?? "8787";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
@@ -60,8 +60,8 @@ Logo lookup is starting at ${base}
                    ${base}/health
 `);
 
-const envFile = writeOverrides(projectRoot, process.env, join(projectRoot, ".wrangler", "tmp", "start.env"));
 const devVars = join(projectRoot, ".dev.vars");
+const envFile = writeOverrides(projectRoot, { ...process.env, ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env"));
 const envFileArgs = envFile ? [...(existsSync(devVars) ? ["--env-file", devVars] : []), "--env-file", envFile] : [];
 const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));

@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configurableNames, writeOverrides } from "../../src/cli/start/overrides";
+import { configurableNames, localSigningSecret, writeOverrides } from "../../src/cli/start/overrides";
 import { root } from "./helpers";
 
 describe("npm start configuration overrides", () => {
   it("covers every var of wrangler.toml and every secret of .dev.vars.example", () => {
     expect(configurableNames(root)).toEqual(
-      expect.arrayContaining(["PUBLIC_BASE_URL", "CDN_URL", "LOOKUP_RESPONSE", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]),
+      expect.arrayContaining(["PUBLIC_BASE_URL", "CDN_URL", "LOOKUP_RESPONSE", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "SIGNED_URL_SECRET"]),
     );
   });
 
@@ -22,5 +22,18 @@ describe("npm start configuration overrides", () => {
 
   it("writes nothing when nothing is overridden", () => {
     expect(writeOverrides(root, { HOME: "/root" }, join(tmpdir(), "never-written.env"))).toBeUndefined();
+  });
+
+  it("gives a local server a signing secret of its own, the same at every start, unless one is configured", () => {
+    const project = mkdtempSync(join(tmpdir(), "project-"));
+    const devVars = join(project, ".dev.vars");
+    const first = localSigningSecret(devVars, {});
+    expect(first.SIGNED_URL_SECRET).toMatch(/^[\w-]{43}$/);
+    expect(localSigningSecret(devVars, {})).toEqual(first);
+    expect(statSync(join(project, ".wrangler", "state", "signed-url-secret")).mode & 0o777).toBe(0o600);
+
+    expect(localSigningSecret(devVars, { SIGNED_URL_SECRET: "from-the-environment" })).toEqual({});
+    writeFileSync(devVars, "SIGNED_URL_SECRET=from-dev-vars\n");
+    expect(localSigningSecret(devVars, {})).toEqual({});
   });
 });

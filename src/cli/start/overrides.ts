@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unstable_readConfig } from "wrangler";
 
@@ -26,4 +27,20 @@ export function writeOverrides(root: string, environment: Record<string, string 
   writeFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
+}
+
+/**
+ * Signed asset URLs need SIGNED_URL_SECRET. When neither the environment nor .dev.vars sets
+ * it, a local server gets a random one, kept in its local state so that URLs handed out stay
+ * valid across restarts.
+ */
+export function localSigningSecret(devVars: string, environment: Record<string, string | undefined> = process.env): Record<string, string> {
+  if (environment.SIGNED_URL_SECRET) return {};
+  if (existsSync(devVars) && /^SIGNED_URL_SECRET=/m.test(readFileSync(devVars, "utf8"))) return {};
+  const file = join(devVars, "..", ".wrangler", "state", "signed-url-secret");
+  if (!existsSync(file)) {
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  }
+  return { SIGNED_URL_SECRET: readFileSync(file, "utf8").trim() };
 }
