@@ -90,7 +90,7 @@ export async function searchCompanies(db: Db, query: string, limit: number): Pro
   };
 
   const trimmed = query.trim();
-  const domain = normaliseDomain(trimmed);
+  const domain = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   if (domain.ok) add(await findCompanyByDomain(db, domain.domain), "domain");
   if (/^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed)) add(await findCompanyByTicker(db, trimmed), "ticker");
 
@@ -111,6 +111,16 @@ export async function searchCompanies(db: Db, query: string, limit: number): Pro
     for (const row of rows) add(row, "name");
   }
   return hits;
+}
+
+/** The host of a pasted URL (`https://www.stripe.com/pricing`), or null for anything else. */
+function hostOfUrl(text: string): string | null {
+  if (!/^https?:\/\//i.test(text)) return null;
+  try {
+    return new URL(text).hostname;
+  } catch {
+    return null;
+  }
 }
 
 /**

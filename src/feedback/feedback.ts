@@ -1,5 +1,4 @@
-import { and, count, eq, sql } from "drizzle-orm";
-import { type FeedbackCategory, feedback } from "../../schema";
+import type { FeedbackCategory } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { windowStart } from "../limits/periods";
@@ -32,19 +31,25 @@ export interface FeedbackReceipt {
  */
 export async function submitFeedback(db: Db, input: FeedbackInput, now = Date.now()): Promise<Result<FeedbackReceipt>> {
   const day = windowStart("day", now);
-  const [inserted, [counted]] = await db.batch([
-    db.all<{ id: number }>(sql`
-      INSERT INTO ${feedback} (account_id, client_id, oauth_client_id, day, category, message, domain, logo_id, tool, created_at)
-      SELECT ${input.accountId}, ${input.clientId}, ${input.oauthClientId}, ${day}, ${input.category}, ${input.message},
-             ${input.domain ?? null}, ${input.logoId ?? null}, ${input.tool ?? null}, ${now}
-      WHERE (SELECT count(*) FROM ${feedback} WHERE client_id = ${input.clientId} AND day = ${day}) < ${DAILY_FEEDBACK_LIMIT}
-      RETURNING id`),
-    db.select({ n: count() }).from(feedback).where(and(eq(feedback.clientId, input.clientId), eq(feedback.day, day))),
+  // Raw statements: an INSERT … SELECT … WHERE with RETURNING is not something drizzle's
+  // builders batch. The column names are the ones schema/feedback.ts declares.
+  const d1 = db.$client;
+  const [inserted, counted] = await d1.batch<{ id?: number; n?: number }>([
+    d1
+      .prepare(
+        `INSERT INTO feedback (account_id, client_id, oauth_client_id, day, category, message, domain, logo_id, tool, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+         WHERE (SELECT count(*) FROM feedback WHERE client_id = ?2 AND day = ?4) < ?11
+         RETURNING id`,
+      )
+      .bind(input.accountId, input.clientId, input.oauthClientId, day, input.category, input.message, input.domain ?? null, input.logoId ?? null, input.tool ?? null, now, DAILY_FEEDBACK_LIMIT),
+    d1.prepare("SELECT count(*) AS n FROM feedback WHERE client_id = ?1 AND day = ?2").bind(input.clientId, day),
   ]);
-  const row = inserted[0];
-  if (!row) return fail("rate_limited", `Daily feedback limit (${DAILY_FEEDBACK_LIMIT}) exceeded. Try again tomorrow.`);
+  const row = inserted?.results[0];
+  const stored = counted?.results[0]?.n ?? DAILY_FEEDBACK_LIMIT;
+  if (!row?.id) return fail("rate_limited", `Daily feedback limit (${DAILY_FEEDBACK_LIMIT}) exceeded. Try again tomorrow.`);
   return ok({
-    remaining: Math.max(0, DAILY_FEEDBACK_LIMIT - (counted?.n ?? DAILY_FEEDBACK_LIMIT)),
+    remaining: Math.max(0, DAILY_FEEDBACK_LIMIT - stored),
     referenceId: `fb-${now}-${row.id}`,
     timestamp: new Date(now).toISOString(),
   });

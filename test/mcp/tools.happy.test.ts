@@ -1,5 +1,9 @@
 import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import packageJson from "../../package.json";
+import { feedback } from "../../schema";
+import { db } from "../helpers/catalogue";
 import { darkLogo40x20 } from "../fixtures/images";
 import { BASE } from "../oauth/helpers";
 import { agent, assetPath, company, structured } from "./helpers";
@@ -76,5 +80,178 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     const larger = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 3200, returnType: "base64" }));
     expect(larger).toMatchObject({ width: 40, height: 20, resourceUri: `qt://logo/${acme.icon}` });
     expect(larger.base64).toBe(pngBase64(darkLogo40x20().master));
+  });
+});
+
+describe("seven-tool form: fetching", () => {
+  it("fetch_logo finds by name, domain or ticker, prefers the asked variant and says when it fell back", async () => {
+    const both = await company("Northwind Traders", ["northwind-traders.com"], { full: true, ticker: "NWT" });
+    const iconOnly = await company("Iconic Labs", ["iconic.example"]);
+    const { call } = await agent();
+
+    for (const query of ["Northwind Traders", "northwind-traders.com", "NWT", "https://www.northwind-traders.com/about"]) {
+      const record = structured(await call("fetch_logo", { query, variant: "full" }));
+      expect(record).toMatchObject({ ok: true, logoId: both.full, variant: "full", companyName: "Northwind Traders" });
+      expect(record).not.toHaveProperty("variantFallback");
+    }
+    const fellBack = structured(await call("fetch_logo", { query: "Iconic Labs", variant: "full", maxWidth: 20, returnType: "base64" }));
+    expect(fellBack).toMatchObject({ ok: true, logoId: iconOnly.icon, variant: "icon", variantFallback: true, width: 20, height: 10 });
+    expect(typeof fellBack.base64).toBe("string");
+  });
+
+  it("get_logo with returnType file uploads the PNG to the file API and returns its id", async () => {
+    const acme = await company("Filer Inc", ["filer.example"]);
+    const { call } = await agent();
+    const record = structured(await call("get_logo", { logoId: acme.icon, returnType: "file" }));
+    expect(record.file_id).toMatch(/^file_/);
+    expect(record).not.toHaveProperty("base64");
+    expect(record.url).toMatch(/\/assets\//);
+
+    const [upload] = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-filer.example-${acme.icon}.png`)).json()) as Record<string, unknown>[];
+    expect(upload).toMatchObject({ id: record.file_id, mimeType: "image/png", sizeBytes: darkLogo40x20().master.byteLength, anthropicVersion: "2023-06-01" });
+  });
+
+  it("get_company_logos lists every logo, filters by variant and reports usage", async () => {
+    const acme = await company("Listed Co", ["listed.example"], { full: true });
+    const { call } = await agent("launch");
+    const all = structured<{ logos: Record<string, unknown>[]; _meta: { usage: Record<string, { current: number; limit: number }> } }>(
+      await call("get_company_logos", { companyId: acme.companyId }),
+    );
+    expect(all.logos.map((l) => [l.logoId, l.variant])).toEqual([
+      [acme.full, "full"],
+      [acme.icon, "icon"],
+    ]);
+    expect(all.logos[0]).toEqual({
+      logoId: acme.full,
+      companyId: acme.companyId,
+      companyName: "Listed Co",
+      domain: "listed.example",
+      variant: "full",
+      format: "png",
+      mimeType: "image/png",
+      url: expect.stringMatching(/^https:\/\/logos\.test\/assets\//),
+      resourceUri: `qt://logo/${acme.full}`,
+      sourceWidth: 40,
+      sourceHeight: 20,
+    });
+    expect(all._meta.usage.companies).toEqual({ current: 1, limit: 1000 });
+    // Launch counts per minute; this connection's initialize, its notification and this call came first.
+    expect(all._meta.usage.requests!.limit).toBe(1000);
+    expect(all._meta.usage.requests!.current).toBeGreaterThanOrEqual(1);
+
+    const icons = structured<{ logos: Record<string, unknown>[] }>(await call("get_company_logos", { companyId: acme.companyId, variant: "icon" }));
+    expect(icons.logos.map((l) => l.logoId)).toEqual([acme.icon]);
+  });
+
+  it("insert_logo uploads the wordmark and explains store_blob, then execute_office_js with the placement", async () => {
+    const acme = await company("Slide Corp", ["slide.example"], { full: true });
+    const { call } = await agent("free");
+    const result = structured<{ file_id: string; blob_name: string; companyName: string; instructions: string; _meta: { usage: unknown } }>(
+      await call("insert_logo", { query: "Slide Corp" }),
+    );
+    expect(result.file_id).toMatch(/^file_/);
+    expect(result.blob_name).toBe(`logo-slide.example-${acme.full}.png`);
+    expect(result.companyName).toBe("Slide Corp");
+    const { instructions } = result;
+    expect(instructions.indexOf("store_blob")).toBeGreaterThan(-1);
+    expect(instructions.indexOf("store_blob")).toBeLessThan(instructions.indexOf("execute_office_js"));
+    expect(instructions).toContain(result.file_id);
+    // Defaults: 150 points wide, height from the 2:1 aspect ratio, at (300, 200).
+    expect(instructions).toContain("imageLeft: 300, imageTop: 200, imageWidth: 150, imageHeight: 75");
+    expect(instructions).toContain("setSelectedDataAsync");
+    expect(instructions).not.toMatch(/iVBORw0KGgo/); // no PNG data embedded
+    expect(result._meta.usage).toMatchObject({ companies: { current: 1, limit: 30 } });
+
+    const placed = structured<{ instructions: string }>(await call("insert_logo", { query: "slide.example", imageWidth: 90, imageHeight: 30, imageLeft: 10, imageTop: 20.5 }));
+    expect(placed.instructions).toContain("imageLeft: 10, imageTop: 20.5, imageWidth: 90, imageHeight: 30");
+  });
+
+  it("fetch_logos keeps input order, reports failures in place, counts a summary, and falls back per domain", async () => {
+    const a = await company("Alpha Batch", ["alpha-batch.com"], { full: true });
+    const b = await company("Beta Batch", ["beta-batch.com"]);
+    const { call } = await agent();
+    const batch = structured<{ results: Record<string, unknown>[]; summary: unknown }>(
+      await call("fetch_logos", { domains: ["beta-batch.com", "not a domain", "WWW.Alpha-Batch.com", "unknown-batch.com"], variant: "full" }),
+    );
+    expect(batch.results).toEqual([
+      expect.objectContaining({ domain: "beta-batch.com", ok: true, companyId: b.companyId, resolvedDomain: "beta-batch.com", logoId: b.icon, variant: "icon", variantFallback: true }),
+      { domain: "not a domain", ok: false, error: "Invalid domain format" },
+      expect.objectContaining({ domain: "WWW.Alpha-Batch.com", ok: true, resolvedDomain: "alpha-batch.com", logoId: a.full, variant: "full" }),
+      { domain: "unknown-batch.com", ok: false, error: "No company found for domain unknown-batch.com" },
+    ]);
+    expect(batch.results[2]).not.toHaveProperty("variantFallback");
+    expect(batch.summary).toEqual({ requested: 4, resolved: 2, failed: 2 });
+
+    const encoded = structured<{ results: Record<string, unknown>[] }>(await call("fetch_logos", { domains: ["alpha-batch.com"], returnType: "base64", maxWidth: 8 }));
+    expect(encoded.results[0]).toMatchObject({ ok: true, width: 8, height: 4, base64: expect.any(String) });
+  });
+
+  it("send_feedback stores the report with its account and clients, and returns the receipt", async () => {
+    const { call, account, oauthClientId } = await agent();
+    const receipt = structured(await call("send_feedback", { category: "data_quality", message: "The icon is outdated", domain: "acme.example", logoId: 7, tool: "get_logo" }));
+    expect(receipt).toEqual({
+      ok: true,
+      remaining: 4,
+      referenceId: expect.stringMatching(/^fb-\d+-\d+$/),
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      serverVersion: packageJson.version,
+    });
+    const rows = await db.select().from(feedback).where(eq(feedback.accountId, account.id));
+    expect(rows).toEqual([
+      expect.objectContaining({ category: "data_quality", message: "The icon is outdated", domain: "acme.example", logoId: 7, tool: "get_logo", oauthClientId }),
+    ]);
+    expect(rows[0]!.clientId).toBeTruthy();
+    expect(receipt.referenceId).toBe(`fb-${rows[0]!.createdAt.getTime()}-${rows[0]!.id}`);
+  });
+});
+
+describe("resources", () => {
+  it.each(["2025", "2026"] as const)("qt://logo/{logoId}{?maxWidth} reads as a base64 PNG blob (%s-era client)", async (era) => {
+    const acme = await company("Resource Co", ["resource.example"]);
+    const { client } = await agent("launch", { era });
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "qt://logo/{logoId}{?maxWidth}", mimeType: "image/png" })]);
+
+    const full = await client.readResource({ uri: `qt://logo/${acme.icon}` });
+    expect(full.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().master) }]);
+    const small = await client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=20` });
+    const png = Uint8Array.from(atob((small.contents[0] as { blob: string }).blob), (c) => c.charCodeAt(0));
+    expect(new DataView(png.buffer).getUint32(16)).toBe(20);
+  });
+});
+
+describe("three-tool form (/mcp?toolset=three)", () => {
+  it.each(["2025", "2026"] as const)("lists three tools and answers with bare arrays (%s-era client)", async (era) => {
+    const acme = await company("Triple Co", ["triple.example"], { full: true });
+    const { client, call } = await agent("launch", { toolset: "three", era });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["get_company_logos", "get_logo", "search_logos"]);
+
+    const found = await call("search_logos", { query: "triple.example" });
+    expect(found.isError).toBeFalsy();
+    const records = [
+      { logoId: acme.full, companyId: acme.companyId, companyName: "Triple Co", domain: "triple.example", variant: "full", width: 40, height: 20, format: "png" },
+      { logoId: acme.icon, companyId: acme.companyId, companyName: "Triple Co", domain: "triple.example", variant: "icon", width: 40, height: 20, format: "png" },
+    ];
+    expect(JSON.parse((found.content[0] as { text: string }).text)).toEqual(records);
+    const listed = await call("get_company_logos", { companyId: acme.companyId });
+    expect(JSON.parse((listed.content[0] as { text: string }).text)).toEqual(records);
+  });
+
+  it("get_logo gives base64 by default, or a signed URL that works for an hour", async () => {
+    const acme = await company("Signed Co", ["signed.example"]);
+    const { call } = await agent("launch", { toolset: "three" });
+    const encoded = structured(await call("get_logo", { logoId: acme.icon }));
+    expect(encoded).toEqual({ base64: pngBase64(darkLogo40x20().master), mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
+
+    const linked = structured<{ url: string; expiresIn: number }>(await call("get_logo", { logoId: acme.icon, returnType: "url" }));
+    expect(linked).toMatchObject({ expiresIn: 3600, mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
+    const url = new URL(linked.url);
+    expect(url.searchParams.get("signature")).toMatch(/^[\w-]{43}$/);
+    expect(Number(url.searchParams.get("expires")) - Date.now() / 1000).toBeGreaterThan(3590);
+    const image = await exports.default.fetch(linked.url);
+    expect(image.status).toBe(200);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+    expect(assetPath(linked.url)).toMatch(/^\/assets\//);
   });
 });

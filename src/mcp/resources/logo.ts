@@ -1,4 +1,4 @@
-import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
 import { findLogo } from "../../catalogue/queries";
 import { toBase64 } from "../../lib/encoding";
 import type { ToolContext } from "../context";
@@ -13,12 +13,28 @@ import { admit } from "../usage";
  */
 const TEMPLATE = "qt://logo/{logoId}{?maxWidth}";
 
+/**
+ * The SDK's template matcher treats `{?maxWidth}` as required, so `qt://logo/42` would not
+ * match (modelcontextprotocol/typescript-sdk#1079). RFC 6570 query parameters are optional:
+ * this matcher reads the id from the path and any query parameters in any order.
+ */
+class LogoUriTemplate extends UriTemplate {
+  override match(uri: string): Variables | null {
+    const parts = /^qt:\/\/logo\/([^/?#]+)(?:\?([^#]*))?$/.exec(uri);
+    if (!parts) return null;
+    const variables: Variables = { logoId: decodeURIComponent(parts[1]!) };
+    const maxWidth = new URLSearchParams(parts[2] ?? "").get("maxWidth");
+    if (maxWidth !== null) variables.maxWidth = maxWidth;
+    return variables;
+  }
+}
+
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 export function registerLogoResource(server: McpServer, ctx: ToolContext) {
   server.registerResource(
     "logo",
-    new ResourceTemplate(TEMPLATE, { list: undefined }),
+    new ResourceTemplate(new LogoUriTemplate(TEMPLATE), { list: undefined }),
     {
       title: "Company logo",
       description: "A logo as PNG, by the logo id from search results; ?maxWidth=N (1-3200) scales it down.",
