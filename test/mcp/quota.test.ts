@@ -1,0 +1,121 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { feedback } from "../../schema";
+import { admitCompanies, companyQuotaName } from "../../src/limits/companyLimits";
+import { db } from "../helpers/catalogue";
+import { agent, company, failure, structured } from "./helpers";
+
+/**
+ * The unique-company quota (Free: 30 a UTC day) across the tools that hand out logos, at its
+ * boundary and under concurrency, and the feedback limit under concurrency.
+ */
+const nextMidnight = () => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
+};
+
+/** Counts `ids` as companies the account already touched today, as earlier calls would have. */
+async function touched(accountId: string, ids: number[]) {
+  const quota = env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName(companyQuotaName(accountId)));
+  expect((await quota.admit(ids, 30)).allowed).toBe(true);
+}
+
+const others = (n: number) => Array.from({ length: n }, (_, i) => 1_000_000 + i);
+
+describe("daily unique companies", () => {
+  it("the 30th company is served, the 31st refused with the count and the reset time; repeats stay free", async () => {
+    const a = await company("Quota A", ["quota-a.com"]);
+    const b = await company("Quota B", ["quota-b.com"]);
+    const { account, call, client } = await agent("free");
+    await touched(account.id, others(29));
+
+    const thirtieth = structured<{ _meta: { usage: { companies: unknown } } }>(await call("get_company_logos", { companyId: a.companyId }));
+    expect(thirtieth._meta.usage.companies).toEqual({ current: 30, limit: 30 });
+    const refused = `Daily company limit (30) exceeded. You've accessed 30 unique companies today. Resets at ${nextMidnight()}.`;
+    for (const [tool, args] of [
+      ["get_logo", { logoId: b.icon }],
+      ["fetch_logo", { query: "quota-b.com" }],
+      ["get_company_logos", { companyId: b.companyId }],
+      ["insert_logo", { query: "Quota B" }],
+      ["fetch_logos", { domains: ["quota-b.com"] }],
+    ] as const) {
+      expect(failure(await call(tool, args)), tool).toBe(refused);
+    }
+    // Reading the logo as a resource hands it out too, and is refused the same way.
+    await expect(client.readResource({ uri: `qt://logo/${b.icon}` })).rejects.toThrow(refused);
+
+    // The company already counted today can be fetched again, by any tool.
+    expect(structured(await call("get_logo", { logoId: a.icon })).logoId).toBe(a.icon);
+    expect(structured(await call("fetch_logo", { query: "Quota A" })).logoId).toBe(a.icon);
+    // Search never counts.
+    expect(structured<{ results: unknown[] }>(await call("search_logos", { query: "Quota" })).results).toHaveLength(2);
+  });
+
+  it("a batch counts each company once, and is admitted whole or not at all", async () => {
+    const names = ["batch-q1.com", "batch-q2.com", "batch-q3.com"];
+    for (const name of names) await company(name, [name]);
+    const { account, call } = await agent("free");
+    await touched(account.id, others(27));
+
+    // Three domains, two companies (one named twice): 2 new companies fit in the 3 left.
+    const twice = structured<{ summary: unknown }>(await call("fetch_logos", { domains: ["batch-q1.com", "www.batch-q1.com", "batch-q2.com"] }));
+    expect(twice.summary).toEqual({ requested: 3, resolved: 3, failed: 0 });
+    const usage = await admitCompanies(env, account.id, "free", []);
+    expect(usage).toEqual({ ok: true, value: { current: 29, limit: 30 } });
+
+    // q2 again plus q3 and one more unknown-to-quota company would be 31: refused whole.
+    const extra = await company("batch-q4.com", ["batch-q4.com"]);
+    expect(failure(await call("fetch_logos", { domains: ["batch-q2.com", "batch-q3.com", "batch-q4.com"] }))).toMatch(/^Daily company limit \(30\) exceeded/);
+    expect(await admitCompanies(env, account.id, "free", [])).toEqual({ ok: true, value: { current: 29, limit: 30 } });
+    expect(extra.icon).toBeDefined();
+  });
+
+  it("is exact under concurrency: of 12 simultaneous calls for distinct companies with 5 left, exactly 5 succeed", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await company(`Concurrent ${i}`, [`concurrent-${i}.com`])).icon!);
+    const { account, call } = await agent("free");
+    await touched(account.id, others(25));
+
+    const results = await Promise.all(ids.map((logoId) => call("get_logo", { logoId })));
+    expect(results.filter((r) => !r.isError)).toHaveLength(5);
+    expect(results.filter((r) => r.isError).every((r) => failure(r).startsWith("Daily company limit (30) exceeded. You've accessed 30"))).toBe(true);
+  });
+
+  it("is per account: another account's use does not count", async () => {
+    const a = await company("Own Quota", ["own-quota.com"]);
+    const first = await agent("free");
+    await touched(first.account.id, others(30));
+    expect(failure(await first.call("get_logo", { logoId: a.icon }))).toMatch(/^Daily company limit/);
+    const second = await agent("free");
+    expect(structured(await second.call("get_logo", { logoId: a.icon })).logoId).toBe(a.icon);
+  });
+
+  it("paid plans have their own figures", async () => {
+    const a = await company("Growth Co", ["growth-quota.com"]);
+    const { call } = await agent("growth");
+    const listed = structured<{ _meta: { usage: { companies: unknown; requests: { limit: number } } } }>(await call("get_company_logos", { companyId: a.companyId }));
+    expect(listed._meta.usage.companies).toEqual({ current: 1, limit: 10_000 });
+    expect(listed._meta.usage.requests.limit).toBe(10_000);
+  });
+
+  it("an unreachable quota service refuses with the spec's message", async () => {
+    const broken = { idFromName: () => { throw new Error("namespace unavailable"); } } as unknown as Env["COMPANY_QUOTA"];
+    expect(await admitCompanies({ COMPANY_QUOTA: broken }, "acct", "free", [1])).toEqual({
+      ok: false,
+      error: { code: "internal", message: "Quota service temporarily unavailable. Try again later." },
+    });
+  });
+});
+
+describe("feedback under concurrency", () => {
+  it("of 9 simultaneous submissions, exactly 5 are stored", async () => {
+    const { account, call } = await agent("free");
+    const results = await Promise.all(Array.from({ length: 9 }, (_, i) => call("send_feedback", { category: "bug", message: `report ${i}` })));
+    expect(results.filter((r) => !r.isError)).toHaveLength(5);
+    expect(results.filter((r) => r.isError).map(failure)).toEqual(Array(4).fill("Daily feedback limit (5) exceeded. Try again tomorrow."));
+    expect(await db.select().from(feedback).where(eq(feedback.accountId, account.id))).toHaveLength(5);
+    const remaining = results.filter((r) => !r.isError).map((r) => structured<{ remaining: number }>(r).remaining);
+    expect(remaining.sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+});
