@@ -78,6 +78,20 @@ describe("searchCompanies", () => {
     expect((await searchCompanies(db, "github docs", 5)).map((h) => h.companyName)).toEqual(["GitHub Docs"]);
   });
 
+  it("ranks names by closeness before prominence: the exact name, then names that start with the query, then other matches", async () => {
+    await add("Bakery Stripe Supplies", ["bakerystripe.com"], { prominence: 9 });
+    await add("Stripes Apparel", ["stripes-apparel.com"], { prominence: 9 });
+    // Exact beats a prefix match of far greater prominence; a prefix beats a later word.
+    expect((await searchCompanies(db, "stripe", 5)).map((h) => h.companyName)).toEqual(["Stripe", "Stripes Apparel", "Stripe Bakery", "Bakery Stripe Supplies"]);
+    expect((await searchCompanies(db, "Stripe Bakery", 5)).map((h) => h.companyName)).toEqual(["Stripe Bakery", "Bakery Stripe Supplies"]);
+    // Among names that start alike, the better known comes first.
+    expect((await searchCompanies(db, "strip", 5)).map((h) => h.companyName).slice(0, 2)).toEqual(["Stripes Apparel", "Stripe"]);
+  });
+
+  it("finds a company from a pasted URL", async () => {
+    expect((await searchCompanies(db, "https://www.stripe.com/pricing?x=1", 5))[0]).toMatchObject({ companyName: "Stripe", matchedBy: "domain" });
+  });
+
   it("respects the limit and never repeats a company", async () => {
     const hits = await searchCompanies(db, "github", 1);
     expect(hits).toHaveLength(1);
