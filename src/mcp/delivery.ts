@@ -73,12 +73,11 @@ export async function readPng(ctx: ToolContext, logo: Logo, maxWidth: number | u
   const width = scaledWidth(logo, maxWidth);
   try {
     if (width === undefined) {
-      const object = await ctx.env.LOGOS.get(logo.masterKey);
+      // Sized first, so an oversized object is never transferred at all.
+      const head = await ctx.env.LOGOS.head(logo.masterKey);
+      if (head && base64Length(head.size) > maxBase64) return { ok: false, reason: "too_large" };
+      const object = head && (await ctx.env.LOGOS.get(logo.masterKey));
       if (!object) return { ok: false, reason: "unavailable" };
-      if (base64Length(object.size) > maxBase64) {
-        await object.body.cancel();
-        return { ok: false, reason: "too_large" };
-      }
       return { ok: true, bytes: new Uint8Array(await object.arrayBuffer()) };
     }
     const rendered = await renderPng(ctx.env, logo.masterKey, width, ctx.defer);

@@ -131,6 +131,14 @@ describe("tool failures carry the spec's messages", () => {
     }
   });
 
+  it("storage failing underneath: the generic messages, never the detail", async () => {
+    const { call } = await agent();
+    await env.DB.exec("DROP TABLE catalogue_search");
+    expect(failure(await call("search_logos", { query: "anything" }))).toBe("Search failed. Try again later");
+    await env.DB.exec("DROP TABLE company_tickers");
+    expect(failure(await call("fetch_logo", { query: "ABC" }))).toBe("Failed to get logo. Try again later");
+  });
+
   it("feedback: the sixth of a day is refused and not stored", async () => {
     const { call } = await agent();
     for (let remaining = 4; remaining >= 0; remaining--) {
