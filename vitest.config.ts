@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { FAKE_FILES_API_KEY, startFakeFilesApi } from "./test/fakes/filesApi";
+import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi";
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
@@ -12,7 +13,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => {
             // Outside services run as small HTTP servers on 127.0.0.1 speaking their real wire format.
-            const filesApi = await startFakeFilesApi();
+            const [filesApi, stripe] = await Promise.all([startFakeFilesApi(), startFakeStripe()]);
             return {
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
@@ -21,6 +22,11 @@ export default defineConfig({
                   ANTHROPIC_BASE_URL: filesApi.url,
                   ANTHROPIC_API_KEY: FAKE_FILES_API_KEY,
                   SIGNED_URL_SECRET: "test-signed-url-secret-0123456789abcdef",
+                  STRIPE_API_BASE: stripe.url,
+                  STRIPE_SECRET_KEY: FAKE_STRIPE_SECRET_KEY,
+                  STRIPE_WEBHOOK_SECRET: "whsec_test_0123456789abcdef",
+                  STRIPE_PRICE_LAUNCH: "price_launch_test",
+                  STRIPE_PRICE_GROWTH: "price_growth_test",
                 },
               },
             };

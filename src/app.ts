@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { assets } from "./assets/assets";
+import { billing } from "./billing/billing";
 import { health } from "./health/health";
 import { lookupRoutes } from "./lookup/lookup";
 import { mcp } from "./mcp/endpoint";
@@ -16,6 +17,7 @@ export const app = new Hono<AppEnv>();
 app.route("/", health);
 app.route("/", assets);
 app.route("/", portal);
+app.route("/", billing);
 app.route("/", discovery);
 app.route("/", authorize);
 app.route("/", mcp);

@@ -14,6 +14,10 @@ export const varsSchema = z.object({
     .url({ protocol: /^https?$/ })
     .default("https://api.anthropic.com")
     .transform((v) => v.replace(/\/+$/, "")),
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
+  STRIPE_PRICE_LAUNCH: z.string().default(""),
+  STRIPE_PRICE_GROWTH: z.string().default(""),
+  STRIPE_PRICE_ENTERPRISE: z.string().default(""),
 });
 
 /**
@@ -43,7 +47,16 @@ export type Vars = z.infer<typeof varsSchema>;
 const validated = new Map<string, Vars>();
 
 export function readVars(env: Env): Vars {
-  const id = `${env.PUBLIC_BASE_URL}\n${env.CDN_URL}\n${env.LOOKUP_RESPONSE}\n${env.ANTHROPIC_BASE_URL}`;
+  const id = [
+    env.PUBLIC_BASE_URL,
+    env.CDN_URL,
+    env.LOOKUP_RESPONSE,
+    env.ANTHROPIC_BASE_URL,
+    env.STRIPE_API_BASE,
+    env.STRIPE_PRICE_LAUNCH,
+    env.STRIPE_PRICE_GROWTH,
+    env.STRIPE_PRICE_ENTERPRISE,
+  ].join("\n");
   let vars = validated.get(id);
   if (!vars) {
     const parsed = varsSchema.safeParse(env);

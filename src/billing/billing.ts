@@ -1,0 +1,198 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import Stripe from "stripe";
+import { z } from "zod";
+import { accounts, billingAccounts, checkoutSessions } from "../../schema";
+import type { AppEnv } from "../app";
+import { createKey } from "../keys/apiKeys";
+import { createDb } from "../lib/db";
+import { type ErrorCode, statusOf } from "../lib/errors";
+import { admitCompanies } from "../limits/companyLimits";
+import { mcpLimiterName, mcpWindows } from "../limits/mcpLimits";
+import { publicBase } from "../oauth/authorizationServer";
+import { billingCaller } from "./caller";
+import { applyEvent } from "./events";
+import { planLimits } from "./plans";
+import { paidPlans, priceOf, stripeClient, webCrypto } from "./stripe";
+
+/**
+ * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
+ * webhooks. Answers are JSON; errors are `{error: {code, message}}` like the portal's.
+ */
+export const billing = new Hono<AppEnv>();
+
+const error = (c: Context<AppEnv>, code: ErrorCode, message: string) =>
+  c.json({ error: { code, message } }, statusOf(code), { "Cache-Control": "no-store" });
+
+const NOT_SIGNED_IN = "Sign in to the portal or send a secret key as Authorization: Bearer sk_…";
+const STRIPE_UNAVAILABLE = "Billing is not available right now. Try again later";
+
+async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** GET /apiaas/billing/status: plan, subscription, current period, and usage against limits. */
+billing.get("/apiaas/billing/status", async (c) => {
+  const db = createDb(c.env.DB);
+  const caller = await billingCaller(c, db);
+  if (!caller) return error(c, "unauthorized", NOT_SIGNED_IN);
+  const [account, subscription] = await Promise.all([
+    db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } }),
+    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId) }),
+  ]);
+  if (!account) return error(c, "unauthorized", NOT_SIGNED_IN);
+  const plan = account.plan;
+  const limits = planLimits[plan];
+  const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(mcpLimiterName(caller.accountId)));
+  const [mcp, companies] = await Promise.all([limiter.usage(mcpWindows(plan, "seven")), admitCompanies(c.env, caller.accountId, plan, [])]);
+  c.header("Cache-Control", "no-store");
+  return c.json({
+    plan,
+    subscription: subscription
+      ? {
+          status: subscription.status,
+          currentPeriod:
+            subscription.currentPeriodStart && subscription.currentPeriodEnd
+              ? { start: subscription.currentPeriodStart.toISOString(), end: subscription.currentPeriodEnd.toISOString() }
+              : null,
+          cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+        }
+      : null,
+    limits,
+    usage: {
+      mcpRequests: mcp.map(({ name, used, limit, resetAt }) => ({ window: name.replace("mcp_request-", ""), used, limit, resetsAt: new Date(resetAt).toISOString() })),
+      companiesToday: companies.ok ? companies.value : null,
+    },
+  });
+});
+
+const checkoutInput = z.object(
+  { plan: z.enum(paidPlans, { message: `plan must be one of ${paidPlans.join(", ")}` }) },
+  { message: 'Send a JSON body such as {"plan": "launch"}' },
+);
+
+/** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
+billing.post("/apiaas/billing/checkout-session", async (c) => {
+  const db = createDb(c.env.DB);
+  const caller = await billingCaller(c, db);
+  if (!caller) return error(c, "unauthorized", NOT_SIGNED_IN);
+  const input = checkoutInput.safeParse(await jsonBody(c));
+  if (!input.success) return error(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"plan\": …} as JSON");
+  const { plan } = input.data;
+  const price = priceOf(c.env, plan);
+  if (!price) return error(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
+  const stripe = stripeClient(c.env);
+  if (!stripe) return error(c, "internal", STRIPE_UNAVAILABLE);
+
+  const existing = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } });
+  const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { email: true } });
+  const base = publicBase(c.env, c.req.url);
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripe.checkout.sessions.create({
+      mode: "subscription",
+      line_items: [{ price, quantity: 1 }],
+      client_reference_id: caller.accountId,
+      ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
+      metadata: { accountId: caller.accountId, plan },
+      subscription_data: { metadata: { accountId: caller.accountId, plan } },
+      success_url: `${base}/?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${base}/?checkout=cancelled`,
+    });
+  } catch (cause) {
+    console.error("billing: checkout session not created", cause instanceof Error ? cause.message : cause);
+    return error(c, "internal", STRIPE_UNAVAILABLE);
+  }
+  await db.insert(checkoutSessions).values({ id: session.id, accountId: caller.accountId, plan, createdAt: new Date() });
+  c.header("Cache-Control", "no-store");
+  return c.json({ id: session.id, url: session.url, plan });
+});
+
+const exchangeInput = z.object(
+  { sessionId: z.string({ message: "sessionId is required" }).regex(/^cs_\w{1,250}$/, "sessionId must be a Checkout Session id (cs_…)") },
+  { message: 'Send a JSON body such as {"sessionId": "cs_…"}' },
+);
+
+/**
+ * POST /apiaas/billing/token-exchange: once a Checkout Session is complete, its account
+ * collects a new secret key, once. Completion is taken from the webhook or, if that has not
+ * arrived yet, from Stripe itself.
+ */
+billing.post("/apiaas/billing/token-exchange", async (c) => {
+  const db = createDb(c.env.DB);
+  const caller = await billingCaller(c, db);
+  if (!caller) return error(c, "unauthorized", NOT_SIGNED_IN);
+  const input = exchangeInput.safeParse(await jsonBody(c));
+  if (!input.success) return error(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"sessionId\": …} as JSON");
+  const { sessionId } = input.data;
+
+  const row = await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, caller.accountId)) });
+  // Another account's session is indistinguishable from an unknown one.
+  if (!row) return error(c, "not_found", "No checkout session with this id for your account");
+  if (row.exchangedAt) return error(c, "conflict", "The credentials of this checkout were already issued");
+  if (!row.completedAt) {
+    const stripe = stripeClient(c.env);
+    if (!stripe) return error(c, "internal", STRIPE_UNAVAILABLE);
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await stripe.checkout.sessions.retrieve(sessionId);
+    } catch (cause) {
+      console.error("billing: checkout session not retrieved", cause instanceof Error ? cause.message : cause);
+      return error(c, "internal", STRIPE_UNAVAILABLE);
+    }
+    if (session.status !== "complete" || session.client_reference_id !== caller.accountId) {
+      return error(c, "conflict", "This checkout is not complete yet");
+    }
+  }
+
+  // Claimed before the key exists: of two concurrent exchanges, one gets a key.
+  const claimed = await db
+    .update(checkoutSessions)
+    .set({ exchangedAt: new Date(), completedAt: row.completedAt ?? new Date() })
+    .where(and(eq(checkoutSessions.id, sessionId), isNull(checkoutSessions.exchangedAt)))
+    .returning({ id: checkoutSessions.id });
+  if (claimed.length === 0) return error(c, "conflict", "The credentials of this checkout were already issued");
+  const key = await createKey(db, { accountId: caller.accountId, type: "secret" });
+  if (!key.ok) {
+    await db.update(checkoutSessions).set({ exchangedAt: null }).where(eq(checkoutSessions.id, sessionId));
+    return error(c, "internal", "Could not issue credentials. Try again");
+  }
+  const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } });
+  c.header("Cache-Control", "no-store");
+  return c.json({ secretKey: key.value.key, keyPrefix: key.value.prefix, plan: account?.plan ?? row.plan });
+});
+
+/**
+ * Stripe webhooks. `/apiaas/billing/webhook` is Stripe's endpoint; `/api/billing/webhook` is
+ * the same behind an API gateway that verifies signatures before forwarding. The gateway
+ * guarantees only that the request came through it, so the signature is checked here too,
+ * against the raw body, with the SDK's asynchronous check over WebCrypto.
+ */
+async function webhook(c: Context<AppEnv>) {
+  const secret = c.env.STRIPE_WEBHOOK_SECRET;
+  if (!secret) {
+    console.error("billing: STRIPE_WEBHOOK_SECRET is not set");
+    return error(c, "internal", "Webhook not configured");
+  }
+  const signature = c.req.header("stripe-signature");
+  if (!signature) return error(c, "invalid_argument", "Missing Stripe-Signature header");
+  const payload = await c.req.text();
+  let event: Stripe.Event;
+  try {
+    event = await Stripe.webhooks.constructEventAsync(payload, signature, secret, undefined, webCrypto);
+  } catch {
+    return error(c, "invalid_argument", "Invalid signature");
+  }
+  const outcome = await applyEvent(createDb(c.env.DB), c.env, event);
+  return c.json({ received: true, outcome });
+}
+
+// Stripe's events are a few kilobytes; nothing larger is read.
+const limited = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: { code: "invalid_argument", message: "Payload too large" } }, 413) });
+billing.post("/apiaas/billing/webhook", limited, webhook);
+billing.post("/api/billing/webhook", limited, webhook);

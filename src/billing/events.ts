@@ -1,0 +1,180 @@
+import { eq } from "drizzle-orm";
+import type Stripe from "stripe";
+import { z } from "zod";
+import { billingAccounts, type Plan, plans } from "../../schema";
+import type { Db } from "../lib/db";
+import { planOfPrice } from "./stripe";
+
+/**
+ * Applying Stripe webhook events to an account's plan and subscription status.
+ *
+ * Each event becomes one D1 batch (one transaction) of guarded statements:
+ *  - nothing happens for an account that does not exist, or if the event id was applied before (redelivery, or a concurrent
+ *    duplicate: D1 runs batches one after another, and the first one records the id);
+ *  - the billing row changes only if the event is not older than the newest event applied
+ *    (`created` against `state_at`), so out-of-order deliveries never move an account back;
+ *  - `accounts.plan`, which every limiter reads, follows the billing row only when this very
+ *    event wrote it.
+ */
+export const handledEvents = [
+  "checkout.session.completed",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.payment_failed",
+] as const;
+
+/** Statuses in which a subscription's plan applies; any other leaves the account on Free. */
+const PAYING = new Set(["active", "trialing", "past_due"]);
+
+interface Change {
+  accountId: string;
+  customerId: string | null;
+  subscriptionId: string | null;
+  status: string;
+  plan: Plan;
+  periodStart: number | null;
+  periodEnd: number | null;
+  cancelAtPeriodEnd: boolean;
+  /** Checkout session completed by this event. */
+  checkoutSessionId?: string;
+}
+
+export type Applied = "applied" | "duplicate" | "stale" | "ignored";
+
+const paidPlan = z.enum(plans).exclude(["free"]);
+const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
+
+async function accountOfCustomer(db: Db, customerId: string | null): Promise<string | null> {
+  if (!customerId) return null;
+  const row = await db.select({ accountId: billingAccounts.accountId }).from(billingAccounts).where(eq(billingAccounts.stripeCustomerId, customerId)).get();
+  return row?.accountId ?? null;
+}
+
+async function currentOf(db: Db, accountId: string) {
+  return db.select().from(billingAccounts).where(eq(billingAccounts.accountId, accountId)).get();
+}
+
+/** What an event means for an account, or null when it concerns none of ours. */
+async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change | null> {
+  switch (event.type) {
+    case "checkout.session.completed": {
+      const session = event.data.object;
+      const accountId = session.client_reference_id;
+      const plan = paidPlan.safeParse(session.metadata?.plan);
+      if (session.mode !== "subscription" || !accountId || !plan.success) return null;
+      return {
+        accountId,
+        customerId: idOf(session.customer),
+        subscriptionId: idOf(session.subscription),
+        status: session.payment_status === "unpaid" ? "incomplete" : "active",
+        plan: session.payment_status === "unpaid" ? "free" : plan.data,
+        periodStart: null,
+        periodEnd: null,
+        cancelAtPeriodEnd: false,
+        checkoutSessionId: session.id,
+      };
+    }
+    case "customer.subscription.created":
+    case "customer.subscription.updated":
+    case "customer.subscription.deleted": {
+      const subscription = event.data.object;
+      const customerId = idOf(subscription.customer);
+      const accountId = subscription.metadata?.accountId || (await accountOfCustomer(db, customerId));
+      if (!accountId) return null;
+      const item = subscription.items?.data?.[0];
+      const status = event.type === "customer.subscription.deleted" ? "canceled" : subscription.status;
+      const sold = planOfPrice(env, item?.price?.id) ?? paidPlan.safeParse(subscription.metadata?.plan).data ?? null;
+      return {
+        accountId,
+        customerId,
+        subscriptionId: subscription.id,
+        status,
+        plan: PAYING.has(status) && sold ? sold : "free",
+        periodStart: item?.current_period_start ? item.current_period_start * 1000 : null,
+        periodEnd: item?.current_period_end ? item.current_period_end * 1000 : null,
+        cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
+      };
+    }
+    case "invoice.payment_failed": {
+      const invoice = event.data.object;
+      const customerId = idOf(invoice.customer);
+      const accountId = await accountOfCustomer(db, customerId);
+      if (!accountId) return null;
+      // The plan stays while Stripe retries the payment; the subscription events that follow
+      // (unpaid, canceled) are what take it away.
+      const current = await currentOf(db, accountId);
+      return {
+        accountId,
+        customerId,
+        subscriptionId: current?.subscriptionId ?? null,
+        status: "past_due",
+        plan: current?.plan ?? "free",
+        periodStart: current?.currentPeriodStart?.getTime() ?? null,
+        periodEnd: current?.currentPeriodEnd?.getTime() ?? null,
+        cancelAtPeriodEnd: current?.cancelAtPeriodEnd ?? false,
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Date.now()): Promise<Applied> {
+  if (!(handledEvents as readonly string[]).includes(event.type)) return "ignored";
+  const change = await changeOf(db, env, event);
+  if (!change) return "ignored";
+
+  const d1 = db.$client;
+  const unseen = "NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?1)";
+  const statements = [
+    // Upsert the billing row, unless the event was seen or is older than the row.
+    d1
+      .prepare(
+        `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
+                                       current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at)
+         SELECT ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?1, ?11 WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ?2)
+         ON CONFLICT (account_id) DO UPDATE SET
+           stripe_customer_id = coalesce(excluded.stripe_customer_id, stripe_customer_id),
+           subscription_id = coalesce(excluded.subscription_id, subscription_id),
+           status = excluded.status, plan = excluded.plan,
+           current_period_start = coalesce(excluded.current_period_start, current_period_start),
+           current_period_end = coalesce(excluded.current_period_end, current_period_end),
+           cancel_at_period_end = excluded.cancel_at_period_end,
+           state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
+         WHERE billing_accounts.state_at <= excluded.state_at`,
+      )
+      .bind(
+        event.id,
+        change.accountId,
+        change.customerId,
+        change.subscriptionId,
+        change.status,
+        change.plan,
+        change.periodStart,
+        change.periodEnd,
+        change.cancelAtPeriodEnd ? 1 : 0,
+        event.created,
+        now,
+      ),
+    // The plan limiters read follows, only if this event is the one the row now reflects.
+    d1
+      .prepare(
+        `UPDATE accounts SET plan = ?2, updated_at = ?3
+         WHERE id = ?4 AND plan <> ?2 AND (SELECT last_event_id FROM billing_accounts WHERE account_id = ?4) = ?1`,
+      )
+      .bind(event.id, change.plan, now, change.accountId),
+  ];
+  if (change.checkoutSessionId) {
+    statements.push(
+      d1
+        .prepare("UPDATE checkout_sessions SET completed_at = ?2 WHERE id = ?1 AND account_id = ?3 AND completed_at IS NULL")
+        .bind(change.checkoutSessionId, now, change.accountId),
+    );
+  }
+  statements.push(d1.prepare("INSERT INTO stripe_events (id, type, created, received_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (id) DO NOTHING").bind(event.id, event.type, event.created, now));
+
+  const results = await d1.batch(statements);
+  if (results.at(-1)?.meta.changes === 0) return "duplicate";
+  return results[0]?.meta.changes === 0 ? "stale" : "applied";
+}

@@ -1,0 +1,46 @@
+import Stripe from "stripe";
+import type { Plan } from "../../schema";
+import { readVars } from "../env";
+
+/**
+ * The Stripe SDK as a Worker uses it: fetch for HTTP, WebCrypto for webhook signatures, and
+ * the API address from STRIPE_API_BASE (a test points it at a local stand-in).
+ */
+const clients = new Map<string, Stripe>();
+
+export function stripeClient(env: Env): Stripe | null {
+  if (!env.STRIPE_SECRET_KEY) return null;
+  const base = new URL(readVars(env).STRIPE_API_BASE);
+  const id = `${env.STRIPE_SECRET_KEY}\n${base}`;
+  let client = clients.get(id);
+  if (!client) {
+    client = new Stripe(env.STRIPE_SECRET_KEY, {
+      httpClient: Stripe.createFetchHttpClient(),
+      host: base.hostname,
+      port: base.port || (base.protocol === "http:" ? 80 : 443),
+      protocol: base.protocol === "http:" ? "http" : "https",
+      maxNetworkRetries: 1,
+      timeout: 15_000,
+    });
+    if (clients.size > 4) clients.clear();
+    clients.set(id, client);
+  }
+  return client;
+}
+
+export const webCrypto = Stripe.createSubtleCryptoProvider();
+
+/** Plans sold through Checkout, each with the recurring Price configured for it. */
+export const paidPlans = ["launch", "growth", "enterprise"] as const satisfies readonly Plan[];
+export type PaidPlan = (typeof paidPlans)[number];
+
+export function priceOf(env: Env, plan: PaidPlan): string | null {
+  const vars = readVars(env);
+  const price = { launch: vars.STRIPE_PRICE_LAUNCH, growth: vars.STRIPE_PRICE_GROWTH, enterprise: vars.STRIPE_PRICE_ENTERPRISE }[plan];
+  return price === "" ? null : price;
+}
+
+export function planOfPrice(env: Env, priceId: string | undefined): PaidPlan | null {
+  if (!priceId) return null;
+  return paidPlans.find((plan) => priceOf(env, plan) === priceId) ?? null;
+}

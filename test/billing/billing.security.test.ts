@@ -1,0 +1,109 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { accounts, apiKeys, stripeEvents } from "../../schema";
+import { addAccount, addKey, db } from "../helpers/catalogue";
+import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";
+import { api, completeAtStripe, deliver, event, signatureFor, subscription } from "./helpers";
+
+const planOf = async (id: string) => (await db.query.accounts.findFirst({ where: eq(accounts.id, id) }))!.plan;
+const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
+
+describe("billing endpoints need a portal session or a secret key", () => {
+  it.each([
+    ["GET", "/apiaas/billing/status", undefined],
+    ["POST", "/apiaas/billing/checkout-session", { plan: "launch" }],
+    ["POST", "/apiaas/billing/token-exchange", { sessionId: "cs_test_abc" }],
+  ] as const)("%s %s: 401 without, or with a publishable or unknown key", async (method, path, body) => {
+    const account = await addAccount();
+    const publishable = await addKey(account.id, { type: "publishable" });
+    for (const key of [undefined, publishable, "sk_live_doesnotexist0000000000000000000"]) {
+      const response = await api(path, { method, key, body });
+      expect(response.status).toBe(401);
+      expect((await errorOf(response)).code).toBe("unauthorized");
+    }
+  });
+
+  it("a signed-in portal session is enough", async () => {
+    const account = await mcpAccount("growth");
+    const browser = new Browser();
+    const login = await browser.fetch("/apiaas/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: account.email, password: PASSWORD }) });
+    expect(login.status).toBe(200);
+    const status = await browser.fetch("/apiaas/billing/status");
+    expect(status.status).toBe(200);
+    expect(((await status.json()) as { plan: string }).plan).toBe("growth");
+  });
+});
+
+describe("checkout input", () => {
+  it.each([
+    [{ plan: "platinum" }, "plan must be one of launch, growth, enterprise"],
+    [{ plan: "free" }, "plan must be one of launch, growth, enterprise"],
+    [{}, "plan must be one of launch, growth, enterprise"],
+    ["not json", "Send"],
+    [{ plan: "enterprise" }, "The enterprise plan is not sold through checkout here; contact us"],
+  ])("%j → 400", async (body, message) => {
+    const account = await addAccount();
+    const response = await api("/apiaas/billing/checkout-session", { key: await addKey(account.id, { type: "secret" }), body });
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).message).toContain(message);
+  });
+});
+
+describe("token exchange", () => {
+  it("only the session's own account can collect, and only once even when asked concurrently", async () => {
+    const owner = await addAccount();
+    const ownerKey = await addKey(owner.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key: ownerKey, body: { plan: "launch" } })).json()) as { id: string };
+    await completeAtStripe(id);
+
+    const stranger = await addAccount();
+    const theirs = await api("/apiaas/billing/token-exchange", { key: await addKey(stranger.id, { type: "secret" }), body: { sessionId: id } });
+    expect(theirs.status).toBe(404);
+
+    const keysBefore = (await db.select().from(apiKeys).where(eq(apiKeys.accountId, owner.id))).length;
+    const attempts = await Promise.all(Array.from({ length: 4 }, () => api("/apiaas/billing/token-exchange", { key: ownerKey, body: { sessionId: id } })));
+    expect(attempts.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    expect((await db.select().from(apiKeys).where(eq(apiKeys.accountId, owner.id))).length).toBe(keysBefore + 1);
+  });
+
+  it.each([[{}], [{ sessionId: "pi_123" }], [{ sessionId: "cs_test_unknown" }]])("%j is refused", async (body) => {
+    const account = await addAccount();
+    const response = await api("/apiaas/billing/token-exchange", { key: await addKey(account.id, { type: "secret" }), body });
+    expect([400, 404]).toContain(response.status);
+  });
+});
+
+describe("webhook signatures", () => {
+  it.each([
+    ["no signature", { header: null }, "Missing Stripe-Signature header"],
+    ["a garbage signature", { header: "t=1,v1=deadbeef" }, "Invalid signature"],
+    ["another secret", { secret: "whsec_someone_else" }, "Invalid signature"],
+  ] as const)("%s → 400 and nothing changes", async (_, options, message) => {
+    const account = await addAccount("free");
+    const body = event("customer.subscription.created", subscription(account.id, { price: "price_growth_test" }));
+    for (const path of ["/apiaas/billing/webhook", "/api/billing/webhook"]) {
+      const response = await deliver(body, { ...options, path });
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).message).toBe(message);
+    }
+    expect(await planOf(account.id)).toBe("free");
+    expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, body.id))).toEqual([]);
+  });
+
+  it("a payload altered after signing → 400", async () => {
+    const account = await addAccount("free");
+    const genuine = event("customer.subscription.created", subscription(account.id));
+    const signedFor = JSON.stringify(genuine);
+    const header = await signatureFor(signedFor);
+    const forged = signedFor.replace("price_launch_test", "price_growth_test");
+    expect((await deliver(forged, { header })).status).toBe(400);
+    expect(await planOf(account.id)).toBe("free");
+  });
+});
+
+describe("webhook size", () => {
+  it("a body over 1 MB is refused unread", async () => {
+    const response = await deliver("x".repeat(1024 * 1024 + 1), { header: "t=1,v1=00" });
+    expect(response.status).toBe(413);
+  });
+});
