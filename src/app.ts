@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { api } from "./api/api";
 import { assets } from "./assets/assets";
 import { billing } from "./billing/billing";
 import { health } from "./health/health";
@@ -18,6 +19,7 @@ app.route("/", health);
 app.route("/", assets);
 app.route("/", portal);
 app.route("/", billing);
+app.route("/", api);
 app.route("/", discovery);
 app.route("/", authorize);
 app.route("/", mcp);

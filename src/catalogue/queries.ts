@@ -144,6 +144,37 @@ export async function findCompany(db: Db, companyId: number): Promise<CompanyMat
   return (await companyWithPrimaryDomain(db).where(eq(companies.id, companyId)).get()) ?? null;
 }
 
+export interface CompanyDetail extends CompanyMatch {
+  domains: string[];
+  aliases: string[];
+  tickers: { symbol: string; exchange: string | null }[];
+  brandColor: string | null;
+  logos: Logo[];
+}
+
+/** Everything the catalogue knows of a company: hosts (primary first), tickers, aliases, logos. */
+export async function companyDetail(db: Db, companyId: number): Promise<CompanyDetail | null> {
+  const [company, domains, tickers, companyLogos] = await db.batch([
+    db.select().from(companies).where(eq(companies.id, companyId)),
+    db.select().from(companyDomains).where(eq(companyDomains.companyId, companyId)).orderBy(desc(companyDomains.isPrimary), asc(companyDomains.domain)),
+    db.select().from(companyTickers).where(eq(companyTickers.companyId, companyId)).orderBy(asc(companyTickers.ticker)),
+    db.select().from(logos).where(eq(logos.companyId, companyId)).orderBy(asc(logos.variant), asc(logos.id)),
+  ]);
+  const row = company[0];
+  const primary = domains[0];
+  if (!row || !primary) return null;
+  return {
+    companyId: row.id,
+    companyName: row.name,
+    domain: primary.domain,
+    domains: domains.map((d) => d.domain),
+    aliases: row.aliases,
+    tickers: tickers.map((t) => ({ symbol: t.ticker, exchange: t.exchange === "" ? null : t.exchange })),
+    brandColor: row.brandColor,
+    logos: companyLogos,
+  };
+}
+
 /** A logo by id, with the company it belongs to. */
 export async function findLogo(db: Db, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
   const row = await db

@@ -42,6 +42,9 @@ export function lookupWindows(key: VerifiedKey): LimitWindow[] {
   ];
 }
 
+/** The RateLimiter object holding shard `index` of a key's limits. */
+const shardName = (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`);
+
 /** Shard `index` of `count`'s part of a limit: the parts differ by at most one and sum to it. */
 export function shareOf(limit: number, index: number, count: number): number {
   return Math.floor(limit / count) + (index < limit % count ? 1 : 0);
@@ -129,7 +132,7 @@ async function acquire(
   let refusal: LimitDecision | undefined;
   for (let step = 0; step < shards; step++) {
     const index = (first + step) % shards;
-    const name = shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`;
+    const name = shardName(keyId, index, shards);
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
     const decision = await limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now);
@@ -165,4 +168,25 @@ function keep(keyId: string, lease: Lease): Lease | undefined {
   }
   leases.set(keyId, lease);
   return current;
+}
+
+/**
+ * A key's lookups in its current minute and month, summed over its shards. Requests leased
+ * to isolates count as used the moment they are leased, so this may run ahead of the
+ * requests actually served by up to one lease per isolate.
+ */
+export async function lookupUsage(env: Env, key: VerifiedKey, now = Date.now()): Promise<{ name: string; used: number; limit: number; resetAt: number }[]> {
+  const windows = lookupWindows(key);
+  const shards = Math.max(1, Math.ceil(windows[0]!.limit / SHARD_CAPACITY_PER_MINUTE));
+  const perShard = await Promise.all(
+    Array.from({ length: shards }, (_, index) => {
+      return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(shardName(key.id, index, shards))).usage(windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })), now);
+    }),
+  );
+  return windows.map((window, i) => ({
+    name: window.name,
+    used: perShard.reduce((sum, shard) => sum + (shard[i]?.used ?? 0), 0),
+    limit: window.limit,
+    resetAt: perShard[0]?.[i]?.resetAt ?? now,
+  }));
 }

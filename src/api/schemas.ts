@@ -1,0 +1,58 @@
+import { z } from "@hono/zod-openapi";
+
+/** The REST API's records, named for the OpenAPI document; handlers answer exactly these. */
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.enum(["invalid_argument", "unauthorized", "forbidden", "not_found", "conflict", "rate_limited", "internal"]),
+      message: z.string(),
+    }),
+  })
+  .openapi("Error");
+
+export const CompanyHit = z
+  .object({
+    companyId: z.number().int().openapi({ example: 42 }),
+    companyName: z.string().openapi({ example: "Stripe" }),
+    domain: z.string().openapi({ example: "stripe.com" }),
+    matchedBy: z.enum(["domain", "ticker", "name"]),
+  })
+  .openapi("CompanyHit");
+
+export const Logo = z
+  .object({
+    logoId: z.number().int(),
+    variant: z.enum(["full", "icon"]),
+    format: z.string().openapi({ description: "Format of the file as imported (png, svg, …); delivered as PNG", example: "svg" }),
+    width: z.number().int().openapi({ description: "Width of the PNG master in pixels" }),
+    height: z.number().int(),
+    url: z.url().openapi({ description: "Public, permanent PNG URL; add ?maxWidth=N to scale down" }),
+    sourceSet: z.string(),
+    licence: z.string(),
+  })
+  .openapi("Logo");
+
+export const Company = z
+  .object({
+    companyId: z.number().int(),
+    companyName: z.string(),
+    domain: z.string().openapi({ description: "Primary domain" }),
+    domains: z.array(z.string()).openapi({ description: "Every host of the company, primary first" }),
+    aliases: z.array(z.string()),
+    tickers: z.array(z.object({ symbol: z.string(), exchange: z.string().nullable() })),
+    brandColor: z.string().nullable().openapi({ example: "#635bff" }),
+    logos: z.array(Logo),
+  })
+  .openapi("Company");
+
+const Window = z.object({ used: z.number().int(), limit: z.number().int(), resetsAt: z.iso.datetime() });
+
+export const Usage = z
+  .object({
+    plan: z.enum(["free", "launch", "growth", "enterprise"]),
+    key: z.object({ id: z.string(), type: z.literal("secret") }),
+    lookups: z.object({ minute: Window, month: Window }).openapi({ description: "This key's lookups and REST calls" }),
+    mcp: z.array(Window.extend({ window: z.enum(["day", "minute"]) })).openapi({ description: "The account's MCP calls" }),
+    companiesToday: z.object({ current: z.number().int(), limit: z.number().int() }).nullable(),
+  })
+  .openapi("Usage");

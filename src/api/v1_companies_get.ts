@@ -1,0 +1,101 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { encodeAssetKey } from "../assets/codec";
+import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
+import { normaliseDomain } from "../lib/domain";
+import { createDb, type Db } from "../lib/db";
+import { publicBase } from "../oauth/authorizationServer";
+import { type ApiEnv, secretKey } from "./auth";
+import { Company, ErrorBody } from "./schemas";
+
+/**
+ * GET /v1/companies/{companyId} and GET /v1/companies/lookup?domain=|ticker=|name=:
+ * a company's metadata (domains, tickers, brand colour) and its logos with URLs and sizes.
+ */
+const errors = {
+  400: { description: "Invalid parameters", content: { "application/json": { schema: ErrorBody } } },
+  401: { description: "No valid secret key", content: { "application/json": { schema: ErrorBody } } },
+  404: { description: "No such company", content: { "application/json": { schema: ErrorBody } } },
+  429: { description: "Rate limit exceeded", content: { "application/json": { schema: ErrorBody } } },
+} as const;
+const found = { description: "The company", content: { "application/json": { schema: Company } } } as const;
+
+const byId = createRoute({
+  method: "get",
+  path: "/v1/companies/{companyId}",
+  summary: "Get a company",
+  security: [{ secretKey: [] }],
+  middleware: [secretKey] as const,
+  request: {
+    params: z.object({
+      companyId: z.coerce.number({ message: "companyId must be a positive whole number" }).int("companyId must be a positive whole number").positive("companyId must be a positive whole number").openapi({ param: { name: "companyId", in: "path" }, example: 42 }),
+    }),
+  },
+  responses: { 200: found, 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
+});
+
+const lookup = createRoute({
+  method: "get",
+  path: "/v1/companies/lookup",
+  summary: "Find a company by domain, ticker or exact name",
+  description: "Give exactly one of domain, ticker or name.",
+  security: [{ secretKey: [] }],
+  middleware: [secretKey] as const,
+  request: {
+    query: z
+      .object({
+        domain: z.string().max(253).optional().openapi({ example: "stripe.com" }),
+        ticker: z.string().max(32).optional().openapi({ example: "NASDAQ:AAPL" }),
+        name: z.string().max(500).optional().openapi({ example: "Stripe" }),
+      })
+      .refine((q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1, "give exactly one of domain, ticker or name"),
+  },
+  responses: { 200: found, 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
+});
+
+function companyBody(base: string, company: CompanyDetail) {
+  const { logos, ...rest } = company;
+  return {
+    ...rest,
+    logos: logos.map((logo) => ({
+      logoId: logo.id,
+      variant: logo.variant,
+      format: logo.format,
+      width: logo.width,
+      height: logo.height,
+      url: `${base}/assets/${encodeAssetKey(logo.masterKey)}`,
+      sourceSet: logo.sourceSet,
+      licence: logo.licence,
+    })),
+  };
+}
+
+async function detailOf(db: Db, companyId: number | undefined) {
+  return companyId === undefined ? null : companyDetail(db, companyId);
+}
+
+export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
+  api.openapi(lookup, async (c) => {
+    const { domain, ticker, name } = c.req.valid("query");
+    const db = createDb(c.env.DB);
+    let match;
+    if (domain !== undefined) {
+      const host = normaliseDomain(domain);
+      if (!host.ok) return c.json({ error: { code: "invalid_argument" as const, message: "Invalid domain format" } }, 400);
+      match = await findCompanyByDomain(db, host.domain);
+    } else if (ticker !== undefined) {
+      match = await findCompanyByTicker(db, ticker);
+    } else {
+      match = await findCompanyByName(db, name ?? "");
+    }
+    const company = await detailOf(db, match?.companyId);
+    if (!company) return c.json({ error: { code: "not_found" as const, message: "No company found" } }, 404);
+    return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
+  });
+
+  api.openapi(byId, async (c) => {
+    const { companyId } = c.req.valid("param");
+    const company = await companyDetail(createDb(c.env.DB), companyId);
+    if (!company) return c.json({ error: { code: "not_found" as const, message: `No company found with ID ${companyId}` } }, 404);
+    return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
+  });
+}

@@ -1,0 +1,40 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { searchCompanies } from "../catalogue/queries";
+import { createDb } from "../lib/db";
+import { type ApiEnv, secretKey } from "./auth";
+import { CompanyHit, ErrorBody } from "./schemas";
+
+/** GET /v1/companies/search: companies by name, domain or ticker, ranked as the MCP search ranks them. */
+const route = createRoute({
+  method: "get",
+  path: "/v1/companies/search",
+  summary: "Search companies",
+  description: "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",
+  security: [{ secretKey: [] }],
+  middleware: [secretKey] as const,
+  request: {
+    query: z.object({
+      q: z.string({ message: "q is required" }).trim().min(1, "q must not be empty").max(500, "q must be at most 500 characters").openapi({ example: "stripe" }),
+      limit: z.coerce
+        .number({ message: "limit must be a whole number from 1 to 50" })
+        .int("limit must be a whole number from 1 to 50")
+        .min(1, "limit must be a whole number from 1 to 50")
+        .max(50, "limit must be a whole number from 1 to 50")
+        .default(10),
+    }),
+  },
+  responses: {
+    200: { description: "Matching companies, best first", content: { "application/json": { schema: z.object({ results: z.array(CompanyHit) }) } } },
+    400: { description: "Invalid parameters", content: { "application/json": { schema: ErrorBody } } },
+    401: { description: "No valid secret key", content: { "application/json": { schema: ErrorBody } } },
+    429: { description: "Rate limit exceeded", content: { "application/json": { schema: ErrorBody } } },
+  },
+});
+
+export function registerSearchCompanies(api: OpenAPIHono<ApiEnv>) {
+  api.openapi(route, async (c) => {
+    const { q, limit } = c.req.valid("query");
+    const results = await searchCompanies(createDb(c.env.DB), q, limit);
+    return c.json({ results }, 200);
+  });
+}

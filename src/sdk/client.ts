@@ -1,0 +1,281 @@
+import { ConfigurationError, errorForStatus, type LogoLookupError, NetworkError, RateLimitError } from "./errors.js";
+
+/**
+ * The server SDK (spec section 5): logos by domain with a secret key, for Node 18+ and
+ * Workers alike (fetch, ReadableStream and nothing else). The key goes in the Authorization
+ * header, never in a URL. 429s and 5xx answers are retried with exponential backoff, waiting
+ * as long as the service's Retry-After asks; listeners hear of rate limits and quota.
+ */
+export interface LogoLookupOptions {
+  /** A secret key (`sk_…`); default: the LOGO_LOOKUP_SECRET_KEY environment variable. */
+  secretKey?: string;
+  /** The service's address; default: LOGO_LOOKUP_BASE_URL. */
+  baseUrl?: string;
+  /** Retries after a 429, a 5xx or a network failure (default 3). */
+  maxRetries?: number;
+  /** A Retry-After longer than this is not waited for: the call fails with RateLimitError (default 60 s). */
+  maxRetryDelayMs?: number;
+  /** Lookups in flight at once in getMany (default 4). */
+  concurrency?: number;
+  /** Per attempt (default 30 s). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** How the SDK waits between retries; tests pass a fake clock. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface LogoOptions {
+  /** Output width in pixels, 1-1200 (default 128); aspect ratio kept. */
+  size?: number;
+  greyscale?: boolean;
+  /** The background the logo goes on: a logo that would vanish on it comes inverted. */
+  theme?: "light" | "dark";
+}
+
+export interface LogoMetadata {
+  logoId: number;
+  companyId: number;
+  companyName: string;
+  domain: string;
+  variant: "full" | "icon";
+  width: number;
+  height: number;
+  sourceWidth: number;
+  sourceHeight: number;
+  contentType: string;
+}
+
+export interface Logo extends LogoMetadata {
+  bytes: Uint8Array;
+}
+
+export type LogoResult = { domain: string; ok: true; logo: Logo } | { domain: string; ok: false; error: LogoLookupError };
+
+/** Event names and payloads, for `on(name, listener)`. */
+export interface LogoLookupEvents {
+  /** A 429 arrived; `willRetry` says whether the SDK waits `retryAfter` seconds and tries again. */
+  ratelimit: { url: string; retryAfter: number | null; resetAt: number | null; attempt: number; willRetry: boolean };
+  /** Requests left in the key's tightest window, from every answer that says so. */
+  quota: { remaining: number; resetAt: number | null };
+  /** A retry is about to happen after `delayMs` (429, 5xx or network failure). */
+  retry: { url: string; status: number | null; attempt: number; delayMs: number };
+}
+
+type Listener<K extends keyof LogoLookupEvents> = (event: LogoLookupEvents[K]) => void;
+
+const MAX_SIZE = 1200;
+const environment = (name: string): string | undefined =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+
+function retryAfterMs(header: string | null, now: number): number | null {
+  if (header === null) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+export class LogoLookup {
+  private readonly secretKey: string;
+  private readonly baseUrl: string;
+  private readonly maxRetries: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly concurrency: number;
+  private readonly timeoutMs: number;
+  private readonly fetcher: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly listeners = new Map<keyof LogoLookupEvents, Set<Listener<never>>>();
+
+  constructor(options: LogoLookupOptions = {}) {
+    const secretKey = options.secretKey ?? environment("LOGO_LOOKUP_SECRET_KEY");
+    const baseUrl = options.baseUrl ?? environment("LOGO_LOOKUP_BASE_URL");
+    if (!secretKey || !secretKey.startsWith("sk_")) throw new ConfigurationError("A secret key (sk_…) is required: pass secretKey or set LOGO_LOOKUP_SECRET_KEY");
+    if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new ConfigurationError("The service's address is required: pass baseUrl or set LOGO_LOOKUP_BASE_URL");
+    this.secretKey = secretKey;
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.maxRetries = options.maxRetries ?? 3;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  on<K extends keyof LogoLookupEvents>(name: K, listener: Listener<K>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) this.listeners.set(name, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => this.off(name, listener);
+  }
+
+  off<K extends keyof LogoLookupEvents>(name: K, listener: Listener<K>): void {
+    this.listeners.get(name)?.delete(listener as Listener<never>);
+  }
+
+  private emit<K extends keyof LogoLookupEvents>(name: K, event: LogoLookupEvents[K]): void {
+    for (const listener of this.listeners.get(name) ?? []) {
+      try {
+        (listener as Listener<K>)(event);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /** A company's logo as PNG bytes with its metadata. */
+  async get(domain: string, options: LogoOptions = {}): Promise<Logo> {
+    const response = await this.lookup(domain, options);
+    const metadata = metadataOf(response);
+    return { ...metadata, bytes: new Uint8Array(await response.arrayBuffer()) };
+  }
+
+  /** The PNG as a stream, for piping straight on. */
+  async getStream(domain: string, options: LogoOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.lookup(domain, options);
+    if (!response.body) throw errorForStatus(502, "Empty response", null);
+    return response.body;
+  }
+
+  /**
+   * Logos for many domains, yielded in input order as they complete, at most `concurrency`
+   * requests in flight. A failed domain is a value (`ok: false`), never a thrown error.
+   */
+  async *getMany(domains: Iterable<string>, options: LogoOptions = {}): AsyncGenerator<LogoResult> {
+    const list = [...domains];
+    const running: Promise<LogoResult>[] = [];
+    let started = 0;
+    const startNext = () => {
+      if (started >= list.length) return;
+      const domain = list[started++]!;
+      running.push(
+        this.get(domain, options).then(
+          (logo): LogoResult => ({ domain, ok: true, logo }),
+          (error: LogoLookupError): LogoResult => ({ domain, ok: false, error }),
+        ),
+      );
+    };
+    for (let i = 0; i < this.concurrency; i++) startNext();
+    for (let i = 0; i < list.length; i++) {
+      const result = await running[i]!;
+      startNext();
+      yield result;
+    }
+  }
+
+  /** REST: companies by name, domain or ticker. */
+  search(query: string, options: { limit?: number } = {}): Promise<{ results: { companyId: number; companyName: string; domain: string; matchedBy: string }[] }> {
+    const params = new URLSearchParams({ q: query, ...(options.limit ? { limit: String(options.limit) } : {}) });
+    return this.json(`/v1/companies/search?${params}`);
+  }
+
+  /** REST: a company's metadata and logos, by id or by one of domain, ticker or name. */
+  company(which: number | { domain: string } | { ticker: string } | { name: string }): Promise<Record<string, unknown>> {
+    if (typeof which === "number") return this.json(`/v1/companies/${which}`);
+    return this.json(`/v1/companies/lookup?${new URLSearchParams(which as Record<string, string>)}`);
+  }
+
+  /** REST: the plan, and usage against its limits. */
+  usage(): Promise<Record<string, unknown>> {
+    return this.json("/v1/usage");
+  }
+
+  private lookup(domain: string, options: LogoOptions): Promise<Response> {
+    const size = options.size ?? 128;
+    if (!Number.isInteger(size) || size < 1 || size > MAX_SIZE) {
+      return Promise.reject(errorForStatus(400, `size must be a whole number from 1 to ${MAX_SIZE}`, "invalid_argument"));
+    }
+    const params = new URLSearchParams({ size: String(size) });
+    if (options.greyscale) params.set("greyscale", "true");
+    if (options.theme) params.set("theme", options.theme);
+    return this.request(`/${encodeURIComponent(domain.trim())}?${params}`);
+  }
+
+  private async json<T>(path: string): Promise<T> {
+    return (await (await this.request(path)).json()) as T;
+  }
+
+  private async request(path: string): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.fetcher(url, {
+          headers: { Authorization: `Bearer ${this.secretKey}`, Accept: "image/png, application/json" },
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+      } catch (cause) {
+        if (attempt >= this.maxRetries) throw new NetworkError(`Request failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+        await this.backoff(url, null, attempt, null);
+        continue;
+      }
+      this.reportQuota(response);
+      if (response.ok) return response;
+
+      const waitMs = retryAfterMs(response.headers.get("retry-after"), Date.now());
+      const reset = Number(response.headers.get("x-ratelimit-reset"));
+      const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : null;
+      if (response.status === 429) {
+        const willRetry = attempt < this.maxRetries && (waitMs ?? 0) <= this.maxRetryDelayMs;
+        this.emit("ratelimit", { url, retryAfter: waitMs === null ? null : waitMs / 1000, resetAt, attempt, willRetry });
+        if (!willRetry) {
+          await response.body?.cancel();
+          throw new RateLimitError("Rate limit exceeded", waitMs === null ? null : waitMs / 1000, resetAt);
+        }
+        await response.body?.cancel();
+        await this.backoff(url, 429, attempt, waitMs);
+        continue;
+      }
+      if (response.status >= 500 && attempt < this.maxRetries) {
+        await response.body?.cancel();
+        await this.backoff(url, response.status, attempt, waitMs);
+        continue;
+      }
+      throw await errorFrom(response);
+    }
+  }
+
+  private async backoff(url: string, status: number | null, attempt: number, retryAfter: number | null): Promise<void> {
+    // Exponential from 250 ms with jitter, unless the service named its own wait.
+    const delayMs = retryAfter ?? Math.min(10_000, 250 * 2 ** attempt) + Math.floor(Math.random() * 100);
+    this.emit("retry", { url, status, attempt: attempt + 1, delayMs });
+    await this.sleep(delayMs);
+  }
+
+  private reportQuota(response: Response): void {
+    const remaining = response.headers.get("x-ratelimit-remaining");
+    if (remaining === null || !/^\d+$/.test(remaining)) return;
+    const reset = Number(response.headers.get("x-ratelimit-reset"));
+    this.emit("quota", { remaining: Number(remaining), resetAt: Number.isFinite(reset) && reset > 0 ? reset * 1000 : null });
+  }
+}
+
+function metadataOf(response: Response): LogoMetadata {
+  const header = (name: string) => response.headers.get(name) ?? "";
+  const number = (name: string) => Number(header(name));
+  return {
+    logoId: number("x-logo-id"),
+    companyId: number("x-company-id"),
+    companyName: decodeURIComponent(header("x-company-name")),
+    domain: header("x-logo-domain"),
+    variant: header("x-logo-variant") === "full" ? "full" : "icon",
+    width: number("x-logo-width"),
+    height: number("x-logo-height"),
+    sourceWidth: number("x-source-width"),
+    sourceHeight: number("x-source-height"),
+    contentType: header("content-type"),
+  };
+}
+
+/** The service answers lookups in plain text and the REST API as `{error: {code, message}}`. */
+async function errorFrom(response: Response): Promise<LogoLookupError> {
+  const text = await response.text().catch(() => "");
+  let message = text.trim() || response.statusText || `HTTP ${response.status}`;
+  let code: string | null = null;
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    if (body.error?.message) message = body.error.message;
+    code = body.error?.code ?? null;
+  } catch {
+    // Plain text it is.
+  }
+  return errorForStatus(response.status, message, code);
+}

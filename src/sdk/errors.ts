@@ -1,0 +1,68 @@
+/**
+ * What the SDK throws: one class per kind of failure, all `LogoLookupError`s, each with the
+ * HTTP status (when there was an answer) and the service's error code and message.
+ */
+export class LogoLookupError extends Error {
+  override readonly name: string = "LogoLookupError";
+  constructor(
+    message: string,
+    readonly status: number | null = null,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** No secret key, or no base URL, was given. */
+export class ConfigurationError extends LogoLookupError {
+  override readonly name = "ConfigurationError";
+}
+/** 400: the request itself is wrong (an invalid domain, size, or parameter). */
+export class InvalidRequestError extends LogoLookupError {
+  override readonly name = "InvalidRequestError";
+}
+/** 401: the secret key is missing, unknown or revoked. */
+export class AuthenticationError extends LogoLookupError {
+  override readonly name = "AuthenticationError";
+}
+/** 403: the key may not do this. */
+export class PermissionError extends LogoLookupError {
+  override readonly name = "PermissionError";
+}
+/** 404: no logo or company for what was asked. */
+export class NotFoundError extends LogoLookupError {
+  override readonly name = "NotFoundError";
+}
+/** 429 after the retries were spent (or when waiting would take too long). */
+export class RateLimitError extends LogoLookupError {
+  override readonly name = "RateLimitError";
+  constructor(
+    message: string,
+    /** Seconds the service asked to wait. */
+    readonly retryAfter: number | null,
+    /** When the window resets (Unix milliseconds), if the service said. */
+    readonly resetAt: number | null,
+  ) {
+    super(message, 429, "rate_limited");
+  }
+}
+/** 5xx after the retries were spent. */
+export class ServerError extends LogoLookupError {
+  override readonly name = "ServerError";
+}
+/** The request never got an answer (DNS, connection, timeout). */
+export class NetworkError extends LogoLookupError {
+  override readonly name = "NetworkError";
+  constructor(message: string, override readonly cause: unknown) {
+    super(message);
+  }
+}
+
+export function errorForStatus(status: number, message: string, code: string | null): LogoLookupError {
+  if (status === 400) return new InvalidRequestError(message, status, code);
+  if (status === 401) return new AuthenticationError(message, status, code);
+  if (status === 403) return new PermissionError(message, status, code);
+  if (status === 404) return new NotFoundError(message, status, code);
+  if (status >= 500) return new ServerError(message, status, code);
+  return new LogoLookupError(message, status, code);
+}

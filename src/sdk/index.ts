@@ -1,0 +1,13 @@
+export { LogoLookup } from "./client.js";
+export type { Logo, LogoLookupEvents, LogoLookupOptions, LogoMetadata, LogoOptions, LogoResult } from "./client.js";
+export {
+  AuthenticationError,
+  ConfigurationError,
+  InvalidRequestError,
+  LogoLookupError,
+  NetworkError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  ServerError,
+} from "./errors.js";

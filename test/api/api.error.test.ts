@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { rest, secretKeyFor } from "./helpers";
+
+describe("REST API input errors", () => {
+  it.each([
+    ["/v1/companies/search", "q is required"],
+    ["/v1/companies/search?q=%20", "q must not be empty"],
+    [`/v1/companies/search?q=${"x".repeat(501)}`, "q must be at most 500 characters"],
+    ["/v1/companies/search?q=a&limit=0", "limit must be a whole number from 1 to 50"],
+    ["/v1/companies/search?q=a&limit=abc", "limit must be a whole number from 1 to 50"],
+    ["/v1/companies/abc", "companyId must be a positive whole number"],
+    ["/v1/companies/0", "companyId must be a positive whole number"],
+    ["/v1/companies/lookup", "give exactly one of domain, ticker or name"],
+    ["/v1/companies/lookup?domain=a.com&name=a", "give exactly one of domain, ticker or name"],
+    ["/v1/companies/lookup?domain=not%20a%20domain", "Invalid domain format"],
+  ])("%s → 400 %s", async (path, message) => {
+    const { key } = await secretKeyFor();
+    const response = await rest(path, key);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: "invalid_argument", message } });
+  });
+
+  it("unknown companies → 404", async () => {
+    const { key } = await secretKeyFor();
+    expect(await (await rest("/v1/companies/999999", key)).json()).toEqual({ error: { code: "not_found", message: "No company found with ID 999999" } });
+    expect((await rest("/v1/companies/lookup?domain=unknown-company.com", key)).status).toBe(404);
+    expect((await rest("/v1/companies/lookup?ticker=ZZZZ", key)).status).toBe(404);
+  });
+});

@@ -1,0 +1,84 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { darkLogo40x20 } from "../fixtures/images";
+import { Company, CompanyHit, Usage } from "../../src/api/schemas";
+import { rest, secretKeyFor, stripe } from "./helpers";
+
+describe("REST API with a secret key", () => {
+  it("searches companies, best match first, answering the documented schema", async () => {
+    const company = await stripe();
+    const { key } = await secretKeyFor();
+    for (const q of ["stripe", "STRP", "stripe.com"]) {
+      const response = await rest(`/v1/companies/search?q=${encodeURIComponent(q)}`, key);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { results: unknown[] };
+      expect(body.results[0]).toMatchObject({ companyId: company.companyId, companyName: "Stripe", domain: "stripe.com" });
+      for (const hit of body.results) expect(CompanyHit.safeParse(hit).success).toBe(true);
+    }
+    expect(((await (await rest("/v1/companies/search?q=zzzz%20qqqq", key)).json()) as { results: unknown[] }).results).toEqual([]);
+  });
+
+  it("gives a company's metadata and logos, by id or by domain, ticker or name", async () => {
+    const company = await stripe();
+    const { key } = await secretKeyFor();
+    const byId = await rest(`/v1/companies/${company.companyId}`, key);
+    expect(byId.status).toBe(200);
+    const body = (await byId.json()) as Record<string, unknown>;
+    expect(Company.parse(body)).toEqual({
+      companyId: company.companyId,
+      companyName: "Stripe",
+      domain: "stripe.com",
+      domains: ["stripe.com", "stripe.dev"],
+      aliases: ["Stripe Inc"],
+      tickers: [{ symbol: "STRP", exchange: "NYSE" }],
+      brandColor: "#635bff",
+      logos: [
+        expect.objectContaining({ logoId: company.full, variant: "full", format: "png", width: 40, height: 20 }),
+        expect.objectContaining({ logoId: company.icon, variant: "icon", format: "png", width: 40, height: 20, licence: "CC0-1.0" }),
+      ],
+    });
+    const logo = (body.logos as { url: string }[])[1]!;
+    const image = await exports.default.fetch(logo.url);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+
+    for (const query of ["domain=www.stripe.dev", "ticker=NYSE:STRP", "name=stripe"]) {
+      const found = await rest(`/v1/companies/lookup?${query}`, key);
+      expect(found.status, query).toBe(200);
+      expect(((await found.json()) as { companyId: number }).companyId).toBe(company.companyId);
+    }
+  });
+
+  it("reports the plan's usage, counting REST calls against the key's lookups", async () => {
+    const { key } = await secretKeyFor("growth");
+    await rest("/v1/companies/search?q=a", key);
+    const response = await rest("/v1/usage", key);
+    expect(response.status).toBe(200);
+    const usage = Usage.parse(await response.json());
+    expect(usage.plan).toBe("growth");
+    expect(usage.lookups.minute.limit).toBe(20_000);
+    expect(usage.lookups.month.limit).toBe(25_000_000);
+    expect(usage.lookups.month.used).toBeGreaterThanOrEqual(2);
+    expect(usage.mcp).toEqual([expect.objectContaining({ window: "minute", used: 0, limit: 10_000 })]);
+    expect(usage.companiesToday).toEqual({ current: 0, limit: 10_000 });
+    expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
+  });
+
+  it("publishes an OpenAPI 3.1 document generated from the same schemas, and a readable page of it", async () => {
+    const doc = (await (await exports.default.fetch("https://logos.test/openapi.json")).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/companies/lookup", "/v1/companies/search", "/v1/companies/{companyId}", "/v1/usage"]);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Company", "CompanyHit", "Logo", "Usage", "Error"]));
+    expect(doc.components.securitySchemes.secretKey).toMatchObject({ type: "http", scheme: "bearer" });
+
+    const page = await exports.default.fetch("https://logos.test/docs");
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const html = await page.text();
+    expect(html).toContain("/v1/companies/search");
+    expect(html).toContain("Authorization: Bearer sk_");
+    expect(html).not.toContain("<script");
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { addAccount, addKey } from "../helpers/catalogue";
+import { rest, secretKeyFor, stripe } from "./helpers";
+
+const PATHS = ["/v1/companies/search?q=stripe", "/v1/companies/1", "/v1/companies/lookup?domain=stripe.com", "/v1/usage"];
+
+describe("REST API access", () => {
+  it.each(PATHS)("%s: 401 without a key, with a publishable key, a revoked-looking key or a key in the URL", async (path) => {
+    const account = await addAccount();
+    const publishable = await addKey(account.id, { type: "publishable" });
+    const { key } = await secretKeyFor();
+    for (const response of [
+      await rest(path),
+      await rest(path, publishable),
+      await rest(path, "sk_0000000000000000000000000000000000000"),
+      await rest(`${path}${path.includes("?") ? "&" : "?"}token=${key}`),
+    ]) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Send a secret key as Authorization: Bearer sk_…" } });
+    }
+  });
+
+  it("each call counts against the key's per-minute limit: 429 with Retry-After past it", async () => {
+    await stripe();
+    const { key } = await secretKeyFor("launch", { perMinute: 3 });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await rest("/v1/companies/search?q=stripe", key)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await rest("/v1/usage", key);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toEqual({ error: { code: "rate_limited", message: "Rate limit exceeded" } });
+  });
+});
