@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { z } from "zod";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { AppEnv } from "../app";
@@ -14,7 +14,7 @@ import { publicBase } from "../oauth/authorizationServer";
 import { billingCaller } from "./caller";
 import { applyEvent } from "./events";
 import { planLimits } from "./plans";
-import { paidPlans, priceOf, stripeClient, webCrypto } from "./stripe";
+import { paidPlans, priceOf, stripeClient, stripeSdk } from "./stripe";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
@@ -86,7 +86,7 @@ billing.post("/apiaas/billing/checkout-session", async (c) => {
   const { plan } = input.data;
   const price = priceOf(c.env, plan);
   if (!price) return error(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
-  const stripe = stripeClient(c.env);
+  const stripe = await stripeClient(c.env);
   if (!stripe) return error(c, "internal", STRIPE_UNAVAILABLE);
 
   const existing = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } });
@@ -136,7 +136,7 @@ billing.post("/apiaas/billing/token-exchange", async (c) => {
   if (!row) return error(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return error(c, "conflict", "The credentials of this checkout were already issued");
   if (!row.completedAt) {
-    const stripe = stripeClient(c.env);
+    const stripe = await stripeClient(c.env);
     if (!stripe) return error(c, "internal", STRIPE_UNAVAILABLE);
     let session: Stripe.Checkout.Session;
     try {
@@ -184,7 +184,8 @@ async function webhook(c: Context<AppEnv>) {
   const payload = await c.req.text();
   let event: Stripe.Event;
   try {
-    event = await Stripe.webhooks.constructEventAsync(payload, signature, secret, undefined, webCrypto);
+    const Stripe = await stripeSdk();
+    event = await Stripe.webhooks.constructEventAsync(payload, signature, secret, undefined, Stripe.createSubtleCryptoProvider());
   } catch {
     return error(c, "invalid_argument", "Invalid signature");
   }

@@ -1,15 +1,21 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Plan } from "../../schema";
 import { readVars } from "../env";
 
 /**
  * The Stripe SDK as a Worker uses it: fetch for HTTP, WebCrypto for webhook signatures, and
- * the API address from STRIPE_API_BASE (a test points it at a local stand-in).
+ * the API address from STRIPE_API_BASE (a test points it at a local stand-in). The SDK is
+ * loaded on first use: only billing requests pay for evaluating it, never a lookup.
  */
 const clients = new Map<string, Stripe>();
 
-export function stripeClient(env: Env): Stripe | null {
+export async function stripeSdk(): Promise<typeof Stripe> {
+  return (await import("stripe")).default;
+}
+
+export async function stripeClient(env: Env): Promise<Stripe | null> {
   if (!env.STRIPE_SECRET_KEY) return null;
+  const Stripe = await stripeSdk();
   const base = new URL(readVars(env).STRIPE_API_BASE);
   const id = `${env.STRIPE_SECRET_KEY}\n${base}`;
   let client = clients.get(id);
@@ -27,8 +33,6 @@ export function stripeClient(env: Env): Stripe | null {
   }
   return client;
 }
-
-export const webCrypto = Stripe.createSubtleCryptoProvider();
 
 /** Plans sold through Checkout, each with the recurring Price configured for it. */
 export const paidPlans = ["launch", "growth", "enterprise"] as const satisfies readonly Plan[];
