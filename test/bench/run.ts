@@ -17,31 +17,24 @@
  *
  * Options (environment): BENCH_SECONDS per round (3), BENCH_ROUNDS (3), BENCH_CONNECTIONS (32).
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
 import { importManifest } from "../../src/cli/importer/importManifest";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { writeSeedManifest } from "../../src/cli/seed/seed";
 import { createKey } from "../../src/keys/apiKeys";
+import { bundleWorker, run, workerOptions, wrangler } from "../helpers/workerd";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
 const log = (message: string) => process.stderr.write(`${message}\n`);
-
-function run(command: string, args: string[]) {
-  const result = spawnSync(command, args, { cwd: projectRoot, encoding: "utf8", env: { ...process.env, CI: "true" } });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stderr}`);
-}
 
 /** CPU seconds used so far by the workerd processes this process started. */
 function workerdCpuSeconds(): number {
@@ -124,8 +117,7 @@ async function main() {
   const dist = join(projectRoot, ".wrangler", "bench", "dist");
   try {
     log("Bundling the Worker as for deployment…");
-    // Inside the project: workerd resolves modules below the Worker's root.
-    run(wrangler, ["deploy", "--dry-run", "--outdir", dist]);
+    bundleWorker(dist);
 
     log("Preparing a local catalogue…");
     run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
@@ -154,26 +146,8 @@ async function main() {
     }
 
     log("Starting workerd…");
-    const { workerOptions } = unstable_getMiniflareWorkerOptions(join(projectRoot, "wrangler.toml"));
-    // Options the v4-to-v5 conversion cannot carry are the ones wrangler leaves unset or empty.
-    const base = Object.fromEntries(
-      Object.entries(workerOptions).filter(
-        ([name, value]) =>
-          name !== "modulesRules" &&
-          value !== undefined &&
-          !(Array.isArray(value) && value.length === 0) &&
-          !(value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0),
-      ),
-    );
+    const worker = (name: string, response: string) => workerOptions(dist, name, { LOOKUP_RESPONSE: response });
     const direct = [{ host: "127.0.0.1", port: 0 }];
-    const worker = (name: string, response: string) => ({
-      ...base,
-      name,
-      modules: true,
-      scriptPath: join(dist, "index.js"),
-      bindings: { ...(base.bindings as object), LOOKUP_RESPONSE: response },
-      unsafeDirectSockets: direct,
-    });
     const mf = new Miniflare({
       ...convertV4MiniflareOptions({
         workers: [

@@ -1,0 +1,44 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { projectRoot } from "../../src/cli/platform";
+
+/**
+ * Running the Worker on workerd from Node, as the benchmarks and the conformance run do:
+ * bundled as for deployment, then started by Miniflare with the real bindings of
+ * wrangler.toml on a direct socket (no wrangler dev proxy in between).
+ */
+export const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
+
+export function run(command: string, args: string[]) {
+  const result = spawnSync(command, args, { cwd: projectRoot, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stderr}`);
+}
+
+/** Bundles the Worker into `dist` (inside the project: workerd resolves modules below its root). */
+export function bundleWorker(dist: string) {
+  run(wrangler, ["deploy", "--dry-run", "--outdir", dist]);
+}
+
+/** Miniflare options for the bundled Worker under `name`, its bindings overridden by `vars`. */
+export function workerOptions(dist: string, name: string, vars: Record<string, string> = {}) {
+  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(join(projectRoot, "wrangler.toml"));
+  // Options the v4-to-v5 conversion cannot carry are the ones wrangler leaves unset or empty.
+  const base = Object.fromEntries(
+    Object.entries(options).filter(
+      ([key, value]) =>
+        key !== "modulesRules" &&
+        value !== undefined &&
+        !(Array.isArray(value) && value.length === 0) &&
+        !(value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0),
+    ),
+  );
+  return {
+    ...base,
+    name,
+    modules: true,
+    scriptPath: join(dist, "index.js"),
+    bindings: { ...(base.bindings as object), ...vars },
+    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+  };
+}
