@@ -3,12 +3,13 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type Stripe from "stripe";
 import { z } from "zod";
-import { accounts, billingAccounts, checkoutSessions } from "../../schema";
+import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
 import type { AppEnv } from "../app";
 import { createKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { admitCompanies } from "../limits/companyLimits";
+import { lookupUsage } from "../limits/lookupLimits";
 import { mcpLimiterName, mcpWindows } from "../limits/mcpLimits";
 import { publicBase } from "../oauth/authorizationServer";
 import { billingCaller } from "./caller";
@@ -25,6 +26,8 @@ export const billing = new Hono<AppEnv>();
 const error = (c: Context<AppEnv>, code: ErrorCode, message: string) =>
   c.json({ error: { code, message } }, statusOf(code), { "Cache-Control": "no-store" });
 
+/** Keys whose lookups the status reports; accounts hold a handful. */
+const MAX_KEYS_REPORTED = 50;
 const NOT_SIGNED_IN = "Sign in to the portal or send a secret key as Authorization: Bearer sk_…";
 const STRIPE_UNAVAILABLE = "Billing is not available right now. Try again later";
 
@@ -49,7 +52,18 @@ billing.get("/apiaas/billing/status", async (c) => {
   const plan = account.plan;
   const limits = planLimits[plan];
   const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(mcpLimiterName(caller.accountId)));
-  const [mcp, companies] = await Promise.all([limiter.usage(mcpWindows(plan, "seven")), admitCompanies(c.env, caller.accountId, plan, [])]);
+  const keys = await db
+    .select({ id: apiKeys.id, prefix: apiKeys.prefix, type: apiKeys.type, perMinuteOverride: apiKeys.perMinuteOverride })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, caller.accountId), isNull(apiKeys.revokedAt)))
+    .limit(MAX_KEYS_REPORTED);
+  const [mcp, companies, lookups] = await Promise.all([
+    limiter.usage(mcpWindows(plan, "seven")),
+    admitCompanies(c.env, caller.accountId, plan, []),
+    // Lookup limits are per key.
+    Promise.all(keys.map((key) => lookupUsage(c.env, { ...key, accountId: caller.accountId, plan, allowedOrigins: [], requireAttribution: false }))),
+  ]);
+  const window = (w: { used: number; limit: number; resetAt: number }) => ({ used: w.used, limit: w.limit, resetsAt: new Date(w.resetAt).toISOString() });
   c.header("Cache-Control", "no-store");
   return c.json({
     plan,
@@ -65,7 +79,13 @@ billing.get("/apiaas/billing/status", async (c) => {
       : null,
     limits,
     usage: {
-      mcpRequests: mcp.map(({ name, used, limit, resetAt }) => ({ window: name.replace("mcp_request-", ""), used, limit, resetsAt: new Date(resetAt).toISOString() })),
+      lookups: keys.map((key, i) => ({
+        keyPrefix: key.prefix,
+        type: key.type,
+        minute: window(lookups[i]!.find((w) => w.name === "lookup-minute")!),
+        month: window(lookups[i]!.find((w) => w.name === "lookup-month")!),
+      })),
+      mcpRequests: mcp.map((w) => ({ window: w.name.replace("mcp_request-", ""), ...window(w) })),
       companiesToday: companies.ok ? companies.value : null,
     },
   });

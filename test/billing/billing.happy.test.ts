@@ -65,7 +65,11 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
       plan: "free",
       subscription: null,
       limits: { companiesPerDay: 30, mcp: { perDay: 50 } },
-      usage: { companiesToday: { current: 0, limit: 30 }, mcpRequests: [{ window: "day", used: 0, limit: 50 }] },
+      usage: {
+        companiesToday: { current: 0, limit: 30 },
+        mcpRequests: [{ window: "day", used: 0, limit: 50 }],
+        lookups: [{ keyPrefix: key.slice(0, 9), type: "secret", minute: { used: 0, limit: 600 }, month: { used: 0, limit: 500_000 } }],
+      },
     });
 
     const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86400;
