@@ -6,7 +6,7 @@ import type { AppEnv } from "../app";
 import { planLimits } from "../billing/plans";
 import { createDb } from "../lib/db";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
-import { authorizationServer, type GrantProps, MCP_SCOPE, publicBase, resourceOf } from "../oauth/authorizationServer";
+import { authorizationServer, type GrantProps, localHostOnly, MCP_SCOPE, publicBase, resourceOf } from "../oauth/authorizationServer";
 import { protectedResourceMetadataUrl } from "../oauth/discovery";
 import type { McpCaller } from "./context";
 import { serveMcp } from "./server";
@@ -25,9 +25,10 @@ import { serveMcp } from "./server";
  *   Free daily cap                        429 Daily limit of <n> requests exceeded. …
  *   anything unexpected                   500 Internal MCP server error (detail in logs only)
  *
- * Before all of it, a browser page on another site (DNS rebinding) is turned away: a request
- * with an Origin must come from this server's own host (or, on a local server, from a local
- * page such as the MCP Inspector). Agents send no Origin.
+ * Before all of it, a browser page on another site (DNS rebinding) is turned away: a local
+ * server answers only to local host names (localHostOnly), and a request with an Origin must
+ * come from this server's own host (or, on a local server, from a local page such as the MCP
+ * Inspector). Agents send no Origin.
  *
  * Both 401s carry `WWW-Authenticate: Bearer resource_metadata="…"` so clients can discover
  * the authorization server. Each call that passes these checks counts one `mcp_request`.
@@ -47,7 +48,7 @@ const mcpError = (c: Context<AppEnv>, status: 401 | 403 | 429 | 500, message: st
 /** The shape of the access tokens the authorization server issues: `<user>:<grant>:<secret>`. */
 const ISSUED_TOKEN = /^[\w-]+:[\w-]+:[\w-]+$/;
 
-mcp.all("/mcp", async (c) => {
+mcp.all("/mcp", localHostOnly, async (c) => {
   const base = publicBase(c.env, c.req.url);
   const host = new URL(base).hostname;
   const foreign = originValidationResponse(c.req.raw, localhostAllowedOrigins().includes(host) ? localhostAllowedOrigins() : [host]);

@@ -12,7 +12,7 @@ import type { AppEnv } from "../app";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
-import { type GrantProps, oauthHelpers, publicBase } from "./authorizationServer";
+import { type GrantProps, localHostOnly, oauthHelpers, publicBase } from "./authorizationServer";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 
 /**
@@ -33,7 +33,7 @@ export const authorize = new Hono<AppEnv>();
 
 authorize.use("/authorize", csrf());
 
-authorize.get("/authorize", async (c) => {
+authorize.get("/authorize", localHostOnly, async (c) => {
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const request = await parseRequest(c, helpers);
   if (request instanceof Response) return request;
@@ -42,7 +42,7 @@ authorize.get("/authorize", async (c) => {
   return consentPage(c, helpers, request, account);
 });
 
-authorize.post("/authorize", async (c) => {
+authorize.post("/authorize", localHostOnly, async (c) => {
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const form = await c.req.parseBody();
   const db = createDb(c.env.DB);

@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../app";
-import { authorizationServer, MCP_SCOPE, publicBase, resourceOf } from "./authorizationServer";
+import { authorizationServer, localHostOnly, MCP_SCOPE, publicBase, resourceOf } from "./authorizationServer";
 
 /**
  * Discovery and the protocol endpoints the library serves.
@@ -18,7 +18,7 @@ export function protectedResourceMetadataUrl(base: string): string {
 }
 
 for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
-  discovery.get(path, (c) => {
+  discovery.get(path, localHostOnly, (c) => {
     const base = publicBase(c.env, c.req.url);
     return c.json(
       {
@@ -37,8 +37,8 @@ for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth
 const libraryOwned = (c: Context<AppEnv>) =>
   authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
 
-discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server", libraryOwned);
-discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server/*", libraryOwned);
-discovery.on(["POST", "OPTIONS"], "/oauth/token", libraryOwned);
-discovery.on(["POST", "OPTIONS"], "/oauth/register", libraryOwned);
-discovery.on(["GET", "PUT", "DELETE", "OPTIONS"], "/oauth/register/*", libraryOwned);
+discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server", localHostOnly, libraryOwned);
+discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server/*", localHostOnly, libraryOwned);
+discovery.on(["POST", "OPTIONS"], "/oauth/token", localHostOnly, libraryOwned);
+discovery.on(["POST", "OPTIONS"], "/oauth/register", localHostOnly, libraryOwned);
+discovery.on(["GET", "PUT", "DELETE", "OPTIONS"], "/oauth/register/*", localHostOnly, libraryOwned);

@@ -54,4 +54,21 @@ describe("/mcp transport", () => {
     expect((await send(access, { method: "POST", body: LIST, headers: { Origin: BASE } })).status).toBe(200);
     expect((await send(access, { method: "POST", body: LIST })).status).toBe(200);
   });
+
+  it("a local server (plain http, no PUBLIC_BASE_URL) answers only to local host names: a rebound name gets 403 everywhere it would name itself", async () => {
+    for (const path of ["/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/authorize"]) {
+      const rebound = await exports.default.fetch(`http://evil.example.com${path}`, {
+        method: path === "/mcp" ? "POST" : "GET",
+        headers: { Origin: "http://evil.example.com", "Content-Type": "application/json", Accept: MCP_ACCEPT },
+        body: path === "/mcp" ? LIST : undefined,
+      });
+      expect(rebound.status, path).toBe(403);
+      expect(await rebound.json()).toEqual({ error: "Invalid Host: evil.example.com" });
+    }
+    // The same requests to a local name reach the service.
+    const local = await exports.default.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp");
+    expect(local.status).toBe(200);
+    expect(((await local.json()) as { resource: string }).resource).toBe("http://localhost:8787/mcp");
+    expect((await exports.default.fetch("http://127.0.0.1:8787/mcp", { method: "POST", body: LIST })).status).toBe(401);
+  });
 });
