@@ -1,14 +1,15 @@
 /**
  * npm start: the whole local service in one command.
  *   1. applies D1 migrations to the local database;
- *   2. seeds the bundled catalogue when the local catalogue is empty (later starts skip it);
+ *   2. seeds the bundled catalogue until one seeding has finished (later starts skip it; an
+ *      interrupted one resumes, the importer skipping what is already stored);
  *   3. makes sure the demo account exists and prints fresh keys and example URLs;
  *   4. runs `wrangler dev` on $PORT (default 8787).
  * Any wrangler var or secret (wrangler.toml [vars], .dev.vars.example) can be overridden by an
  * environment variable of the same name.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { logos } from "../../schema";
 import type { Db } from "../lib/db";
@@ -39,12 +40,15 @@ async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
 log("Applying migrations to the local database…");
 run(["d1", "migrations", "apply", "DB", "--local"]);
 
-const seeded = await withPlatform(async (db) => (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined);
-if (!seeded) {
-  log("Seeding the bundled logo catalogue (first start only; a few minutes on two cores)…");
+// Written when a seeding finishes; a catalogue that has logos but no mark was interrupted.
+const seededMark = join(projectRoot, ".wrangler", "state", "seeded");
+if (!existsSync(seededMark)) {
+  const resuming = await withPlatform(async (db) => (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined);
+  log(resuming ? "Resuming the interrupted seeding of the bundled catalogue…" : "Seeding the bundled logo catalogue (first start only; a few minutes on two cores)…");
   const report = await seedCatalogue({});
   const logoCount = report.created + report.updated + report.unchanged;
   log(`Seeded ${report.companies} companies and ${logoCount} logos in ${report.seconds}s${report.failed ? ` (${report.failed} rows skipped)` : ""}.`);
+  writeFileSync(seededMark, `${new Date().toISOString()}\n`);
 }
 
 const demo = await withPlatform((db) => ensureDemoAccount(db));
