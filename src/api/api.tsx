@@ -2,7 +2,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { publicBase } from "../oauth/authorizationServer";
 import packageJson from "../../package.json";
 import { firstMessage } from "../lib/params";
-import { type ApiEnv, apiError } from "./auth";
+import { jsonError } from "../lib/responses";
+import { type ApiEnv } from "./auth";
 import { type OpenApiDocument, ReferencePage } from "./reference";
 import { registerGetCompany } from "./v1_companies_get";
 import { registerSearchCompanies } from "./v1_companies_search";
@@ -15,7 +16,7 @@ import { registerUsage } from "./v1_usage";
  */
 export const api = new OpenAPIHono<ApiEnv>({
   defaultHook: (result, c) => {
-    if (!result.success) return apiError(c, "invalid_argument", firstMessage(result.error));
+    if (!result.success) return jsonError(c, "invalid_argument", firstMessage(result.error));
   },
 });
 

@@ -7,7 +7,7 @@ import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../sche
 import type { AppEnv } from "../app";
 import { createKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
-import { type ErrorCode, statusOf } from "../lib/errors";
+import { jsonError } from "../lib/responses";
 import { admitCompanies } from "../limits/companyLimits";
 import { lookupUsage } from "../limits/lookupLimits";
 import { mcpLimiterName, mcpWindows } from "../limits/mcpLimits";
@@ -23,8 +23,6 @@ import { paidPlans, priceOf, stripeClient, stripeSdk } from "./stripe";
  */
 export const billing = new Hono<AppEnv>();
 
-const error = (c: Context<AppEnv>, code: ErrorCode, message: string) =>
-  c.json({ error: { code, message } }, statusOf(code), { "Cache-Control": "no-store" });
 
 /** Keys whose lookups the status reports; accounts hold a handful. */
 const MAX_KEYS_REPORTED = 50;
@@ -43,12 +41,12 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
 billing.get("/apiaas/billing/status", async (c) => {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
-  if (!caller) return error(c, "unauthorized", NOT_SIGNED_IN);
+  if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const [account, subscription] = await Promise.all([
     db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } }),
     db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId) }),
   ]);
-  if (!account) return error(c, "unauthorized", NOT_SIGNED_IN);
+  if (!account) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const plan = account.plan;
   const limits = planLimits[plan];
   const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(mcpLimiterName(caller.accountId)));
@@ -100,14 +98,14 @@ const checkoutInput = z.object(
 billing.post("/apiaas/billing/checkout-session", async (c) => {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
-  if (!caller) return error(c, "unauthorized", NOT_SIGNED_IN);
+  if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const input = checkoutInput.safeParse(await jsonBody(c));
-  if (!input.success) return error(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"plan\": …} as JSON");
+  if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"plan\": …} as JSON");
   const { plan } = input.data;
   const price = priceOf(c.env, plan);
-  if (!price) return error(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
+  if (!price) return jsonError(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
   const stripe = await stripeClient(c.env);
-  if (!stripe) return error(c, "internal", STRIPE_UNAVAILABLE);
+  if (!stripe) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
 
   const existing = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } });
   const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { email: true } });
@@ -126,7 +124,7 @@ billing.post("/apiaas/billing/checkout-session", async (c) => {
     });
   } catch (cause) {
     console.error("billing: checkout session not created", cause instanceof Error ? cause.message : cause);
-    return error(c, "internal", STRIPE_UNAVAILABLE);
+    return jsonError(c, "internal", STRIPE_UNAVAILABLE);
   }
   await db.insert(checkoutSessions).values({ id: session.id, accountId: caller.accountId, plan, createdAt: new Date() });
   c.header("Cache-Control", "no-store");
@@ -146,27 +144,27 @@ const exchangeInput = z.object(
 billing.post("/apiaas/billing/token-exchange", async (c) => {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
-  if (!caller) return error(c, "unauthorized", NOT_SIGNED_IN);
+  if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const input = exchangeInput.safeParse(await jsonBody(c));
-  if (!input.success) return error(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"sessionId\": …} as JSON");
+  if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"sessionId\": …} as JSON");
   const { sessionId } = input.data;
 
   const row = await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, caller.accountId)) });
   // Another account's session is indistinguishable from an unknown one.
-  if (!row) return error(c, "not_found", "No checkout session with this id for your account");
-  if (row.exchangedAt) return error(c, "conflict", "The credentials of this checkout were already issued");
+  if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
+  if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
   if (!row.completedAt) {
     const stripe = await stripeClient(c.env);
-    if (!stripe) return error(c, "internal", STRIPE_UNAVAILABLE);
+    if (!stripe) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
     let session: Stripe.Checkout.Session;
     try {
       session = await stripe.checkout.sessions.retrieve(sessionId);
     } catch (cause) {
       console.error("billing: checkout session not retrieved", cause instanceof Error ? cause.message : cause);
-      return error(c, "internal", STRIPE_UNAVAILABLE);
+      return jsonError(c, "internal", STRIPE_UNAVAILABLE);
     }
     if (session.status !== "complete" || session.client_reference_id !== caller.accountId) {
-      return error(c, "conflict", "This checkout is not complete yet");
+      return jsonError(c, "conflict", "This checkout is not complete yet");
     }
   }
 
@@ -176,11 +174,11 @@ billing.post("/apiaas/billing/token-exchange", async (c) => {
     .set({ exchangedAt: new Date(), completedAt: row.completedAt ?? new Date() })
     .where(and(eq(checkoutSessions.id, sessionId), isNull(checkoutSessions.exchangedAt)))
     .returning({ id: checkoutSessions.id });
-  if (claimed.length === 0) return error(c, "conflict", "The credentials of this checkout were already issued");
+  if (claimed.length === 0) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
   const key = await createKey(db, { accountId: caller.accountId, type: "secret" });
   if (!key.ok) {
     await db.update(checkoutSessions).set({ exchangedAt: null }).where(eq(checkoutSessions.id, sessionId));
-    return error(c, "internal", "Could not issue credentials. Try again");
+    return jsonError(c, "internal", "Could not issue credentials. Try again");
   }
   const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } });
   c.header("Cache-Control", "no-store");
@@ -197,17 +195,17 @@ async function webhook(c: Context<AppEnv>) {
   const secret = c.env.STRIPE_WEBHOOK_SECRET;
   if (!secret) {
     console.error("billing: STRIPE_WEBHOOK_SECRET is not set");
-    return error(c, "internal", "Webhook not configured");
+    return jsonError(c, "internal", "Webhook not configured");
   }
   const signature = c.req.header("stripe-signature");
-  if (!signature) return error(c, "invalid_argument", "Missing Stripe-Signature header");
+  if (!signature) return jsonError(c, "invalid_argument", "Missing Stripe-Signature header");
   const payload = await c.req.text();
   let event: Stripe.Event;
   try {
     const Stripe = await stripeSdk();
     event = await Stripe.webhooks.constructEventAsync(payload, signature, secret, undefined, Stripe.createSubtleCryptoProvider());
   } catch {
-    return error(c, "invalid_argument", "Invalid signature");
+    return jsonError(c, "invalid_argument", "Invalid signature");
   }
   const outcome = await applyEvent(createDb(c.env.DB), c.env, event);
   return c.json({ received: true, outcome });

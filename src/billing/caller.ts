@@ -3,6 +3,7 @@ import type { Plan } from "../../schema";
 import type { AppEnv } from "../app";
 import { verifyKey } from "../keys/verify";
 import type { Db } from "../lib/db";
+import { bearerToken } from "../lib/responses";
 import { currentSession } from "../portal/sessions";
 
 export interface BillingCaller {
@@ -15,7 +16,7 @@ export interface BillingCaller {
  * account's secret keys (`Authorization: Bearer sk_…`). Publishable keys never qualify.
  */
 export async function billingCaller(c: Context<AppEnv>, db: Db): Promise<BillingCaller | null> {
-  const bearer = /^Bearer[\t ]+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  const bearer = bearerToken(c.req.header("authorization"));
   if (bearer) {
     const key = await verifyKey(db, bearer);
     return key && key.type === "secret" ? { accountId: key.accountId, plan: key.plan } : null;

@@ -11,7 +11,7 @@ import { knownKey, verifyKey } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
-import { plainText } from "../lib/responses";
+import { bearerToken, plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup, spendLease } from "../limits/lookupLimits";
 
 /**
@@ -49,7 +49,7 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const db = createDb(c.env.DB);
   const token = c.req.query("token");
   const authorization = c.req.header("authorization");
-  const bearer = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
+  const bearer = bearerToken(authorization);
 
   // A secret key in a URL is refused outright (and, like every key, never logged).
   if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: plainText(SECRET_IN_URL, 401, ANY_ORIGIN) };
@@ -94,14 +94,7 @@ function warmRedirect(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if (!parsed.success) return undefined;
   const decision = spendLease(key, now);
   if (!decision) return undefined;
-  return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, limitHeadersOf(decision));
-}
-
-function limitHeadersOf(decision: { remaining: number; resetAt: number }) {
-  return {
-    "X-RateLimit-Remaining": String(decision.remaining),
-    "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),
-  };
+  return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, rateLimitHeaders(decision));
 }
 
 function redirectResponse(
@@ -132,10 +125,9 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 
   const now = Date.now();
   const decision = await consumeLookup(c.env, caller.key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
-  const limitHeaders = limitHeadersOf(decision);
+  const limitHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) {
-    const retryAfter = String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
-    return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter });
+    return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
   }
 
   const logo = await resolveLogo(createDb(c.env.DB), subject);

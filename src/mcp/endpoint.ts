@@ -5,6 +5,7 @@ import { accounts, apiClients } from "../../schema";
 import type { AppEnv } from "../app";
 import { planLimits } from "../billing/plans";
 import { createDb } from "../lib/db";
+import { bearerToken, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { authorizationServer, type GrantProps, localHostOnly, MCP_SCOPE, publicBase, resourceOf } from "../oauth/authorizationServer";
 import { protectedResourceMetadataUrl } from "../oauth/discovery";
@@ -55,7 +56,7 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   if (foreign) return foreign;
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
-  const token = /^Bearer[\t ]+([^\s,]+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  const token = bearerToken(c.req.header("authorization"));
   if (!token || !ISSUED_TOKEN.test(token)) return mcpError(c, 401, "Authorization required", { "WWW-Authenticate": challenge });
 
   const validated = await authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env);
@@ -78,8 +79,7 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now);
   if (!decision.allowed) {
     if (decision.dailyLimit !== undefined) {
-      const retryAfter = String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
-      return mcpError(c, 429, `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter });
+      return mcpError(c, 429, `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter(decision.resetAt, now) });
     }
     return mcpError(c, 429, "Rate limit exceeded", { "Retry-After": "60" });
   }

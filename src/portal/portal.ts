@@ -5,8 +5,7 @@ import { apiClients } from "../../schema";
 import { signIn } from "../accounts/signIn";
 import type { AppEnv } from "../app";
 import { createDb } from "../lib/db";
-import type { ErrorCode } from "../lib/errors";
-import { statusOf } from "../lib/errors";
+import { jsonError } from "../lib/responses";
 import { clientAddress, currentSession, endBrowserSession, replaceSession } from "./sessions";
 
 /**
@@ -15,8 +14,6 @@ import { clientAddress, currentSession, endBrowserSession, replaceSession } from
  * The session cookie is HttpOnly, SameSite=Lax, Secure except on localhost, and carries an
  * opaque id that is replaced at every sign-in (no session fixation).
  */
-const error = (c: Context<AppEnv>, code: ErrorCode, message: string, headers: Record<string, string> = {}) =>
-  c.json({ error: { code, message } }, statusOf(code), { "Cache-Control": "no-store", ...headers });
 
 async function readCredentials(c: Context<AppEnv>): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
@@ -30,13 +27,13 @@ async function login(c: Context<AppEnv>) {
   try {
     body = await readCredentials(c);
   } catch {
-    return error(c, "invalid_argument", "Send email and password as JSON or as a form");
+    return jsonError(c, "invalid_argument", "Send email and password as JSON or as a form");
   }
   const db = createDb(c.env.DB);
   const result = await signIn(c.env, db, body, clientAddress(c));
   if (!result.ok) {
     const headers: Record<string, string> = result.retryAfter ? { "Retry-After": String(result.retryAfter) } : {};
-    return error(c, result.error.code, result.error.message, headers);
+    return jsonError(c, result.error.code, result.error.message, headers);
   }
   const account = result.value;
   await replaceSession(c, db, account.id);
@@ -47,7 +44,7 @@ async function login(c: Context<AppEnv>) {
 async function whoami(c: Context<AppEnv>) {
   const db = createDb(c.env.DB);
   const account = await currentSession(c, db);
-  if (!account) return error(c, "unauthorized", "Not signed in");
+  if (!account) return jsonError(c, "unauthorized", "Not signed in");
   const clients = await db.select({ id: apiClients.id, name: apiClients.name }).from(apiClients).where(eq(apiClients.accountId, account.id)).all();
   c.header("Cache-Control", "no-store");
   return c.json({ account, clients });
