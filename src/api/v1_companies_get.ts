@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { encodeAssetKey } from "../assets/codec";
+import { assetUrl } from "../assets/codec";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
 import { createDb, type Db } from "../lib/db";
@@ -62,7 +62,7 @@ function companyBody(base: string, company: CompanyDetail) {
       format: logo.format,
       width: logo.width,
       height: logo.height,
-      url: `${base}/assets/${encodeAssetKey(logo.masterKey)}`,
+      url: assetUrl(base, logo.masterKey),
       sourceSet: logo.sourceSet,
       licence: logo.licence,
     })),

@@ -13,6 +13,9 @@ export function encodeAssetKey(key: string): string {
   return toBase64Url(new TextEncoder().encode(key));
 }
 
+/** The public, permanent URL of a logo object: `{base}/assets/{base64urlKey}`. */
+export const assetUrl = (base: string, key: string) => `${base}/assets/${encodeAssetKey(key)}`;
+
 export function decodeAssetKey(encoded: string): string | null {
   if (encoded.length === 0 || encoded.length > MAX_ENCODED_LENGTH || !BASE64URL.test(encoded)) return null;
   // A length of 1 mod 4 can never be produced by base64 encoding.

@@ -1,5 +1,5 @@
 import type { Logo } from "../../schema";
-import { encodeAssetKey } from "../assets/codec";
+import { assetUrl } from "../assets/codec";
 import type { CompanyMatch } from "../catalogue/queries";
 import { renderPng, scaledHeight } from "../images/transform";
 import { base64Length } from "../lib/encoding";
@@ -36,7 +36,6 @@ export function scaledWidth(logo: Pick<Logo, "width">, maxWidth: number | undefi
   return maxWidth !== undefined && maxWidth < logo.width ? maxWidth : undefined;
 }
 
-export const assetUrl = (base: string, logo: Pick<Logo, "masterKey">) => `${base}/assets/${encodeAssetKey(logo.masterKey)}`;
 export const resourceUri = (logoId: number, width?: number) => `qt://logo/${logoId}${width === undefined ? "" : `?maxWidth=${width}`}`;
 
 export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, options: { maxWidth?: number; fallback?: boolean } = {}): Delivery {
@@ -51,7 +50,7 @@ export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, 
     ...(options.fallback ? { variantFallback: true as const } : {}),
     format: "png",
     mimeType: "image/png",
-    url: `${assetUrl(base, logo)}${widthQuery}`,
+    url: `${assetUrl(base, logo.masterKey)}${widthQuery}`,
     resourceUri: resourceUri(logo.id, width),
     width: width ?? logo.width,
     height: width === undefined ? logo.height : scaledHeight(logo.width, logo.height, width),
@@ -61,6 +60,36 @@ export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, 
     dimensionsStatus: "known",
   };
 }
+
+/** Logo metadata record (spec: search result, seven-tool form). */
+export function metadataRecord(company: CompanyMatch, logo: Logo) {
+  return {
+    logoId: logo.id,
+    companyId: company.companyId,
+    companyName: company.companyName,
+    domain: company.domain,
+    variant: logo.variant,
+    sourceWidth: logo.width,
+    sourceHeight: logo.height,
+  };
+}
+
+/** The three-tool form's record: the stored size and the format the logo was imported in. */
+export function threeToolRecord(company: CompanyMatch, logo: Logo) {
+  return {
+    logoId: logo.id,
+    companyId: company.companyId,
+    companyName: company.companyName,
+    domain: company.domain,
+    variant: logo.variant,
+    width: logo.width,
+    height: logo.height,
+    format: logo.format,
+  };
+}
+
+/** Largest master read for an upload to the file API (which takes far more; logos are never near it). */
+export const MAX_UPLOAD_BASE64 = 64 * 1024 * 1024;
 
 export type PngRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: "unavailable" | "too_large" };
 

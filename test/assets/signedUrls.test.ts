@@ -2,8 +2,8 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { logos } from "../../schema";
+import { assetUrl } from "../../src/assets/codec";
 import { signAssetUrl } from "../../src/assets/signedUrls";
-import { assetUrl } from "../../src/mcp/delivery";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 
@@ -13,7 +13,7 @@ const BASE = "https://logos.test";
 async function signed(now = Date.now()) {
   const { logoId } = await addCompany({ name: "Signed Asset Co", domains: ["signed-asset.com"] }, darkLogo40x20());
   const logo = await db.select().from(logos).where(eq(logos.id, logoId)).get();
-  const result = await signAssetUrl(env.SIGNED_URL_SECRET, assetUrl(BASE, logo!), now);
+  const result = await signAssetUrl(env.SIGNED_URL_SECRET, assetUrl(BASE, logo!.masterKey), now);
   if (!result.ok) throw new Error(result.error.message);
   return new URL(result.value.url);
 }

@@ -1,10 +1,9 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
-import { findLogo } from "../../catalogue/queries";
 import { toBase64 } from "../../lib/encoding";
 import type { ToolContext } from "../context";
 import { readPng, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
-import { admit } from "../usage";
+import { admittedLogo } from "../usage";
 
 /**
  * Resource `qt://logo/{logoId}{?maxWidth}` (spec "Resource URI", "Resource read"): the logo's
@@ -52,23 +51,25 @@ export function registerLogoResource(server: McpServer, ctx: ToolContext) {
         }
       }
 
-      const found = await findLogo(ctx.db, Number(id));
-      if (!found) throw new ResourceNotFoundError(uri.href);
-      const admitted = await admit(ctx, [found.company.companyId]);
-      if (!admitted.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, admitted.error.message);
+      const admitted = await admittedLogo(ctx, Number(id));
+      if (!admitted.ok) {
+        if (admitted.error.code === "not_found") throw new ResourceNotFoundError(uri.href);
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, admitted.error.message);
+      }
+      const { logo } = admitted.value;
 
-      const png = await readPng(ctx, found.logo, maxWidth);
+      const png = await readPng(ctx, logo, maxWidth);
       if (!png.ok) {
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,
           png.reason === "too_large" ? "Rendered logo exceeds 5MB. Use the public URL or a lower maxWidth." : "Unable to retrieve image. Try again later",
         );
       }
-      const width = scaledWidth(found.logo, maxWidth);
+      const width = scaledWidth(logo, maxWidth);
       return {
         contents: [
           {
-            uri: `qt://logo/${found.logo.id}${width === undefined ? "" : `?maxWidth=${width}`}`,
+            uri: `qt://logo/${logo.id}${width === undefined ? "" : `?maxWidth=${width}`}`,
             mimeType: "image/png",
             blob: toBase64(png.bytes),
           },

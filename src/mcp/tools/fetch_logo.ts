@@ -1,13 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { logosOfCompany, searchCompanies } from "../../catalogue/queries";
-import { chooseLogo } from "../../catalogue/resolveLogo";
 import { toBase64 } from "../../lib/encoding";
 import type { ToolContext } from "../context";
 import { deliveryRecord, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
 import { FAILED, guarded, toolError, toolResult } from "../results";
 import { deliveryRecord as deliverySchema, maxWidth, query, variant } from "../schemas";
-import { admit } from "../usage";
+import { admittedMatch } from "../usage";
 
 /**
  * fetch_logo (spec 2, seven-tool form): one logo by company name, domain or ticker, the best
@@ -34,16 +32,13 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       guarded("fetch_logo", FAILED, async () => {
-        const [company] = await searchCompanies(ctx.db, args.query, 1);
-        const chosen = company ? chooseLogo(await logosOfCompany(ctx.db, company.companyId), args.variant) : null;
-        if (!company || !chosen) return toolError(`No logo found for "${args.query}"`);
+        const found = await admittedMatch(ctx, args.query, args.variant);
+        if (!found.ok) return toolError(found.error.message);
 
-        const admitted = await admit(ctx, [company.companyId]);
-        if (!admitted.ok) return toolError(admitted.error.message);
-
-        const record = deliveryRecord(ctx.caller.base, company, chosen.logo, { maxWidth: args.maxWidth, fallback: chosen.fallback });
+        const { company, logo, fallback } = found.value;
+        const record = deliveryRecord(ctx.caller.base, company, logo, { maxWidth: args.maxWidth, fallback });
         if (args.returnType === "url") return toolResult({ ok: true, ...record }, [record]);
-        const png = await readPng(ctx, chosen.logo, args.maxWidth);
+        const png = await readPng(ctx, logo, args.maxWidth);
         if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
         return toolResult({ ok: true, ...record, base64: toBase64(png.bytes) }, [record]);
       }),

@@ -1,11 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { findCompany, logosOfCompany } from "../../catalogue/queries";
 import type { ToolContext } from "../context";
-import { deliveryRecord } from "../delivery";
+import { deliveryRecord, threeToolRecord } from "../delivery";
 import { FAILED, guarded, toolError, toolResult } from "../results";
 import { companyId, threeToolLogo, usageMeta as usageMetaSchema, variant } from "../schemas";
-import { admit, usageMeta } from "../usage";
+import { admittedCompany, usageMeta } from "../usage";
 
 /**
  * get_company_logos (spec 2): every logo of one company, optionally only wordmarks or only
@@ -32,13 +31,6 @@ const companyLogo = z.object({
 
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-async function companyLogos(ctx: ToolContext, id: number, only: "full" | "icon" | undefined) {
-  const company = await findCompany(ctx.db, id);
-  if (!company) return null;
-  const logos = (await logosOfCompany(ctx.db, id)).filter((logo) => only === undefined || logo.variant === only);
-  return { company, logos };
-}
-
 export function registerGetCompanyLogos(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     "get_company_logos",
@@ -53,19 +45,18 @@ export function registerGetCompanyLogos(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       guarded("get_company_logos", FAILED, async () => {
-        const found = await companyLogos(ctx, args.companyId, args.variant);
-        if (!found) return toolError(`No company found with ID ${args.companyId}`);
-        const admitted = await admit(ctx, found.logos.length > 0 ? [found.company.companyId] : []);
-        if (!admitted.ok) return toolError(admitted.error.message);
-        const logos = found.logos.map((logo) => {
+        const found = await admittedCompany(ctx, args.companyId, args.variant);
+        if (!found.ok) return toolError(found.error.message);
+        const { company, usage } = found.value;
+        const logos = found.value.logos.map((logo) => {
           const { logoId, companyId, companyName, domain, variant, format, mimeType, url, resourceUri, sourceWidth, sourceHeight } = deliveryRecord(
             ctx.caller.base,
-            found.company,
+            company,
             logo,
           );
           return { logoId, companyId, companyName, domain, variant, format, mimeType, url, resourceUri, sourceWidth, sourceHeight };
         });
-        return toolResult({ logos, _meta: usageMeta(ctx, admitted.value) }, logos);
+        return toolResult({ logos, _meta: usageMeta(ctx, usage) }, logos);
       }),
   );
 }
@@ -85,22 +76,10 @@ export function registerGetCompanyLogosThree(server: McpServer, ctx: ToolContext
     },
     (args) =>
       guarded("get_company_logos", FAILED, async () => {
-        const found = await companyLogos(ctx, args.companyId, args.variant);
-        if (!found) return toolError(`No company found with ID ${args.companyId}`);
-        const admitted = await admit(ctx, found.logos.length > 0 ? [found.company.companyId] : []);
-        if (!admitted.ok) return toolError(admitted.error.message);
-        return toolResult(
-          found.logos.map((logo) => ({
-            logoId: logo.id,
-            companyId: found.company.companyId,
-            companyName: found.company.companyName,
-            domain: found.company.domain,
-            variant: logo.variant,
-            width: logo.width,
-            height: logo.height,
-            format: logo.format,
-          })),
-        );
+        const found = await admittedCompany(ctx, args.companyId, args.variant);
+        if (!found.ok) return toolError(found.error.message);
+        const { company, logos } = found.value;
+        return toolResult(logos.map((logo) => threeToolRecord(company, logo)));
       }),
   );
 }

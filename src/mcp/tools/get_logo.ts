@@ -1,14 +1,14 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { assetUrl } from "../../assets/codec";
 import { signAssetUrl } from "../../assets/signedUrls";
-import { findLogo } from "../../catalogue/queries";
 import { uploadFile } from "../../files/fileApi";
 import { base64Length, toBase64 } from "../../lib/encoding";
 import type { ToolContext } from "../context";
-import { assetUrl, deliveryRecord, MAX_BASE64_CHARS, pngFileName, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
+import { deliveryRecord, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, pngFileName, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
 import { FAILED, guarded, toolError, toolResult } from "../results";
 import { deliveryRecord as deliverySchema, logoId, maxWidth } from "../schemas";
-import { admit } from "../usage";
+import { admittedLogo } from "../usage";
 
 /**
  * get_logo (spec 2): one logo by id. Seven-tool form: the delivery record with its public URL,
@@ -16,10 +16,6 @@ import { admit } from "../usage";
  * base64 (default) or a signed URL that expires in an hour.
  */
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const notFound = (id: number) => toolError(`Logo with ID ${id} not found`);
-
-/** Largest master read for an upload (the file API takes far more; logos are never near it). */
-const MAX_UPLOAD_BASE64 = 64 * 1024 * 1024;
 
 export function registerGetLogo(server: McpServer, ctx: ToolContext) {
   server.registerTool(
@@ -43,16 +39,14 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       guarded("get_logo", FAILED, async () => {
-        const found = await findLogo(ctx.db, args.logoId);
-        if (!found) return notFound(args.logoId);
-        const admitted = await admit(ctx, [found.company.companyId]);
-        if (!admitted.ok) return toolError(admitted.error.message);
+        const found = await admittedLogo(ctx, args.logoId);
+        if (!found.ok) return toolError(found.error.message);
 
-        const record = deliveryRecord(ctx.caller.base, found.company, found.logo, { maxWidth: args.maxWidth });
+        const record = deliveryRecord(ctx.caller.base, found.value.company, found.value.logo, { maxWidth: args.maxWidth });
         if (args.returnType === "url") return toolResult(record, [record]);
 
         const limit = args.returnType === "file" ? MAX_UPLOAD_BASE64 : undefined;
-        const png = await readPng(ctx, found.logo, args.maxWidth, limit);
+        const png = await readPng(ctx, found.value.logo, args.maxWidth, limit);
         if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
         if (args.returnType === "file") {
           const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: pngFileName(record.domain, record.logoId), mimeType: "image/png" });
@@ -91,15 +85,13 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       guarded("get_logo", FAILED, async () => {
-        const found = await findLogo(ctx.db, args.logoId);
-        if (!found) return notFound(args.logoId);
-        const admitted = await admit(ctx, [found.company.companyId]);
-        if (!admitted.ok) return toolError(admitted.error.message);
+        const found = await admittedLogo(ctx, args.logoId);
+        if (!found.ok) return toolError(found.error.message);
 
-        const { logo, company } = found;
+        const { logo, company } = found.value;
         const common = { mimeType: "image/png" as const, format: "png" as const, width: logo.width, height: logo.height, companyName: company.companyName };
         if (args.returnType === "url") {
-          const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo));
+          const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo.masterKey));
           if (!signed.ok) return toolError(signed.error.message);
           return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
         }

@@ -1,13 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { logosOfCompany, searchCompanies } from "../../catalogue/queries";
-import { chooseLogo } from "../../catalogue/resolveLogo";
 import { uploadFile } from "../../files/fileApi";
 import type { ToolContext } from "../context";
-import { pngFileName, readPng } from "../delivery";
+import { MAX_UPLOAD_BASE64, pngFileName, readPng } from "../delivery";
 import { FAILED, guarded, toolError, toolResult } from "../results";
 import { query, usageMeta as usageMetaSchema } from "../schemas";
-import { admit, usageMeta } from "../usage";
+import { admittedMatch, usageMeta } from "../usage";
 
 /**
  * insert_logo (spec 2, seven-tool form): finds a company's logo, preferring the wordmark, and
@@ -68,14 +66,11 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       guarded("insert_logo", FAILED, async () => {
-        const [company] = await searchCompanies(ctx.db, args.query, 1);
-        const chosen = company ? chooseLogo(await logosOfCompany(ctx.db, company.companyId), "full") : null;
-        if (!company || !chosen) return toolError(`No logo found for "${args.query}"`);
-        const admitted = await admit(ctx, [company.companyId]);
-        if (!admitted.ok) return toolError(admitted.error.message);
+        const found = await admittedMatch(ctx, args.query, "full");
+        if (!found.ok) return toolError(found.error.message);
 
-        const { logo } = chosen;
-        const png = await readPng(ctx, logo, undefined, Number.MAX_SAFE_INTEGER);
+        const { company, logo, usage } = found.value;
+        const png = await readPng(ctx, logo, undefined, MAX_UPLOAD_BASE64);
         if (!png.ok) return toolError(FAILED);
         const blobName = pngFileName(company.domain, logo.id);
         const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
@@ -97,7 +92,7 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
           "",
           "Do not embed base64 image data in the code; the image comes from the stored blob.",
         ].join("\n");
-        return toolResult({ file_id: fileId, blob_name: blobName, companyName: company.companyName, instructions, _meta: usageMeta(ctx, admitted.value) });
+        return toolResult({ file_id: fileId, blob_name: blobName, companyName: company.companyName, instructions, _meta: usageMeta(ctx, usage) });
       }),
   );
 }

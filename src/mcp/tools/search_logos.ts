@@ -4,7 +4,7 @@ import type { Logo } from "../../../schema";
 import { logosOfCompanies, type SearchHit, searchCompanies } from "../../catalogue/queries";
 import { preferredLogo } from "../../catalogue/resolveLogo";
 import type { ToolContext } from "../context";
-import { resourceUri } from "../delivery";
+import { metadataRecord, resourceUri, threeToolRecord } from "../delivery";
 import { guarded, toolResult } from "../results";
 import { logoMetadata, query, threeToolLogo } from "../schemas";
 
@@ -61,15 +61,7 @@ export function registerSearchLogos(server: McpServer, ctx: ToolContext) {
     (args) =>
       guarded("search_logos", SEARCH_FAILED, async () => {
         const found = await searchLogos(ctx, args.query, args.limit);
-        const results = found.map(({ hit, logo }) => ({
-          logoId: logo.id,
-          companyId: hit.companyId,
-          companyName: hit.companyName,
-          domain: hit.domain,
-          variant: logo.variant,
-          sourceWidth: logo.width,
-          sourceHeight: logo.height,
-        }));
+        const results = found.map(({ hit, logo }) => metadataRecord(hit, logo));
         return toolResult(
           { results },
           results.map((r) => ({ ...r, resourceUri: resourceUri(r.logoId) })),
@@ -92,17 +84,7 @@ export function registerSearchLogosThree(server: McpServer, ctx: ToolContext) {
     (args) =>
       guarded("search_logos", SEARCH_FAILED, async () => {
         const found = await searchLogos(ctx, args.query, args.limit);
-        const results = found.map(({ hit, logo }) => ({
-          logoId: logo.id,
-          companyId: hit.companyId,
-          companyName: hit.companyName,
-          domain: hit.domain,
-          variant: logo.variant,
-          width: logo.width,
-          height: logo.height,
-          format: logo.format,
-        }));
-        return toolResult(results);
+        return toolResult(found.map(({ hit, logo }) => threeToolRecord(hit, logo)));
       }),
   );
 }
