@@ -2,9 +2,8 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../schema";
 import { createDb } from "../lib/db";
-import { admitCompanies } from "../limits/companyLimits";
 import { lookupUsage } from "../limits/lookupLimits";
-import { mcpLimiterName, mcpWindows } from "../limits/mcpLimits";
+import { accountUsage } from "../limits/usage";
 import { type ApiEnv, secretKey } from "./auth";
 import { ErrorBody, Usage } from "./schemas";
 
@@ -23,32 +22,12 @@ const route = createRoute({
   },
 });
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 export function registerUsage(api: OpenAPIHono<ApiEnv>) {
   api.openapi(route, async (c) => {
     const key = c.get("key");
     const account = await createDb(c.env.DB).query.accounts.findFirst({ where: eq(accounts.id, key.accountId), columns: { plan: true } });
     const plan = account?.plan ?? key.plan;
-    const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(mcpLimiterName(key.accountId)));
-    const [lookups, mcp, companies] = await Promise.all([
-      lookupUsage(c.env, { ...key, plan }),
-      limiter.usage(mcpWindows(plan, "seven")),
-      admitCompanies(c.env, key.accountId, plan, []),
-    ]);
-    const window = (name: string) => {
-      const w = lookups.find((l) => l.name === name)!;
-      return { used: w.used, limit: w.limit, resetsAt: iso(w.resetAt) };
-    };
-    return c.json(
-      {
-        plan,
-        key: { id: key.id, type: "secret" as const },
-        lookups: { minute: window("lookup-minute"), month: window("lookup-month") },
-        mcp: mcp.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), used: w.used, limit: w.limit, resetsAt: iso(w.resetAt) })),
-        companiesToday: companies.ok ? companies.value : null,
-      },
-      200,
-    );
+    const [lookups, usage] = await Promise.all([lookupUsage(c.env, { ...key, plan }), accountUsage(c.env, key.accountId, plan)]);
+    return c.json({ plan, key: { id: key.id, type: "secret" as const }, lookups, mcp: usage.mcpRequests, companiesToday: usage.companiesToday }, 200);
   });
 }

@@ -8,14 +8,13 @@ import type { AppEnv } from "../app";
 import { createKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { jsonError } from "../lib/responses";
-import { admitCompanies } from "../limits/companyLimits";
 import { lookupUsage } from "../limits/lookupLimits";
-import { mcpLimiterName, mcpWindows } from "../limits/mcpLimits";
+import { accountUsage } from "../limits/usage";
 import { publicBase } from "../oauth/authorizationServer";
 import { billingCaller } from "./caller";
 import { applyEvent } from "./events";
 import { planLimits } from "./plans";
-import { paidPlans, priceOf, stripeClient, stripeSdk } from "./stripe";
+import { callStripe, paidPlans, priceOf, stripeSdk } from "./stripe";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
@@ -49,19 +48,16 @@ billing.get("/apiaas/billing/status", async (c) => {
   if (!account) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const plan = account.plan;
   const limits = planLimits[plan];
-  const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(mcpLimiterName(caller.accountId)));
   const keys = await db
     .select({ id: apiKeys.id, prefix: apiKeys.prefix, type: apiKeys.type, perMinuteOverride: apiKeys.perMinuteOverride })
     .from(apiKeys)
     .where(and(eq(apiKeys.accountId, caller.accountId), isNull(apiKeys.revokedAt)))
     .limit(MAX_KEYS_REPORTED);
-  const [mcp, companies, lookups] = await Promise.all([
-    limiter.usage(mcpWindows(plan, "seven")),
-    admitCompanies(c.env, caller.accountId, plan, []),
+  const [usage, lookups] = await Promise.all([
+    accountUsage(c.env, caller.accountId, plan),
     // Lookup limits are per key.
-    Promise.all(keys.map((key) => lookupUsage(c.env, { ...key, accountId: caller.accountId, plan, allowedOrigins: [], requireAttribution: false }))),
+    Promise.all(keys.map((key) => lookupUsage(c.env, { ...key, plan }))),
   ]);
-  const window = (w: { used: number; limit: number; resetAt: number }) => ({ used: w.used, limit: w.limit, resetsAt: new Date(w.resetAt).toISOString() });
   c.header("Cache-Control", "no-store");
   return c.json({
     plan,
@@ -77,14 +73,8 @@ billing.get("/apiaas/billing/status", async (c) => {
       : null,
     limits,
     usage: {
-      lookups: keys.map((key, i) => ({
-        keyPrefix: key.prefix,
-        type: key.type,
-        minute: window(lookups[i]!.find((w) => w.name === "lookup-minute")!),
-        month: window(lookups[i]!.find((w) => w.name === "lookup-month")!),
-      })),
-      mcpRequests: mcp.map((w) => ({ window: w.name.replace("mcp_request-", ""), ...window(w) })),
-      companiesToday: companies.ok ? companies.value : null,
+      lookups: keys.map((key, i) => ({ keyPrefix: key.prefix, type: key.type, ...lookups[i]! })),
+      ...usage,
     },
   });
 });
@@ -104,15 +94,13 @@ billing.post("/apiaas/billing/checkout-session", async (c) => {
   const { plan } = input.data;
   const price = priceOf(c.env, plan);
   if (!price) return jsonError(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
-  const stripe = await stripeClient(c.env);
-  if (!stripe) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-
-  const existing = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } });
-  const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { email: true } });
+  const [existing, account] = await Promise.all([
+    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } }),
+    db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { email: true } }),
+  ]);
   const base = publicBase(c.env, c.req.url);
-  let session: Stripe.Checkout.Session;
-  try {
-    session = await stripe.checkout.sessions.create({
+  const session = await callStripe(c.env, "creating a checkout session", (stripe) =>
+    stripe.checkout.sessions.create({
       mode: "subscription",
       line_items: [{ price, quantity: 1 }],
       client_reference_id: caller.accountId,
@@ -121,11 +109,9 @@ billing.post("/apiaas/billing/checkout-session", async (c) => {
       subscription_data: { metadata: { accountId: caller.accountId, plan } },
       success_url: `${base}/?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${base}/?checkout=cancelled`,
-    });
-  } catch (cause) {
-    console.error("billing: checkout session not created", cause instanceof Error ? cause.message : cause);
-    return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-  }
+    }),
+  );
+  if (!session) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
   await db.insert(checkoutSessions).values({ id: session.id, accountId: caller.accountId, plan, createdAt: new Date() });
   c.header("Cache-Control", "no-store");
   return c.json({ id: session.id, url: session.url, plan });
@@ -154,15 +140,8 @@ billing.post("/apiaas/billing/token-exchange", async (c) => {
   if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
   if (!row.completedAt) {
-    const stripe = await stripeClient(c.env);
-    if (!stripe) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-    let session: Stripe.Checkout.Session;
-    try {
-      session = await stripe.checkout.sessions.retrieve(sessionId);
-    } catch (cause) {
-      console.error("billing: checkout session not retrieved", cause instanceof Error ? cause.message : cause);
-      return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-    }
+    const session = await callStripe(c.env, "retrieving a checkout session", (stripe) => stripe.checkout.sessions.retrieve(sessionId));
+    if (!session) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
     if (session.status !== "complete" || session.client_reference_id !== caller.accountId) {
       return jsonError(c, "conflict", "This checkout is not complete yet");
     }

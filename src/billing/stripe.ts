@@ -35,6 +35,24 @@ export async function stripeClient(env: Env): Promise<Stripe | null> {
 }
 
 /** Plans sold through Checkout, each with the recurring Price configured for it. */
+/**
+ * One call to Stripe's API: its answer, or null when Stripe is not configured or the call
+ * failed (the reason goes to the logs, never to the caller).
+ */
+export async function callStripe<T>(env: Env, what: string, call: (stripe: Stripe) => Promise<T>): Promise<T | null> {
+  const stripe = await stripeClient(env);
+  if (!stripe) {
+    console.error(`billing: ${what}: STRIPE_SECRET_KEY is not set`);
+    return null;
+  }
+  try {
+    return await call(stripe);
+  } catch (cause) {
+    console.error(`billing: ${what} failed`, cause instanceof Error ? cause.message : cause);
+    return null;
+  }
+}
+
 export const paidPlans = ["launch", "growth", "enterprise"] as const satisfies readonly Plan[];
 export type PaidPlan = (typeof paidPlans)[number];
 

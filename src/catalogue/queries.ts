@@ -169,7 +169,7 @@ function indexedWords(text: string): string[] {
 }
 
 /** The host of a pasted URL (`https://www.stripe.com/pricing`), or null for anything else. */
-function hostOfUrl(text: string): string | null {
+export function hostOfUrl(text: string): string | null {
   if (!/^https?:\/\//i.test(text)) return null;
   try {
     return new URL(text).hostname;

@@ -2,6 +2,7 @@ import { planLimits } from "../billing/plans";
 import type { VerifiedKey } from "../keys/verify";
 import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
+import { type WindowUsage, windowUsage } from "./usage";
 
 /**
  * Lookup limits of a key: its per-minute limit (the key's override, else its plan's) and its
@@ -34,7 +35,7 @@ export const SHARD_CAPACITY_PER_MINUTE = 1_000_000;
  */
 export const LEASE_SIZE = 1000;
 
-export function lookupWindows(key: VerifiedKey): LimitWindow[] {
+export function lookupWindows(key: Pick<VerifiedKey, "plan" | "perMinuteOverride">): LimitWindow[] {
   const plan = planLimits[key.plan].lookup;
   return [
     { name: "lookup-minute", period: "minute", limit: key.perMinuteOverride ?? plan.perMinute },
@@ -175,7 +176,11 @@ function keep(keyId: string, lease: Lease): Lease | undefined {
  * to isolates count as used the moment they are leased, so this may run ahead of the
  * requests actually served by up to one lease per isolate.
  */
-export async function lookupUsage(env: Env, key: VerifiedKey, now = Date.now()): Promise<{ name: string; used: number; limit: number; resetAt: number }[]> {
+export async function lookupUsage(
+  env: Env,
+  key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">,
+  now = Date.now(),
+): Promise<{ minute: WindowUsage; month: WindowUsage }> {
   const windows = lookupWindows(key);
   const shards = Math.max(1, Math.ceil(windows[0]!.limit / SHARD_CAPACITY_PER_MINUTE));
   const perShard = await Promise.all(
@@ -183,10 +188,12 @@ export async function lookupUsage(env: Env, key: VerifiedKey, now = Date.now()):
       return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(shardName(key.id, index, shards))).usage(windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })), now);
     }),
   );
-  return windows.map((window, i) => ({
-    name: window.name,
-    used: perShard.reduce((sum, shard) => sum + (shard[i]?.used ?? 0), 0),
-    limit: window.limit,
-    resetAt: perShard[0]?.[i]?.resetAt ?? now,
-  }));
+  const [minute, month] = windows.map((window, i) =>
+    windowUsage({
+      used: perShard.reduce((sum, shard) => sum + (shard[i]?.used ?? 0), 0),
+      limit: window.limit,
+      resetAt: perShard[0]?.[i]?.resetAt ?? now,
+    }),
+  );
+  return { minute: minute!, month: month! };
 }

@@ -10,7 +10,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { companies, companyDomains } from "../../schema";
 import { nameKey } from "../../src/catalogue/importLogo";
-import { type CompanyMatch, findCompanyByDomain, findCompanyByTicker, ftsQuery, type SearchHit } from "../../src/catalogue/queries";
+import { type CompanyMatch, findCompanyByDomain, findCompanyByTicker, ftsQuery, hostOfUrl, type SearchHit } from "../../src/catalogue/queries";
 import type { Db } from "../../src/lib/db";
 import { normaliseDomain } from "../../src/lib/domain";
 
@@ -46,14 +46,4 @@ export async function searchCompaniesPrevious(db: Db, query: string, limit: numb
     for (const row of rows) add(row, "name");
   }
   return hits;
-}
-
-/** As in queries.ts (not exported there): the host of a pasted URL, or null. */
-function hostOfUrl(text: string): string | null {
-  if (!/^https?:\/\//i.test(text)) return null;
-  try {
-    return new URL(text).hostname;
-  } catch {
-    return null;
-  }
 }
