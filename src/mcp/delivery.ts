@@ -38,15 +38,16 @@ export function scaledWidth(logo: Pick<Logo, "width">, maxWidth: number | undefi
 
 export const resourceUri = (logoId: number, width?: number) => `qt://logo/${logoId}${width === undefined ? "" : `?maxWidth=${width}`}`;
 
+/** What every record of a logo starts with: which logo, whose, and which variant. */
+function logoIdentity(company: CompanyMatch, logo: Logo) {
+  return { logoId: logo.id, companyId: company.companyId, companyName: company.companyName, domain: company.domain, variant: logo.variant };
+}
+
 export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, options: { maxWidth?: number; fallback?: boolean } = {}): Delivery {
   const width = scaledWidth(logo, options.maxWidth);
   const widthQuery = width === undefined ? "" : `?maxWidth=${width}`;
   return {
-    logoId: logo.id,
-    companyId: company.companyId,
-    companyName: company.companyName,
-    domain: company.domain,
-    variant: logo.variant,
+    ...logoIdentity(company, logo),
     ...(options.fallback ? { variantFallback: true as const } : {}),
     format: "png",
     mimeType: "image/png",
@@ -64,11 +65,7 @@ export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, 
 /** Logo metadata record (spec: search result, seven-tool form). */
 export function metadataRecord(company: CompanyMatch, logo: Logo) {
   return {
-    logoId: logo.id,
-    companyId: company.companyId,
-    companyName: company.companyName,
-    domain: company.domain,
-    variant: logo.variant,
+    ...logoIdentity(company, logo),
     sourceWidth: logo.width,
     sourceHeight: logo.height,
   };
@@ -77,11 +74,7 @@ export function metadataRecord(company: CompanyMatch, logo: Logo) {
 /** The three-tool form's record: the stored size and the format the logo was imported in. */
 export function threeToolRecord(company: CompanyMatch, logo: Logo) {
   return {
-    logoId: logo.id,
-    companyId: company.companyId,
-    companyName: company.companyName,
-    domain: company.domain,
-    variant: logo.variant,
+    ...logoIdentity(company, logo),
     width: logo.width,
     height: logo.height,
     format: logo.format,
