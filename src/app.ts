@@ -9,8 +9,7 @@ import { mcp } from "./mcp/endpoint";
 import { authorize } from "./oauth/authorize";
 import { discovery } from "./oauth/discovery";
 import { portal } from "./portal/portal";
-
-export type AppEnv = { Bindings: Env };
+import type { AppEnv } from "./env";
 
 /** The HTTP face of the service: every route is mounted here; errors end here. */
 export const app = new Hono<AppEnv>();

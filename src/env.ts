@@ -43,6 +43,9 @@ declare global {
 
 export type Vars = z.infer<typeof varsSchema>;
 
+/** What every Hono router of the Worker is typed with: the bindings and vars of wrangler.toml. */
+export type AppEnv = { Bindings: Env };
+
 // Keyed by the values themselves: the env object need not be the same from request to request.
 const validated = new Map<string, Vars>();
 

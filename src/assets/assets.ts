@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { resizePng, scaledHeight } from "../images/transform";
 import { firstMessage, integerParam } from "../lib/params";
 import { RecentBytes } from "../lib/recent";

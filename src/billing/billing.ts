@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type Stripe from "stripe";
 import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { createKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { jsonError } from "../lib/responses";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Plan } from "../../schema";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { verifyKey } from "../keys/verify";
 import type { Db } from "../lib/db";
 import { bearerToken } from "../lib/responses";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 
 /** GET /health: whether the Worker and its database answer. Cheap, uncached, no secrets. */
 export const health = new Hono<AppEnv>().get("/health", async (c) => {

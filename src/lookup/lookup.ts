@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { readVars } from "../env";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
 import { type Context, Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { planLimits } from "../billing/plans";
 import { createDb } from "../lib/db";
 import { bearerToken, retryAfter } from "../lib/responses";

@@ -1,7 +1,7 @@
 import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { readVars } from "../env";
 
 /**

@@ -8,7 +8,7 @@ import {
 import { type Context, Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { signIn } from "../accounts/signIn";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";

@@ -1,5 +1,5 @@
 import { type Context, Hono } from "hono";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { authorizationServer, localHostOnly, MCP_SCOPE, publicBase, resourceOf } from "./authorizationServer";
 
 /**

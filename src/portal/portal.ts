@@ -3,7 +3,7 @@ import { csrf } from "hono/csrf";
 import { eq } from "drizzle-orm";
 import { apiClients } from "../../schema";
 import { signIn } from "../accounts/signIn";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { clientAddress, currentSession, endBrowserSession, replaceSession } from "./sessions";

@@ -2,7 +2,7 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { accounts, sessions } from "../../schema";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import type { Db } from "../lib/db";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
 
