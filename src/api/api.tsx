@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { publicBase } from "../oauth/authorizationServer";
+import { publicBase } from "../lib/publicBase";
 import packageJson from "../../package.json";
 import { firstMessage } from "../lib/params";
 import { jsonError } from "../lib/responses";

@@ -3,7 +3,7 @@ import { assetUrl } from "../assets/codec";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
 import { createDb, type Db } from "../lib/db";
-import { publicBase } from "../oauth/authorizationServer";
+import { publicBase } from "../lib/publicBase";
 import { type ApiEnv, secretKey } from "./auth";
 import { Company, ErrorBody } from "./schemas";
 

@@ -10,7 +10,7 @@ import { createDb } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
-import { publicBase } from "../oauth/authorizationServer";
+import { publicBase } from "../lib/publicBase";
 import { billingCaller } from "./caller";
 import { applyEvent } from "./events";
 import { planLimits } from "./plans";

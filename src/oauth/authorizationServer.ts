@@ -1,8 +1,4 @@
 import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
-import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
-import { readVars } from "../env";
 
 /**
  * The OAuth 2.1 authorization server MCP clients discover (@cloudflare/workers-oauth-provider):
@@ -24,30 +20,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
-/**
- * The public origin everything is named after: PUBLIC_BASE_URL when set, otherwise the origin
- * of the request (the local default, e.g. http://localhost:8787).
- */
-export function publicBase(env: Env, requestUrl: string): string {
-  return readVars(env).PUBLIC_BASE_URL || new URL(requestUrl).origin;
-}
-
 export const resourceOf = (base: string) => `${base}/mcp`;
-
-/**
- * DNS-rebinding protection for a local server. Without PUBLIC_BASE_URL the service names itself
- * after the request, and a plain-http request can only be a local server (Cloudflare serves
- * https): its Host must then be a local name, or a page on another site that pointed its own
- * name at 127.0.0.1 would be served under that name. Routes that name the service (discovery,
- * authorization, /mcp) refuse such requests with 403 before anything else.
- */
-export const localHostOnly = createMiddleware<AppEnv>(async (c, next) => {
-  const url = new URL(c.req.url);
-  if (!readVars(c.env).PUBLIC_BASE_URL && url.protocol === "http:" && !localhostAllowedHostnames().includes(url.hostname)) {
-    return c.json({ error: `Invalid Host: ${url.hostname}` }, 403, { "Cache-Control": "no-store" });
-  }
-  await next();
-});
 
 // Construction validates the configuration; one server per public origin per isolate.
 const servers = new Map<string, OAuthAuthorizationServer<Env>>();

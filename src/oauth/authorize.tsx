@@ -12,7 +12,8 @@ import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
-import { type GrantProps, localHostOnly, oauthHelpers, publicBase } from "./authorizationServer";
+import { localHostOnly, publicBase } from "../lib/publicBase";
+import { type GrantProps, oauthHelpers } from "./authorizationServer";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 
 /**

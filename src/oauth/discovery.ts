@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../env";
-import { authorizationServer, localHostOnly, MCP_SCOPE, publicBase, resourceOf } from "./authorizationServer";
+import { localHostOnly, publicBase } from "../lib/publicBase";
+import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServer";
 
 /**
  * Discovery and the protocol endpoints the library serves.
