@@ -13,7 +13,7 @@ import { accountUsage } from "../limits/usage";
 import { publicBase } from "../lib/publicBase";
 import { billingCaller } from "./caller";
 import { applyEvent } from "./events";
-import { planLimits } from "./plans";
+import { planLimits } from "../limits/plans";
 import { callStripe, paidPlans, priceOf, stripeSdk } from "./stripe";
 
 /**

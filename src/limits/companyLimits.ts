@@ -1,5 +1,5 @@
 import type { Plan } from "../../schema";
-import { planLimits } from "../billing/plans";
+import { planLimits } from "./plans";
 import { fail, ok, type Result } from "../lib/errors";
 import type { CompanyQuotaDecision } from "./companyQuota";
 

@@ -1,4 +1,4 @@
-import { planLimits } from "../billing/plans";
+import { planLimits } from "./plans";
 import type { VerifiedKey } from "../keys/verify";
 import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";

@@ -1,5 +1,5 @@
 import type { Plan } from "../../schema";
-import { planLimits } from "../billing/plans";
+import { planLimits } from "./plans";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
 
 /** The two forms of the MCP endpoint (`/mcp` and `/mcp?toolset=three`). */

@@ -3,7 +3,7 @@ import { localhostAllowedOrigins, originValidationResponse } from "@modelcontext
 import { type Context, Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
 import type { AppEnv } from "../env";
-import { planLimits } from "../billing/plans";
+import { planLimits } from "../limits/plans";
 import { createDb } from "../lib/db";
 import { bearerToken, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { apiClients } from "../../schema";
 import { setMcpAccess } from "../../src/accounts/accounts";
-import { planLimits } from "../../src/billing/plans";
+import { planLimits } from "../../src/limits/plans";
 import { countMcpRequest, mcpLimiterName, mcpWindows, type Toolset } from "../../src/limits/mcpLimits";
 import { db } from "../helpers/catalogue";
 import { BASE, callMcp, mcpAccount, tokensFor } from "../oauth/helpers";
