@@ -4,6 +4,7 @@ import { accounts } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { emailSchema } from "./accounts";
+import { limiterNames, rateLimiterFor } from "../limits/rateLimiterClient";
 import { hashPassword, verifyPassword } from "./passwords";
 
 /**
@@ -55,10 +56,10 @@ export async function signIn(
 async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
   const now = Date.now();
   const check = (name: string, limit: number) =>
-    env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)).consume([{ name: "sign-in", period: "minute", limit }], 1, now);
+    rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], 1, now);
   const [byAddress, byAccount] = await Promise.all([
-    check(`sign-in:address:${address}`, SIGN_IN_LIMITS.perAddress),
-    check(`sign-in:account:${email}`, SIGN_IN_LIMITS.perAccount),
+    check(limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress),
+    check(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount),
   ]);
   const refused = [byAddress, byAccount].find((d) => !d.allowed);
   return { allowed: !refused, retryAfter: refused ? Math.max(1, Math.ceil((refused.resetAt - now) / 1000)) : 0 };

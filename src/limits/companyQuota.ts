@@ -45,4 +45,9 @@ export class CompanyQuota extends DurableObject<Env> {
     for (const id of unseen) this.sql.exec("INSERT INTO companies_seen (day, company_id) VALUES (?, ?)", day, id);
     return { allowed: true, current: current + unseen.length, limit, resetAt };
   }
+
+  /** Unique companies counted today; reads only. */
+  usage(now = Date.now()): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM companies_seen WHERE day = ?", windowStart("day", now)).one().n;
+  }
 }

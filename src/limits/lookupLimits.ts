@@ -2,6 +2,7 @@ import { planLimits } from "./plans";
 import type { VerifiedKey } from "../keys/verify";
 import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
+import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
 import { type WindowUsage, windowUsage } from "./usage";
 
 /**
@@ -43,8 +44,10 @@ export function lookupWindows(key: Pick<VerifiedKey, "plan" | "perMinuteOverride
   ];
 }
 
-/** The RateLimiter object holding shard `index` of a key's limits. */
-const shardName = (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`);
+/** How many RateLimiter objects share a key's limits: one per SHARD_CAPACITY a minute. */
+function shardCount(windows: LimitWindow[], capacity = SHARD_CAPACITY_PER_MINUTE): number {
+  return Math.max(1, Math.ceil(windows[0]!.limit / capacity));
+}
 
 /** Shard `index` of `count`'s part of a limit: the parts differ by at most one and sum to it. */
 export function shareOf(limit: number, index: number, count: number): number {
@@ -121,22 +124,20 @@ async function acquire(
 ): Promise<LimitDecision | undefined> {
   const release = async (lease: Lease | undefined) => {
     if (!lease || lease.tokens === 0) return;
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(lease.limiter));
-    const released = limiter.release(lease.windows, lease.tokens, lease.grantedAt);
+    const released = rateLimiterFor(env, lease.limiter).release(lease.windows, lease.tokens, lease.grantedAt);
     if (options.defer) options.defer(released);
     else await released;
   };
 
   const last = leases.get(keyId);
-  const shards = Math.max(1, Math.ceil(windows[0]!.limit / (options.shardCapacity ?? SHARD_CAPACITY_PER_MINUTE)));
+  const shards = shardCount(windows, options.shardCapacity);
   const first = last && last.shards === shards ? last.shard : Math.floor(Math.random() * shards);
   let refusal: LimitDecision | undefined;
   for (let step = 0; step < shards; step++) {
     const index = (first + step) % shards;
-    const name = shardName(keyId, index, shards);
+    const name = limiterNames.keyShard(keyId, index, shards);
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
-    const decision = await limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now);
+    const decision = await rateLimiterFor(env, name).lease(share, options.leaseSize ?? LEASE_SIZE, now);
     if (decision.allowed) {
       const remaining = decision.remaining * shards;
       const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
@@ -182,11 +183,14 @@ export async function lookupUsage(
   now = Date.now(),
 ): Promise<{ minute: WindowUsage; month: WindowUsage }> {
   const windows = lookupWindows(key);
-  const shards = Math.max(1, Math.ceil(windows[0]!.limit / SHARD_CAPACITY_PER_MINUTE));
+  const shards = shardCount(windows);
   const perShard = await Promise.all(
-    Array.from({ length: shards }, (_, index) => {
-      return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(shardName(key.id, index, shards))).usage(windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })), now);
-    }),
+    Array.from({ length: shards }, (_, index) =>
+      rateLimiterFor(env, limiterNames.keyShard(key.id, index, shards)).usage(
+        windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })),
+        now,
+      ),
+    ),
   );
   const [minute, month] = windows.map((window, i) =>
     windowUsage({

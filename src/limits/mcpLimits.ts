@@ -1,6 +1,7 @@
 import type { Plan } from "../../schema";
 import { planLimits } from "./plans";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
+import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
 
 /** The two forms of the MCP endpoint (`/mcp` and `/mcp?toolset=three`). */
 export type Toolset = "seven" | "three";
@@ -22,15 +23,12 @@ export function mcpWindows(plan: Plan, toolset: Toolset): LimitWindow[] {
   return windows;
 }
 
-export const mcpLimiterName = (accountId: string) => `mcp:${accountId}`;
-
 export type McpDecision = LimitDecision & { dailyLimit?: number };
 
 export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now()): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);
   if (windows.length === 0) return { allowed: true, remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
-  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(mcpLimiterName(accountId)));
-  const decision = await limiter.consume(windows, 1, now);
+  const decision = await rateLimiterFor(env, limiterNames.mcp(accountId)).consume(windows, 1, now);
   const daily = windows.find((w) => w.name === decision.refusedBy && w.period === "day");
   return daily ? { ...decision, dailyLimit: daily.limit } : decision;
 }

@@ -1,6 +1,7 @@
 import type { Plan } from "../../schema";
-import { admitCompanies, type CompanyUsage } from "./companyLimits";
-import { mcpLimiterName, mcpWindows } from "./mcpLimits";
+import { type CompanyUsage, companyUsage } from "./companyQuotaClient";
+import { mcpWindows } from "./mcpLimits";
+import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
 
 /**
  * Usage against a plan's limits, as the billing status and the REST usage endpoint report
@@ -24,8 +25,10 @@ export async function accountUsage(
   accountId: string,
   plan: Plan,
 ): Promise<{ mcpRequests: (WindowUsage & { window: "day" | "minute" })[]; companiesToday: CompanyUsage | null }> {
-  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(mcpLimiterName(accountId)));
-  const [mcp, companies] = await Promise.all([limiter.usage(mcpWindows(plan, "seven")), admitCompanies(env, accountId, plan, [])]);
+  const [mcp, companies] = await Promise.all([
+    rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows(plan, "seven")),
+    companyUsage(env, accountId, plan),
+  ]);
   return {
     mcpRequests: mcp.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), ...windowUsage(w) })),
     companiesToday: companies.ok ? companies.value : null,

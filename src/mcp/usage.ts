@@ -1,7 +1,7 @@
 import type { Logo, LogoVariant } from "../../schema";
 import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
-import { admitCompanies, type CompanyUsage } from "../limits/companyLimits";
+import { admitCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
 

@@ -1,12 +1,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { companyQuotaFor } from "../../src/limits/companyQuotaClient";
+import { rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
 const minute = [{ name: "lookup", period: "minute" as const, limit: 10 }];
 const at = (iso: string) => Date.parse(iso);
 
 describe("RateLimiter", () => {
   it("lets exactly the limit through when 30 calls arrive at once", async () => {
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("key:concurrent"));
+    const limiter = rateLimiterFor(env, "key:concurrent");
     const now = at("2026-11-22T10:00:30Z");
     const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.consume(minute, 1, now)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
@@ -15,7 +17,7 @@ describe("RateLimiter", () => {
   });
 
   it("counts down remaining and starts again in the next window", async () => {
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("key:windows"));
+    const limiter = rateLimiterFor(env, "key:windows");
     const first = await limiter.consume(minute, 1, at("2026-11-22T10:00:00Z"));
     expect(first).toEqual({ allowed: true, remaining: 9, resetAt: at("2026-11-22T10:01:00Z") });
     await limiter.consume(minute, 9, at("2026-11-22T10:00:59Z"));
@@ -24,7 +26,7 @@ describe("RateLimiter", () => {
   });
 
   it("counts nothing when any window refuses", async () => {
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("key:two-windows"));
+    const limiter = rateLimiterFor(env, "key:two-windows");
     const windows = [
       { name: "minute", period: "minute" as const, limit: 100 },
       { name: "month", period: "month" as const, limit: 3 },
@@ -41,7 +43,7 @@ describe("RateLimiter", () => {
 
 describe("CompanyQuota", () => {
   it("counts each company once per UTC day and admits a batch whole or not at all", async () => {
-    const quota = env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName("account:1"));
+    const quota = companyQuotaFor(env, "account:1");
     const now = at("2026-11-22T23:00:00Z");
     expect(await quota.admit([1, 2, 2, 3], 4, now)).toEqual({ allowed: true, current: 3, limit: 4, resetAt: at("2026-11-23T00:00:00Z") });
     expect(await quota.admit([1, 2], 4, now)).toMatchObject({ allowed: true, current: 3 });
@@ -50,8 +52,21 @@ describe("CompanyQuota", () => {
     expect(await quota.admit([5], 4, at("2026-11-23T00:00:00Z"))).toMatchObject({ allowed: true, current: 1 });
   });
 
+  it("reports today's count without counting anything", async () => {
+    const quota = companyQuotaFor(env, "account:3");
+    const now = at("2026-11-22T12:00:00Z");
+    expect(await quota.usage(now)).toBe(0);
+    await quota.admit([7, 8], 2, now);
+    expect(await quota.usage(now)).toBe(2);
+    expect(await quota.usage(now)).toBe(2);
+    // Reading left the last place free: a repeat is still admitted, a third company is not.
+    expect(await quota.admit([8], 2, now)).toMatchObject({ allowed: true, current: 2 });
+    expect(await quota.admit([9], 2, now)).toMatchObject({ allowed: false, current: 2 });
+    expect(await quota.usage(at("2026-11-23T00:00:00Z"))).toBe(0);
+  });
+
   it("is exact under concurrency", async () => {
-    const quota = env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName("account:2"));
+    const quota = companyQuotaFor(env, "account:2");
     const now = at("2026-11-22T12:00:00Z");
     const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => quota.admit([i + 1], 30, now)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(30);

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { VerifiedKey } from "../../src/keys/verify";
 import { consumeLookup, LEASE_SIZE, lookupWindows, shareOf } from "../../src/limits/lookupLimits";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
 const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["plan"] = "free"): VerifiedKey => ({
   id,
@@ -49,7 +50,7 @@ describe("lookup limits", () => {
 
 describe("leases", () => {
   const usage = (id: string, k: VerifiedKey, now: number) =>
-    env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`key:${id}`)).usage(lookupWindows(k), now);
+    rateLimiterFor(env, limiterNames.keyShard(id, 0, 1)).usage(lookupWindows(k), now);
 
   it("count a batch once and serve it without asking the limiter again", async () => {
     const k = key("leased", 100_000, "enterprise");

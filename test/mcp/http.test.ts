@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { apiClients } from "../../schema";
 import { setMcpAccess } from "../../src/accounts/accounts";
 import { planLimits } from "../../src/limits/plans";
-import { countMcpRequest, mcpLimiterName, mcpWindows, type Toolset } from "../../src/limits/mcpLimits";
+import { countMcpRequest, mcpWindows, type Toolset } from "../../src/limits/mcpLimits";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { db } from "../helpers/catalogue";
 import { BASE, callMcp, mcpAccount, tokensFor } from "../oauth/helpers";
 
@@ -18,7 +19,7 @@ async function signedIn(plan: "free" | "launch" | "growth" | "enterprise" = "fre
 
 /** Counts `n` requests straight into the account's limiter, as that many earlier calls would have. */
 async function spend(accountId: string, plan: "free" | "launch" | "growth" | "enterprise", toolset: Toolset, n: number) {
-  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(mcpLimiterName(accountId)));
+  const limiter = rateLimiterFor(env, limiterNames.mcp(accountId));
   const decision = await limiter.consume(mcpWindows(plan, toolset), n);
   expect(decision.allowed).toBe(true);
 }

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { feedback } from "../../schema";
-import { admitCompanies, companyQuotaName } from "../../src/limits/companyLimits";
+import { admitCompanies, companyQuotaFor } from "../../src/limits/companyQuotaClient";
 import { db } from "../helpers/catalogue";
 import { agent, company, failure, structured } from "./helpers";
 
@@ -17,7 +17,7 @@ const nextMidnight = () => {
 
 /** Counts `ids` as companies the account already touched today, as earlier calls would have. */
 async function touched(accountId: string, ids: number[]) {
-  const quota = env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName(companyQuotaName(accountId)));
+  const quota = companyQuotaFor(env, accountId);
   expect((await quota.admit(ids, 30)).allowed).toBe(true);
 }
 

@@ -1,0 +1,58 @@
+import type { Plan } from "../../schema";
+import { fail, ok, type Result } from "../lib/errors";
+import type { CompanyQuotaDecision } from "./companyQuota";
+import { planLimits } from "./plans";
+
+/**
+ * The client of the CompanyQuota Durable Object: the daily unique-company quota of the MCP
+ * tools (spec "Agent endpoint plans"), shared by every tool that hands out a logo. One object
+ * per account admits a whole set of companies or none, so concurrent calls are counted exactly
+ * and a batch's duplicates once.
+ */
+export function companyQuotaFor(env: Pick<Env, "COMPANY_QUOTA">, accountId: string) {
+  return env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName(`companies:${accountId}`));
+}
+
+export interface CompanyUsage {
+  current: number;
+  limit: number;
+}
+
+const UNAVAILABLE = "Quota service temporarily unavailable. Try again later.";
+
+export async function admitCompanies(
+  env: Pick<Env, "COMPANY_QUOTA">,
+  accountId: string,
+  plan: Plan,
+  companyIds: number[],
+  now = Date.now(),
+): Promise<Result<CompanyUsage>> {
+  const limit = planLimits[plan].companiesPerDay;
+  let decision: CompanyQuotaDecision;
+  try {
+    decision = await companyQuotaFor(env, accountId).admit(companyIds, limit, now);
+  } catch (error) {
+    console.error("company quota: unavailable", error);
+    return fail("internal", UNAVAILABLE);
+  }
+  if (!decision.allowed) {
+    const resets = new Date(decision.resetAt).toISOString();
+    return fail(
+      "rate_limited",
+      `Daily company limit (${decision.limit}) exceeded. You've accessed ${decision.current} unique companies today. Resets at ${resets}.`,
+    );
+  }
+  return ok({ current: decision.current, limit: decision.limit });
+}
+
+/** Today's unique companies against the plan's limit, counting nothing: for usage reports. */
+export async function companyUsage(env: Pick<Env, "COMPANY_QUOTA">, accountId: string, plan: Plan, now = Date.now()): Promise<Result<CompanyUsage>> {
+  const limit = planLimits[plan].companiesPerDay;
+  try {
+    const current = await companyQuotaFor(env, accountId).usage(now);
+    return ok({ current, limit });
+  } catch (error) {
+    console.error("company quota: unavailable", error);
+    return fail("internal", UNAVAILABLE);
+  }
+}
