@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BoundedCache } from "./lib/boundedCache";
 
 /**
  * Vars of wrangler.toml, validated once per isolate at the boundary so a misconfigured
@@ -46,27 +47,16 @@ export type Vars = z.infer<typeof varsSchema>;
 /** What every Hono router of the Worker is typed with: the bindings and vars of wrangler.toml. */
 export type AppEnv = { Bindings: Env };
 
-// Keyed by the values themselves: the env object need not be the same from request to request.
-const validated = new Map<string, Vars>();
+// Keyed by the values themselves (the env object need not be the same from request to
+// request), read under the schema's own names so that a new variable is part of the key.
+const VAR_NAMES = Object.keys(varsSchema.shape) as (keyof Vars)[];
+const validated = new BoundedCache<string, Vars>(16);
 
 export function readVars(env: Env): Vars {
-  const id = [
-    env.PUBLIC_BASE_URL,
-    env.CDN_URL,
-    env.LOOKUP_RESPONSE,
-    env.ANTHROPIC_BASE_URL,
-    env.STRIPE_API_BASE,
-    env.STRIPE_PRICE_LAUNCH,
-    env.STRIPE_PRICE_GROWTH,
-    env.STRIPE_PRICE_ENTERPRISE,
-  ].join("\n");
-  let vars = validated.get(id);
-  if (!vars) {
+  const source = env as unknown as Record<string, unknown>;
+  return validated.remember(VAR_NAMES.map((name) => source[name]).join("\n"), () => {
     const parsed = varsSchema.safeParse(env);
     if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
-    vars = parsed.data;
-    if (validated.size > 16) validated.clear();
-    validated.set(id, vars);
-  }
-  return vars;
+    return parsed.data;
+  });
 }

@@ -1,3 +1,4 @@
+import { BoundedCache } from "../lib/boundedCache";
 import { fail, ok, type Result } from "../lib/errors";
 import { fromBase64, toBase64Url } from "../lib/encoding";
 
@@ -9,16 +10,12 @@ import { fromBase64, toBase64Url } from "../lib/encoding";
  */
 export const SIGNED_URL_LIFETIME_SECONDS = 3600;
 
-const keys = new Map<string, Promise<CryptoKey>>();
+const keys = new BoundedCache<string, Promise<CryptoKey>>(4);
 
 function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-    if (keys.size > 4) keys.clear();
-    keys.set(secret, key);
-  }
-  return key;
+  return keys.remember(secret, () =>
+    crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
+  );
 }
 
 function signedText(url: URL): Uint8Array {

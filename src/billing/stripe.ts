@@ -1,13 +1,14 @@
 import type Stripe from "stripe";
 import type { Plan } from "../../schema";
 import { readVars } from "../env";
+import { BoundedCache } from "../lib/boundedCache";
 
 /**
  * The Stripe SDK as a Worker uses it: fetch for HTTP, WebCrypto for webhook signatures, and
  * the API address from STRIPE_API_BASE (a test points it at a local stand-in). The SDK is
  * loaded on first use: only billing requests pay for evaluating it, never a lookup.
  */
-const clients = new Map<string, Stripe>();
+const clients = new BoundedCache<string, Stripe>(4);
 
 export async function stripeSdk(): Promise<typeof Stripe> {
   return (await import("stripe")).default;
@@ -17,21 +18,19 @@ export async function stripeClient(env: Env): Promise<Stripe | null> {
   if (!env.STRIPE_SECRET_KEY) return null;
   const Stripe = await stripeSdk();
   const base = new URL(readVars(env).STRIPE_API_BASE);
-  const id = `${env.STRIPE_SECRET_KEY}\n${base}`;
-  let client = clients.get(id);
-  if (!client) {
-    client = new Stripe(env.STRIPE_SECRET_KEY, {
-      httpClient: Stripe.createFetchHttpClient(),
-      host: base.hostname,
-      port: base.port || (base.protocol === "http:" ? 80 : 443),
-      protocol: base.protocol === "http:" ? "http" : "https",
-      maxNetworkRetries: 1,
-      timeout: 15_000,
-    });
-    if (clients.size > 4) clients.clear();
-    clients.set(id, client);
-  }
-  return client;
+  const secretKey = env.STRIPE_SECRET_KEY;
+  return clients.remember(
+    `${secretKey}\n${base}`,
+    () =>
+      new Stripe(secretKey, {
+        httpClient: Stripe.createFetchHttpClient(),
+        host: base.hostname,
+        port: base.port || (base.protocol === "http:" ? 80 : 443),
+        protocol: base.protocol === "http:" ? "http" : "https",
+        maxNetworkRetries: 1,
+        timeout: 15_000,
+      }),
+  );
 }
 
 /** Plans sold through Checkout, each with the recurring Price configured for it. */

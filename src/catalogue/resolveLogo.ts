@@ -1,4 +1,5 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
+import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
@@ -76,27 +77,20 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
  */
 export const RESOLVE_TTL_SECONDS = 300;
 export const MISS_TTL_SECONDS = 60;
-const ISOLATE_TTL_MS = 60_000;
-const MAX_ISOLATE_ENTRIES = 20_000;
 const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v1";
 
-const isolateCache = new Map<string, { logo: ResolvedLogo | null; expires: number }>();
+const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, 60_000);
 
 const cacheKeyOf = (subject: Subject) => `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`;
 
 /** The resolution this isolate holds: the logo, null (known miss), or undefined (not held). */
 export function knownResolution(subject: Subject, now = Date.now()): ResolvedLogo | null | undefined {
-  return held(cacheKeyOf(subject), now);
-}
-
-function held(cacheKey: string, now: number): ResolvedLogo | null | undefined {
-  const local = isolateCache.get(cacheKey);
-  return local && local.expires > now ? local.logo : undefined;
+  return isolateCache.get(cacheKeyOf(subject), now);
 }
 
 export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
-  const known = held(cacheKey, now);
+  const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
 
   const cache = await caches.open("resolve");
@@ -110,12 +104,6 @@ export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): P
     const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
     await cache.put(request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
   }
-  if (isolateCache.size >= MAX_ISOLATE_ENTRIES) isolateCache.delete(isolateCache.keys().next().value!);
-  isolateCache.set(cacheKey, { logo, expires: now + ISOLATE_TTL_MS });
+  isolateCache.set(cacheKey, logo, now);
   return logo;
-}
-
-/** Forgets cached resolutions in this isolate (the Cache API entries expire by themselves). */
-export function clearResolveCache(): void {
-  isolateCache.clear();
 }

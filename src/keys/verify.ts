@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { accounts, apiKeys, type KeyType, type Plan } from "../../schema";
+import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
 import { hashKey, keyTypeOf } from "./format";
 
@@ -18,15 +19,13 @@ export interface VerifiedKey {
  * request; the price is that a revocation or plan change reaches a warm isolate within this time.
  */
 export const KEY_CACHE_TTL_MS = 10_000;
-const MAX_CACHED_KEYS = 10_000;
 // Keyed by the presented value, so a warm lookup costs no hashing; it lives only in isolate
 // memory, like the request that brought it.
-const cache = new Map<string, { key: VerifiedKey | null; expires: number }>();
+const cache = new ExpiringCache<string, VerifiedKey | null>(10_000, KEY_CACHE_TTL_MS);
 
 /** What this isolate knows of a key without asking D1: the key, null, or undefined (not known). */
 export function knownKey(presented: string, now = Date.now()): VerifiedKey | null | undefined {
-  const cached = cache.get(presented);
-  return cached && cached.expires > now ? cached.key : undefined;
+  return cache.get(presented, now);
 }
 
 /** The live key behind a presented value, or null for anything unknown, malformed or revoked. */
@@ -56,7 +55,6 @@ export async function verifyKey(db: Db, presented: string, now = Date.now()): Pr
     const { revokedAt, ...live } = row;
     if (revokedAt === null) key = live;
   }
-  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
-  cache.set(presented, { key, expires: now + KEY_CACHE_TTL_MS });
+  cache.set(presented, key, now);
   return key;
 }

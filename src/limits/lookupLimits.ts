@@ -1,5 +1,6 @@
 import { planLimits } from "./plans";
 import type { VerifiedKey } from "../keys/verify";
+import { BoundedCache } from "../lib/boundedCache";
 import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
 import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
@@ -69,8 +70,7 @@ interface Lease {
   resetAt: number;
 }
 
-const leases = new Map<string, Lease>();
-const MAX_LEASES = 10_000;
+const leases = new BoundedCache<string, Lease>(10_000);
 
 export interface LookupLimitOptions {
   now?: number;
@@ -161,15 +161,9 @@ function keep(keyId: string, lease: Lease): Lease | undefined {
     current.remaining = Math.min(current.remaining, lease.remaining);
     return undefined;
   }
-  if (leases.size >= MAX_LEASES && !current) {
-    const oldest = leases.keys().next().value!;
-    const evicted = leases.get(oldest);
-    leases.delete(oldest);
-    leases.set(keyId, lease);
-    return evicted;
-  }
-  leases.set(keyId, lease);
-  return current;
+  // A lease pushed out of a full isolate is over too.
+  const dropped = leases.set(keyId, lease);
+  return current ?? dropped?.[1];
 }
 
 /**

@@ -8,6 +8,7 @@ import { renderPng, scaledHeight } from "../images/transform";
 import { keyTypeOf } from "../keys/format";
 import { checkRestrictions, requestOrigin } from "../keys/restrictions";
 import { knownKey, verifyKey } from "../keys/verify";
+import { BoundedCache } from "../lib/boundedCache";
 import { createDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
@@ -172,13 +173,7 @@ export function renditionKey(logo: ResolvedLogo, options: Pick<LookupOptions, "g
  */
 export function redirectTarget(base: string, viaCdn: boolean, key: string, size: number): string {
   if (viaCdn) return `${base}/cdn-cgi/image/width=${size},fit=contain,format=png/${key}`;
-  let encoded = encodedKeys.get(key);
-  if (encoded === undefined) {
-    encoded = encodeAssetKey(key);
-    if (encodedKeys.size >= MEMO_SIZE) encodedKeys.delete(encodedKeys.keys().next().value!);
-    encodedKeys.set(key, encoded);
-  }
-  return `${base}/assets/${encoded}?width=${size}`;
+  return `${base}/assets/${encodedKeys.remember(key, () => encodeAssetKey(key))}?width=${size}`;
 }
 
 /*
@@ -187,19 +182,12 @@ export function redirectTarget(base: string, viaCdn: boolean, key: string, size:
  * both; entries are pure functions of their inputs and never go stale.
  */
 const MEMO_SIZE = 10_000;
-const encodedKeys = new Map<string, string>();
-const parsedQueries = new Map<string, ReturnType<typeof publishableOptions.safeParse>>();
+const encodedKeys = new BoundedCache<string, string>(MEMO_SIZE);
+const parsedQueries = new BoundedCache<string, ReturnType<typeof publishableOptions.safeParse>>(MEMO_SIZE);
 
 function parseOptions(kind: Caller["kind"], url: string, query: () => Record<string, string>) {
   const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
-  const memo = `${kind}${search}`;
-  let parsed = parsedQueries.get(memo);
-  if (!parsed) {
-    parsed = (kind === "secret" ? secretOptions : publishableOptions).safeParse(query());
-    if (parsedQueries.size >= MEMO_SIZE) parsedQueries.delete(parsedQueries.keys().next().value!);
-    parsedQueries.set(memo, parsed);
-  }
-  return parsed;
+  return parsedQueries.remember(`${kind}${search}`, () => (kind === "secret" ? secretOptions : publishableOptions).safeParse(query()));
 }
 
 function originOf(url: string): string {
@@ -239,17 +227,13 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
 
 // Normalising (IDNA, Public Suffix List) is the costliest step of a warm lookup; hotlinked
 // domains repeat, so the isolate remembers its answers.
-const subjects = new Map<string, Subject | { invalid: string }>();
-const MAX_SUBJECTS = 50_000;
+const subjects = new BoundedCache<string, Subject | { invalid: string }>(50_000);
 
 function domainSubject(raw: string): Subject | { invalid: string } {
-  let subject = subjects.get(raw);
-  if (subject) return subject;
-  const result = normaliseDomain(raw);
-  subject = result.ok ? { kind: "domain", value: result.domain } : { invalid: "Invalid domain format" };
-  if (subjects.size >= MAX_SUBJECTS) subjects.delete(subjects.keys().next().value!);
-  subjects.set(raw, subject);
-  return subject;
+  return subjects.remember(raw, () => {
+    const result = normaliseDomain(raw);
+    return result.ok ? { kind: "domain", value: result.domain } : { invalid: "Invalid domain format" };
+  });
 }
 
 const TICKER = /^(?:[A-Za-z0-9]{1,12}:)?[A-Za-z0-9.&-]{1,20}$/;

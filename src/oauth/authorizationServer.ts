@@ -1,4 +1,5 @@
 import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { BoundedCache } from "../lib/boundedCache";
 
 /**
  * The OAuth 2.1 authorization server MCP clients discover (@cloudflare/workers-oauth-provider):
@@ -23,12 +24,11 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const resourceOf = (base: string) => `${base}/mcp`;
 
 // Construction validates the configuration; one server per public origin per isolate.
-const servers = new Map<string, OAuthAuthorizationServer<Env>>();
+const servers = new BoundedCache<string, OAuthAuthorizationServer<Env>>(8);
 
 export function authorizationServer(base: string): OAuthAuthorizationServer<Env> {
-  let server = servers.get(base);
-  if (!server) {
-    server = new OAuthAuthorizationServer<Env>({
+  return servers.remember(base, () =>
+    new OAuthAuthorizationServer<Env>({
       issuer: base,
       resources: [resourceOf(base)],
       defaultResource: resourceOf(base),
@@ -43,11 +43,8 @@ export function authorizationServer(base: string): OAuthAuthorizationServer<Env>
       onError: ({ status, code, internal }) => {
         console.warn(`oauth: ${status} ${code} (${internal.category}/${internal.reason})`);
       },
-    });
-    if (servers.size > 8) servers.clear();
-    servers.set(base, server);
-  }
-  return server;
+    }),
+  );
 }
 
 export function oauthHelpers(env: Env, base: string): OAuthHelpers {

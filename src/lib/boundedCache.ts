@@ -1,0 +1,67 @@
+/**
+ * Isolate memory for things worth remembering between requests (parsed queries, verified
+ * keys, resolved logos, clients built from configuration): a Map that holds at most
+ * `capacity` entries and, when full, drops the oldest one to make room. Oldest-first is enough
+ * here: entries are cheap to rebuild, and hot entries come straight back.
+ */
+export class BoundedCache<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Stores `value`; returns the entry dropped to make room for it, if one was. */
+  set(key: K, value: V): [K, V] | undefined {
+    let dropped: [K, V] | undefined;
+    if (this.entries.size >= this.capacity && !this.entries.has(key)) {
+      const oldest = this.entries.keys().next().value as K;
+      dropped = [oldest, this.entries.get(oldest) as V];
+      this.entries.delete(oldest);
+    }
+    this.entries.set(key, value);
+    return dropped;
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  /** The value for `key`, made by `make` and kept the first time it is asked for. */
+  remember(key: K, make: () => V): V {
+    let value = this.entries.get(key);
+    if (value === undefined) {
+      value = make();
+      this.set(key, value);
+    }
+    return value;
+  }
+}
+
+/** A BoundedCache whose entries are trusted for `ttlMs` after they were stored. */
+export class ExpiringCache<K, V> {
+  private readonly entries: BoundedCache<K, { value: V; expires: number }>;
+
+  constructor(
+    capacity: number,
+    private readonly ttlMs: number,
+  ) {
+    this.entries = new BoundedCache(capacity);
+  }
+
+  /** The value stored less than `ttlMs` ago, or undefined. */
+  get(key: K, now = Date.now()): V | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.expires > now ? entry.value : undefined;
+  }
+
+  set(key: K, value: V, now = Date.now()): void {
+    this.entries.set(key, { value, expires: now + this.ttlMs });
+  }
+}

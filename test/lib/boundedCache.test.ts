@@ -1,0 +1,55 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { readVars, varsSchema } from "../../src/env";
+import { BoundedCache, ExpiringCache } from "../../src/lib/boundedCache";
+
+describe("BoundedCache", () => {
+  it("keeps at most its capacity, dropping the oldest entry and handing it back", () => {
+    const cache = new BoundedCache<string, number>(2);
+    expect(cache.set("a", 1)).toBeUndefined();
+    expect(cache.set("b", 2)).toBeUndefined();
+    expect(cache.set("a", 10)).toBeUndefined();
+    expect(cache.set("c", 3)).toEqual(["a", 10]);
+    expect([cache.get("a"), cache.get("b"), cache.get("c"), cache.size]).toEqual([undefined, 2, 3, 2]);
+  });
+
+  it("remembers a made value once, and null as a value", () => {
+    const cache = new BoundedCache<string, string | null>(4);
+    let made = 0;
+    const make = () => (made++, null);
+    expect(cache.remember("miss", make)).toBeNull();
+    expect(cache.remember("miss", make)).toBeNull();
+    expect(made).toBe(1);
+  });
+});
+
+describe("ExpiringCache", () => {
+  it("trusts an entry for its lifetime only", () => {
+    const cache = new ExpiringCache<string, string>(4, 1000);
+    cache.set("k", "v", 5000);
+    expect(cache.get("k", 5999)).toBe("v");
+    expect(cache.get("k", 6000)).toBeUndefined();
+  });
+});
+
+describe("readVars", () => {
+  it("sees a change of any variable of the schema, never an answer cached for other values", () => {
+    const changed: Record<string, string> = {
+      PUBLIC_BASE_URL: "https://logos.example.com",
+      CDN_URL: "https://cdn.example.com",
+      LOOKUP_RESPONSE: "bytes",
+      ANTHROPIC_BASE_URL: "https://files.example.com",
+      STRIPE_API_BASE: "https://stripe.example.com",
+      STRIPE_PRICE_LAUNCH: "price_other_launch",
+      STRIPE_PRICE_GROWTH: "price_other_growth",
+      STRIPE_PRICE_ENTERPRISE: "price_other_enterprise",
+    };
+    const names = Object.keys(varsSchema.shape);
+    for (const name of names) {
+      const value = changed[name];
+      expect(value, `a changed value for ${name}`).toBeDefined();
+      readVars(env);
+      expect((readVars({ ...env, [name]: value } as Env) as Record<string, unknown>)[name]).toBe(value);
+    }
+  });
+});
