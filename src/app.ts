@@ -10,6 +10,7 @@ import { authorize } from "./oauth/authorize";
 import { discovery } from "./oauth/discovery";
 import { portal } from "./portal/portal";
 import type { AppEnv } from "./env";
+import { jsonError } from "./lib/responses";
 
 /** The HTTP face of the service: every route is mounted here; errors end here. */
 export const app = new Hono<AppEnv>();
@@ -22,6 +23,8 @@ app.route("/", api);
 app.route("/", discovery);
 app.route("/", authorize);
 app.route("/", mcp);
+// A JSON client that misses a path gets a JSON answer, not a domain lookup's plain text.
+for (const prefix of ["/v1/*", "/apiaas/*", "/api/*"]) app.all(prefix, (c) => jsonError(c, "not_found", `No such endpoint: ${c.req.method} ${c.req.path}`));
 // Last: GET /{domain} takes every path the routes above do not.
 app.route("/", lookupRoutes);
 

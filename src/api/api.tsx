@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { publicBase } from "../lib/publicBase";
 import packageJson from "../../package.json";
 import { firstMessage } from "../lib/params";
-import { jsonError } from "../lib/responses";
+import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { type ApiEnv } from "./auth";
 import { type OpenApiDocument, ReferencePage } from "./reference";
 import { registerGetCompany } from "./v1_companies_get";
@@ -19,6 +19,8 @@ export const api = new OpenAPIHono<ApiEnv>({
     if (!result.success) return jsonError(c, "invalid_argument", firstMessage(result.error));
   },
 });
+
+api.onError(jsonErrorHandler("Request failed. Try again later"));
 
 api.openAPIRegistry.registerComponent("securitySchemes", "secretKey", {
   type: "http",

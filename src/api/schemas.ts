@@ -1,14 +1,37 @@
 import { z } from "@hono/zod-openapi";
+import { type ErrorStatus, errorCodeList } from "../lib/errors";
 
 /** The REST API's records, named for the OpenAPI document; handlers answer exactly these. */
 export const ErrorBody = z
   .object({
-    error: z.object({
-      code: z.enum(["invalid_argument", "unauthorized", "forbidden", "not_found", "conflict", "rate_limited", "internal"]),
-      message: z.string(),
-    }),
+    error: z.string().openapi({ description: "What went wrong, for people", example: "Invalid domain format" }),
+    code: z.enum(errorCodeList).openapi({ description: "What went wrong, for programs; decides the status" }),
   })
   .openapi("Error");
+
+const errorMeanings: Record<ErrorStatus, string> = {
+  400: "Invalid parameters (the message names the parameter)",
+  401: "No valid secret key",
+  403: "The key may not do this",
+  404: "Nothing found",
+  409: "Conflicts with the current state",
+  413: "Request body too large",
+  429: "Rate limit exceeded (Retry-After, X-RateLimit-Reset)",
+  500: "Unexpected failure; the detail is logged, never returned",
+  503: "A dependency did not answer; retry after Retry-After",
+};
+
+type ErrorResponse = { description: string; content: { "application/json": { schema: typeof ErrorBody } } };
+
+/** Error answers for a route's `responses`, all with the one error body of every JSON surface. */
+export function errorResponses<S extends ErrorStatus>(...statuses: S[]): Record<S, ErrorResponse> {
+  return Object.fromEntries(
+    statuses.map((status) => [status, { description: errorMeanings[status], content: { "application/json": { schema: ErrorBody } } }]),
+  ) as Record<S, ErrorResponse>;
+}
+
+/** What every REST call may answer besides its own result. */
+export const commonErrors = errorResponses(400, 401, 429, 500, 503);
 
 export const CompanyHit = z
   .object({

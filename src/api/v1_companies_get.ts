@@ -3,21 +3,20 @@ import { assetUrl } from "../assets/codec";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
 import { createDb, type Db } from "../lib/db";
+import { jsonError } from "../lib/responses";
 import { publicBase } from "../lib/publicBase";
 import { type ApiEnv, secretKey } from "./auth";
-import { Company, ErrorBody } from "./schemas";
+import { commonErrors, Company, errorResponses } from "./schemas";
 
 /**
  * GET /v1/companies/{companyId} and GET /v1/companies/lookup?domain=|ticker=|name=:
  * a company's metadata (domains, tickers, brand colour) and its logos with URLs and sizes.
  */
-const errors = {
-  400: { description: "Invalid parameters", content: { "application/json": { schema: ErrorBody } } },
-  401: { description: "No valid secret key", content: { "application/json": { schema: ErrorBody } } },
-  404: { description: "No such company", content: { "application/json": { schema: ErrorBody } } },
-  429: { description: "Rate limit exceeded", content: { "application/json": { schema: ErrorBody } } },
+const responses = {
+  200: { description: "The company", content: { "application/json": { schema: Company } } },
+  ...commonErrors,
+  ...errorResponses(404),
 } as const;
-const found = { description: "The company", content: { "application/json": { schema: Company } } } as const;
 
 const byId = createRoute({
   method: "get",
@@ -30,7 +29,7 @@ const byId = createRoute({
       companyId: z.coerce.number({ message: "companyId must be a positive whole number" }).int("companyId must be a positive whole number").positive("companyId must be a positive whole number").openapi({ param: { name: "companyId", in: "path" }, example: 42 }),
     }),
   },
-  responses: { 200: found, 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
+  responses,
 });
 
 const lookup = createRoute({
@@ -49,7 +48,7 @@ const lookup = createRoute({
       })
       .refine((q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1, "give exactly one of domain, ticker or name"),
   },
-  responses: { 200: found, 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
+  responses,
 });
 
 function companyBody(base: string, company: CompanyDetail) {
@@ -80,7 +79,7 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
     let match;
     if (domain !== undefined) {
       const host = normaliseDomain(domain);
-      if (!host.ok) return c.json({ error: { code: "invalid_argument" as const, message: "Invalid domain format" } }, 400);
+      if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
     } else if (ticker !== undefined) {
       match = await findCompanyByTicker(db, ticker);
@@ -88,14 +87,14 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
       match = await findCompanyByName(db, name ?? "");
     }
     const company = await detailOf(db, match?.companyId);
-    if (!company) return c.json({ error: { code: "not_found" as const, message: "No company found" } }, 404);
+    if (!company) return jsonError(c, "not_found", "No company found");
     return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
   });
 
   api.openapi(byId, async (c) => {
     const { companyId } = c.req.valid("param");
     const company = await companyDetail(createDb(c.env.DB), companyId);
-    if (!company) return c.json({ error: { code: "not_found" as const, message: `No company found with ID ${companyId}` } }, 404);
+    if (!company) return jsonError(c, "not_found", `No company found with ID ${companyId}`);
     return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
   });
 }

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { searchCompanies } from "../catalogue/queries";
 import { createDb } from "../lib/db";
 import { type ApiEnv, secretKey } from "./auth";
-import { CompanyHit, ErrorBody } from "./schemas";
+import { CompanyHit, commonErrors } from "./schemas";
 
 /** GET /v1/companies/search: companies by name, domain or ticker, ranked as the MCP search ranks them. */
 const route = createRoute({
@@ -25,9 +25,7 @@ const route = createRoute({
   },
   responses: {
     200: { description: "Matching companies, best first", content: { "application/json": { schema: z.object({ results: z.array(CompanyHit) }) } } },
-    400: { description: "Invalid parameters", content: { "application/json": { schema: ErrorBody } } },
-    401: { description: "No valid secret key", content: { "application/json": { schema: ErrorBody } } },
-    429: { description: "Rate limit exceeded", content: { "application/json": { schema: ErrorBody } } },
+    ...commonErrors,
   },
 });
 

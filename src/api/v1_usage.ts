@@ -5,7 +5,7 @@ import { createDb } from "../lib/db";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { type ApiEnv, secretKey } from "./auth";
-import { ErrorBody, Usage } from "./schemas";
+import { commonErrors, Usage } from "./schemas";
 
 /** GET /v1/usage: the key's plan, its lookups this minute and month, the account's MCP calls and companies today. */
 const route = createRoute({
@@ -17,8 +17,7 @@ const route = createRoute({
   middleware: [secretKey] as const,
   responses: {
     200: { description: "Usage against the plan's limits", content: { "application/json": { schema: Usage } } },
-    401: { description: "No valid secret key", content: { "application/json": { schema: ErrorBody } } },
-    429: { description: "Rate limit exceeded", content: { "application/json": { schema: ErrorBody } } },
+    ...commonErrors,
   },
 });
 

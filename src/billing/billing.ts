@@ -7,7 +7,7 @@ import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../sche
 import type { AppEnv } from "../env";
 import { createKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
-import { jsonError } from "../lib/responses";
+import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { publicBase } from "../lib/publicBase";
@@ -21,6 +21,7 @@ import { callStripe, paidPlans, priceOf, stripeSdk } from "./stripe";
  * webhooks. Answers are JSON; errors are `{error: {code, message}}` like the portal's.
  */
 export const billing = new Hono<AppEnv>();
+billing.onError(jsonErrorHandler("Billing failed. Try again later"));
 
 
 /** Keys whose lookups the status reports; accounts hold a handful. */
@@ -191,6 +192,6 @@ async function webhook(c: Context<AppEnv>) {
 }
 
 // Stripe's events are a few kilobytes; nothing larger is read.
-const limited = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: { code: "invalid_argument", message: "Payload too large" } }, 413) });
+const limited = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => jsonError(c, "payload_too_large", "Payload too large") });
 billing.post("/apiaas/billing/webhook", limited, webhook);
 billing.post("/api/billing/webhook", limited, webhook);

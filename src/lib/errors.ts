@@ -1,6 +1,7 @@
 /**
  * One closed set of failure codes for the whole service. Expected failures travel as values
- * (`Result`); only the edge of a route, tool or command turns them into its wire format.
+ * (`Result`); only the edge of a route, tool or command turns them into its wire format
+ * (src/lib/responses.ts for HTTP).
  */
 export const errorCodes = {
   invalid_argument: 400,
@@ -8,11 +9,18 @@ export const errorCodes = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
   rate_limited: 429,
   internal: 500,
+  /** A dependency (database, storage, a limiter) did not answer; retrying may help. */
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
+export type ErrorStatus = (typeof errorCodes)[ErrorCode];
+
+/** The codes as a list, for schemas (the REST API's OpenAPI document names exactly these). */
+export const errorCodeList = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
 
 export interface AppError {
   code: ErrorCode;
@@ -27,6 +35,12 @@ export const fail = (code: ErrorCode, message: string): { ok: false; error: AppE
   error: { code, message },
 });
 
-export function statusOf(code: ErrorCode): (typeof errorCodes)[ErrorCode] {
+export function statusOf<C extends ErrorCode>(code: C): (typeof errorCodes)[C] {
   return errorCodes[code];
+}
+
+/** The code an HTTP status stands for, where a status is all there is (middleware refusals). */
+export function codeOfStatus(status: number): ErrorCode {
+  const found = (Object.entries(errorCodes) as [ErrorCode, number][]).find(([, s]) => s === status);
+  return found ? found[0] : status >= 500 ? "internal" : "invalid_argument";
 }

@@ -1,6 +1,7 @@
 import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 import { createMiddleware } from "hono/factory";
 import { type AppEnv, readVars } from "../env";
+import { jsonError } from "./responses";
 
 /**
  * The public origin everything the service hands out is named after (asset URLs, resource
@@ -21,7 +22,7 @@ export function publicBase(env: Env, requestUrl: string): string {
 export const localHostOnly = createMiddleware<AppEnv>(async (c, next) => {
   const url = new URL(c.req.url);
   if (!readVars(c.env).PUBLIC_BASE_URL && url.protocol === "http:" && !localhostAllowedHostnames().includes(url.hostname)) {
-    return c.json({ error: `Invalid Host: ${url.hostname}` }, 403, { "Cache-Control": "no-store" });
+    return jsonError(c, "forbidden", `Invalid Host: ${url.hostname}`);
   }
   await next();
 });

@@ -1,14 +1,42 @@
-import type { Context } from "hono";
-import { type ErrorCode, statusOf } from "./errors";
+import type { Context, ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { codeOfStatus, type ErrorCode, statusOf } from "./errors";
 
 /** The lookup and asset routes answer errors in plain text (spec, Errors: domain lookup). */
 export function plainText(message: string, status: number, headers: Record<string, string> = {}): Response {
   return new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
 }
 
-/** The portal, billing and REST routes answer errors as `{error: {code, message}}`, never cached. */
-export function jsonError(c: Context, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return c.json({ error: { code, message } }, statusOf(code), { "Cache-Control": "no-store", ...headers });
+/**
+ * The one error body of every JSON surface (REST, portal, billing, /mcp at the HTTP level):
+ * `{"error": "<message>", "code": "<code>"}`. The message sits in `error` because the spec
+ * gives /mcp's errors that shape ("JSON object `error`: `Authorization required`"); `code` is
+ * one of the closed list in errors.ts and decides the status. Never cached.
+ */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+}
+
+export function jsonError<C extends ErrorCode>(c: Context, code: C, message: string, headers: Record<string, string> = {}) {
+  const body: ErrorBody = { error: message, code };
+  return c.json(body, statusOf(code), { "Cache-Control": "no-store", ...headers });
+}
+
+/**
+ * The error handler of the JSON routers: a middleware refusal (CSRF, body limit) keeps its
+ * status with the JSON body; anything unexpected is a 500 whose detail goes to the logs only.
+ */
+export function jsonErrorHandler(genericMessage: string): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof HTTPException && error.status < 500) {
+      // hono/csrf refuses with a bare 403: a form or plain-text post from another site.
+      const message = error.message || (error.status === 403 ? "Cross-site request refused" : "Request refused");
+      return jsonError(c, codeOfStatus(error.status), message);
+    }
+    console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
+    return jsonError(c, "internal", genericMessage);
+  };
 }
 
 /** The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1), or undefined. */

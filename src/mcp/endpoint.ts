@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
 import { localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
 import type { AppEnv } from "../env";
 import { planLimits } from "../limits/plans";
+import { keyTypeOf } from "../keys/format";
 import { createDb } from "../lib/db";
-import { bearerToken, retryAfter } from "../lib/responses";
+import { bearerToken, jsonError, jsonErrorHandler, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { localHostOnly, publicBase } from "../lib/publicBase";
 import { authorizationServer, type GrantProps, MCP_SCOPE, resourceOf } from "../oauth/authorizationServer";
@@ -17,9 +18,10 @@ import { serveMcp } from "./server";
  * /mcp at the HTTP level (spec "Agent endpoint, HTTP level"): everything that happens before
  * the MCP server sees the request, each refusal with the spec's status and JSON body.
  *
- *   no bearer token, or one that is not
- *   an access token of ours at all        401 Authorization required
- *   one of ours, but expired, revoked,
+ *   no bearer token, or an API key
+ *   (pk_/sk_) where a token belongs       401 Authorization required
+ *   a token the authorization server does
+ *   not accept: unknown, expired, revoked,
  *   or issued for another resource        401 Invalid or expired token
  *   account without an API client         403 No API client associated with this account
  *   plan (or account) without MCP access  403 Your plan does not include MCP access
@@ -39,16 +41,7 @@ export const mcp = new Hono<AppEnv>();
 
 // Whatever fails after authentication (storage, the limiter, the MCP server) answers in the
 // endpoint's own format; the detail goes to the logs only.
-mcp.onError((error, c) => {
-  console.error("mcp: request failed", error);
-  return mcpError(c, 500, "Internal MCP server error");
-});
-
-const mcpError = (c: Context<AppEnv>, status: 401 | 403 | 429 | 500, message: string, headers: Record<string, string> = {}) =>
-  c.json({ error: message }, status, { "Cache-Control": "no-store", ...headers });
-
-/** The shape of the access tokens the authorization server issues: `<user>:<grant>:<secret>`. */
-const ISSUED_TOKEN = /^[\w-]+:[\w-]+:[\w-]+$/;
+mcp.onError(jsonErrorHandler("Internal MCP server error"));
 
 mcp.all("/mcp", localHostOnly, async (c) => {
   const base = publicBase(c.env, c.req.url);
@@ -58,10 +51,11 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
   const token = bearerToken(c.req.header("authorization"));
-  if (!token || !ISSUED_TOKEN.test(token)) return mcpError(c, 401, "Authorization required", { "WWW-Authenticate": challenge });
+  // Whether a token is valid is the authorization server's to say, whatever its format.
+  if (!token || keyTypeOf(token) !== null) return jsonError(c, "unauthorized", "Authorization required", { "WWW-Authenticate": challenge });
 
   const validated = await authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env);
-  const invalid = () => mcpError(c, 401, "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });
+  const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });
   if (!validated) return invalid();
 
   const db = createDb(c.env.DB);
@@ -72,17 +66,17 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   ]);
   // A token outliving its account is as good as revoked.
   if (!account) return invalid();
-  if (!client) return mcpError(c, 403, "No API client associated with this account");
-  if (!planLimits[account.plan].mcp.access || !account.mcpAccess) return mcpError(c, 403, "Your plan does not include MCP access");
+  if (!client) return jsonError(c, "forbidden", "No API client associated with this account");
+  if (!planLimits[account.plan].mcp.access || !account.mcpAccess) return jsonError(c, "forbidden", "Your plan does not include MCP access");
 
   const toolset: Toolset = c.req.query("toolset") === "three" ? "three" : "seven";
   const now = Date.now();
   const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now);
   if (!decision.allowed) {
     if (decision.dailyLimit !== undefined) {
-      return mcpError(c, 429, `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter(decision.resetAt, now) });
+      return jsonError(c, "rate_limited", `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter(decision.resetAt, now) });
     }
-    return mcpError(c, 429, "Rate limit exceeded", { "Retry-After": "60" });
+    return jsonError(c, "rate_limited", "Rate limit exceeded", { "Retry-After": "60" });
   }
 
   // The plan has one request window (Free: the day, paid plans: the minute); `_meta.usage` reports it.

@@ -6,6 +6,7 @@ import {
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
 import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { csrf } from "hono/csrf";
 import { signIn } from "../accounts/signIn";
 import type { AppEnv } from "../env";
@@ -125,7 +126,7 @@ async function signInPage(
   helpers: OAuthHelpers,
   request: AuthRequest,
   form: { error?: string; email?: string } = {},
-  status: 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500 = 200,
+  status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   const client = await helpers.lookupClient(request.clientId);
   const clientName = client?.clientName || request.clientId;

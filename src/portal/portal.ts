@@ -5,7 +5,7 @@ import { apiClients } from "../../schema";
 import { signIn } from "../accounts/signIn";
 import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
-import { jsonError } from "../lib/responses";
+import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { clientAddress, currentSession, endBrowserSession, replaceSession } from "./sessions";
 
 /**
@@ -56,6 +56,7 @@ async function logout(c: Context<AppEnv>) {
 }
 
 export const portal = new Hono<AppEnv>();
+portal.onError(jsonErrorHandler("Something went wrong. Try again later"));
 // A form posted from another site must not sign a browser in or out (login CSRF): form bodies
 // need a same-origin Origin or Sec-Fetch-Site. JSON cannot be sent cross-site without CORS.
 // Attached per route: an app-wide middleware pattern cost every lookup 14 µs (npm run bench).

@@ -265,15 +265,19 @@ function metadataOf(response: Response): LogoMetadata {
   };
 }
 
-/** The service answers lookups in plain text and the REST API as `{error: {code, message}}`. */
+/**
+ * The service answers lookups in plain text and its JSON surfaces as `{error: <message>,
+ * code: <code>}`; servers before that shape answered `{error: {code, message}}`, read too.
+ */
 async function errorFrom(response: Response): Promise<LogoLookupError> {
   const text = await response.text().catch(() => "");
   let message = text.trim() || response.statusText || `HTTP ${response.status}`;
   let code: string | null = null;
   try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-    if (body.error?.message) message = body.error.message;
-    code = body.error?.code ?? null;
+    const body = JSON.parse(text) as { error?: string | { code?: string; message?: string }; code?: string };
+    const error = typeof body.error === "string" ? { message: body.error, code: body.code } : body.error;
+    if (error?.message) message = error.message;
+    code = error?.code ?? null;
   } catch {
     // Plain text it is.
   }

@@ -17,12 +17,12 @@ describe("REST API input errors", () => {
     const { key } = await secretKeyFor();
     const response = await rest(path, key);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: { code: "invalid_argument", message } });
+    expect(await response.json()).toEqual({ error: message, code: "invalid_argument" });
   });
 
   it("unknown companies → 404", async () => {
     const { key } = await secretKeyFor();
-    expect(await (await rest("/v1/companies/999999", key)).json()).toEqual({ error: { code: "not_found", message: "No company found with ID 999999" } });
+    expect(await (await rest("/v1/companies/999999", key)).json()).toEqual({ error: "No company found with ID 999999", code: "not_found" });
     expect((await rest("/v1/companies/lookup?domain=unknown-company.com", key)).status).toBe(404);
     expect((await rest("/v1/companies/lookup?ticker=ZZZZ", key)).status).toBe(404);
   });

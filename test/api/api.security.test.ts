@@ -16,7 +16,7 @@ describe("REST API access", () => {
       await rest(`${path}${path.includes("?") ? "&" : "?"}token=${key}`),
     ]) {
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Send a secret key as Authorization: Bearer sk_…" } });
+      expect(await response.json()).toEqual({ error: "Send a secret key as Authorization: Bearer sk_…", code: "unauthorized" });
     }
   });
 
@@ -29,6 +29,6 @@ describe("REST API access", () => {
     const refused = await rest("/v1/usage", key);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(await refused.json()).toEqual({ error: { code: "rate_limited", message: "Rate limit exceeded" } });
+    expect(await refused.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
   });
 });

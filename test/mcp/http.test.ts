@@ -29,21 +29,29 @@ describe("/mcp: authentication", () => {
     ["no header", {}],
     ["another scheme", { Authorization: "Basic dXNlcjpwYXNz" }],
     ["an empty bearer", { Authorization: "Bearer " }],
-    ["not a token of ours", { Authorization: "Bearer pk_abcdefghijklmnopqrstuvwxyz012345" }],
+    ["an API key instead of a token", { Authorization: "Bearer pk_abcdefghijklmnopqrstuvwxyz012345" }],
+    ["a secret key instead of a token", { Authorization: "Bearer sk_abcdefghijklmnopqrstuvwxyz012345" }],
   ])("%s → 401 Authorization required, pointing at the metadata", async (_, headers) => {
     const response = await callMcp(undefined, undefined, "/mcp", headers);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Authorization required" });
+    expect(await response.json()).toEqual({ error: "Authorization required", code: "unauthorized" });
     const challenge = response.headers.get("www-authenticate")!;
     expect(challenge).toMatch(/^Bearer /);
     expect(challenge).toContain(RESOURCE_METADATA);
+  });
+
+  it.each(["not-a-token-format-we-issue", "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"])("a bearer the authorization server does not accept (%s) → 401 Invalid or expired token", async (bearer) => {
+    const response = await callMcp(bearer);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
 
   it("a token of our shape that was never issued → 401 Invalid or expired token", async () => {
     const { account } = await signedIn();
     const response = await callMcp(`${account.id}:AAAAAAAAAAAAAAAA:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB`);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
     expect(response.headers.get("www-authenticate")).toContain(RESOURCE_METADATA);
   });
 
@@ -60,7 +68,7 @@ describe("/mcp: account checks", () => {
     await db.delete(apiClients).where(eq(apiClients.accountId, account.id));
     const response = await callMcp(token);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: "No API client associated with this account" });
+    expect(await response.json()).toEqual({ error: "No API client associated with this account", code: "forbidden" });
   });
 
   it("403 when MCP access is switched off for the account, and back on", async () => {
@@ -68,7 +76,7 @@ describe("/mcp: account checks", () => {
     await setMcpAccess(db, account.id, false);
     const refused = await callMcp(token);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ error: "Your plan does not include MCP access" });
+    expect(await refused.json()).toEqual({ error: "Your plan does not include MCP access", code: "forbidden" });
     await setMcpAccess(db, account.id, true);
     expect((await callMcp(token)).status).toBe(200);
   });
@@ -85,7 +93,7 @@ describe("/mcp: unexpected failures", () => {
     await env.DB.prepare("UPDATE accounts SET plan = 'legacy-gold' WHERE id = ?").bind(account.id).run();
     const response = await callMcp(token);
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe(JSON.stringify({ error: "Internal MCP server error" }));
+    expect(await response.text()).toBe(JSON.stringify({ error: "Internal MCP server error", code: "internal" }));
   });
 });
 
@@ -97,7 +105,7 @@ describe("/mcp: limits", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
     const refused = responses.find((r) => r.status === 429)!;
-    expect(await refused.json()).toEqual({ error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits." });
+    expect(await refused.json()).toEqual({ error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.", code: "rate_limited" });
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
@@ -109,7 +117,7 @@ describe("/mcp: limits", () => {
     expect((await callMcp(token, undefined, "/mcp?toolset=three")).status).toBe(200);
     const refused = await callMcp(token, undefined, "/mcp?toolset=three");
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: "Daily limit of 20 requests exceeded. Upgrade your plan for higher limits." });
+    expect(await refused.json()).toEqual({ error: "Daily limit of 20 requests exceeded. Upgrade your plan for higher limits.", code: "rate_limited" });
     // The seven-tool form still has its larger cap left on the same day's count.
     expect((await callMcp(token)).status).toBe(200);
   });
@@ -125,7 +133,7 @@ describe("/mcp: limits", () => {
     expect((await callMcp(token)).status).toBe(200);
     const refused = await callMcp(token);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: "Rate limit exceeded" });
+    expect(await refused.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
     expect(refused.headers.get("retry-after")).toBe("60");
   });
 

@@ -63,7 +63,7 @@ describe("/mcp transport", () => {
         body: path === "/mcp" ? LIST : undefined,
       });
       expect(rebound.status, path).toBe(403);
-      expect(await rebound.json()).toEqual({ error: "Invalid Host: evil.example.com" });
+      expect(await rebound.json()).toEqual({ error: "Invalid Host: evil.example.com", code: "forbidden" });
     }
     // The same requests to a local name reach the service.
     const local = await exports.default.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp");

@@ -289,7 +289,7 @@ describe("tokens", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
   });
 
   it("refuses a revoked token with 401 Invalid or expired token", async () => {
@@ -303,7 +303,7 @@ describe("tokens", () => {
     expect(revoked.status).toBe(200);
     const response = await callMcp(tokens.access_token);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
 
@@ -318,6 +318,6 @@ describe("tokens", () => {
     await env.OAUTH_KV.put(key, JSON.stringify({ ...record, expiresAt: Math.floor(Date.now() / 1000) - 1 }));
     const response = await callMcp(tokens.access_token);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token" });
+    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
   });
 });

@@ -62,7 +62,7 @@ describe("portal sign-in", () => {
     const { email } = await account();
     for (const response of [await loginJson(email, "wrong password!"), await loginJson("nobody@example.com", PASSWORD)]) {
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Invalid email or password" } });
+      expect(await response.json()).toEqual({ error: "Invalid email or password", code: "unauthorized" });
       expect(response.headers.get("set-cookie")).toBeNull();
     }
   });
@@ -75,9 +75,9 @@ describe("portal sign-in", () => {
   ])("answers a bad body %j with a clear 400", async (body, headers) => {
     const response = await post("/apiaas/login", body, headers);
     expect(response.status).toBe(400);
-    const json = (await response.json()) as { error: { code: string; message: string } };
-    expect(json.error.code).toBe("invalid_argument");
-    expect(json.error.message.length).toBeGreaterThan(5);
+    const json = (await response.json()) as { error: string; code: string };
+    expect(json.code).toBe("invalid_argument");
+    expect(json.error.length).toBeGreaterThan(5);
   });
 
   it("limits sign-in attempts per account", async () => {
@@ -108,7 +108,7 @@ describe("whoami and logout", () => {
     for (const cookie of [undefined, "garbage", "x".repeat(500)]) {
       const response = await whoami(cookie);
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "Not signed in" } });
+      expect(await response.json()).toEqual({ error: "Not signed in", code: "unauthorized" });
     }
   });
 });

@@ -175,7 +175,7 @@ describe("REST methods", () => {
     const company = await sdk.company({ domain: "rest-sdk.com" });
     expect(company).toMatchObject({ companyId: results[0]!.companyId, logos: [expect.objectContaining({ logoId: ids["rest-sdk.com"] })] });
     expect(await sdk.company(results[0]!.companyId)).toEqual(company);
-    await expect(sdk.company(999999)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(sdk.company(999999)).rejects.toMatchObject({ constructor: NotFoundError, code: "not_found", message: "No company found with ID 999999" });
     expect(await sdk.usage()).toMatchObject({ plan: "launch" });
   });
 });
