@@ -1,9 +1,11 @@
+import type { z } from "zod";
 import type { Logo } from "../../schema";
 import { assetUrl } from "../assets/codec";
 import type { CompanyMatch } from "../catalogue/queries";
 import { renderPng, scaledHeight } from "../images/transform";
 import { base64Length } from "../lib/encoding";
 import type { ToolContext } from "./context";
+import type { deliveryRecordSchema } from "./schemas";
 
 /**
  * How a logo leaves the MCP tools: its delivery record (spec "Logo delivery record") and its
@@ -13,23 +15,7 @@ import type { ToolContext } from "./context";
  */
 export const MAX_BASE64_CHARS = 5 * 1024 * 1024;
 
-export interface Delivery {
-  logoId: number;
-  companyId: number;
-  companyName: string;
-  domain: string;
-  variant: Logo["variant"];
-  variantFallback?: true;
-  format: "png";
-  mimeType: "image/png";
-  url: string;
-  resourceUri: string;
-  width: number;
-  height: number;
-  sourceWidth: number;
-  sourceHeight: number;
-  dimensionsStatus: "known";
-}
+export type Delivery = z.infer<typeof deliveryRecordSchema>;
 
 /** The width a delivery scales to, or undefined when it serves the master as stored. */
 export function scaledWidth(logo: Pick<Logo, "width">, maxWidth: number | undefined): number | undefined {

@@ -1,4 +1,4 @@
-import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
+import type { CallToolResult, ContentBlock, McpServer, StandardSchemaWithJSON, ToolAnnotations, ToolCallback } from "@modelcontextprotocol/server";
 
 /**
  * Tool results as the spec shapes them ("Agent tool endpoint"): a success carries
@@ -41,4 +41,32 @@ export async function guarded(tool: string, genericMessage: string, body: () => 
   }
 }
 
-export const FAILED = "Failed to get logo. Try again later";
+/** What most tools are: they read the catalogue and change nothing outside it. */
+export const READ_ONLY_TOOL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export interface ToolSpec<Input extends StandardSchemaWithJSON, Output extends StandardSchemaWithJSON> {
+  title: string;
+  description: string;
+  inputSchema: Input;
+  outputSchema: Output;
+  /** Where the tool departs from READ_ONLY_TOOL. */
+  annotations?: Partial<ToolAnnotations>;
+  /** The message of an unexpected failure, naming what the tool does ("Failed to fetch logos…"). */
+  failure: string;
+}
+
+/**
+ * Registers one tool of this request's server: its annotations (READ_ONLY_TOOL unless it says
+ * otherwise) and its error guard applied in one place. The caller's context reaches the body
+ * through the closure the tool's `register…` function was given.
+ */
+export function registerScopedTool<Input extends StandardSchemaWithJSON, Output extends StandardSchemaWithJSON>(
+  server: McpServer,
+  name: string,
+  spec: ToolSpec<Input, Output>,
+  body: (args: StandardSchemaWithJSON.InferOutput<Input>) => Promise<CallToolResult>,
+): void {
+  const { failure, annotations, ...config } = spec;
+  server.registerTool<Output, Input>(name, { ...config, annotations: { ...READ_ONLY_TOOL, ...annotations } }, ((args: StandardSchemaWithJSON.InferOutput<Input>) =>
+    guarded(name, failure, () => body(args))) as ToolCallback<Input>);
+}

@@ -7,65 +7,77 @@ import { logoVariants } from "../../schema";
  */
 export const MAX_WIDTH = 3200;
 
-export const query = z
+export const querySchema = z
   .string({ message: "query must be a string" })
   .trim()
   .min(1, "query must not be empty")
   .max(500, "query must be at most 500 characters");
 
-export const variant = z.enum(logoVariants, { message: "variant must be 'full' or 'icon'" });
+export const variantSchema = z.enum(logoVariants, { message: "variant must be 'full' or 'icon'" });
 
-export const maxWidth = z
+export const maxWidthSchema = z
   .number({ message: `maxWidth must be a whole number from 1 to ${MAX_WIDTH}` })
   .int(`maxWidth must be a whole number from 1 to ${MAX_WIDTH}`)
   .min(1, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`)
   .max(MAX_WIDTH, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`)
   .describe("Largest output width in pixels (1-3200); scales down only, never up, aspect ratio kept");
 
-export const logoId = z
+export const logoIdSchema = z
   .number({ message: "logoId must be a logo id from search results" })
   .int("logoId must be a whole number")
   .positive("logoId must be a positive whole number")
   .describe("Logo id from search results");
 
-export const companyId = z
+export const companyIdSchema = z
   .number({ message: "companyId must be a company id from search results" })
   .int("companyId must be a whole number")
   .positive("companyId must be a positive whole number")
   .describe("Company id from search results");
 
+/** "a", "a or b", "a, b or c". */
+const oneOf = (items: string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`);
+
+/** How a logo is delivered: `returnType` with the choices a tool offers, the first the default. */
+export function returnTypeSchema<const T extends readonly [string, ...string[]]>(choices: T) {
+  const [first, ...rest] = choices.map((c) => `'${c}'`);
+  return z
+    .enum(choices, { message: `returnType must be ${oneOf([first!, ...rest])}` })
+    .default(choices[0] as T[number] & {})
+    .describe(oneOf([`${first} (default)`, ...rest]));
+}
+
 const dimension = z.number().int().nullable();
 
 /** Logo metadata record (search result, seven-tool form). */
-export const logoMetadata = z.object({
+export const logoMetadataSchema = z.object({
   logoId: z.number(),
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
-  variant,
+  variant: variantSchema,
   sourceWidth: z.number(),
   sourceHeight: z.number(),
 });
 
 /** The three-tool form's record: output size and stored format instead of source size. */
-export const threeToolLogo = z.object({
+export const threeToolLogoSchema = z.object({
   logoId: z.number(),
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
-  variant,
+  variant: variantSchema,
   width: z.number(),
   height: z.number(),
   format: z.string(),
 });
 
 /** Logo delivery record (get_logo, fetch_logo, fetch_logos entries). */
-export const deliveryRecord = z.object({
+export const deliveryRecordSchema = z.object({
   logoId: z.number(),
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
-  variant,
+  variant: variantSchema,
   variantFallback: z.boolean().optional(),
   format: z.literal("png"),
   mimeType: z.literal("image/png"),
@@ -78,9 +90,9 @@ export const deliveryRecord = z.object({
   dimensionsStatus: z.enum(["known", "unknown"]),
 });
 
-export const usage = z.object({
+export const usageSchema = z.object({
   requests: z.object({ current: z.number(), limit: z.number() }).optional(),
   companies: z.object({ current: z.number(), limit: z.number() }),
 });
 
-export const usageMeta = z.object({ usage }).optional();
+export const usageMetaSchema = z.object({ usage: usageSchema }).optional();

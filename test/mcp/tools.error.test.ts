@@ -93,7 +93,7 @@ describe("tool failures carry the spec's messages", () => {
     const three = await agent("launch", { toolset: "three" });
     expect(failure(await three.call("get_logo", { logoId: gone.icon }))).toBe("Unable to retrieve image. Try again or use returnType: 'url'");
     // insert_logo has nothing to upload.
-    expect(failure(await call("insert_logo", { query: "vanished.com" }))).toBe("Failed to get logo. Try again later");
+    expect(failure(await call("insert_logo", { query: "vanished.com" }))).toBe("Failed to insert logo. Try again later");
   });
 
   it("a failed upload: get_logo falls back to base64, insert_logo fails with the generic message", async () => {
@@ -102,7 +102,7 @@ describe("tool failures carry the spec's messages", () => {
     const fellBack = structured(await call("get_logo", { logoId: unlucky.icon, returnType: "file" }));
     expect(fellBack).not.toHaveProperty("file_id");
     expect(typeof fellBack.base64).toBe("string");
-    expect(failure(await call("insert_logo", { query: "upload-fails.com" }))).toBe("Failed to get logo. Try again later");
+    expect(failure(await call("insert_logo", { query: "upload-fails.com" }))).toBe("Failed to insert logo. Try again later");
   });
 
   it("fetch_logos in base64: more than 5 MB together is refused as a whole", async () => {
@@ -131,12 +131,18 @@ describe("tool failures carry the spec's messages", () => {
     }
   });
 
-  it("storage failing underneath: the generic messages, never the detail", async () => {
+  it("storage failing underneath: each tool's generic message names its operation, never the detail", async () => {
     const { call } = await agent();
+    const acme = await company("Storage Failure Co", ["storage-failure.com"]);
     await env.DB.exec("DROP TABLE catalogue_search");
     expect(failure(await call("search_logos", { query: "anything" }))).toBe("Search failed. Try again later");
     await env.DB.exec("DROP TABLE company_tickers");
-    expect(failure(await call("fetch_logo", { query: "ABC" }))).toBe("Failed to get logo. Try again later");
+    expect(failure(await call("fetch_logo", { query: "ABC" }))).toBe("Failed to fetch logo. Try again later");
+    expect(failure(await call("insert_logo", { query: "ABC" }))).toBe("Failed to insert logo. Try again later");
+    await env.DB.exec("DROP TABLE logos");
+    expect(failure(await call("get_logo", { logoId: acme.icon }))).toBe("Failed to get logo. Try again later");
+    expect(failure(await call("get_company_logos", { companyId: acme.companyId }))).toBe("Failed to get company logos. Try again later");
+    expect(failure(await call("fetch_logos", { domains: ["storage-failure.com"] }))).toBe("Failed to fetch logos. Try again later");
   });
 
   it("feedback: the sixth of a day is refused and not stored", async () => {

@@ -1,9 +1,9 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
 import { toBase64 } from "../../lib/encoding";
 import type { ToolContext } from "../context";
-import { readPng, scaledWidth } from "../delivery";
+import { readPng, resourceUri, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
-import { admittedLogo } from "../usage";
+import { admittedLogo } from "../admission";
 
 /**
  * Resource `qt://logo/{logoId}{?maxWidth}` (spec "Resource URI", "Resource read"): the logo's
@@ -69,7 +69,7 @@ export function registerLogoResource(server: McpServer, ctx: ToolContext) {
       return {
         contents: [
           {
-            uri: `qt://logo/${logo.id}${width === undefined ? "" : `?maxWidth=${width}`}`,
+            uri: resourceUri(logo.id, width),
             mimeType: "image/png",
             blob: toBase64(png.bytes),
           },

@@ -5,11 +5,11 @@ import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../ca
 import { chooseLogo } from "../../catalogue/resolveLogo";
 import { normaliseDomain } from "../../lib/domain";
 import { base64Length, toBase64 } from "../../lib/encoding";
+import { admit } from "../admission";
 import type { ToolContext } from "../context";
 import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
-import { FAILED, guarded, toolError, toolResult } from "../results";
-import { deliveryRecord as deliverySchema, maxWidth, variant } from "../schemas";
-import { admit } from "../usage";
+import { registerScopedTool, toolError, toolResult } from "../results";
+import { deliveryRecordSchema, maxWidthSchema, returnTypeSchema, variantSchema } from "../schemas";
 
 /**
  * fetch_logos (spec 2, seven-tool form): logos for many domains at once. Results keep the
@@ -19,15 +19,15 @@ import { admit } from "../usage";
  */
 export const MAX_DOMAINS = { url: 25, base64: 5 } as const;
 
-const input = z
+const inputSchema = z
   .object({
     domains: z
       .array(z.string({ message: "each domain must be a string" }), { message: "domains must be a list of company domains" })
       .min(1, "domains must name at least one domain")
       .describe("Company domains, e.g. ['stripe.com', 'github.com']; at most 25 with url, 5 with base64"),
-    variant: variant.optional().describe("Preferred variant for every domain: 'full' or 'icon'; falls back per domain with variantFallback: true"),
-    returnType: z.enum(["url", "base64"], { message: "returnType must be 'url' or 'base64'" }).default("url").describe("'url' (default) or 'base64'"),
-    maxWidth: maxWidth.optional(),
+    variant: variantSchema.optional().describe("Preferred variant for every domain: 'full' or 'icon'; falls back per domain with variantFallback: true"),
+    returnType: returnTypeSchema(["url", "base64"]),
+    maxWidth: maxWidthSchema.optional(),
   })
   .superRefine((args, issues) => {
     const max = MAX_DOMAINS[args.returnType];
@@ -54,16 +54,18 @@ async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["var
   return { domain, ok: true, company, ...chosen };
 }
 
-const successEntry = deliverySchema.omit({ domain: true }).extend({
+const successEntrySchema = deliveryRecordSchema.omit({ domain: true }).extend({
   domain: z.string(),
   ok: z.literal(true),
   resolvedDomain: z.string(),
   base64: z.string().optional(),
 });
-const failedEntry = z.object({ domain: z.string(), ok: z.literal(false), error: z.string() });
+const failedEntrySchema = z.object({ domain: z.string(), ok: z.literal(false), error: z.string() });
+type ResultEntry = z.infer<typeof successEntrySchema> | z.infer<typeof failedEntrySchema>;
 
 export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "fetch_logos",
     {
       title: "Fetch logos for many domains",
@@ -71,52 +73,50 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
         "Fetch the logos of up to 25 company domains (5 with base64) in one call. Results keep the input order; " +
         "a domain that fails is reported in its entry (ok: false, error) without affecting the others. " +
         "Each distinct company counts once towards the daily unique-company quota.",
-      inputSchema: input,
+      inputSchema,
       outputSchema: z.object({
-        results: z.array(z.union([successEntry, failedEntry])),
+        results: z.array(z.union([successEntrySchema, failedEntrySchema])),
         summary: z.object({ requested: z.number(), resolved: z.number(), failed: z.number() }),
       }),
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      failure: "Failed to fetch logos. Try again later",
     },
-    (args) =>
-      guarded("fetch_logos", FAILED, async () => {
-        const entries = await Promise.all(args.domains.map((domain) => resolveDomain(ctx, domain, args.variant)));
-        const found = entries.filter((entry) => entry.ok);
-        const admitted = await admit(
-          ctx,
-          found.map((entry) => entry.company.companyId),
-        );
-        if (!admitted.ok) return toolError(admitted.error.message);
+    async (args) => {
+      const entries = await Promise.all(args.domains.map((domain) => resolveDomain(ctx, domain, args.variant)));
+      const admitted = await admit(
+        ctx,
+        entries.flatMap((entry) => (entry.ok ? [entry.company.companyId] : [])),
+      );
+      if (!admitted.ok) return toolError(admitted.error.message);
 
-        let base64Total = 0;
-        const results: (z.infer<typeof successEntry> | z.infer<typeof failedEntry>)[] = [];
-        const delivered: Delivery[] = [];
-        for (const entry of entries) {
-          if (!entry.ok) {
-            results.push(entry);
+      let base64Total = 0;
+      const results: ResultEntry[] = [];
+      const delivered: Delivery[] = [];
+      for (const entry of entries) {
+        if (!entry.ok) {
+          results.push(entry);
+          continue;
+        }
+        const { domain: resolvedDomain, ...record } = deliveryRecord(ctx.caller.base, entry.company, entry.logo, {
+          maxWidth: args.maxWidth,
+          fallback: entry.fallback,
+        });
+        const success = { domain: entry.domain, ok: true as const, resolvedDomain, ...record };
+        if (args.returnType === "base64") {
+          const png = await readPng(ctx, entry.logo, args.maxWidth);
+          if (!png.ok) {
+            results.push({ domain: entry.domain, ok: false, error: png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED });
             continue;
           }
-          const { domain: resolvedDomain, ...record } = deliveryRecord(ctx.caller.base, entry.company, entry.logo, {
-            maxWidth: args.maxWidth,
-            fallback: entry.fallback,
-          });
-          const success = { domain: entry.domain, ok: true as const, resolvedDomain, ...record };
-          if (args.returnType === "base64") {
-            const png = await readPng(ctx, entry.logo, args.maxWidth);
-            if (!png.ok) {
-              results.push({ domain: entry.domain, ok: false, error: png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED });
-              continue;
-            }
-            base64Total += base64Length(png.bytes.byteLength);
-            if (base64Total > MAX_BASE64_CHARS) return toolError("Aggregate base64 payload size exceeds 5MB limit");
-            results.push({ ...success, base64: toBase64(png.bytes) });
-          } else {
-            results.push(success);
-          }
-          delivered.push({ ...record, domain: resolvedDomain });
+          base64Total += base64Length(png.bytes.byteLength);
+          if (base64Total > MAX_BASE64_CHARS) return toolError("Aggregate base64 payload size exceeds 5MB limit");
+          results.push({ ...success, base64: toBase64(png.bytes) });
+        } else {
+          results.push(success);
         }
-        const resolved = results.filter((r) => r.ok).length;
-        return toolResult({ results, summary: { requested: args.domains.length, resolved, failed: args.domains.length - resolved } }, delivered);
-      }),
+        delivered.push({ ...record, domain: resolvedDomain });
+      }
+      const resolved = results.filter((r) => r.ok).length;
+      return toolResult({ results, summary: { requested: args.domains.length, resolved, failed: args.domains.length - resolved } }, delivered);
+    },
   );
 }

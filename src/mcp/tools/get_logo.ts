@@ -4,21 +4,22 @@ import { assetUrl } from "../../assets/codec";
 import { signAssetUrl } from "../../assets/signedUrls";
 import { uploadFile } from "../../files/fileApi";
 import { base64Length, toBase64 } from "../../lib/encoding";
+import { admittedLogo } from "../admission";
 import type { ToolContext } from "../context";
 import { deliveryRecord, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, pngFileName, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
-import { FAILED, guarded, toolError, toolResult } from "../results";
-import { deliveryRecord as deliverySchema, logoId, maxWidth } from "../schemas";
-import { admittedLogo } from "../usage";
+import { registerScopedTool, toolError, toolResult } from "../results";
+import { deliveryRecordSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
 /**
  * get_logo (spec 2): one logo by id. Seven-tool form: the delivery record with its public URL,
  * plus base64 data or the id of a file uploaded to the AI provider's file API. Three-tool form:
  * base64 (default) or a signed URL that expires in an hour.
  */
-const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const FAILURE = "Failed to get logo. Try again later";
 
 export function registerGetLogo(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "get_logo",
     {
       title: "Get a logo",
@@ -26,51 +27,43 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
         "Get a logo by its id from search results. Always returns the public PNG URL; returnType 'base64' adds the PNG data, " +
         "'file' uploads the PNG to the AI provider's file API and returns its file_id (only for workflows set up to use that id; " +
         "falls back to base64 when the upload fails). maxWidth scales down only. Counts the company towards the daily unique-company quota.",
-      inputSchema: z.object({
-        logoId,
-        maxWidth: maxWidth.optional(),
-        returnType: z
-          .enum(["url", "base64", "file"], { message: "returnType must be 'url', 'base64' or 'file'" })
-          .default("url")
-          .describe("'url' (default), 'base64' or 'file'"),
-      }),
-      outputSchema: deliverySchema.extend({ base64: z.string().optional(), file_id: z.string().optional() }),
-      annotations: { ...ANNOTATIONS, openWorldHint: true },
+      inputSchema: z.object({ logoId: logoIdSchema, maxWidth: maxWidthSchema.optional(), returnType: returnTypeSchema(["url", "base64", "file"]) }),
+      outputSchema: deliveryRecordSchema.extend({ base64: z.string().optional(), file_id: z.string().optional() }),
+      // `file` sends the logo to the AI provider.
+      annotations: { openWorldHint: true },
+      failure: FAILURE,
     },
-    (args) =>
-      guarded("get_logo", FAILED, async () => {
-        const found = await admittedLogo(ctx, args.logoId);
-        if (!found.ok) return toolError(found.error.message);
+    async (args) => {
+      const found = await admittedLogo(ctx, args.logoId);
+      if (!found.ok) return toolError(found.error.message);
 
-        const record = deliveryRecord(ctx.caller.base, found.value.company, found.value.logo, { maxWidth: args.maxWidth });
-        if (args.returnType === "url") return toolResult(record, [record]);
+      const record = deliveryRecord(ctx.caller.base, found.value.company, found.value.logo, { maxWidth: args.maxWidth });
+      if (args.returnType === "url") return toolResult(record, [record]);
 
-        const limit = args.returnType === "file" ? MAX_UPLOAD_BASE64 : undefined;
-        const png = await readPng(ctx, found.value.logo, args.maxWidth, limit);
-        if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
-        if (args.returnType === "file") {
-          const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: pngFileName(record.domain, record.logoId), mimeType: "image/png" });
-          if (upload.ok) return toolResult({ ...record, file_id: upload.value.fileId }, [record]);
-          // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
-          if (base64Length(png.bytes.byteLength) > MAX_BASE64_CHARS) return toolError(TOO_LARGE);
-        }
-        return toolResult({ ...record, base64: toBase64(png.bytes) }, [record]);
-      }),
+      const limit = args.returnType === "file" ? MAX_UPLOAD_BASE64 : undefined;
+      const png = await readPng(ctx, found.value.logo, args.maxWidth, limit);
+      if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
+      if (args.returnType === "file") {
+        const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: pngFileName(record.domain, record.logoId), mimeType: "image/png" });
+        if (upload.ok) return toolResult({ ...record, file_id: upload.value.fileId }, [record]);
+        // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
+        if (base64Length(png.bytes.byteLength) > MAX_BASE64_CHARS) return toolError(TOO_LARGE);
+      }
+      return toolResult({ ...record, base64: toBase64(png.bytes) }, [record]);
+    },
   );
 }
 
 export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "get_logo",
     {
       title: "Get a logo",
       description:
         "Get a logo by its id from search results, as base64 PNG data (default) or as a signed URL valid for an hour (returnType 'url'). " +
         "Counts the company towards the daily unique-company quota.",
-      inputSchema: z.object({
-        logoId,
-        returnType: z.enum(["base64", "url"], { message: "returnType must be 'base64' or 'url'" }).default("base64").describe("'base64' (default) or 'url'"),
-      }),
+      inputSchema: z.object({ logoId: logoIdSchema, returnType: returnTypeSchema(["base64", "url"]) }),
       outputSchema: z.object({
         base64: z.string().optional(),
         url: z.string().optional(),
@@ -81,23 +74,22 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         height: z.number(),
         companyName: z.string(),
       }),
-      annotations: ANNOTATIONS,
+      failure: FAILURE,
     },
-    (args) =>
-      guarded("get_logo", FAILED, async () => {
-        const found = await admittedLogo(ctx, args.logoId);
-        if (!found.ok) return toolError(found.error.message);
+    async (args) => {
+      const found = await admittedLogo(ctx, args.logoId);
+      if (!found.ok) return toolError(found.error.message);
 
-        const { logo, company } = found.value;
-        const common = { mimeType: "image/png" as const, format: "png" as const, width: logo.width, height: logo.height, companyName: company.companyName };
-        if (args.returnType === "url") {
-          const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo.masterKey));
-          if (!signed.ok) return toolError(signed.error.message);
-          return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
-        }
-        const png = await readPng(ctx, logo, undefined);
-        if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
-        return toolResult({ base64: toBase64(png.bytes), ...common });
-      }),
+      const { logo, company } = found.value;
+      const common = { mimeType: "image/png" as const, format: "png" as const, width: logo.width, height: logo.height, companyName: company.companyName };
+      if (args.returnType === "url") {
+        const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo.masterKey));
+        if (!signed.ok) return toolError(signed.error.message);
+        return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
+      }
+      const png = await readPng(ctx, logo, undefined);
+      if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
+      return toolResult({ base64: toBase64(png.bytes), ...common });
+    },
   );
 }

@@ -1,11 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { uploadFile } from "../../files/fileApi";
+import { admittedMatch, usageMeta } from "../admission";
 import type { ToolContext } from "../context";
 import { MAX_UPLOAD_BASE64, pngFileName, readPng } from "../delivery";
-import { FAILED, guarded, toolError, toolResult } from "../results";
-import { query, usageMeta as usageMetaSchema } from "../schemas";
-import { admittedMatch, usageMeta } from "../usage";
+import { registerScopedTool, toolError, toolResult } from "../results";
+import { querySchema, usageMetaSchema } from "../schemas";
 
 /**
  * insert_logo (spec 2, seven-tool form): finds a company's logo, preferring the wordmark, and
@@ -20,8 +20,8 @@ const points = (name: string, min: number) =>
     .min(min, `${name} must be a number of points from ${min} to 10000`)
     .max(10_000, `${name} must be a number of points from ${min} to 10000`);
 
-const input = z.object({
-  query: query.describe("Company name, domain or stock ticker"),
+const inputSchema = z.object({
+  query: querySchema.describe("Company name, domain or stock ticker"),
   imageWidth: points("imageWidth", 1).default(150).describe("Width on the slide in points (default 150)"),
   imageHeight: points("imageHeight", 1).optional().describe("Height in points; from the logo's aspect ratio when omitted"),
   imageLeft: points("imageLeft", 0).default(300).describe("Distance from the slide's left edge in points (default 300)"),
@@ -45,8 +45,11 @@ export function officeJsSnippet(blobName: string, place: { left: number; top: nu
   ].join("\n");
 }
 
+const FAILURE = "Failed to insert logo. Try again later";
+
 export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "insert_logo",
     {
       title: "Insert a logo into a slide",
@@ -54,7 +57,7 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
         "Find a company's logo (the wordmark where there is one) and prepare it for insertion into the current presentation slide. " +
         "Returns a file_id, a blob_name and instructions: call store_blob with file_id and blob_name, then execute_office_js with the given code. " +
         "Sizes and positions are in points. Do not embed base64 image data yourself. Counts the company towards the daily unique-company quota.",
-      inputSchema: input,
+      inputSchema,
       outputSchema: z.object({
         file_id: z.string(),
         blob_name: z.string(),
@@ -62,37 +65,38 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
         instructions: z.string(),
         _meta: usageMetaSchema,
       }),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      // Each call uploads a new file to the AI provider.
+      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
+      failure: FAILURE,
     },
-    (args) =>
-      guarded("insert_logo", FAILED, async () => {
-        const found = await admittedMatch(ctx, args.query, "full");
-        if (!found.ok) return toolError(found.error.message);
+    async (args) => {
+      const found = await admittedMatch(ctx, args.query, "full");
+      if (!found.ok) return toolError(found.error.message);
 
-        const { company, logo, usage } = found.value;
-        const png = await readPng(ctx, logo, undefined, MAX_UPLOAD_BASE64);
-        if (!png.ok) return toolError(FAILED);
-        const blobName = pngFileName(company.domain, logo.id);
-        const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
-        if (!upload.ok) return toolError(FAILED);
+      const { company, logo, usage } = found.value;
+      const png = await readPng(ctx, logo, undefined, MAX_UPLOAD_BASE64);
+      if (!png.ok) return toolError(FAILURE);
+      const blobName = pngFileName(company.domain, logo.id);
+      const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
+      if (!upload.ok) return toolError(FAILURE);
 
-        const fileId = upload.value.fileId;
-        const place = {
-          left: args.imageLeft,
-          top: args.imageTop,
-          width: args.imageWidth,
-          height: args.imageHeight ?? round2((args.imageWidth * logo.height) / logo.width),
-        };
-        const instructions = [
-          `To insert the ${company.companyName} logo into the current slide:`,
-          `1. Call the tool store_blob with file_id "${fileId}" and blob_name "${blobName}".`,
-          `2. Call the tool execute_office_js with this code, which places the stored image ${place.width} × ${place.height} points at left ${place.left}, top ${place.top}:`,
-          "",
-          officeJsSnippet(blobName, place),
-          "",
-          "Do not embed base64 image data in the code; the image comes from the stored blob.",
-        ].join("\n");
-        return toolResult({ file_id: fileId, blob_name: blobName, companyName: company.companyName, instructions, _meta: usageMeta(ctx, usage) });
-      }),
+      const fileId = upload.value.fileId;
+      const place = {
+        left: args.imageLeft,
+        top: args.imageTop,
+        width: args.imageWidth,
+        height: args.imageHeight ?? round2((args.imageWidth * logo.height) / logo.width),
+      };
+      const instructions = [
+        `To insert the ${company.companyName} logo into the current slide:`,
+        `1. Call the tool store_blob with file_id "${fileId}" and blob_name "${blobName}".`,
+        `2. Call the tool execute_office_js with this code, which places the stored image ${place.width} × ${place.height} points at left ${place.left}, top ${place.top}:`,
+        "",
+        officeJsSnippet(blobName, place),
+        "",
+        "Do not embed base64 image data in the code; the image comes from the stored blob.",
+      ].join("\n");
+      return toolResult({ file_id: fileId, blob_name: blobName, companyName: company.companyName, instructions, _meta: usageMeta(ctx, usage) });
+    },
   );
 }

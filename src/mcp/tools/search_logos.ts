@@ -5,18 +5,16 @@ import { logosOfCompanies, type SearchHit, searchCompanies } from "../../catalog
 import { preferredLogo } from "../../catalogue/resolveLogo";
 import type { ToolContext } from "../context";
 import { metadataRecord, resourceUri, threeToolRecord } from "../delivery";
-import { guarded, toolResult } from "../results";
-import { logoMetadata, query, threeToolLogo } from "../schemas";
+import { registerScopedTool, toolResult } from "../results";
+import { logoMetadataSchema, querySchema, threeToolLogoSchema } from "../schemas";
 
 /**
  * search_logos (spec 2): companies by name, domain or ticker, and their logos as metadata
  * only. Costs no unique-company quota. A company contributes its best logo of each variant,
  * companies in rank order, until `limit` records.
  */
-const SEARCH_FAILED = "Search failed. Try again later";
-
-const input = z.object({
-  query: query.describe("Company name (or its start), domain or stock ticker"),
+const inputSchema = z.object({
+  query: querySchema.describe("Company name (or its start), domain or stock ticker"),
   limit: z
     .number({ message: "limit must be a whole number from 1 to 20" })
     .int("limit must be a whole number from 1 to 20")
@@ -43,48 +41,44 @@ async function searchLogos(ctx: ToolContext, text: string, limit: number): Promi
   return found;
 }
 
-const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const TITLE = "Search logos";
 const DESCRIPTION =
   "Search company logos by company name (prefix, case and punctuation ignored, aliases included), domain (stripe.com) or stock ticker (AAPL, NASDAQ:AAPL). " +
   "Exact domain and ticker matches come first, then names by closeness and prominence. Returns metadata only; fetch a logo with get_logo.";
+/** Spec "Errors, tool level": search failure. */
+const FAILURE = "Search failed. Try again later";
 
 export function registerSearchLogos(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "search_logos",
-    {
-      title: "Search logos",
-      description: DESCRIPTION,
-      inputSchema: input,
-      outputSchema: z.object({ results: z.array(logoMetadata) }),
-      annotations: ANNOTATIONS,
+    { title: TITLE, description: DESCRIPTION, inputSchema, outputSchema: z.object({ results: z.array(logoMetadataSchema) }), failure: FAILURE },
+    async (args) => {
+      const found = await searchLogos(ctx, args.query, args.limit);
+      const results = found.map(({ hit, logo }) => metadataRecord(hit, logo));
+      return toolResult(
+        { results },
+        results.map((r) => ({ ...r, resourceUri: resourceUri(r.logoId) })),
+      );
     },
-    (args) =>
-      guarded("search_logos", SEARCH_FAILED, async () => {
-        const found = await searchLogos(ctx, args.query, args.limit);
-        const results = found.map(({ hit, logo }) => metadataRecord(hit, logo));
-        return toolResult(
-          { results },
-          results.map((r) => ({ ...r, resourceUri: resourceUri(r.logoId) })),
-        );
-      }),
   );
 }
 
 /** Three-tool form: a bare array, with each logo's size and stored format. */
 export function registerSearchLogosThree(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "search_logos",
     {
-      title: "Search logos",
-      description: `${DESCRIPTION.replace("get_logo.", "get_logo (base64 or a signed URL).")}`,
-      inputSchema: input,
-      outputSchema: z.array(threeToolLogo),
-      annotations: ANNOTATIONS,
+      title: TITLE,
+      description: DESCRIPTION.replace("get_logo.", "get_logo (base64 or a signed URL)."),
+      inputSchema,
+      outputSchema: z.array(threeToolLogoSchema),
+      failure: FAILURE,
     },
-    (args) =>
-      guarded("search_logos", SEARCH_FAILED, async () => {
-        const found = await searchLogos(ctx, args.query, args.limit);
-        return toolResult(found.map(({ hit, logo }) => threeToolRecord(hit, logo)));
-      }),
+    async (args) => {
+      const found = await searchLogos(ctx, args.query, args.limit);
+      return toolResult(found.map(({ hit, logo }) => threeToolRecord(hit, logo)));
+    },
   );
 }

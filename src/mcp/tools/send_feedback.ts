@@ -4,14 +4,14 @@ import { feedbackCategories } from "../../../schema";
 import { submitFeedback } from "../../feedback/feedback";
 import type { ToolContext } from "../context";
 import { SERVER_INFO } from "../serverInfo";
-import { guarded, toolError, toolResult } from "../results";
-import { logoId } from "../schemas";
+import { registerScopedTool, toolError, toolResult } from "../results";
+import { logoIdSchema } from "../schemas";
 
 /**
  * send_feedback (spec 2, seven-tool form): a report about the data or the service, stored in
  * D1 with the account, its API client and the OAuth client attached. 5 per client per UTC day.
  */
-const input = z.object({
+const inputSchema = z.object({
   category: z
     .enum(feedbackCategories, { message: "category must be one of data_quality, bug, feature_request, other" })
     .describe("data_quality, bug, feature_request or other"),
@@ -21,32 +21,34 @@ const input = z.object({
     .min(1, "message must not be empty")
     .max(5000, "message must be at most 5000 characters"),
   domain: z.string().trim().min(1).max(253, "domain must be at most 253 characters").optional().describe("Related company domain"),
-  logoId: logoId.optional().describe("Related logo id"),
+  logoId: logoIdSchema.optional().describe("Related logo id"),
   tool: z.string().trim().min(1).max(64, "tool must be at most 64 characters").optional().describe("The tool that prompted the feedback"),
 });
 
 export function registerSendFeedback(server: McpServer, ctx: ToolContext) {
-  server.registerTool(
+  registerScopedTool(
+    server,
     "send_feedback",
     {
       title: "Send feedback",
       description:
         "Report a wrong or missing logo (data_quality), a bug, a feature request or anything else to the service's operators. " +
         "Up to 5 submissions per day; the receipt says how many remain.",
-      inputSchema: input,
+      inputSchema,
       outputSchema: z.object({ ok: z.boolean(), remaining: z.number(), referenceId: z.string(), timestamp: z.string(), serverVersion: z.string() }),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      // Each call stores a report.
+      annotations: { readOnlyHint: false, idempotentHint: false },
+      failure: "Failed to send feedback. Try again later",
     },
-    (args) =>
-      guarded("send_feedback", "Failed to send feedback. Try again later", async () => {
-        const stored = await submitFeedback(ctx.db, {
-          accountId: ctx.caller.accountId,
-          clientId: ctx.caller.clientId,
-          oauthClientId: ctx.caller.oauthClientId,
-          ...args,
-        });
-        if (!stored.ok) return toolError(stored.error.message);
-        return toolResult({ ok: true, ...stored.value, serverVersion: SERVER_INFO.version });
-      }),
+    async (args) => {
+      const stored = await submitFeedback(ctx.db, {
+        accountId: ctx.caller.accountId,
+        clientId: ctx.caller.clientId,
+        oauthClientId: ctx.caller.oauthClientId,
+        ...args,
+      });
+      if (!stored.ok) return toolError(stored.error.message);
+      return toolResult({ ok: true, ...stored.value, serverVersion: SERVER_INFO.version });
+    },
   );
 }
