@@ -75,7 +75,9 @@ export const Usage = z
     plan: z.enum(["free", "launch", "growth", "enterprise"]),
     key: z.object({ id: z.string(), type: z.literal("secret") }),
     lookups: z.object({ minute: Window, month: Window }).openapi({ description: "This key's lookups and REST calls" }),
-    mcp: z.array(Window.extend({ window: z.enum(["day", "minute"]) })).openapi({ description: "The account's MCP calls" }),
+    mcp: z
+      .array(Window.extend({ window: z.enum(["day", "minute"]), toolset: z.enum(["seven", "three"]) }))
+      .openapi({ description: "The account's MCP calls, one count, with each form's cap (/mcp and /mcp?toolset=three)" }),
     companiesToday: z.object({ current: z.number().int(), limit: z.number().int() }).nullable(),
   })
   .openapi("Usage");

@@ -1,6 +1,6 @@
 import type { Plan } from "../../schema";
 import { type CompanyUsage, companyUsage } from "./companyQuotaClient";
-import { mcpWindows } from "./mcpLimits";
+import { mcpWindows, type Toolset } from "./mcpLimits";
 import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
 
 /**
@@ -19,18 +19,29 @@ export const windowUsage = (w: { used: number; limit: number; resetAt: number })
   resetsAt: new Date(w.resetAt).toISOString(),
 });
 
-/** An account's MCP calls in its plan's window, and its unique companies today. */
+export type McpWindowUsage = WindowUsage & { window: "day" | "minute"; toolset: Toolset };
+
+const TOOLSETS: Toolset[] = ["seven", "three"];
+
+/**
+ * An account's MCP calls in its plan's window, and its unique companies today. The two forms
+ * share one count but not one cap (Free: 50 a day for the seven-tool form, 20 for the
+ * three-tool form), so each form's window is reported with its own limit.
+ */
 export async function accountUsage(
   env: Env,
   accountId: string,
   plan: Plan,
-): Promise<{ mcpRequests: (WindowUsage & { window: "day" | "minute" })[]; companiesToday: CompanyUsage | null }> {
-  const [mcp, companies] = await Promise.all([
-    rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows(plan, "seven")),
+): Promise<{ mcpRequests: McpWindowUsage[]; companiesToday: CompanyUsage | null }> {
+  const limiter = rateLimiterFor(env, limiterNames.mcp(accountId));
+  const [perForm, companies] = await Promise.all([
+    Promise.all(TOOLSETS.map((toolset) => limiter.usage(mcpWindows(plan, toolset)))),
     companyUsage(env, accountId, plan),
   ]);
   return {
-    mcpRequests: mcp.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), ...windowUsage(w) })),
+    mcpRequests: TOOLSETS.flatMap((toolset, i) =>
+      perForm[i]!.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), toolset, ...windowUsage(w) })),
+    ),
     companiesToday: companies.ok ? companies.value : null,
   };
 }

@@ -1,7 +1,8 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { darkLogo40x20 } from "../fixtures/images";
 import { Company, CompanyHit, Usage } from "../../src/api/schemas";
+import { countMcpRequest } from "../../src/limits/mcpLimits";
 import { rest, secretKeyFor, stripe } from "./helpers";
 
 describe("REST API with a secret key", () => {
@@ -48,6 +49,16 @@ describe("REST API with a secret key", () => {
     }
   });
 
+  it("reports a Free account's MCP calls against each form's daily cap: 20 for the three-tool form, not 50", async () => {
+    const { account, key } = await secretKeyFor("free");
+    for (let i = 0; i < 3; i++) expect((await countMcpRequest(env, account.id, "free", "three")).allowed).toBe(true);
+    const usage = Usage.parse(await (await rest("/v1/usage", key)).json());
+    expect(usage.mcp.map(({ toolset, window, used, limit }) => ({ toolset, window, used, limit }))).toEqual([
+      { toolset: "seven", window: "day", used: 3, limit: 50 },
+      { toolset: "three", window: "day", used: 3, limit: 20 },
+    ]);
+  });
+
   it("reports the plan's usage, counting REST calls against the key's lookups", async () => {
     const { key } = await secretKeyFor("growth");
     await rest("/v1/companies/search?q=a", key);
@@ -58,7 +69,10 @@ describe("REST API with a secret key", () => {
     expect(usage.lookups.minute.limit).toBe(20_000);
     expect(usage.lookups.month.limit).toBe(25_000_000);
     expect(usage.lookups.month.used).toBeGreaterThanOrEqual(2);
-    expect(usage.mcp).toEqual([expect.objectContaining({ window: "minute", used: 0, limit: 10_000 })]);
+    expect(usage.mcp).toEqual([
+      expect.objectContaining({ window: "minute", toolset: "seven", used: 0, limit: 10_000 }),
+      expect.objectContaining({ window: "minute", toolset: "three", used: 0, limit: 10_000 }),
+    ]);
     expect(usage.companiesToday).toEqual({ current: 0, limit: 10_000 });
     expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
   });

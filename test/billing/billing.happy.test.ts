@@ -67,7 +67,10 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
       limits: { companiesPerDay: 30, mcp: { perDay: 50 } },
       usage: {
         companiesToday: { current: 0, limit: 30 },
-        mcpRequests: [{ window: "day", used: 0, limit: 50 }],
+        mcpRequests: [
+          { window: "day", toolset: "seven", used: 0, limit: 50 },
+          { window: "day", toolset: "three", used: 0, limit: 20 },
+        ],
         lookups: [{ keyPrefix: key.slice(0, 9), type: "secret", minute: { used: 0, limit: 600 }, month: { used: 0, limit: 500_000 } }],
       },
     });
