@@ -1,5 +1,8 @@
+import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
+import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { BoundedCache } from "./lib/boundedCache";
+import { jsonError } from "./lib/responses";
 
 /**
  * Vars of wrangler.toml, validated once per isolate at the boundary so a misconfigured
@@ -60,3 +63,27 @@ export function readVars(env: Env): Vars {
     return parsed.data;
   });
 }
+
+/**
+ * The public origin everything the service hands out is named after (asset URLs, resource
+ * URIs, OAuth metadata, checkout return URLs): PUBLIC_BASE_URL when set, otherwise the origin
+ * of the request (the local default, e.g. http://localhost:8787).
+ */
+export function publicBase(env: Env, requestUrl: string): string {
+  return readVars(env).PUBLIC_BASE_URL || new URL(requestUrl).origin;
+}
+
+/**
+ * DNS-rebinding protection for a local server. Without PUBLIC_BASE_URL the service names itself
+ * after the request, and a plain-http request can only be a local server (Cloudflare serves
+ * https): its Host must then be a local name, or a page on another site that pointed its own
+ * name at 127.0.0.1 would be served under that name. Routes that name the service (discovery,
+ * authorization, /mcp) refuse such requests with 403 before anything else.
+ */
+export const localHostOnly = createMiddleware<AppEnv>(async (c, next) => {
+  const url = new URL(c.req.url);
+  if (!readVars(c.env).PUBLIC_BASE_URL && url.protocol === "http:" && !localhostAllowedHostnames().includes(url.hostname)) {
+    return jsonError(c, "forbidden", `Invalid Host: ${url.hostname}`);
+  }
+  await next();
+});

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { publicBase } from "../lib/publicBase";
+import { publicBase } from "../env";
 import packageJson from "../../package.json";
 import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";

@@ -4,7 +4,7 @@ import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByNa
 import { normaliseDomain } from "../lib/domain";
 import { createDb, type Db } from "../lib/db";
 import { jsonError } from "../lib/responses";
-import { publicBase } from "../lib/publicBase";
+import { publicBase } from "../env";
 import { type ApiEnv, secretKey } from "./auth";
 import { commonErrors, Company, errorResponses } from "./schemas";
 

@@ -1,9 +1,8 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../env";
+import { type AppEnv, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
-import { readVars } from "../env";
 import { renderPng, scaledHeight } from "../images/transform";
 import { keyTypeOf } from "../keys/format";
 import { checkRestrictions, requestOrigin } from "../keys/restrictions";

@@ -9,11 +9,10 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { csrf } from "hono/csrf";
 import { signIn } from "../accounts/signIn";
-import type { AppEnv } from "../env";
+import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
-import { localHostOnly, publicBase } from "../lib/publicBase";
 import { type GrantProps, oauthHelpers } from "./authorizationServer";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 

@@ -1,6 +1,5 @@
 import { type Context, Hono } from "hono";
-import type { AppEnv } from "../env";
-import { localHostOnly, publicBase } from "../lib/publicBase";
+import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServer";
 
 /**
