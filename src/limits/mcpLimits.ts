@@ -25,10 +25,14 @@ export function mcpWindows(plan: Plan, toolset: Toolset): LimitWindow[] {
 
 export type McpDecision = LimitDecision & { dailyLimit?: number };
 
-export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now()): Promise<McpDecision> {
+/**
+ * Counts one HTTP call of `messages` JSON-RPC messages: a batch costs what its messages would
+ * cost one by one, and is admitted whole or not at all.
+ */
+export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now(), messages = 1): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);
   if (windows.length === 0) return { allowed: true, remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
-  const decision = await rateLimiterFor(env, limiterNames.mcp(accountId)).consume(windows, 1, now);
+  const decision = await rateLimiterFor(env, limiterNames.mcp(accountId)).consume(windows, messages, now);
   const daily = windows.find((w) => w.name === decision.refusedBy && w.period === "day");
   return daily ? { ...decision, dailyLimit: daily.limit } : decision;
 }

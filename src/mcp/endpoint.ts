@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import { localhostAllowedOrigins, originValidationResponse, readRequestBody } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
@@ -11,7 +11,7 @@ import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { authorizationServer, type GrantProps, MCP_SCOPE, resourceOf } from "../oauth/authorizationServer";
 import { protectedResourceMetadataUrl } from "../oauth/discovery";
 import type { McpCaller } from "./context";
-import { serveMcp } from "./server";
+import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
 
 /**
  * /mcp at the HTTP level (spec "Agent endpoint, HTTP level"): everything that happens before
@@ -68,9 +68,13 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   if (!client) return jsonError(c, "forbidden", "No API client associated with this account");
   if (!planLimits[account.plan].mcp.access || !account.mcpAccess) return jsonError(c, "forbidden", "Your plan does not include MCP access");
 
+  // Read here (within the spec's 1 MB) so that a JSON-RPC batch counts each of its messages:
+  // one call of 20 tools/call must not cost what one tool call costs.
+  const body = c.req.method === "POST" ? await readRequestBody(c.req.raw, MAX_MCP_BODY_BYTES) : { tooLarge: false as const, text: null };
+  if (body.tooLarge) return tooLarge();
   const toolset: Toolset = c.req.query("toolset") === "three" ? "three" : "seven";
   const now = Date.now();
-  const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now);
+  const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now, messageCount(body.text));
   if (!decision.allowed) {
     if (decision.dailyLimit !== undefined) {
       return jsonError(c, "rate_limited", `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter(decision.resetAt, now) });
@@ -89,5 +93,23 @@ mcp.all("/mcp", localHostOnly, async (c) => {
     base,
     requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,
   };
-  return serveMcp(c.req.raw, { caller, env: c.env, db, defer: (work) => c.executionCtx.waitUntil(work) });
+  const request = body.text === null ? c.req.raw : new Request(c.req.raw, { body: body.text });
+  return serveMcp(request, { caller, env: c.env, db, defer: (work) => c.executionCtx.waitUntil(work) });
 });
+
+/** JSON-RPC messages in a body: the length of a batch, otherwise one (malformed bodies included). */
+export function messageCount(text: string | null): number {
+  if (text === null || !text.trimStart().startsWith("[")) return 1;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** The transport's own answer to a body over the limit (spec "Body limit": 1 MB). */
+function tooLarge(): Response {
+  const error = { code: -32000, message: `Payload Too Large: Request body must not exceed ${MAX_MCP_BODY_BYTES} bytes` };
+  return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 413, headers: { "Cache-Control": "no-store" } });
+}

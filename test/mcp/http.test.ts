@@ -147,3 +147,22 @@ describe("/mcp: limits", () => {
     expect((await countMcpRequest(env, account.id, "free", "seven", Date.UTC(2026, 10, 23, 0, 0, 0))).allowed).toBe(true);
   });
 });
+
+describe("/mcp: batches", () => {
+  const batchOf = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }));
+  const usedToday = async (accountId: string) => (await rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows("free", "seven")))[0]!.used;
+
+  it("row 1: a JSON-RPC batch counts each of its messages, and is refused whole past the daily cap", async () => {
+    const { account, token } = await signedIn("free");
+    await spend(account.id, "free", "seven", 40);
+    const refused = await callMcp(token, batchOf(20), "/mcp", { "MCP-Protocol-Version": "2025-03-26" });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.", code: "rate_limited" });
+    expect(await usedToday(account.id)).toBe(40);
+
+    const admitted = await callMcp(token, batchOf(10), "/mcp", { "MCP-Protocol-Version": "2025-03-26" });
+    expect(admitted.status).toBeLessThan(300);
+    expect(await usedToday(account.id)).toBe(50);
+    expect((await callMcp(token)).status).toBe(429);
+  });
+});
