@@ -11,7 +11,7 @@ import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { billingCaller } from "./caller";
-import { applyEvent } from "./events";
+import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
 import { callStripe, paidPlans, priceOf, stripeSdk } from "./stripe";
 
@@ -186,7 +186,15 @@ async function webhook(c: Context<AppEnv>) {
   } catch {
     return jsonError(c, "invalid_argument", "Invalid signature");
   }
-  const outcome = await applyEvent(createDb(c.env.DB), c.env, event);
+  let outcome: Applied;
+  try {
+    outcome = await applyEvent(createDb(c.env.DB), c.env, event);
+  } catch (error) {
+    if (!(error instanceof MalformedEvent)) throw error;
+    // Signed by Stripe but not the shape this service reads (an API version change?): nothing is applied.
+    console.error(`billing: event ${event.id} is malformed`, error.message);
+    return jsonError(c, "invalid_argument", `Malformed event ${event.id}: its object lacks fields this service reads`);
+  }
   return c.json({ received: true, outcome });
 }
 

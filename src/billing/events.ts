@@ -12,7 +12,12 @@ import { planOfPrice } from "./stripe";
  *  - nothing happens for an account that does not exist, or if the event id was applied before (redelivery, or a concurrent
  *    duplicate: D1 runs batches one after another, and the first one records the id);
  *  - the billing row changes only if the event is not older than the newest event applied
- *    (`created` against `state_at`), so out-of-order deliveries never move an account back;
+ *    (`created` against `state_at`), so out-of-order deliveries never move an account back.
+ *    Events of the same second (Stripe's `created` has no finer grain) are ordered by the
+ *    subscription's lifecycle: the later status wins (incomplete < trialing < active < past_due
+ *    < unpaid < canceled). A subscription Stripe has ended never comes back: once `canceled`
+ *    (or `incomplete_expired`), later events about it change nothing; only another
+ *    subscription can replace it;
  *  - `accounts.plan`, which every limiter reads, follows the billing row only when this very
  *    event wrote it.
  */
@@ -42,8 +47,63 @@ interface Change {
 
 export type Applied = "applied" | "duplicate" | "stale" | "ignored";
 
+/** A subscription status's place in Stripe's lifecycle, as SQL: what breaks ties within a second. */
+const LIFECYCLE = (column: string) =>
+  `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
+/** Statuses Stripe never moves a subscription out of. */
+const ENDED = (column: string) => `(${column} IN ('canceled', 'incomplete_expired'))`;
+
 const paidPlan = z.enum(plans).exclude(["free"]);
-const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
+
+/*
+ * The parts of Stripe's objects this service reads, checked before anything is read: a
+ * validly signed event whose object lacks them is refused (`malformed`), never half-applied.
+ */
+const stripeRef = z
+  .union([z.string(), z.object({ id: z.string() })])
+  .nullish()
+  .transform((value) => (typeof value === "string" ? value : (value?.id ?? null)));
+const metadata = z.record(z.string(), z.string()).nullish().transform((value) => value ?? {});
+
+const checkoutSessionSchema = z.object({
+  id: z.string(),
+  mode: z.string(),
+  client_reference_id: z.string().nullish(),
+  customer: stripeRef,
+  subscription: stripeRef,
+  payment_status: z.string(),
+  metadata,
+});
+
+const subscriptionSchema = z.object({
+  id: z.string(),
+  status: z.string(),
+  customer: stripeRef,
+  metadata,
+  cancel_at_period_end: z.boolean().nullish(),
+  items: z
+    .object({
+      data: z.array(
+        z.object({
+          price: z.object({ id: z.string() }).nullish(),
+          current_period_start: z.number().int().nullish(),
+          current_period_end: z.number().int().nullish(),
+        }),
+      ),
+    })
+    .nullish(),
+});
+
+const invoiceSchema = z.object({ customer: stripeRef });
+
+/** Event objects that do not have the fields this service reads. */
+export class MalformedEvent extends Error {}
+
+function objectOf<T extends z.ZodType>(schema: T, event: Stripe.Event): z.output<T> {
+  const parsed = schema.safeParse(event.data?.object);
+  if (!parsed.success) throw new MalformedEvent(`${event.type}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
 
 async function accountOfCustomer(db: Db, customerId: string | null): Promise<string | null> {
   if (!customerId) return null;
@@ -59,14 +119,14 @@ async function currentOf(db: Db, accountId: string) {
 async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change | null> {
   switch (event.type) {
     case "checkout.session.completed": {
-      const session = event.data.object;
+      const session = objectOf(checkoutSessionSchema, event);
       const accountId = session.client_reference_id;
-      const plan = paidPlan.safeParse(session.metadata?.plan);
+      const plan = paidPlan.safeParse(session.metadata.plan);
       if (session.mode !== "subscription" || !accountId || !plan.success) return null;
       return {
         accountId,
-        customerId: idOf(session.customer),
-        subscriptionId: idOf(session.subscription),
+        customerId: session.customer,
+        subscriptionId: session.subscription,
         status: session.payment_status === "unpaid" ? "incomplete" : "active",
         plan: session.payment_status === "unpaid" ? "free" : plan.data,
         periodStart: null,
@@ -78,13 +138,13 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted": {
-      const subscription = event.data.object;
-      const customerId = idOf(subscription.customer);
-      const accountId = subscription.metadata?.accountId || (await accountOfCustomer(db, customerId));
+      const subscription = objectOf(subscriptionSchema, event);
+      const customerId = subscription.customer;
+      const accountId = subscription.metadata.accountId || (await accountOfCustomer(db, customerId));
       if (!accountId) return null;
       const item = subscription.items?.data?.[0];
       const status = event.type === "customer.subscription.deleted" ? "canceled" : subscription.status;
-      const sold = planOfPrice(env, item?.price?.id) ?? paidPlan.safeParse(subscription.metadata?.plan).data ?? null;
+      const sold = planOfPrice(env, item?.price?.id) ?? paidPlan.safeParse(subscription.metadata.plan).data ?? null;
       return {
         accountId,
         customerId,
@@ -97,8 +157,7 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
       };
     }
     case "invoice.payment_failed": {
-      const invoice = event.data.object;
-      const customerId = idOf(invoice.customer);
+      const customerId = objectOf(invoiceSchema, event).customer;
       const accountId = await accountOfCustomer(db, customerId);
       if (!accountId) return null;
       // The plan stays while Stripe retries the payment; the subscription events that follow
@@ -142,7 +201,12 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
            current_period_end = coalesce(excluded.current_period_end, current_period_end),
            cancel_at_period_end = excluded.cancel_at_period_end,
            state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
-         WHERE billing_accounts.state_at <= excluded.state_at`,
+         WHERE NOT (${ENDED("billing_accounts.status")} AND billing_accounts.subscription_id IS excluded.subscription_id)
+           AND (billing_accounts.state_at < excluded.state_at
+                OR (billing_accounts.state_at = excluded.state_at
+                    AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id
+                             THEN ${LIFECYCLE("excluded.status")} >= ${LIFECYCLE("billing_accounts.status")}
+                             ELSE NOT ${ENDED("excluded.status")} END))`,
       )
       .bind(
         event.id,

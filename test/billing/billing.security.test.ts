@@ -110,3 +110,44 @@ describe("webhook size", () => {
     expect(response.status).toBe(413);
   });
 });
+
+describe("webhook hardening", () => {
+  it("row 3: events of the same second follow the subscription's lifecycle, not delivery order", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    await deliver(event("customer.subscription.updated", subscription(account.id, { status: "active" }), { created: t }));
+    expect(await planOf(account.id)).toBe("launch");
+    const late = await deliver(event("customer.subscription.created", subscription(account.id, { status: "incomplete" }), { created: t }));
+    expect(((await late.json()) as { outcome: string }).outcome).toBe("stale");
+    expect(await planOf(account.id)).toBe("launch");
+  });
+
+  it("row 3: a subscription Stripe deleted never comes back, whatever arrives after", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    await deliver(event("customer.subscription.created", subscription(account.id), { created: t }));
+    await deliver(event("customer.subscription.deleted", subscription(account.id, { status: "canceled" }), { created: t + 1 }));
+    expect(await planOf(account.id)).toBe("free");
+    for (const created of [t + 1, t + 2]) {
+      await deliver(event("customer.subscription.updated", subscription(account.id, { status: "active" }), { created }));
+      expect(await planOf(account.id)).toBe("free");
+    }
+    // Another subscription may replace it.
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_test_2", price: "price_growth_test" }), { created: t + 3 }));
+    expect(await planOf(account.id)).toBe("growth");
+  });
+
+  it.each([
+    ["an empty object", "customer.subscription.updated", {}],
+    ["no object at all", "checkout.session.completed", undefined],
+    ["a subscription without a status", "customer.subscription.created", { id: "sub_x", customer: "cus_x", metadata: {} }],
+    ["an invoice whose customer is a number", "invoice.payment_failed", { customer: 42 }],
+  ])("row 6: a validly signed event with %s → 400, nothing applied, nothing recorded", async (_, type, object) => {
+    const body = event(type, {});
+    (body.data as { object?: unknown }).object = object;
+    const response = await deliver(body);
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({ code: "invalid_argument" });
+    expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, body.id))).toEqual([]);
+  });
+});
