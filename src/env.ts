@@ -38,6 +38,18 @@ interface Secrets {
   STRIPE_WEBHOOK_SECRET?: string;
 }
 
+/**
+ * What a deployment cannot do without, and what goes wrong when one is missing: checked by
+ * `npm run deploy:check`, reported by /health and logged by each isolate once. A local server
+ * (no PUBLIC_BASE_URL) may run without them.
+ */
+export const productionSecrets: Record<keyof Secrets, { required: boolean; without: string }> = {
+  STRIPE_SECRET_KEY: { required: true, without: "checkout and the token exchange fail" },
+  STRIPE_WEBHOOK_SECRET: { required: true, without: "Stripe's webhooks are refused, so plans never change" },
+  SIGNED_URL_SECRET: { required: true, without: "the three-tool get_logo cannot hand out URLs" },
+  ANTHROPIC_API_KEY: { required: false, without: "get_logo files fall back to base64 and insert_logo fails" },
+};
+
 declare global {
   interface Env extends Secrets {}
   namespace Cloudflare {
@@ -87,3 +99,16 @@ export const localHostOnly = createMiddleware<AppEnv>(async (c, next) => {
   }
   await next();
 });
+
+/**
+ * Configuration problems of this deployment, by name and consequence, never by value: vars
+ * that do not validate, and (on a deployment, which has PUBLIC_BASE_URL) missing secrets.
+ */
+export function configurationProblems(env: Env): string[] {
+  const parsed = varsSchema.safeParse(env);
+  if (!parsed.success) return parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  if (!parsed.data.PUBLIC_BASE_URL) return [];
+  return (Object.entries(productionSecrets) as [keyof Secrets, (typeof productionSecrets)[keyof Secrets]][])
+    .filter(([name, secret]) => secret.required && !env[name])
+    .map(([name, secret]) => `${name} is not set: ${secret.without}`);
+}

@@ -1,8 +1,19 @@
 import { app } from "./app";
+import { configurationProblems } from "./env";
 
 export { RateLimiter } from "./limits/rateLimiter";
 export { CompanyQuota } from "./limits/companyQuota";
 
+// Said once per isolate, at its first request: a deployment missing a secret fails loudly in
+// the logs at start, not one request at a time (names and consequences only, never values).
+let configurationChecked = false;
+
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch: (request, env, ctx) => {
+    if (!configurationChecked) {
+      configurationChecked = true;
+      for (const problem of configurationProblems(env)) console.error(`configuration: ${problem}`);
+    }
+    return app.fetch(request, env, ctx);
+  },
 } satisfies ExportedHandler<Env>;

@@ -1,12 +1,33 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { fetchWith } from "./lookup/helpers";
 
 describe("GET /health", () => {
   it("answers 200 when the database is reachable", async () => {
     const response = await exports.default.fetch("https://logos.test/health");
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({ status: "ok", database: "ok" });
+    expect(await response.json()).toEqual({ status: "ok", database: "ok", configuration: "ok" });
+  });
+
+  it("row 11: a deployment missing production secrets says which, and what fails without them, never a value", async () => {
+    const deployed = { PUBLIC_BASE_URL: "https://logos.example.com", STRIPE_SECRET_KEY: undefined, STRIPE_WEBHOOK_SECRET: undefined, ANTHROPIC_API_KEY: undefined };
+    const response = await fetchWith(deployed, "https://logos.example.com/health");
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { status: string; configuration: string; problems: string[] };
+    expect(body.status).toBe("degraded");
+    expect(body.configuration).toBe("incomplete");
+    expect(body.problems).toEqual([
+      "STRIPE_SECRET_KEY is not set: checkout and the token exchange fail",
+      "STRIPE_WEBHOOK_SECRET is not set: Stripe's webhooks are refused, so plans never change",
+    ]);
+    expect(JSON.stringify(body)).not.toContain(env.SIGNED_URL_SECRET!);
+  });
+
+  it("a local server (no public base URL) needs no secrets; invalid vars are named", async () => {
+    expect(await (await fetchWith({ STRIPE_SECRET_KEY: undefined }, "http://localhost:8787/health")).json()).toMatchObject({ status: "ok" });
+    const invalid = await fetchWith({ LOOKUP_RESPONSE: "sometimes" }, "https://logos.test/health");
+    expect(await invalid.json()).toMatchObject({ status: "degraded", problems: [expect.stringContaining("LOOKUP_RESPONSE")] });
   });
 
   it("answers methods no route takes with 404, not an error", async () => {

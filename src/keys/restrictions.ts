@@ -4,8 +4,8 @@ import type { VerifiedKey } from "./verify";
  * What a publishable key allows a browser (spec, Authentication: domain lookup).
  *
  * - Allowed origins: the request's `Origin`, or failing that the origin of its `Referer`,
- *   must be one of the key's origins; CORS then reflects that origin with `Vary: Origin`.
- *   Keys without origins answer `Access-Control-Allow-Origin: *`.
+ *   must be one of the key's origins; CORS then reflects that origin. Keys without origins
+ *   answer `Access-Control-Allow-Origin: *`.
  * - Attribution: a key that requires it serves only requests made from a web page, that is,
  *   carrying the page's `Origin` or `Referer`: the page is where the attribution the plan
  *   asks for is shown. Server-side fetches and `referrerpolicy="no-referrer"` embeds, which
@@ -13,7 +13,14 @@ import type { VerifiedKey } from "./verify";
  */
 export type RestrictionResult =
   | { ok: true; cors: Record<string, string> }
-  | { ok: false; message: string };
+  | { ok: false; message: string; headers: Record<string, string> };
+
+/**
+ * The answer of a restricted key depends on both headers it was decided by, so every answer
+ * of one (served or refused) says so to shared caches: a logo served to an allowed page must
+ * never be served from a cache to another page, nor to a request that names no page.
+ */
+const DECIDED_BY_PAGE = { Vary: "Origin, Referer" };
 
 export function requestOrigin(headers: Headers): string | null {
   const origin = headers.get("origin");
@@ -33,11 +40,13 @@ function parseOrigin(value: string): string | null {
 
 export function checkRestrictions(key: VerifiedKey, origin: string | null): RestrictionResult {
   if (key.requireAttribution && origin === null) {
-    return { ok: false, message: "Attribution required: this key serves logos only to web pages (no Origin or Referer was sent)" };
+    return { ok: false, message: "Attribution required: this key serves logos only to web pages (no Origin or Referer was sent)", headers: DECIDED_BY_PAGE };
   }
-  if (key.allowedOrigins.length === 0) return { ok: true, cors: { "Access-Control-Allow-Origin": "*" } };
+  if (key.allowedOrigins.length === 0) {
+    return { ok: true, cors: { "Access-Control-Allow-Origin": "*", ...(key.requireAttribution ? DECIDED_BY_PAGE : {}) } };
+  }
   if (origin === null || !key.allowedOrigins.includes(origin)) {
-    return { ok: false, message: "Origin not allowed for this key" };
+    return { ok: false, message: "Origin not allowed for this key", headers: DECIDED_BY_PAGE };
   }
-  return { ok: true, cors: { "Access-Control-Allow-Origin": origin, Vary: "Origin" } };
+  return { ok: true, cors: { "Access-Control-Allow-Origin": origin, ...DECIDED_BY_PAGE } };
 }

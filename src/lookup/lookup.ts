@@ -51,8 +51,8 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const authorization = c.req.header("authorization");
   const bearer = bearerToken(authorization);
 
-  // A secret key in a URL is refused outright (and, like every key, never logged).
-  if (token !== undefined && keyTypeOf(token) === "secret") return { ok: false, response: plainText(SECRET_IN_URL, 401, ANY_ORIGIN) };
+  // A secret key anywhere in a URL is refused outright (and, like every key, never logged).
+  if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey) return { ok: false, response: plainText(SECRET_IN_URL, 401, ANY_ORIGIN) };
 
   if (bearer !== undefined) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
@@ -69,7 +69,7 @@ type Identified = { ok: true; caller: Caller } | { ok: false; response: Response
 function publishableCaller(c: Context<AppEnv>, key: Caller["key"] | null): Identified {
   if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, ANY_ORIGIN) };
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
-  if (!restriction.ok) return { ok: false, response: plainText(restriction.message, 403, { Vary: "Origin" }) };
+  if (!restriction.ok) return { ok: false, response: plainText(restriction.message, 403, restriction.headers) };
   return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
 }
 
@@ -90,8 +90,8 @@ function warmRedirect(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if (!logo) return undefined;
   const identified = publishableCaller(c, key);
   if (!identified.ok) return identified.response;
-  const parsed = parseOptions("publishable", c.req.url, () => c.req.query());
-  if (!parsed.success) return undefined;
+  const { options: parsed, carriesSecretKey } = queryOf("publishable", c.req.url, () => c.req.query());
+  if (!parsed.success || carriesSecretKey) return undefined;
   const decision = spendLease(key, now);
   if (!decision) return undefined;
   return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, rateLimitHeaders(decision));
@@ -106,7 +106,9 @@ function redirectResponse(
   limitHeaders: Record<string, string>,
 ): Response {
   const key = renditionKey(logo, options);
-  const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL || originOf(c.req.url), !!vars.CDN_URL, key, options.size);
+  // Never an address taken from the request's Host: this answer is cached publicly, and a
+  // forged Host would poison it. Without a configured base the Location is relative.
+  const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL, !!vars.CDN_URL, key, options.size);
   // One plain header object: the hot path builds no Headers of its own.
   return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...cors, ...limitHeaders } });
 }
@@ -119,7 +121,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if (!identified.ok) return identified.response;
   const { caller } = identified;
 
-  const parsed = parseOptions(caller.kind, c.req.url, () => c.req.query());
+  const parsed = queryOf(caller.kind, c.req.url, () => c.req.query()).options;
   if (!parsed.success) return plainText(firstMessage(parsed.error), 400, caller.cors);
   if ("invalid" in subject) return plainText(subject.invalid, 400, caller.cors);
 
@@ -182,16 +184,22 @@ export function redirectTarget(base: string, viaCdn: boolean, key: string, size:
  */
 const MEMO_SIZE = 10_000;
 const encodedKeys = new BoundedCache<string, string>(MEMO_SIZE);
-const parsedQueries = new BoundedCache<string, ReturnType<typeof publishableOptions.safeParse>>(MEMO_SIZE);
+const parsedQueries = new BoundedCache<string, ParsedQuery>(MEMO_SIZE);
 
-function parseOptions(kind: Caller["kind"], url: string, query: () => Record<string, string>) {
-  const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
-  return parsedQueries.remember(`${kind}${search}`, () => (kind === "secret" ? secretOptions : publishableOptions).safeParse(query()));
+interface ParsedQuery {
+  options: ReturnType<typeof publishableOptions.safeParse>;
+  /** A secret key anywhere in the query, under any name, encoded or not. */
+  carriesSecretKey: boolean;
 }
 
-function originOf(url: string): string {
-  const end = url.indexOf("/", url.indexOf("//") + 2);
-  return end === -1 ? url : url.slice(0, end);
+const SECRET_KEY = /sk_[0-9A-Za-z]{32}/;
+
+function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, string>): ParsedQuery {
+  const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
+  return parsedQueries.remember(`${kind}${search}`, () => ({
+    options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(query()),
+    carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
+  }));
 }
 
 function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
@@ -220,7 +228,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
   const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
-  if (!restriction.ok) return plainText(restriction.message, 403, { Vary: "Origin" });
+  if (!restriction.ok) return plainText(restriction.message, 403, restriction.headers);
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
 }
 

@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { errorCodeList } from "../../src/lib/errors";
 import { rest, secretKeyFor } from "../api/helpers";
 import { fetchWith } from "../lookup/helpers";
@@ -70,5 +70,19 @@ describe("one JSON error edge", () => {
       components: { schemas: { Error: { properties: { code: { enum: string[] } } } } };
     };
     expect(document.components.schemas.Error.properties.code.enum).toEqual(errorCodeList);
+  });
+
+  it("row 14: what the service logs about a failed request carries its path, never its query", async () => {
+    const { key } = await secretKeyFor();
+    await rest("/v1/usage", key);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      await fetchWith({ DB: brokenDb }, `${BASE}/v1/companies/search?q=private-query&token=sk_${"x".repeat(32)}`, { headers: { Authorization: `Bearer ${key}` } });
+      const lines = logged.mock.calls.map((args) => args.map(String).join(" "));
+      expect(lines.some((line) => line.includes("/v1/companies/search"))).toBe(true);
+      expect(lines.join("\n")).not.toMatch(/private-query|sk_x/);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

@@ -33,6 +33,6 @@ export async function fetchWith(vars: Partial<Env>, input: string, init?: Reques
 
 /** The R2 key an /assets Location points at. */
 export function assetKeyOf(location: string): string | null {
-  const url = new URL(location);
+  const url = new URL(location, BASE);
   return decodeAssetKey(url.pathname.replace(/^\/assets\//, ""));
 }

@@ -14,7 +14,7 @@ describe("keys with allowed origins", () => {
       const response = await get(`/${domain}?token=${token}`, headers);
       expect(response.status).toBe(302);
       expect(response.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
-      expect(response.headers.get("vary")).toBe("Origin");
+      expect(response.headers.get("vary")).toBe("Origin, Referer");
     }
   });
 
@@ -85,5 +85,50 @@ describe("secret keys", () => {
       Object.assign(console, original);
     }
     expect(logged.join("\n")).not.toContain(secret);
+  });
+});
+
+describe("hardening", () => {
+  it("row 4: a forged Host never reaches a Location, which is relative without a public base URL", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const response = await exports.default.fetch(`http://evil.example/${domain}?token=${token}`, { redirect: "manual", headers: { Host: "evil.example" } });
+    expect(response.status).toBe(302);
+    const location = response.headers.get("location")!;
+    expect(location).toMatch(/^\/assets\//);
+    expect(location).not.toContain("evil.example");
+  });
+
+  it("row 5: every answer of a restricted key varies on Origin and Referer, served or refused", async () => {
+    const { domain } = await freshCompany();
+    const restricted = await freshKey({ type: "publishable", allowedOrigins: ["https://shop.example.com"] });
+    const byReferer = await get(`/${domain}?token=${restricted}`, { Referer: "https://shop.example.com/page" });
+    expect(byReferer.status).toBe(302);
+    expect(byReferer.headers.get("vary")).toBe("Origin, Referer");
+    expect((await get(`/${domain}?token=${restricted}`, { Referer: "https://other.example/page" })).headers.get("vary")).toBe("Origin, Referer");
+
+    const attribution = await freshKey({ type: "publishable", requireAttribution: true });
+    const served = await get(`/${domain}?token=${attribution}`, { Referer: "https://blog.example/post" });
+    expect(served.status).toBe(302);
+    expect(served.headers.get("vary")).toBe("Origin, Referer");
+    const refused = await get(`/${domain}?token=${attribution}`);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("vary")).toBe("Origin, Referer");
+  });
+
+  it.each([
+    ["a second token", (pk: string, sk: string) => `token=${pk}&token=${sk}`],
+    ["another parameter", (pk: string, sk: string) => `token=${pk}&key=${sk}`],
+    ["percent-encoded", (pk: string, sk: string) => `token=${pk}&k=${encodeURIComponent(sk).replace("s", "%73")}`],
+    ["inside another value", (pk: string, sk: string) => `token=${pk}&note=mine:${sk}`],
+  ])("row 13: a secret key anywhere in the query is refused (%s)", async (_, query) => {
+    const { domain } = await freshCompany();
+    const pk = await freshKey();
+    const sk = await freshKey({ type: "secret" });
+    // Warm the isolate for this key and domain first: the warm path must refuse it too.
+    expect((await get(`/${domain}?token=${pk}`)).status).toBe(302);
+    const response = await get(`/${domain}?${query(pk, sk)}`);
+    expect(response.status).toBe(401);
+    expect(await response.text()).toContain("Secret keys (sk_…) must not be sent in URLs");
   });
 });
