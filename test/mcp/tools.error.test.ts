@@ -117,9 +117,10 @@ describe("tool failures carry the spec's messages", () => {
     expect(failure(await call("fetch_logos", { domains: names, returnType: "base64" }))).toBe("Aggregate base64 payload size exceeds 5MB limit");
   });
 
-  it("resources: an unknown or malformed logo is the protocol's not-found error; a bad maxWidth is invalid params", async () => {
+  it("row 7: resources: an unknown or malformed logo (a broken escape too) is the protocol's not-found error; a bad maxWidth is invalid params", async () => {
     const { client } = await agent();
-    for (const uri of ["qt://logo/999999", "qt://logo/abc", "qt://logo/0"]) {
+    // Row 7 of the hardening review: `%ZZ` (a broken escape) answered HTTP 500.
+    for (const uri of ["qt://logo/999999", "qt://logo/abc", "qt://logo/0", "qt://logo/%ZZ", "qt://logo/%E0%A4%A"]) {
       const error = await client.readResource({ uri }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProtocolError);
       expect((error as ProtocolError).code).toBe(-32602);

@@ -21,7 +21,8 @@ class LogoUriTemplate extends UriTemplate {
   override match(uri: string): Variables | null {
     const parts = /^qt:\/\/logo\/([^/?#]+)(?:\?([^#]*))?$/.exec(uri);
     if (!parts) return null;
-    const variables: Variables = { logoId: decodeURIComponent(parts[1]!) };
+    // Taken as written: an id is digits, and anything else (`%ZZ` included) is simply no logo.
+    const variables: Variables = { logoId: parts[1]! };
     const maxWidth = new URLSearchParams(parts[2] ?? "").get("maxWidth");
     if (maxWidth !== null) variables.maxWidth = maxWidth;
     return variables;
