@@ -13,7 +13,7 @@ import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
-import { type GrantProps, oauthHelpers } from "./authorizationServer";
+import { type GrantProps, MCP_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 
 /**
@@ -117,7 +117,10 @@ async function parseRequest(c: Context<AppEnv>, helpers: OAuthHelpers): Promise<
   if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
     return c.redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
   }
-  return request;
+  // Only scopes this service defines are shown and granted; anything else asked for is left
+  // out (RFC 6749 §3.3 lets the server grant less than asked), and none at all means `logos`.
+  const known = request.scope.filter((scope) => Object.hasOwn(SCOPE_DESCRIPTIONS, scope));
+  return { ...request, scope: known.length > 0 ? [...new Set(known)] : [MCP_SCOPE] };
 }
 
 async function signInPage(

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
+import { oauthHelpers } from "../../src/oauth/authorizationServer";
 import {
   approveAs,
   atConsent,
@@ -319,5 +320,25 @@ describe("tokens", () => {
     const response = await callMcp(tokens.access_token);
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
+  });
+});
+
+describe("scopes", () => {
+  it("row 8: a scope this service does not define is neither shown on the consent page nor granted", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { verifier, challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge, { scope: "logos offline_access admin" });
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const html = await (await browser.fetch(url)).text();
+    expect(html).toContain("Search for company logos");
+    expect(html).not.toContain("admin");
+    const approved = await browser.postForm(url, { step: "consent", handle: handleOf(html)!, decision: "approve" });
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const tokens = (await (await exchangeCode(clientId, code, verifier)).json()) as { scope: string; access_token: string };
+    expect(tokens.scope.split(" ").sort()).toEqual(["logos", "offline_access"]);
+    const grant = await oauthHelpers(env, BASE).unwrapToken(tokens.access_token);
+    expect(grant?.grant.scope).not.toContain("admin");
   });
 });
