@@ -10,6 +10,7 @@ import { createDb } from "../lib/db";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
+import { sameSiteOnly } from "../portal/sessions";
 import { billingCaller } from "./caller";
 import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
@@ -85,7 +86,7 @@ const checkoutInput = z.object(
 );
 
 /** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
-billing.post("/apiaas/billing/checkout-session", async (c) => {
+billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
@@ -127,7 +128,7 @@ const exchangeInput = z.object(
  * collects a new secret key, once. Completion is taken from the webhook or, if that has not
  * arrived yet, from Stripe itself.
  */
-billing.post("/apiaas/billing/token-exchange", async (c) => {
+billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);

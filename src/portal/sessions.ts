@@ -1,10 +1,12 @@
 import { and, eq, gt } from "drizzle-orm";
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { accounts, sessions } from "../../schema";
 import type { AppEnv } from "../env";
 import type { Db } from "../lib/db";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
+import { bearerToken, jsonError } from "../lib/responses";
 
 export const SESSION_COOKIE = "session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -65,6 +67,30 @@ export function currentSession(c: Context<AppEnv>, db: Db): Promise<SessionAccou
 export async function endBrowserSession(c: Context<AppEnv>, db: Db): Promise<void> {
   await endSession(db, getCookie(c, SESSION_COOKIE));
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
+}
+
+/**
+ * Cross-site request forgery, refused for every POST a session cookie may authenticate: the
+ * browser must say the request comes from this site (`Sec-Fetch-Site: same-origin`, or failing
+ * that a same-origin `Origin`), whatever the body's type. SameSite=Lax alone is not enough: a
+ * text/plain body carrying JSON needs no preflight. Requests authenticated by a bearer key do
+ * not ride on the cookie and pass. A request naming neither header passes only with a body no
+ * page can send cross-site without a CORS preflight (JSON); a form or plain text does not.
+ */
+export const sameSiteOnly = createMiddleware<AppEnv>(async (c, next) => {
+  if (bearerToken(c.req.header("authorization")) === undefined && !fromThisSite(c)) return jsonError(c, "forbidden", "Cross-site request refused");
+  await next();
+});
+
+/** Bodies a page on any site may post without a CORS preflight (the Fetch standard's safelist). */
+const SIMPLE_BODY = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\b/i;
+
+function fromThisSite(c: Context<AppEnv>): boolean {
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined) return site === "same-origin";
+  const origin = c.req.header("origin");
+  if (origin !== undefined) return origin === new URL(c.req.url).origin;
+  return !SIMPLE_BODY.test(c.req.header("content-type") ?? "text/plain");
 }
 
 /** The address sign-in attempts are counted by. */

@@ -1,6 +1,7 @@
+import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { accounts, apiKeys, stripeEvents } from "../../schema";
+import { accounts, apiKeys, checkoutSessions, stripeEvents } from "../../schema";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";
 import { api, completeAtStripe, deliver, event, signatureFor, subscription } from "./helpers";
@@ -149,5 +150,43 @@ describe("webhook hardening", () => {
     expect(response.status).toBe(400);
     expect(await errorOf(response)).toMatchObject({ code: "invalid_argument" });
     expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, body.id))).toEqual([]);
+  });
+});
+
+describe("cross-site posts with the session cookie", () => {
+  async function signedInBrowser() {
+    const account = await mcpAccount("free");
+    const browser = new Browser();
+    await browser.fetch("/apiaas/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: account.email, password: PASSWORD }) });
+    return { account, browser };
+  }
+
+  it.each([
+    ["/apiaas/billing/checkout-session", { plan: "launch" }],
+    ["/apiaas/billing/token-exchange", { sessionId: "cs_test_forged" }],
+  ])("row 9: %s refuses a post from another site, text/plain or JSON, and keeps serving this site", async (path, body) => {
+    const { account, browser } = await signedInBrowser();
+    const forged: Record<string, string>[] = [
+      { "Content-Type": "text/plain", Origin: "https://evil.example" },
+      { "Content-Type": "text/plain", "Sec-Fetch-Site": "cross-site" },
+      { "Content-Type": "text/plain" },
+      { "Content-Type": "application/json", Origin: "https://evil.example" },
+    ];
+    const cookie = `session=${browser.cookies.get("session")}`;
+    for (const headers of forged) {
+      const response = await exports.default.fetch(`https://logos.test${path}`, { method: "POST", headers: { Cookie: cookie, ...headers }, body: JSON.stringify(body) });
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect(await errorOf(response)).toEqual({ code: "forbidden", message: "Cross-site request refused" });
+    }
+    expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.accountId, account.id))).toEqual([]);
+    const own = await browser.fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" }, body: JSON.stringify(body) });
+    expect(own.status).not.toBe(403);
+  });
+
+  it("a server holding a secret key is not asked where it comes from", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const response = await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } });
+    expect(response.status).toBe(200);
   });
 });
