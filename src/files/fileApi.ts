@@ -20,6 +20,23 @@ export interface Upload {
   mimeType: string;
 }
 
+/** Removes an uploaded file (best effort: a failure is logged, the caller has nothing to undo). */
+export async function deleteFile(env: Env, fileId: string): Promise<void> {
+  if (!env.ANTHROPIC_API_KEY) return;
+  try {
+    const response = await fetch(`${readVars(env).ANTHROPIC_BASE_URL}/v1/files/${encodeURIComponent(fileId)}`, {
+      method: "DELETE",
+      headers: filesHeaders(env.ANTHROPIC_API_KEY),
+      signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+    });
+    if (!response.ok) console.error(`file API: deleting ${fileId} refused with ${response.status}`);
+  } catch (error) {
+    console.error(`file API: deleting ${fileId} did not complete`, error);
+  }
+}
+
+const filesHeaders = (apiKey: string) => ({ "x-api-key": apiKey, "anthropic-version": API_VERSION, "anthropic-beta": FILES_BETA });
+
 export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fileId: string }>> {
   const unavailable = fail("internal", "File upload failed");
   if (!env.ANTHROPIC_API_KEY) {
@@ -32,7 +49,7 @@ export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fil
   try {
     response = await fetch(`${readVars(env).ANTHROPIC_BASE_URL}/v1/files`, {
       method: "POST",
-      headers: { "x-api-key": env.ANTHROPIC_API_KEY, "anthropic-version": API_VERSION, "anthropic-beta": FILES_BETA },
+      headers: filesHeaders(env.ANTHROPIC_API_KEY),
       body: form,
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     });

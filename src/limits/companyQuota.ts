@@ -31,19 +31,27 @@ export class CompanyQuota extends DurableObject<Env> {
 
   admit(companyIds: number[], limit: number, now = Date.now()): CompanyQuotaDecision {
     const day = windowStart("day", now);
-    const resetAt = windowEnd("day", now);
     this.sql.exec("DELETE FROM companies_seen WHERE day < ?", day);
+    const { decision, unseen } = this.decide(companyIds, limit, now);
+    if (!decision.allowed) return decision;
+    for (const id of unseen) this.sql.exec("INSERT INTO companies_seen (day, company_id) VALUES (?, ?)", day, id);
+    return decision;
+  }
 
-    const current = this.sql
-      .exec<{ n: number }>("SELECT count(*) AS n FROM companies_seen WHERE day = ?", day)
-      .one().n;
+  /** What `admit` would decide now, counting nothing: for work to do before admitting. */
+  check(companyIds: number[], limit: number, now = Date.now()): CompanyQuotaDecision {
+    return this.decide(companyIds, limit, now).decision;
+  }
+
+  private decide(companyIds: number[], limit: number, now: number): { decision: CompanyQuotaDecision; unseen: number[] } {
+    const day = windowStart("day", now);
+    const resetAt = windowEnd("day", now);
+    const current = this.usage(now);
     const unseen = [...new Set(companyIds)].filter(
       (id) => this.sql.exec("SELECT 1 FROM companies_seen WHERE day = ? AND company_id = ?", day, id).toArray().length === 0,
     );
-    if (current + unseen.length > limit) return { allowed: false, current, limit, resetAt };
-
-    for (const id of unseen) this.sql.exec("INSERT INTO companies_seen (day, company_id) VALUES (?, ?)", day, id);
-    return { allowed: true, current: current + unseen.length, limit, resetAt };
+    if (current + unseen.length > limit) return { decision: { allowed: false, current, limit, resetAt }, unseen };
+    return { decision: { allowed: true, current: current + unseen.length, limit, resetAt }, unseen };
   }
 
   /** Unique companies counted today; reads only. */

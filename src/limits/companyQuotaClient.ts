@@ -20,17 +20,36 @@ export interface CompanyUsage {
 
 const UNAVAILABLE = "Quota service temporarily unavailable. Try again later.";
 
-export async function admitCompanies(
+export function admitCompanies(
   env: Pick<Env, "COMPANY_QUOTA">,
   accountId: string,
   plan: Plan,
   companyIds: number[],
   now = Date.now(),
 ): Promise<Result<CompanyUsage>> {
-  const limit = planLimits[plan].companiesPerDay;
+  return decide(env, accountId, plan, (quota, limit) => quota.admit(companyIds, limit, now));
+}
+
+/** Whether the companies would be admitted now, counting nothing (work to do before admitting). */
+export function checkCompanies(
+  env: Pick<Env, "COMPANY_QUOTA">,
+  accountId: string,
+  plan: Plan,
+  companyIds: number[],
+  now = Date.now(),
+): Promise<Result<CompanyUsage>> {
+  return decide(env, accountId, plan, (quota, limit) => quota.check(companyIds, limit, now));
+}
+
+async function decide(
+  env: Pick<Env, "COMPANY_QUOTA">,
+  accountId: string,
+  plan: Plan,
+  ask: (quota: ReturnType<typeof companyQuotaFor>, limit: number) => Promise<CompanyQuotaDecision>,
+): Promise<Result<CompanyUsage>> {
   let decision: CompanyQuotaDecision;
   try {
-    decision = await companyQuotaFor(env, accountId).admit(companyIds, limit, now);
+    decision = await ask(companyQuotaFor(env, accountId), planLimits[plan].companiesPerDay);
   } catch (error) {
     console.error("company quota: unavailable", error);
     return fail("internal", UNAVAILABLE);

@@ -1,7 +1,7 @@
 import type { Logo, LogoVariant } from "../../schema";
 import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
-import { admitCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
+import { admitCompanies, checkCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
 
@@ -29,16 +29,25 @@ export async function admittedLogo(ctx: ToolContext, logoId: number): Promise<Ad
   return admitted(ctx, found);
 }
 
-/** The best match of a search, and its logo of the preferred variant or else its best (fetch_logo, insert_logo). */
-export async function admittedMatch(
-  ctx: ToolContext,
-  query: string,
-  variant: LogoVariant | undefined,
-): Promise<Admitted<{ logo: Logo; company: CompanyMatch; fallback: boolean }>> {
+type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
+
+/** The best match of a search, and its logo of the preferred variant or else its best; not admitted yet. */
+export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
   const [company] = await searchCompanies(ctx.db, query, 1);
   const chosen = company ? chooseLogo(await logosOfCompany(ctx.db, company.companyId), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
-  return admitted(ctx, { company, ...chosen });
+  return ok({ company, ...chosen });
+}
+
+/** bestMatch, admitted (fetch_logo). */
+export async function admittedMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Admitted<Match>> {
+  const match = await bestMatch(ctx, query, variant);
+  return match.ok ? admitted(ctx, match.value) : match;
+}
+
+/** Whether the companies would be admitted now, counting nothing: for work that must succeed before a company counts. */
+export function admissible(ctx: ToolContext, companyIds: number[]): Promise<Result<CompanyUsage>> {
+  return checkCompanies(ctx.env, ctx.caller.accountId, ctx.caller.plan, companyIds);
 }
 
 /** A company's logos, all or one variant's; a company with none to list costs no quota (get_company_logos). */

@@ -9,7 +9,9 @@ import { createServer, type Server } from "node:http";
  * failure. A file whose name contains "upload-fails" is refused with a 500, so a test can
  * make one upload fail without touching any other test's.
  *
- * `GET /_uploads?filename=…` lets tests see what arrived (size, SHA-256, type, headers).
+ * `DELETE /v1/files/{id}` removes a file (`{ id, type: "file_deleted" }`, 404 for an unknown id).
+ * `GET /_uploads?filename=…` lets tests see what arrived (size, SHA-256, type, headers) and
+ * whether it was deleted since.
  */
 export const FAKE_FILES_API_KEY = "sk-ant-test-0123456789";
 
@@ -21,6 +23,7 @@ interface Received {
   sha256: string;
   anthropicVersion: string | null;
   anthropicBeta: string | null;
+  deleted: boolean;
 }
 
 const errorBody = (type: string, message: string) => JSON.stringify({ type: "error", error: { type, message } });
@@ -40,10 +43,19 @@ export async function startFakeFilesApi(): Promise<{ url: string; server: Server
       const filename = url.searchParams.get("filename");
       return reply(200, JSON.stringify(received.filter((r) => filename === null || r.filename === filename)));
     }
-    if (req.method !== "POST" || url.pathname !== "/v1/files") return reply(404, errorBody("not_found_error", "Not found"));
+    const fileRoute = /^\/v1\/files\/([^/]+)$/.exec(url.pathname);
+    if (!(req.method === "POST" && url.pathname === "/v1/files") && !(req.method === "DELETE" && fileRoute)) {
+      return reply(404, errorBody("not_found_error", "Not found"));
+    }
     if (req.headers["x-api-key"] !== FAKE_FILES_API_KEY) return reply(401, errorBody("authentication_error", "invalid x-api-key"));
     if (!String(req.headers["anthropic-beta"] ?? "").includes("files-api-2025-04-14")) {
       return reply(400, errorBody("invalid_request_error", "files API requires the anthropic-beta header"));
+    }
+    if (fileRoute) {
+      const file = received.find((r) => r.id === decodeURIComponent(fileRoute[1]!) && !r.deleted);
+      if (!file) return reply(404, errorBody("not_found_error", "File not found"));
+      file.deleted = true;
+      return reply(200, JSON.stringify({ id: file.id, type: "file_deleted" }));
     }
 
     let file: File | null = null;
@@ -71,6 +83,7 @@ export async function startFakeFilesApi(): Promise<{ url: string; server: Server
       sha256: createHash("sha256").update(bytes).digest("hex"),
       anthropicVersion: (req.headers["anthropic-version"] as string | undefined) ?? null,
       anthropicBeta: (req.headers["anthropic-beta"] as string | undefined) ?? null,
+      deleted: false,
     });
     return reply(
       200,

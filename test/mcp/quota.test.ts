@@ -99,6 +99,38 @@ describe("daily unique companies", () => {
     expect(listed._meta.usage.requests.limit).toBe(10_000);
   });
 
+  it("row 10: insert_logo counts the company only once its upload succeeded; a refused call uploads nothing", async () => {
+    const unlucky = await company("Upload Fails Quota Co", ["upload-fails-quota.com"], { full: true });
+    const { account, call } = await agent("free");
+    expect(failure(await call("insert_logo", { query: "upload-fails-quota.com" }))).toBe("Failed to insert logo. Try again later");
+    expect(await companyQuotaFor(env, account.id).usage()).toBe(0);
+
+    const uploadsOf = async (domain: string, logoId: number | undefined) =>
+      (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-${domain}-${logoId}.png`)).json()) as unknown[];
+    const fine = await company("Insert Quota Co", ["insert-quota.com"], { full: true });
+    expect(structured(await call("insert_logo", { query: "insert-quota.com" })).file_id).toMatch(/^file_/);
+    expect(await companyQuotaFor(env, account.id).usage()).toBe(1);
+    expect(await uploadsOf("insert-quota.com", fine.full)).toHaveLength(1);
+
+    await touched(account.id, others(29));
+    const late = await company("Late Quota Co", ["late-quota.com"], { full: true });
+    expect(failure(await call("insert_logo", { query: "late-quota.com" }))).toMatch(/^Daily company limit \(30\) exceeded/);
+    expect(await uploadsOf("late-quota.com", late.full)).toEqual([]);
+    expect(unlucky.full).toBeDefined();
+  });
+
+  it("row 10: of two concurrent insert_logo calls for the last place, one succeeds and the other leaves no file behind", async () => {
+    const { account, call } = await agent("free");
+    await touched(account.id, others(29));
+    const rivals = [await company("Rival One Co", ["rival-one.com"], { full: true }), await company("Rival Two Co", ["rival-two.com"], { full: true })];
+    const results = await Promise.all([call("insert_logo", { query: "rival-one.com" }), call("insert_logo", { query: "rival-two.com" })]);
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    const loser = results.findIndex((r) => r.isError);
+    expect(failure(results[loser]!)).toMatch(/^Daily company limit \(30\) exceeded/);
+    const files = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-${["rival-one.com", "rival-two.com"][loser]}-${rivals[loser]!.full}.png`)).json()) as { deleted: boolean }[];
+    expect(files.every((file) => file.deleted)).toBe(true);
+  });
+
   it("an unreachable quota service refuses with the spec's message", async () => {
     const broken = { idFromName: () => { throw new Error("namespace unavailable"); } } as unknown as Env["COMPANY_QUOTA"];
     expect(await admitCompanies({ COMPANY_QUOTA: broken }, "acct", "free", [1])).toEqual({

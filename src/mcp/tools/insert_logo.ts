@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { uploadFile } from "../../files/fileApi";
-import { admittedMatch, usageMeta } from "../admission";
+import { deleteFile, uploadFile } from "../../files/fileApi";
+import { admissible, admit, bestMatch, usageMeta } from "../admission";
 import type { ToolContext } from "../context";
 import { MAX_UPLOAD_BASE64, pngFileName, readPng } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
@@ -70,17 +70,28 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
       failure: FAILURE,
     },
     async (args) => {
-      const found = await admittedMatch(ctx, args.query, "full");
+      const found = await bestMatch(ctx, args.query, "full");
       if (!found.ok) return toolError(found.error.message);
+      const { company, logo } = found.value;
+      // The company counts only once the file is uploaded: checked first, so a refused call
+      // uploads nothing, and admitted after, so a failed upload costs no quota.
+      const before = await admissible(ctx, [company.companyId]);
+      if (!before.ok) return toolError(before.error.message);
 
-      const { company, logo, usage } = found.value;
       const png = await readPng(ctx, logo, undefined, MAX_UPLOAD_BASE64);
       if (!png.ok) return toolError(FAILURE);
       const blobName = pngFileName(company.domain, logo.id);
       const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
       if (!upload.ok) return toolError(FAILURE);
-
       const fileId = upload.value.fileId;
+
+      const admitted = await admit(ctx, [company.companyId]);
+      if (!admitted.ok) {
+        // Refused meanwhile by a concurrent call: the file is not handed out, so it goes.
+        await deleteFile(ctx.env, fileId);
+        return toolError(admitted.error.message);
+      }
+      const usage = admitted.value;
       const place = {
         left: args.imageLeft,
         top: args.imageTop,
