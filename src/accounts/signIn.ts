@@ -16,8 +16,12 @@ export const credentialsSchema = z.object({
   password: z.string().min(1, "password is required").max(256),
 });
 
-/** Sign-in attempts per minute, per client address and per account. */
-export const SIGN_IN_LIMITS = { perAddress: 20, perAccount: 10 };
+/**
+ * Sign-in attempts per minute: per client address; per account from one address, so that
+ * guesses from one place cannot lock the owner out elsewhere; and per account from everywhere,
+ * a ceiling against guessing spread over many addresses.
+ */
+export const SIGN_IN_LIMITS = { perAddress: 20, perAccountAndAddress: 10, perAccount: 100 };
 
 export interface SignedIn {
   id: string;
@@ -53,14 +57,21 @@ export async function signIn(
   return ok({ id: account.id, email: account.email, plan: account.plan });
 }
 
+/**
+ * The limits in order, each asked only when the one before admitted the attempt: an address
+ * that is refused touches nothing about the accounts it names, so guessing at many emails
+ * from one address writes nothing per email.
+ */
 async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
   const now = Date.now();
-  const check = (name: string, limit: number) =>
-    rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], 1, now);
-  const [byAddress, byAccount] = await Promise.all([
-    check(limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress),
-    check(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount),
-  ]);
-  const refused = [byAddress, byAccount].find((d) => !d.allowed);
-  return { allowed: !refused, retryAfter: refused ? Math.max(1, Math.ceil((refused.resetAt - now) / 1000)) : 0 };
+  const limits: [name: string, limit: number][] = [
+    [limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress],
+    [limiterNames.signInAccountAtAddress(email, address), SIGN_IN_LIMITS.perAccountAndAddress],
+    [limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount],
+  ];
+  for (const [name, limit] of limits) {
+    const decision = await rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], 1, now);
+    if (!decision.allowed) return { allowed: false, retryAfter: Math.max(1, Math.ceil((decision.resetAt - now) / 1000)) };
+  }
+  return { allowed: true, retryAfter: 0 };
 }

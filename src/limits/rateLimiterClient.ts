@@ -5,12 +5,15 @@
  *   key:<keyId>                          a key's lookups (one shard)
  *   key:<keyId>:shard:<i>:of:<n>         shard i of a key split over n objects
  *   mcp:<accountId>                      an account's MCP calls
- *   sign-in:address:<ip> / account:<e>   sign-in attempts
+ *   sign-in:address:<ip>                 sign-in attempts from an address,
+ *   sign-in:account:<email>:from:<ip>    for an account from an address,
+ *   sign-in:account:<email>              for an account from anywhere
  */
 export const limiterNames = {
   keyShard: (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`),
   mcp: (accountId: string) => `mcp:${accountId}`,
   signInAddress: (address: string) => `sign-in:address:${address}`,
+  signInAccountAtAddress: (email: string, address: string) => `sign-in:account:${email}:from:${address}`,
   signInAccount: (email: string) => `sign-in:account:${email}`,
 };
 

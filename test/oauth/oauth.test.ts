@@ -100,7 +100,7 @@ describe("sign-in and consent pages", () => {
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
     const url = authorizeUrl(clientId, challenge);
-    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) {
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
       expect((await new Browser().postForm(url, { step: "sign-in", email: account.email, password: "wrong password!" })).status).toBe(401);
     }
     const refused = await new Browser().postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });

@@ -1,8 +1,9 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sessions } from "../../schema";
 import { createAccount } from "../../src/accounts/accounts";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { db } from "../helpers/catalogue";
 
 const PASSWORD = "correct horse battery";
@@ -82,10 +83,31 @@ describe("portal sign-in", () => {
 
   it("limits sign-in attempts per account", async () => {
     const { email } = await account();
-    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) expect((await loginJson(email, "wrong password!")).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) expect((await loginJson(email, "wrong password!")).status).toBe(401);
     const refused = await loginJson(email, PASSWORD);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("sign-in limits under attack", () => {
+  const from = (address: string) => ({ "CF-Connecting-IP": address });
+  const attemptsFor = async (email: string) =>
+    (await rateLimiterFor(env, limiterNames.signInAccount(email)).usage([{ name: "sign-in", period: "minute", limit: 1 }]))[0]!.used;
+
+  it("row 12: once an address is refused, its guesses at other emails touch nothing of theirs", async () => {
+    const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) await loginJson(`guess${i}-${address}@example.com`, "wrong password!", "/apiaas/login", from(address));
+    const victims = ["victim-a@example.com", "victim-b@example.com"].map((e) => `${address}-${e}`);
+    for (const email of victims) expect((await loginJson(email, "wrong password!", "/apiaas/login", from(address))).status).toBe(429);
+    for (const email of victims) expect(await attemptsFor(email)).toBe(0);
+  });
+
+  it("row 12: ten wrong passwords from one address do not lock the owner out from another", async () => {
+    const { email } = await account();
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) await loginJson(email, "wrong password!", "/apiaas/login", from("203.0.113.66"));
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", from("203.0.113.66"))).status).toBe(429);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.10"))).status).toBe(200);
   });
 });
 
