@@ -10,7 +10,8 @@ import { authorize } from "./oauth/authorize";
 import { discovery } from "./oauth/discovery";
 import { portal } from "./portal/portal";
 import type { AppEnv } from "./env";
-import { jsonError } from "./lib/responses";
+import { unavailableIn } from "./lib/dependencies";
+import { jsonError, plainText, retryLater } from "./lib/responses";
 
 /** The HTTP face of the service: every route is mounted here; errors end here. */
 export const app = new Hono<AppEnv>();
@@ -33,7 +34,12 @@ app.notFound((c) => c.text("Not found", 404));
 app.onError((error, c) => {
   // Middleware refusals (CSRF, body limits) carry their own response.
   if (error instanceof HTTPException) return error.getResponse();
+  const unavailable = unavailableIn(error);
+  if (unavailable) {
+    console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
+    return plainText("Service temporarily unavailable", 503, retryLater);
+  }
   // Detail goes to the logs only; the wire gets the spec's generic message.
-  console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}`, error);
-  return c.text("Internal server error", 500);
+  console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
+  return plainText("Internal server error", 500);
 });

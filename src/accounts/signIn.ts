@@ -4,7 +4,7 @@ import { accounts } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { emailSchema } from "./accounts";
-import { limiterNames, rateLimiterFor } from "../limits/rateLimiterClient";
+import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
 import { hashPassword, verifyPassword } from "./passwords";
 
 /**
@@ -70,7 +70,7 @@ async function signInAllowed(env: Env, address: string, email: string): Promise<
     [limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount],
   ];
   for (const [name, limit] of limits) {
-    const decision = await rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], 1, now);
+    const decision = await askLimiter(env, name, (limiter) => limiter.consume([{ name: "sign-in", period: "minute", limit }], 1, now));
     if (!decision.allowed) return { allowed: false, retryAfter: Math.max(1, Math.ceil((decision.resetAt - now) / 1000)) };
   }
   return { allowed: true, retryAfter: 0 };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AppEnv } from "../env";
 import { resizePng, scaledHeight } from "../images/transform";
 import { firstMessage, integerParam } from "../lib/params";
+import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { RecentBytes } from "../lib/recent";
 import { plainText } from "../lib/responses";
 import { decodeAssetKey } from "./codec";
@@ -46,16 +47,15 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const cacheUrl = signature === "valid" ? unsignedUrl(url) : c.req.url;
   const remembered = recent.get(cacheUrl);
   if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
-  const cache = caches.default;
   const cacheRequest = new Request(cacheUrl, { method: "GET" });
-  const hit = await cache.match(cacheRequest);
+  const hit = await cachedResponse(null, cacheRequest);
   if (hit) {
     const body = await hit.arrayBuffer();
     recent.set(cacheUrl, { body, headers: [...hit.headers] }, body.byteLength);
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
   }
 
-  const head = await c.env.LOGOS.head(key);
+  const head = await dependency("object storage", c.env.LOGOS.head(key));
   if (!head) return notFound();
   const sourceWidth = Number(head.customMetadata?.width ?? 0);
   const sourceHeight = Number(head.customMetadata?.height ?? 0);
@@ -76,15 +76,16 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
 
   if (ifNoneMatch(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
 
-  const object = await c.env.LOGOS.get(key);
+  const object = await dependency("object storage", c.env.LOGOS.get(key));
   if (!object) return notFound();
-  const body = transformed ? await resizePng(c.env.IMAGES, object.body, { width: target, enlarge: width !== undefined }) : object.body;
   // Buffered: logos are small, and the cache wants a length.
-  const bytes = await new Response(body).arrayBuffer();
+  const bytes = await dependency("object storage", async () =>
+    new Response(transformed ? await resizePng(c.env.IMAGES, object.body, { width: target, enlarge: width !== undefined }) : object.body).arrayBuffer(),
+  );
   headers.set("Content-Length", String(bytes.byteLength));
   const response = new Response(bytes, { status: 200, headers });
   recent.set(cacheUrl, { body: bytes, headers: [...headers] }, bytes.byteLength);
-  c.executionCtx.waitUntil(cache.put(cacheRequest, response.clone()));
+  c.executionCtx.waitUntil(storeResponse(null, cacheRequest, response.clone()));
   return finish(c.req.raw, response);
 });
 

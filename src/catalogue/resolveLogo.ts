@@ -1,5 +1,6 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
+import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { Db } from "../lib/db";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
@@ -93,16 +94,15 @@ export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): P
   const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
 
-  const cache = await caches.open("resolve");
   const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);
-  const cached = await cache.match(request);
+  const cached = await cachedResponse("resolve", request);
   let logo: ResolvedLogo | null;
   if (cached) {
     logo = (await cached.json()) as ResolvedLogo | null;
   } else {
     logo = await resolveFromDb(db, subject);
     const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
-    await cache.put(request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
+    await storeResponse("resolve", request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
   }
   isolateCache.set(cacheKey, logo, now);
   return logo;

@@ -1,3 +1,4 @@
+import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { RecentBytes } from "../lib/recent";
 
 /**
@@ -12,11 +13,13 @@ export type Resize =
   | { width: number; enlarge: false };
 
 export async function resizePng(images: ImagesBinding, source: ReadableStream<Uint8Array>, resize: Resize): Promise<ReadableStream<Uint8Array>> {
-  const result = await images
-    .input(source)
-    .transform({ width: resize.width, fit: resize.enlarge ? "contain" : "scale-down" })
-    .output({ format: "image/png" });
-  return result.image();
+  return dependency("image transformation", async () => {
+    const result = await images
+      .input(source)
+      .transform({ width: resize.width, fit: resize.enlarge ? "contain" : "scale-down" })
+      .output({ format: "image/png" });
+    return result.image();
+  });
 }
 
 /** Output height for a width, keeping the aspect ratio as the resize does. */
@@ -43,17 +46,16 @@ export async function renderPng(
   const id = `${RENDER_CACHE}/${encodeURIComponent(key)}?width=${width}`;
   const remembered = recent.get(id);
   if (remembered) return remembered;
-  const cache = await caches.open("render");
-  const hit = await cache.match(id);
+  const hit = await cachedResponse("render", id);
   if (hit) {
     const bytes = await hit.arrayBuffer();
     recent.set(id, bytes, bytes.byteLength);
     return bytes;
   }
-  const object = await env.LOGOS.get(key);
+  const object = await dependency("object storage", env.LOGOS.get(key));
   if (!object) return null;
-  const bytes = await new Response(await resizePng(env.IMAGES, object.body, { width, enlarge: true })).arrayBuffer();
+  const bytes = await dependency("image transformation", async () => new Response(await resizePng(env.IMAGES, object.body, { width, enlarge: true })).arrayBuffer());
   recent.set(id, bytes, bytes.byteLength);
-  defer(cache.put(id, new Response(bytes, { headers: { "Cache-Control": "public, max-age=31536000, immutable" } })));
+  defer(storeResponse("render", id, new Response(bytes, { headers: { "Cache-Control": "public, max-age=31536000, immutable" } })));
   return bytes;
 }

@@ -1,5 +1,6 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { RETRY_AFTER_SECONDS, unavailableIn } from "./dependencies";
 import { codeOfStatus, type ErrorCode, statusOf } from "./errors";
 
 /** The lookup and asset routes answer errors in plain text (spec, Errors: domain lookup). */
@@ -23,12 +24,21 @@ export function jsonError<C extends ErrorCode>(c: Context, code: C, message: str
   return c.json(body, statusOf(code), { "Cache-Control": "no-store", ...headers });
 }
 
+/** What a client should do about a dependency that failed: wait a little and retry. */
+export const retryLater = { "Retry-After": String(RETRY_AFTER_SECONDS) };
+
 /**
  * The error handler of the JSON routers: a middleware refusal (CSRF, body limit) keeps its
- * status with the JSON body; anything unexpected is a 500 whose detail goes to the logs only.
+ * status with the JSON body; a failed dependency is a 503 to retry; anything else is a 500.
+ * The detail goes to the logs only.
  */
-export function jsonErrorHandler(genericMessage: string): ErrorHandler {
+export function jsonErrorHandler(genericMessage: string, unavailableMessage = "Service temporarily unavailable. Try again later"): ErrorHandler {
   return (error, c) => {
+    const unavailable = unavailableIn(error);
+    if (unavailable) {
+      console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
+      return jsonError(c, "unavailable", unavailableMessage, retryLater);
+    }
     if (error instanceof HTTPException && error.status < 500) {
       // hono/csrf refuses with a bare 403: a form or plain-text post from another site.
       const message = error.message || (error.status === 403 ? "Cross-site request refused" : "Request refused");

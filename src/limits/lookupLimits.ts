@@ -3,7 +3,7 @@ import type { VerifiedKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
-import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
+import { askLimiter, limiterNames, rateLimiterFor } from "./rateLimiterClient";
 import { type WindowUsage, windowUsage } from "./usage";
 
 /**
@@ -137,7 +137,7 @@ async function acquire(
     const index = (first + step) % shards;
     const name = limiterNames.keyShard(keyId, index, shards);
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-    const decision = await rateLimiterFor(env, name).lease(share, options.leaseSize ?? LEASE_SIZE, now);
+    const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now));
     if (decision.allowed) {
       const remaining = decision.remaining * shards;
       const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
@@ -180,9 +180,11 @@ export async function lookupUsage(
   const shards = shardCount(windows);
   const perShard = await Promise.all(
     Array.from({ length: shards }, (_, index) =>
-      rateLimiterFor(env, limiterNames.keyShard(key.id, index, shards)).usage(
-        windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })),
-        now,
+      askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) =>
+        limiter.usage(
+          windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })),
+          now,
+        ),
       ),
     ),
   );

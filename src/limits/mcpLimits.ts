@@ -1,7 +1,7 @@
 import type { Plan } from "../../schema";
 import { planLimits } from "./plans";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
-import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
+import { askLimiter, limiterNames } from "./rateLimiterClient";
 
 /** The two forms of the MCP endpoint (`/mcp` and `/mcp?toolset=three`). */
 export type Toolset = "seven" | "three";
@@ -32,7 +32,7 @@ export type McpDecision = LimitDecision & { dailyLimit?: number };
 export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now(), messages = 1): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);
   if (windows.length === 0) return { allowed: true, remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
-  const decision = await rateLimiterFor(env, limiterNames.mcp(accountId)).consume(windows, messages, now);
+  const decision = await askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.consume(windows, messages, now));
   const daily = windows.find((w) => w.name === decision.refusedBy && w.period === "day");
   return daily ? { ...decision, dailyLimit: daily.limit } : decision;
 }

@@ -1,3 +1,5 @@
+import { dependency } from "../lib/dependencies";
+
 /**
  * The client of the RateLimiter Durable Object: which object counts what, and the stub to ask
  * it. Callers never spell `env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(…))` themselves.
@@ -19,4 +21,12 @@ export const limiterNames = {
 
 export function rateLimiterFor(env: Pick<Env, "RATE_LIMITER">, name: string) {
   return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
+}
+
+/**
+ * One call to the limiter `name`, failing as `Unavailable` when the object does not answer:
+ * the caller then admits nothing (limits fail closed: a request is never served uncounted).
+ */
+export function askLimiter<T>(env: Pick<Env, "RATE_LIMITER">, name: string, call: (limiter: ReturnType<typeof rateLimiterFor>) => Promise<T>): Promise<T> {
+  return dependency("rate limiter", () => call(rateLimiterFor(env, name)));
 }

@@ -1,7 +1,7 @@
 import type { Plan } from "../../schema";
 import { type CompanyUsage, companyUsage } from "./companyQuotaClient";
 import { mcpWindows, type Toolset } from "./mcpLimits";
-import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
+import { askLimiter, limiterNames } from "./rateLimiterClient";
 
 /**
  * Usage against a plan's limits, as the billing status and the REST usage endpoint report
@@ -33,9 +33,8 @@ export async function accountUsage(
   accountId: string,
   plan: Plan,
 ): Promise<{ mcpRequests: McpWindowUsage[]; companiesToday: CompanyUsage | null }> {
-  const limiter = rateLimiterFor(env, limiterNames.mcp(accountId));
   const [perForm, companies] = await Promise.all([
-    Promise.all(TOOLSETS.map((toolset) => limiter.usage(mcpWindows(plan, toolset)))),
+    Promise.all(TOOLSETS.map((toolset) => askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.usage(mcpWindows(plan, toolset))))),
     companyUsage(env, accountId, plan),
   ]);
   return {

@@ -6,6 +6,7 @@ import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { planLimits } from "../limits/plans";
 import { keyTypeOf } from "../keys/format";
 import { createDb } from "../lib/db";
+import { dependency } from "../lib/dependencies";
 import { bearerToken, jsonError, jsonErrorHandler, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { authorizationServer, type GrantProps, MCP_SCOPE, resourceOf } from "../oauth/authorizationServer";
@@ -40,7 +41,8 @@ export const mcp = new Hono<AppEnv>();
 
 // Whatever fails after authentication (storage, the limiter, the MCP server) answers in the
 // endpoint's own format; the detail goes to the logs only.
-mcp.onError(jsonErrorHandler("Internal MCP server error"));
+// The spec's words for any failure before the tools run, a failed dependency too (then 503).
+mcp.onError(jsonErrorHandler("Internal MCP server error", "Internal MCP server error"));
 
 mcp.all("/mcp", localHostOnly, async (c) => {
   const base = publicBase(c.env, c.req.url);
@@ -53,7 +55,7 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   // Whether a token is valid is the authorization server's to say, whatever its format.
   if (!token || keyTypeOf(token) !== null) return jsonError(c, "unauthorized", "Authorization required", { "WWW-Authenticate": challenge });
 
-  const validated = await authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env);
+  const validated = await dependency("authorization server", authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env));
   const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });
   if (!validated) return invalid();
 

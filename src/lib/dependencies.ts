@@ -1,0 +1,110 @@
+/**
+ * What the service depends on (D1, R2, the Images binding, Durable Objects, KV) can fail or
+ * hang. Calls to them go through `dependency()`, which turns either into `Unavailable`: an
+ * answer the edge of each route maps to 503 with Retry-After (retrying helps), as opposed to
+ * an unexpected error, which is a 500. Nothing here knows about HTTP.
+ */
+export class Unavailable extends Error {
+  constructor(
+    readonly dependency: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency} unavailable`, options);
+    this.name = "Unavailable";
+  }
+}
+
+/**
+ * The Unavailable behind an error, if there is one: libraries wrap what they catch (drizzle
+ * reports a failed query as its own error, with ours as the cause).
+ */
+export function unavailableIn(error: unknown): Unavailable | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at instanceof Unavailable) return at;
+  }
+  return undefined;
+}
+
+/** How long a call may take before it counts as failed; tests lower it to make hangs quick. */
+export const dependencyDeadline = { ms: 10_000 };
+
+/** Seconds a client should wait before retrying a request refused with 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** `work`, or `Unavailable` if it fails or has not settled within the deadline. */
+export async function dependency<T>(name: string, work: Promise<T> | (() => Promise<T>)): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Unavailable(name, { cause: new Error(`no answer within ${dependencyDeadline.ms} ms`) })), dependencyDeadline.ms);
+  });
+  try {
+    return await Promise.race([typeof work === "function" ? work() : work, deadline]);
+  } catch (error) {
+    throw error instanceof Unavailable ? error : new Unavailable(name, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A D1 binding whose every query goes through `dependency("database", …)`: what drizzle and
+ * the raw statements of the service are built on (src/lib/db.ts), so no query can fail as a
+ * bare exception. Statements are wrapped, never proxied: the binding's own objects do the work.
+ */
+export function guardedDatabase(d1: D1Database): D1Database {
+  const guard = <T>(work: () => Promise<T>) => dependency("database", work);
+  const statement = (real: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = {
+      [REAL]: real,
+      bind: (...values: unknown[]) => statement(real.bind(...values)),
+      first: (column?: string) => guard(() => (column === undefined ? real.first() : real.first(column))),
+      run: () => guard(() => real.run()),
+      all: () => guard(() => real.all()),
+      raw: (options?: { columnNames?: boolean }) => guard(() => real.raw(options as { columnNames?: false })),
+    };
+    return wrapped as unknown as D1PreparedStatement;
+  };
+  const unwrap = (statements: D1PreparedStatement[]) => statements.map((s) => (s as unknown as { [REAL]?: D1PreparedStatement })[REAL] ?? s);
+  const database = {
+    prepare: (query: string) => statement(d1.prepare(query)),
+    batch: (statements: D1PreparedStatement[]) => guard(() => d1.batch(unwrap(statements))),
+    exec: (query: string) => guard(() => d1.exec(query)),
+    dump: () => guard(() => d1.dump()),
+    withSession: (constraint?: D1SessionBookmark | D1SessionConstraint) => {
+      const session = d1.withSession(constraint);
+      return {
+        prepare: (query: string) => statement(session.prepare(query)),
+        batch: (statements: D1PreparedStatement[]) => guard(() => session.batch(unwrap(statements))),
+        getBookmark: () => session.getBookmark(),
+      } as unknown as D1DatabaseSession;
+    },
+  };
+  return database as unknown as D1Database;
+}
+
+const REAL = Symbol("real statement");
+
+/**
+ * The data centre's Cache API is an optimisation, never a dependency: when it fails, a request
+ * goes on as a miss and nothing is stored. `name` is a named cache, or null for the default.
+ */
+async function openCache(name: string | null): Promise<Cache> {
+  return name === null ? caches.default : caches.open(name);
+}
+
+export async function cachedResponse(name: string | null, request: Request | string): Promise<Response | undefined> {
+  try {
+    return await (await openCache(name)).match(request);
+  } catch (error) {
+    console.warn(`cache ${name ?? "default"}: read failed, treated as a miss`, error);
+    return undefined;
+  }
+}
+
+export async function storeResponse(name: string | null, request: Request | string, response: Response): Promise<void> {
+  try {
+    await (await openCache(name)).put(request, response);
+  } catch (error) {
+    console.warn(`cache ${name ?? "default"}: write failed`, error);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Bindings that fail, or never answer, the way an outage of D1, R2, KV, the Images binding or
+ * a Durable Object would. Handed to the Worker in place of the real ones (test/lookup/helpers
+ * fetchWith); everything else stays real.
+ */
+export type Fault = "fails" | "hangs";
+
+const outcome = <T = never>(fault: Fault, what: string): Promise<T> =>
+  fault === "fails" ? Promise.reject(new Error(`${what}: injected outage`)) : new Promise<T>(() => undefined);
+
+export function brokenDatabase(fault: Fault): D1Database {
+  const statement: Record<string, unknown> = {};
+  statement.bind = () => statement;
+  for (const method of ["all", "run", "raw", "first"]) statement[method] = () => outcome(fault, `D1 ${method}`);
+  return {
+    prepare: () => statement,
+    batch: () => outcome(fault, "D1 batch"),
+    exec: () => outcome(fault, "D1 exec"),
+  } as unknown as D1Database;
+}
+
+export function brokenBucket(fault: Fault): R2Bucket {
+  const methods = ["head", "get", "put", "delete", "list"];
+  return Object.fromEntries(methods.map((m) => [m, () => outcome(fault, `R2 ${m}`)])) as unknown as R2Bucket;
+}
+
+export function brokenImages(fault: Fault): ImagesBinding {
+  const chain = { transform: () => chain, draw: () => chain, output: () => outcome(fault, "Images output") };
+  return { input: () => chain, info: () => outcome(fault, "Images info") } as unknown as ImagesBinding;
+}
+
+export function brokenKv(fault: Fault): KVNamespace {
+  const methods = ["get", "getWithMetadata", "put", "delete", "list"];
+  return Object.fromEntries(methods.map((m) => [m, () => outcome(fault, `KV ${m}`)])) as unknown as KVNamespace;
+}
+
+/** A Durable Object namespace whose objects do not answer any call. */
+export function brokenObjects<T extends { idFromName(name: string): DurableObjectId }>(real: T, fault: Fault): T {
+  const stub = new Proxy({}, { get: () => () => outcome(fault, "Durable Object call") });
+  return { idFromName: (name: string) => real.idFromName(name), get: () => stub } as unknown as T;
+}

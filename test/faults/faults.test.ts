@@ -1,0 +1,154 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { apiKeys, feedback, logos, stripeEvents } from "../../schema";
+import { importCompanyLogo } from "../../src/catalogue/importLogo";
+import { submitFeedback } from "../../src/feedback/feedback";
+import { createDb } from "../../src/lib/db";
+import { dependencyDeadline, Unavailable } from "../../src/lib/dependencies";
+import { ok } from "../../src/lib/errors";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
+import { lookupWindows } from "../../src/limits/lookupLimits";
+import { event, signatureFor, subscription } from "../billing/helpers";
+import { darkLogo40x20 } from "../fixtures/images";
+import { addAccount, addKey, db } from "../helpers/catalogue";
+import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
+import { MCP_ACCEPT, mcpAccount, PASSWORD, tokensFor } from "../oauth/helpers";
+import { brokenBucket, brokenDatabase, brokenImages, brokenKv, brokenObjects, type Fault } from "./bindings";
+
+/**
+ * Every route when what it depends on fails or does not answer: the generic message with 503
+ * and Retry-After (retrying helps), never a stack trace; nothing half-written; and limits that
+ * cannot be asked admit nothing.
+ */
+const manual = { redirect: "manual" } as const;
+
+async function expectPlain503(response: Response) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("5");
+  expect(await response.text()).toBe("Service temporarily unavailable");
+}
+
+async function expectJson503(response: Response, message = "Service temporarily unavailable. Try again later") {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("5");
+  expect(response.headers.get("cache-control")).toBe("no-store");
+  expect(await response.json()).toEqual({ error: message, code: "unavailable" });
+}
+
+const mcpCall = (token: string, vars: Partial<Env>, call = fetchWith) =>
+  call(vars, `${BASE}/mcp`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: MCP_ACCEPT, "MCP-Protocol-Version": "2025-06-18" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+
+describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
+  /**
+   * The Worker called with some bindings broken. A hang is given up on at the deadline, lowered
+   * for this call only (100 ms) so the test stays quick while everything around it keeps the
+   * real deadline.
+   */
+  const withBroken = async (vars: Partial<Env>, url: string, init?: RequestInit) => {
+    const saved = dependencyDeadline.ms;
+    if (fault === "hangs") dependencyDeadline.ms = 100;
+    try {
+      return await fetchWith(vars, url, init);
+    } finally {
+      dependencyDeadline.ms = saved;
+    }
+  };
+
+  it("the lookup answers 503 when D1 does, and when the limiter does it admits nothing", async () => {
+    const { domain } = await freshCompany();
+    await expectPlain503(await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/${domain}?token=${await freshKey()}`, manual));
+
+    const token = await freshKey();
+    await withBroken({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }, `${BASE}/${domain}?token=${token}`, manual).then(expectPlain503);
+  });
+
+  it("the lookup in bytes mode answers 503 when R2 or the Images binding does", async () => {
+    for (const vars of [{ LOGOS: brokenBucket(fault) }, { IMAGES: brokenImages(fault) }] as Partial<Env>[]) {
+      const { domain } = await freshCompany();
+      await expectPlain503(await withBroken({ LOOKUP_RESPONSE: "bytes", ...vars }, `${BASE}/${domain}?token=${await freshKey()}`));
+    }
+  });
+
+  it("/assets answers 503 when R2 or the Images binding does", async () => {
+    for (const vars of [{ LOGOS: brokenBucket(fault) }, { IMAGES: brokenImages(fault) }]) {
+      const { domain } = await freshCompany();
+      const location = (await fetchWith({}, `${BASE}/${domain}?token=${await freshKey()}&size=77`, manual)).headers.get("location")!;
+      expect(assetKeyOf(location)).not.toBeNull();
+      await expectPlain503(await withBroken(vars, new URL(location, BASE).toString()));
+    }
+  });
+
+  it("the REST API answers JSON 503 when D1 or the limiter does", async () => {
+    for (const vars of [{ DB: brokenDatabase(fault) }, { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }] as Partial<Env>[]) {
+      const key = await addKey((await addAccount("launch")).id, { type: "secret" });
+      await expectJson503(await withBroken(vars, `${BASE}/v1/companies/search?q=acme`, { headers: { Authorization: `Bearer ${key}` } }));
+    }
+  });
+
+  it("/mcp answers its generic message with 503 when KV, D1 or the limiter does", async () => {
+    const { access_token } = await tokensFor((await mcpAccount("launch")).email);
+    for (const vars of [{ OAUTH_KV: brokenKv(fault) }, { DB: brokenDatabase(fault) }, { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }] as Partial<Env>[]) {
+      await expectJson503(await mcpCall(access_token, vars, withBroken), "Internal MCP server error");
+    }
+  });
+
+  it("portal sign-in answers JSON 503 when the limiter or D1 does", async () => {
+    const { email } = await mcpAccount();
+    for (const vars of [{ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }, { DB: brokenDatabase(fault) }] as Partial<Env>[]) {
+      const response = await withBroken(vars, `${BASE}/apiaas/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "CF-Connecting-IP": `192.0.2.${Math.floor(Math.random() * 250)}` },
+        body: JSON.stringify({ email, password: PASSWORD }),
+      });
+      await expectJson503(response);
+      expect(response.headers.get("set-cookie")).toBeNull();
+    }
+  });
+});
+
+describe("nothing half-written", () => {
+  it("a webhook that meets a failing D1 records nothing, so Stripe's retry applies it", async () => {
+    const account = await addAccount("free");
+    const body = JSON.stringify(event("customer.subscription.created", subscription(account.id)));
+    const deliver = async (vars: Partial<Env>) =>
+      fetchWith(vars, `${BASE}/apiaas/billing/webhook`, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": await signatureFor(body) }, body });
+    await expectJson503(await deliver({ DB: brokenDatabase("fails") }));
+    expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, JSON.parse(body).id))).toEqual([]);
+    expect(((await (await deliver({})).json()) as { outcome: string }).outcome).toBe("applied");
+  });
+
+  it("an import whose objects cannot be stored writes no rows and leaves no object", async () => {
+    const failing = { ...brokenBucket("fails"), delete: (keys: string[]) => env.LOGOS.delete(keys) } as R2Bucket;
+    const result = await importCompanyLogo(
+      db,
+      failing,
+      { name: "Stranded Co", domains: ["stranded.example.com"], aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: "1".repeat(64) },
+      async () => ok(darkLogo40x20()),
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: "internal" } });
+    expect(await db.select().from(logos)).toEqual([]);
+    expect((await env.LOGOS.list({ prefix: "logos/stranded.example.com/" })).objects).toEqual([]);
+  });
+
+  it("feedback meeting a failing D1 is refused as unavailable and stores nothing", async () => {
+    const account = await addAccount();
+    const submit = submitFeedback(createDb(brokenDatabase("fails")), { accountId: account.id, clientId: account.clientId, oauthClientId: null, category: "bug", message: "lost?" });
+    await expect(submit).rejects.toBeInstanceOf(Unavailable);
+    expect(await db.select().from(feedback).where(eq(feedback.accountId, account.id))).toEqual([]);
+  });
+
+  it("a refused lookup is not counted: the limiter that could not be asked counted nothing", async () => {
+    const account = await addAccount("free");
+    const key = await addKey(account.id);
+    const { domain } = await freshCompany();
+    await expectPlain503(await fetchWith({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails") }, `${BASE}/${domain}?token=${key}`, manual));
+    const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.accountId, account.id) });
+    const usage = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage(lookupWindows({ plan: "free", perMinuteOverride: null }));
+    expect(usage.map((w) => w.used)).toEqual([0, 0]);
+  });
+});
