@@ -38,83 +38,18 @@ import { dirname, join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { createAccount } from "../../src/accounts/accounts";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
+import { accessTokenThroughOAuth } from "../helpers/oauthClient";
 import { bundleWorker, run, workerOptions, wrangler } from "../helpers/workerd";
 
 const started = Date.now();
 const log = (message: string) => process.stderr.write(`[${String(Math.round((Date.now() - started) / 1000)).padStart(3)} s] ${message}\n`);
 const EMAIL = "conformance@example.com";
 const PASSWORD = "conformance-password-1";
-const REDIRECT_URI = "http://127.0.0.1:33418/callback";
 const BASELINE = join(projectRoot, "test", "conformance", "baseline.yml");
 const SCENARIO_TIMEOUT_MS = 30_000;
 const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS ?? 4));
 /** The suite's CLI, run by the Node running this script (22 under npm scripts), not whatever `node` is on PATH. */
 const SUITE_CLI = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist", "index.js");
-
-/** An access token for `<base>/mcp`, obtained the way an MCP client obtains one. */
-async function accessToken(base: string): Promise<string> {
-  const cookies = new Map<string, string>();
-  const browse = async (url: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    if (cookies.size) headers.set("Cookie", [...cookies].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(new URL(url, base), { ...init, headers, redirect: "manual" });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const at = pair!.indexOf("=");
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
-    return response;
-  };
-  // Browsers name the origin of every form post; the sign-in and consent pages check it.
-  const form = (fields: Record<string, string>) => ({
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(base).origin },
-    body: new URLSearchParams(fields).toString(),
-  });
-  const resource = new URL("/mcp", base).href;
-
-  const registered = await fetch(new URL("/oauth/register", base), {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      client_name: "MCP conformance",
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    }),
-  });
-  if (registered.status !== 201) throw new Error(`client registration answered ${registered.status}: ${await registered.text()}`);
-  const { client_id: clientId } = (await registered.json()) as { client_id: string };
-  // PKCE S256 (RFC 7636 §4.1–4.2).
-  const verifier = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  const challenge = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).toString("base64url");
-  const authorize = `/authorize?${new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    scope: "logos offline_access",
-    state: "conformance",
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    resource,
-  })}`;
-  const signedIn = await browse(authorize, form({ step: "sign-in", email: EMAIL, password: PASSWORD }));
-  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
-  const consent = await (await browse(signedIn.headers.get("location")!)).text();
-  const handle = /name="handle" value="([^"]+)"/.exec(consent)?.[1];
-  if (!handle) throw new Error("the consent page has no consent form");
-  const approved = await browse(authorize, form({ step: "consent", handle, decision: "approve" }));
-  const code = new URL(approved.headers.get("location") ?? "", base).searchParams.get("code");
-  if (approved.status !== 302 || !code) throw new Error(`consent answered ${approved.status} without a code`);
-  const token = await fetch(new URL("/oauth/token", base), {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource }),
-  });
-  if (!token.ok) throw new Error(`token endpoint answered ${token.status}: ${await token.text()}`);
-  return ((await token.json()) as { access_token: string }).access_token;
-}
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) belong to each connection; a proxy does not forward them. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
@@ -326,7 +261,7 @@ async function main(): Promise<number> {
       const proxy = await startProxy(await mf.unsafeGetDirectURL("logo-lookup"));
       try {
         log("Signing in through OAuth…");
-        proxy.useToken(await accessToken(proxy.origin));
+        proxy.useToken(await accessTokenThroughOAuth(proxy.origin, EMAIL, PASSWORD));
         const url = `${proxy.origin}/mcp`;
         log(`Running the conformance suite against ${url}, ${JOBS} scenarios at a time…`);
         const outcomes = await runScenarios(url, join(work, "results"));
