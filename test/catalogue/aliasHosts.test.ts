@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { darkLogo40x20 } from "../fixtures/images";
