@@ -101,6 +101,14 @@ export const sourceSets = [
     attribution:
       "Boxicons, Copyright (c) Boxicons, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
   },
+  {
+    id: "streamline-logos",
+    title: "Streamline, free Logos set (Iconify set `streamline-logos`)",
+    licence: "CC-BY-4.0",
+    licenceUrl: "https://creativecommons.org/licenses/by/4.0/",
+    link: "https://github.com/webalys-hq/streamline-vectors",
+    attribution: `Logos from Streamline's free Logos set (https://www.streamlinehq.com), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/). ${CHANGES}`,
+  },
 ] as const satisfies readonly SourceSet[];
 
 export type SourceSetId = (typeof sourceSets)[number]["id"];

@@ -89,6 +89,7 @@ describe("the curated brand mapping", () => {
       "coreui-brands": iconify("@iconify-json/cib"),
       "fa6-brands": iconify("@iconify-json/fa6-brands"),
       "boxicons-brands": iconify("@iconify-json/bxl"),
+      "streamline-logos": iconify("@iconify-json/streamline-logos"),
     };
     for (const source of sourceSets) {
       expect(source.licence, source.id).toBe(packages[source.id]);

@@ -46,6 +46,7 @@ export const brandSchema = z
     coreuiBrands: names,
     fa6Brands: names,
     boxicons: names,
+    streamlineLogos: names,
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;
