@@ -117,8 +117,9 @@ export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSet
 }
 
 function bestLogo(offered: Array<{ set: SourceSetId; logos: SetLogo[] }>, variant: LogoVariant, preferred?: SourceSetId): SeedLogo | undefined {
-  const candidates = offered.flatMap(({ set }, order) =>
-    offered[order]!.logos
+  // The preferred set, then full colour, then the sets' order, then the set's own order of names.
+  const candidates = offered.flatMap(({ set, logos }, order) =>
+    logos
       .filter((logo) => logo.variant === variant)
       .map((logo, index) => ({ set, logo, rank: (set === preferred ? 0 : 1_000) + (logo.fullColour ? 0 : 100) + order * 10 + Math.min(index, 9) })),
   );
