@@ -4,6 +4,7 @@ import { api } from "./api/api";
 import { assets } from "./assets/assets";
 import { billing } from "./billing/billing";
 import { health } from "./health/health";
+import { licences } from "./licences/licences";
 import { lookupRoutes } from "./lookup/lookup";
 import { mcp } from "./mcp/endpoint";
 import { authorize } from "./oauth/authorize";
@@ -17,6 +18,7 @@ import { jsonError, plainText, retryLater } from "./lib/responses";
 export const app = new Hono<AppEnv>();
 
 app.route("/", health);
+app.route("/", licences);
 app.route("/", assets);
 app.route("/", portal);
 app.route("/", billing);

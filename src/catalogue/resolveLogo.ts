@@ -2,6 +2,7 @@ import type { Logo, LogoTone, LogoVariant } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { Db } from "../lib/db";
+import { sourceSets } from "../licences/sources";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
 /** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
@@ -26,9 +27,10 @@ export interface ResolvedLogo {
 
 /**
  * The default logo of a company: an icon before a wordmark (a hotlinked logo is usually shown
- * small and square), and the full-colour set before the monochrome one.
+ * small and square), then by source set in the bundled sets' order (full-colour sets before the
+ * monochrome ones); any other set (a manifest's, discovery's) after them.
  */
-const sourcePreference = ["iconify-logos", "simple-icons"];
+const sourcePreference: readonly string[] = sourceSets.map((s) => s.id);
 export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
     const source = sourcePreference.indexOf(logo.sourceSet);

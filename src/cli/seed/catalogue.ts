@@ -3,26 +3,54 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { LogoVariant } from "../../../schema";
+import { type SourceSetId, sourceSets } from "../../licences/sources";
+import { type IconSets, loadIconSets, type SetLogo } from "./sets";
+
+export { loadIconSets, type IconSets } from "./sets";
 
 /**
- * The bundled seed catalogue: brand icons from two public-domain sets on npm, joined to
- * real domains and tickers by the curated mapping in ./brands/*.jsonl (one brand a line).
+ * The bundled seed catalogue: brand icons from permissively licensed sets on npm (see
+ * src/licences/sources.ts), joined to real domains and tickers by the curated mapping in
+ * ./brands/*.jsonl (one brand a line). No set knows domains or tickers; a brand is seeded
+ * only when the mapping names one.
  *
- *   simple-icons          single-path SVGs without colour: rendered in the brand's `hex`
- *   @iconify-json/logos   full-colour SVG logos; names ending in `-icon` are the icon-only form
- *
- * Neither set knows domains or tickers; a brand is seeded only when the mapping names one.
+ * A company gets at most one icon and one wordmark: of the icons the mapping names, the
+ * full-colour drawing before a monochrome one, then the set listed first in `sourceSets`
+ * (the set that draws the current logo from the brand's own artwork before redrawn glyphs),
+ * unless the brand's `prefer` names another set and says why.
  */
-export const brandSchema = z.object({
-  name: z.string().min(1),
-  domains: z.array(z.string().min(1)).min(1),
-  ticker: z.string().min(1).optional(),
-  exchange: z.string().min(1).optional(),
-  aliases: z.array(z.string().min(1)).optional(),
-  simpleIcons: z.array(z.string().min(1)).optional(),
-  iconify: z.array(z.string().min(1)).optional(),
-});
+const setIds = sourceSets.map((s) => s.id) as [SourceSetId, ...SourceSetId[]];
+const names = z.array(z.string().min(1)).optional();
+
+export const brandSchema = z
+  .object({
+    name: z.string().min(1),
+    /** Official hosts, primary first: the brand's site, then its country, short-link and app hosts. */
+    domains: z.array(z.string().min(1)).min(1),
+    ticker: z.string().min(1).optional(),
+    exchange: z.string().min(1).optional(),
+    aliases: z.array(z.string().min(1)).optional(),
+    /** Brand colour (`#rrggbb`) for brands simple-icons does not colour; paints monochrome icons. */
+    color: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+    /** Overrides the default choice of set for a variant, with the reason. */
+    prefer: z
+      .object({ icon: z.enum(setIds).optional(), full: z.enum(setIds).optional(), because: z.string().min(10) })
+      .strict()
+      .optional(),
+    simpleIcons: names,
+    iconify: names,
+    lobeIcons: names,
+    devicon: names,
+    web3icons: names,
+    cryptocurrencyIcons: names,
+    coreuiBrands: names,
+    fa6Brands: names,
+    boxicons: names,
+    streamlineLogos: names,
+  })
+  .strict();
 export type Brand = z.infer<typeof brandSchema>;
+export type IconField = Exclude<keyof Brand, "name" | "domains" | "ticker" | "exchange" | "aliases" | "color" | "prefer">;
 
 export const brandsDir = join(dirname(fileURLToPath(import.meta.url)), "brands");
 
@@ -33,66 +61,19 @@ export function readBrands(dir = brandsDir): Array<Brand & { file: string; line:
       .split("\n")
       .forEach((text, index) => {
         if (text.trim() === "") return;
-        const brand = brandSchema.parse(JSON.parse(text));
-        brands.push({ ...brand, file, line: index + 1 });
+        const parsed = brandSchema.safeParse(JSON.parse(text));
+        if (!parsed.success) throw new Error(`${file}:${index + 1}: ${z.prettifyError(parsed.error)}`);
+        brands.push({ ...parsed.data, file, line: index + 1 });
       });
   }
   return brands;
 }
 
-interface SimpleIcon {
-  title: string;
-  slug: string;
-  hex: string;
-  aliases?: { aka?: string[] };
-  license?: { type: string };
-}
-
-interface IconifyIcon {
-  body: string;
-  width?: number;
-  height?: number;
-  left?: number;
-  top?: number;
-}
-
-interface IconifySet {
-  icons: Record<string, IconifyIcon>;
-  aliases?: Record<string, { parent: string }>;
-  width?: number;
-  height?: number;
-}
-
-export interface IconSets {
-  simpleIcons: Map<string, SimpleIcon & { svg: string }>;
-  iconify: IconifySet;
-}
-
-export function loadIconSets(): IconSets {
-  // The simple-icons data file carries the aliases; the package's exports carry the SVGs.
-  const simpleIconsDir = dirname(fileURLToPath(import.meta.resolve("simple-icons")));
-  const data = JSON.parse(readFileSync(join(simpleIconsDir, "data", "simple-icons.json"), "utf8")) as SimpleIcon[];
-  const simpleIcons = new Map<string, SimpleIcon & { svg: string }>();
-  for (const icon of data) {
-    const svgPath = join(simpleIconsDir, "icons", `${icon.slug}.svg`);
-    simpleIcons.set(icon.slug, { ...icon, svg: readFileSync(svgPath, "utf8") });
-  }
-  const iconifyPath = fileURLToPath(import.meta.resolve("@iconify-json/logos/icons.json"));
-  const iconify = JSON.parse(readFileSync(iconifyPath, "utf8")) as IconifySet;
-  return { simpleIcons, iconify };
-}
-
-/**
- * Licences under which an icon may not be served by a commercial logo service (non-commercial,
- * no-derivatives, or terms of its own); simple-icons records these per icon.
- */
-const RESTRICTIVE_LICENCE = /(^|-)(NC|ND)(-|$)|^custom$/i;
-
 export interface SeedLogo {
   variant: LogoVariant;
-  sourceSet: "simple-icons" | "iconify-logos";
+  sourceSet: SourceSetId;
   licence: string;
-  /** File name under the seed's image folder. */
+  /** File name in the seed's image folder (flat: `<set>.<icon>.svg`). */
   file: string;
   svg: string;
 }
@@ -108,11 +89,16 @@ export interface SeedCompany {
   logos: SeedLogo[];
 }
 
-export function buildSeedCatalogue(brands: Brand[], sets: IconSets): SeedCompany[] {
+export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSets()): SeedCompany[] {
   return brands.flatMap((brand) => {
-    const logos = [...iconifyLogos(brand, sets.iconify), ...simpleIconLogos(brand, sets.simpleIcons)];
-    if (logos.length === 0) return [];
     const simple = (brand.simpleIcons ?? []).map((slug) => sets.simpleIcons.get(slug)).find((icon) => icon !== undefined);
+    const brandColor = brand.color ?? (simple ? `#${simple.hex.toLowerCase()}` : undefined);
+    const offered = sets.all.map((set) => ({ set: set.source.id as SourceSetId, logos: set.logos(brand[set.field as IconField] ?? [], brandColor) }));
+    const logos = (["icon", "full"] as const).flatMap((variant) => {
+      const best = bestLogo(offered, variant, brand.prefer?.[variant]);
+      return best ? [best] : [];
+    });
+    if (logos.length === 0) return [];
     const aliases = [...new Set([...(brand.aliases ?? []), ...(simple?.aliases?.aka ?? [])])].filter((a) => a !== brand.name);
     return [
       {
@@ -121,54 +107,43 @@ export function buildSeedCatalogue(brands: Brand[], sets: IconSets): SeedCompany
         ticker: brand.ticker,
         exchange: brand.exchange,
         aliases,
-        brandColor: simple ? `#${simple.hex.toLowerCase()}` : undefined,
-        // Brands in both sets, and listed companies, are the better known ones.
-        prominence: new Set(logos.map((l) => l.sourceSet)).size + (brand.ticker ? 2 : 0),
+        brandColor,
+        // Brands drawn by several sets, and listed companies, are the better known ones.
+        prominence: offered.filter((o) => o.logos.length > 0).length + (brand.ticker ? 2 : 0),
         logos,
       },
     ];
   });
 }
 
-function simpleIconLogos(brand: Brand, icons: IconSets["simpleIcons"]): SeedLogo[] {
-  for (const slug of brand.simpleIcons ?? []) {
-    const icon = icons.get(slug);
-    if (!icon) continue;
-    const licence = icon.license?.type ?? "CC0-1.0";
-    if (RESTRICTIVE_LICENCE.test(licence)) continue;
-    // The SVG is one path without colour: paint it in the brand colour.
-    const svg = icon.svg.replace("<svg ", `<svg fill="#${icon.hex}" `);
-    return [{ variant: "icon", sourceSet: "simple-icons", licence, file: `simple-icons/${slug}.svg`, svg }];
-  }
-  return [];
+function bestLogo(offered: Array<{ set: SourceSetId; logos: SetLogo[] }>, variant: LogoVariant, preferred?: SourceSetId): SeedLogo | undefined {
+  // The preferred set, then full colour, then the sets' order, then the set's own order of names.
+  const candidates = offered.flatMap(({ set, logos }, order) =>
+    logos
+      .filter((logo) => logo.variant === variant)
+      .map((logo, index) => ({ set, logo, rank: (set === preferred ? 0 : 1_000) + (logo.fullColour ? 0 : 100) + order * 10 + Math.min(index, 9) })),
+  );
+  const best = candidates.sort((a, b) => a.rank - b.rank)[0];
+  if (!best) return undefined;
+  const { set, logo } = best;
+  return { variant, sourceSet: set, licence: logo.licence, file: `${set}.${logo.name}.svg`, svg: logo.svg };
 }
 
-function iconifyLogos(brand: Brand, set: IconifySet): SeedLogo[] {
-  const names = (brand.iconify ?? []).filter((name) => resolveIconify(set, name) !== undefined);
-  // `-dark`/`-light` forms are colourings of a logo listed beside them; take the plain one.
-  const plain = names.filter((name) => !/-(dark|light)$/.test(name));
-  const candidates = plain.length > 0 ? plain : names;
-  const byVariant = new Map<LogoVariant, string>();
-  for (const name of [...candidates].sort((a, b) => a.length - b.length)) {
-    const icon = resolveIconify(set, name)!;
-    const width = icon.width ?? set.width ?? 256;
-    const height = icon.height ?? set.height ?? 256;
-    const hasIconSibling = candidates.includes(`${name}-icon`);
-    const variant: LogoVariant =
-      name.endsWith("-icon") ? "icon" : hasIconSibling || width / height >= 1.5 ? "full" : "icon";
-    if (!byVariant.has(variant)) byVariant.set(variant, name);
-  }
-  return [...byVariant].map(([variant, name]) => {
-    const icon = resolveIconify(set, name)!;
-    const width = icon.width ?? set.width ?? 256;
-    const height = icon.height ?? set.height ?? 256;
-    const svg =
-      `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" ` +
-      `width="${width}" height="${height}" viewBox="${icon.left ?? 0} ${icon.top ?? 0} ${width} ${height}">${icon.body}</svg>`;
-    return { variant, sourceSet: "iconify-logos", licence: "CC0-1.0", file: `iconify-logos/${name}.svg`, svg };
-  });
-}
-
-function resolveIconify(set: IconifySet, name: string): IconifyIcon | undefined {
-  return set.icons[name] ?? (set.aliases?.[name] ? set.icons[set.aliases[name].parent] : undefined);
+/** What the seed holds, counted without importing it: companies, logos, per set and licence. */
+export function seedSummary(companies: SeedCompany[] = buildSeedCatalogue(readBrands())) {
+  const logos = companies.flatMap((c) => c.logos);
+  const count = (key: (logo: SeedLogo) => string) => {
+    const counts = new Map<string, number>();
+    for (const logo of logos) counts.set(key(logo), (counts.get(key(logo)) ?? 0) + 1);
+    return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
+  };
+  return {
+    companies: companies.length,
+    logos: logos.length,
+    domains: companies.reduce((n, c) => n + c.domains.length, 0),
+    tickers: companies.filter((c) => c.ticker).length,
+    perSet: count((l) => l.sourceSet),
+    perLicence: count((l) => l.licence),
+    perSetAndLicence: count((l) => `${l.sourceSet} ${l.licence}`),
+  };
 }

@@ -1,0 +1,120 @@
+/**
+ * The icon sets the bundled catalogue is seeded from, with the licence each is released under
+ * and the attribution that licence asks for. The seed (src/cli/seed/sets/) reads these to stamp
+ * every logo's provenance; GET /licences serves them with the live counts.
+ *
+ * Only permissive licences: CC0 (no conditions), MIT (keep the copyright and permission notice)
+ * and CC BY 4.0 (credit the author, link the licence, say what was changed). simple-icons records
+ * a licence per icon, where a project's own logo comes under its project's licence (CC BY-SA,
+ * GPL…): those keep it, recorded on the logo.
+ */
+export interface SourceSet {
+  /** The `source_set` of every logo from this set, and the prefix of its seed files. */
+  id: string;
+  title: string;
+  /** SPDX id of the set's licence; simple-icons may override it per icon. */
+  licence: string;
+  licenceUrl: string;
+  /** Where the set is published. */
+  link: string;
+  /** The credit its licence requires, as it must be shown; null where none is required. */
+  attribution: string | null;
+}
+
+const CC0 = "https://creativecommons.org/publicdomain/zero/1.0/";
+const CHANGES = "Rendered to PNG, resized, and (monochrome icons) painted in the brand's colour.";
+
+export const sourceSets = [
+  {
+    id: "iconify-logos",
+    title: "SVG Logos by Gil Barbara (Iconify set `logos`)",
+    licence: "CC0-1.0",
+    licenceUrl: CC0,
+    link: "https://github.com/gilbarbara/logos",
+    attribution: null,
+  },
+  {
+    id: "lobe-icons",
+    title: "Lobe Icons by LobeHub (AI and model brands)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/lobehub/lobe-icons/blob/master/LICENSE",
+    link: "https://github.com/lobehub/lobe-icons",
+    attribution:
+      "Lobe Icons, Copyright (c) 2023 LobeHub, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+  },
+  {
+    id: "devicon",
+    title: "Devicon by konpa and contributors (Iconify set `devicon`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/devicons/devicon/blob/master/LICENSE",
+    link: "https://devicon.dev",
+    attribution:
+      "Devicon, Copyright (c) 2015 konpa, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+  },
+  {
+    id: "web3icons",
+    title: "Web3 Icons (branded) by 0xa3k5 (Iconify set `token-branded`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/0xa3k5/web3icons/blob/main/LICENCE",
+    link: "https://github.com/0xa3k5/web3icons",
+    attribution:
+      "Web3 Icons, Copyright (c) 0xa3k5, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+  },
+  {
+    id: "cryptocurrency-icons",
+    title: "Cryptocurrency Icons by Christopher Downer (Iconify set `cryptocurrency-color`)",
+    licence: "CC0-1.0",
+    licenceUrl: CC0,
+    link: "https://github.com/atomiclabs/cryptocurrency-icons",
+    attribution: null,
+  },
+  {
+    id: "simple-icons",
+    title: "Simple Icons",
+    licence: "CC0-1.0",
+    licenceUrl: CC0,
+    link: "https://simpleicons.org",
+    attribution: null,
+  },
+  {
+    id: "coreui-brands",
+    title: "CoreUI Icons, brands, by creativeLabs Łukasz Holeczek (Iconify set `cib`)",
+    licence: "CC0-1.0",
+    licenceUrl: CC0,
+    link: "https://github.com/coreui/coreui-icons",
+    attribution: null,
+  },
+  {
+    id: "fa6-brands",
+    title: "Font Awesome Free 6, brands, by Fonticons, Inc. (Iconify set `fa6-brands`)",
+    licence: "CC-BY-4.0",
+    licenceUrl: "https://creativecommons.org/licenses/by/4.0/",
+    link: "https://fontawesome.com",
+    attribution: `Brand icons from Font Awesome Free 6 by Fonticons, Inc. (https://fontawesome.com), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/). ${CHANGES}`,
+  },
+  {
+    id: "boxicons-brands",
+    title: "Boxicons, brands (Iconify set `bxl`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/box-icons/boxicons-core/blob/main/LICENSE",
+    link: "https://boxicons.com",
+    attribution:
+      "Boxicons, Copyright (c) Boxicons, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+  },
+  {
+    id: "streamline-logos",
+    title: "Streamline, free Logos set (Iconify set `streamline-logos`)",
+    licence: "CC-BY-4.0",
+    licenceUrl: "https://creativecommons.org/licenses/by/4.0/",
+    link: "https://github.com/webalys-hq/streamline-vectors",
+    attribution: `Logos from Streamline's free Logos set (https://www.streamlinehq.com), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/). ${CHANGES}`,
+  },
+] as const satisfies readonly SourceSet[];
+
+export type SourceSetId = (typeof sourceSets)[number]["id"];
+
+/**
+ * Licences under which an icon may not be served by a commercial logo service: non-commercial,
+ * no-derivatives, or terms of their own.
+ */
+export const RESTRICTIVE_LICENCE = /(^|-)(NC|ND)(-|$)|^custom$/i;
