@@ -1,8 +1,9 @@
 import { count } from "drizzle-orm";
 import { Hono } from "hono";
 import { logos } from "../../schema";
-import type { AppEnv } from "../app";
+import type { AppEnv } from "../env";
 import { createDb, type Db } from "../lib/db";
+import { cachedResponse, storeResponse } from "../lib/dependencies";
 import { sourceSets } from "./sources";
 
 /**
@@ -52,10 +53,9 @@ export function licencesReport(counts: Counts) {
 }
 
 export const licences = new Hono<AppEnv>().get("/licences", async (c) => {
-  const cache = await caches.open("licences");
-  const cached = await cache.match(CACHE_KEY);
+  const cached = await cachedResponse("licences", CACHE_KEY);
   if (cached) return c.json(await cached.json(), 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
   const report = licencesReport(await countLogos(createDb(c.env.DB)));
-  c.executionCtx.waitUntil(cache.put(CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })));
+  c.executionCtx.waitUntil(storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })));
   return c.json(report, 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
 });

@@ -14,8 +14,7 @@ export const defaultSeedDir = join(projectRoot, ".wrangler", "seed");
 export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; companies: number; logos: number } {
   const companies = buildSeedCatalogue(readBrands(), loadIconSets());
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, "simple-icons"), { recursive: true });
-  mkdirSync(join(dir, "iconify-logos"), { recursive: true });
+  mkdirSync(dir, { recursive: true });
 
   const rows: string[] = [];
   for (const company of companies) {
