@@ -17,7 +17,7 @@
  *
  * Options (environment): BENCH_SECONDS per round (3), BENCH_ROUNDS (3), BENCH_CONNECTIONS (32).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -25,11 +25,9 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
-import { importManifest } from "../../src/cli/importer/importManifest";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
-import { writeSeedManifest } from "../../src/cli/seed/seed";
 import { createKey } from "../../src/keys/apiKeys";
-import { bundleWorker, run, workerOptions, wrangler } from "../helpers/workerd";
+import { bundleWorker, seededState, workerOptions, workerdProcesses } from "../helpers/workerd";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -38,17 +36,7 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /** CPU seconds used so far by the workerd processes this process started. */
 function workerdCpuSeconds(): number {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (name === "workerd" && Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
+  const ticks = workerdProcesses().reduce((sum, { stat }) => sum + Number(stat[11]) + Number(stat[12]), 0);
   return ticks / 100; // USER_HZ
 }
 
@@ -113,19 +101,13 @@ async function sharpBaseline(png: Uint8Array, width: number): Promise<Figures> {
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), "logo-lookup-bench-"));
-  const state = join(work, "state");
   const dist = join(projectRoot, ".wrangler", "bench", "dist");
   try {
     log("Bundling the Worker as for deployment…");
     bundleWorker(dist);
 
     log("Preparing a local catalogue…");
-    run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-    const seed = writeSeedManifest(join(work, "seed"));
-    const rows = readFileSync(seed.manifest, "utf8").split("\n").filter((line) => /"domains":\["(github|stripe)\.com"/.test(line));
-    const manifest = join(work, "seed", "bench.jsonl");
-    writeFileSync(manifest, `${rows.join("\n")}\n`);
-    await importManifest(manifest, { persistTo: state });
+    const state = await seededState(work, /^(github|stripe)\.com$/);
 
     const platform = await openPlatform({ persistTo: state });
     let keys: { redirect: string; bytes: string };
