@@ -25,10 +25,13 @@ export function mcpWindows(plan: Plan, toolset: Toolset): LimitWindow[] {
 
 export type McpDecision = LimitDecision & { dailyLimit?: number };
 
+/** The daily history MCP calls are counted under (RateLimiter `counter`), for usage reports. */
+export const MCP_COUNTER = "mcp_request";
+
 export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now()): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);
-  if (windows.length === 0) return { allowed: true, remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
-  const decision = await rateLimiterFor(env, limiterNames.mcp(accountId)).consume(windows, 1, now);
+  // Asked even without windows: the call still goes into the account's daily history.
+  const decision = await rateLimiterFor(env, limiterNames.mcp(accountId)).consume(windows, 1, now, MCP_COUNTER);
   const daily = windows.find((w) => w.name === decision.refusedBy && w.period === "day");
   return daily ? { ...decision, dailyLimit: daily.limit } : decision;
 }
