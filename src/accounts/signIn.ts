@@ -53,7 +53,11 @@ export async function signIn(
   return ok({ id: account.id, email: account.email, plan: account.plan });
 }
 
-async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
+/**
+ * Counts one attempt against the sign-in limits of an address and an account (email). Sign-up
+ * counts against the same limits: it is a guess at an account just as a sign-in is.
+ */
+export async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
   const now = Date.now();
   const check = (name: string, limit: number) =>
     rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], 1, now);
