@@ -56,7 +56,7 @@ function Field(props: { name: "email" | "password"; label: string; value?: strin
 
 function SignInPage(props: FormState & { signupOpen: boolean }) {
   return (
-    <Page title="Sign in" narrow>
+    <Page title="Sign in" narrow signupOpen={props.signupOpen}>
       <h1>Sign in</h1>
       {props.notice && <p class="notice">{props.notice}</p>}
       {props.error && (
@@ -85,7 +85,7 @@ function SignInPage(props: FormState & { signupOpen: boolean }) {
 
 function SignUpPage(props: FormState) {
   return (
-    <Page title="Create account" narrow>
+    <Page title="Create account" narrow signupOpen>
       <h1>Create your account</h1>
       <p class="muted">Free plan: 500,000 lookups a month per key, and MCP access for your AI tools. No card needed.</p>
       {props.error && (

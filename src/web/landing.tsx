@@ -14,7 +14,7 @@ export const landing = new Hono<AppEnv>();
 
 function LandingPage(props: { base: string; signupOpen: boolean; signedIn: boolean; typed?: string | undefined; result: PlaygroundResult | null }) {
   return (
-    <Page title="Company logos by domain" indexable>
+    <Page title="Company logos by domain" indexable signupOpen={props.signupOpen}>
       <section class="hero" aria-labelledby="hero-heading">
         <h1 id="hero-heading">Company logos, by domain</h1>
         <p>

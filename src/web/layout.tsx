@@ -30,6 +30,8 @@ export interface PageProps {
   narrow?: boolean;
   /** Pages of the signed-in portal stay out of search engines; the landing page does not. */
   indexable?: boolean;
+  /** Whether to offer "Create account" to a visitor (SIGNUP is on). */
+  signupOpen?: boolean;
   children: Child;
 }
 
@@ -55,7 +57,7 @@ export function Page(props: PageProps) {
               <img src={assetPaths.icon} alt="" width="24" height="24" />
               Logo Lookup
             </a>
-            {props.account ? <PortalNav account={props.account} section={props.section} /> : <GuestNav />}
+            {props.account ? <PortalNav account={props.account} section={props.section} /> : <GuestNav signupOpen={props.signupOpen === true} />}
           </div>
         </header>
         <main id="main" class={props.narrow ? "narrow" : undefined} tabindex={-1}>
@@ -92,7 +94,7 @@ function PortalNav(props: { account: SessionAccount; section?: Section | undefin
   );
 }
 
-function GuestNav() {
+function GuestNav(props: { signupOpen: boolean }) {
   return (
     <nav class="site-nav account" aria-label="Account">
       <ul>
@@ -102,9 +104,11 @@ function GuestNav() {
         <li>
           <a href="/portal/login">Sign in</a>
         </li>
-        <li>
-          <a href="/portal/signup">Create account</a>
-        </li>
+        {props.signupOpen && (
+          <li>
+            <a href="/portal/signup">Create account</a>
+          </li>
+        )}
       </ul>
     </nav>
   );

@@ -40,11 +40,21 @@ export type PlaygroundResult = { domain: string; logo: ResolvedLogo; images: Pla
 
 /** The logo a typed domain names, or what to say instead. */
 export async function resolveTyped(db: Db, typed: string): Promise<{ domain: string; logo: ResolvedLogo } | { domain: string; error: string }> {
-  const normalised = normaliseDomain(typed);
+  const normalised = normaliseDomain(hostOf(typed));
   if (!normalised.ok) return { domain: typed, error: `“${typed}” is not a domain name. Try one like github.com.` };
   const logo = await resolveLogo(db, { kind: "domain", value: normalised.domain });
   if (!logo) return { domain: normalised.domain, error: `No logo for ${normalised.domain} yet.` };
   return { domain: normalised.domain, logo };
+}
+
+/** People paste addresses: a URL (or a host with a path) counts by its host. */
+function hostOf(typed: string): string {
+  if (!/[/:]/.test(typed)) return typed;
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(typed) ? typed : `http://${typed}`).hostname;
+  } catch {
+    return typed;
+  }
 }
 
 function images(logo: ResolvedLogo, src: (size: number, theme: Theme) => string): PlaygroundImage[] {

@@ -22,6 +22,19 @@ export const portalPages = new Hono<WebEnv>();
 portalPages.use("/portal/*", csrf());
 portalPages.use("/portal", csrf());
 for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages]) portalPages.route("/", pages);
+// Any other path under /portal is a missing page of the portal, not a domain to look up.
+portalPages.all("/portal/*", (c) =>
+  render(
+    c,
+    <Page title="Not found" narrow>
+      <h1>No such page</h1>
+      <p>
+        <a href="/portal">Go to the portal</a>
+      </p>
+    </Page>,
+    404,
+  ),
+);
 
 portalPages.onError((error, c) => {
   // hono/csrf refuses a cross-site form with a bare 403.

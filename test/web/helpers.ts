@@ -1,6 +1,6 @@
-import { Browser, PASSWORD } from "../oauth/helpers";
+import { BASE, Browser, PASSWORD } from "../oauth/helpers";
 
-export { Browser, PASSWORD };
+export { BASE, Browser, PASSWORD };
 
 let n = 0;
 export const freshEmail = () => `web${++n}-${crypto.randomUUID().slice(0, 8)}@example.com`;
