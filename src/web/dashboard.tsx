@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { publicBase } from "../env";
 import { type ListedKey, listKeys } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
-import { companyUsage } from "../limits/companyQuotaClient";
 import { dailyUsage } from "../limits/history";
 import { lookupUsage } from "../limits/lookupLimits";
 import { windowEnd } from "../limits/periods";
@@ -24,21 +23,20 @@ export const planNames: Record<SessionAccount["plan"], string> = { free: "Free",
 interface Overview {
   monthLookups: number;
   mcpToday: number;
-  companiesToday: number | null;
+  companiesToday: number;
   monthResets: number;
   dayResets: number;
 }
 
 async function overview(env: Env, account: SessionAccount, keys: ListedKey[], now: number): Promise<Overview> {
-  const [months, today, companies] = await Promise.all([
+  const [months, today] = await Promise.all([
     Promise.all(keys.map((key) => lookupUsage(env, { ...key, plan: account.plan }, now))),
     dailyUsage(env, account.id, account.plan, [], 1, now),
-    companyUsage(env, account.id, account.plan, now),
   ]);
   return {
     monthLookups: months.reduce((sum, usage) => sum + usage.month.used, 0),
     mcpToday: today.mcpCalls[0] ?? 0,
-    companiesToday: companies.ok ? companies.value.current : null,
+    companiesToday: today.companies[0] ?? 0,
     monthResets: windowEnd("month", now),
     dayResets: windowEnd("day", now),
   };
@@ -94,8 +92,8 @@ function DashboardPage(props: {
         </section>
         <section class="card" aria-labelledby="companies-heading">
           <h2 id="companies-heading">Companies today</h2>
-          <p class="figure">{overview.companiesToday === null ? "–" : count(overview.companiesToday)}</p>
-          <meter min={0} max={limits.companiesPerDay} value={Math.min(overview.companiesToday ?? 0, limits.companiesPerDay)} aria-labelledby="companies-heading" />
+          <p class="figure">{count(overview.companiesToday)}</p>
+          <meter min={0} max={limits.companiesPerDay} value={Math.min(overview.companiesToday, limits.companiesPerDay)} aria-labelledby="companies-heading" />
           <p class="hint">
             Unique companies through MCP tools: {count(limits.companiesPerDay)} a day. Resets {dateTime(overview.dayResets)}.
           </p>

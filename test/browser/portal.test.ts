@@ -75,6 +75,19 @@ async function review(p: Page, name: string) {
   await p.setViewportSize({ width: 1280, height: 800 });
 }
 
+/**
+ * Clicks something that sends the browser to a host out of reach here (Stripe's pages, an MCP
+ * client's local redirect endpoint): the address it was sent to, once the browser has shown its
+ * error page for it (so that the next navigation is not cut short by that one).
+ */
+async function sentAway(p: Page, prefix: string, click: () => Promise<void>): Promise<URL> {
+  const failed = p.waitForEvent("requestfailed", (request) => request.url().startsWith(prefix));
+  await click();
+  const request = await failed;
+  await p.waitForURL((url) => url.protocol === "chrome-error:");
+  return new URL(request.url());
+}
+
 const lookup = (path: string) => fetch(new URL(path, worker.base), { redirect: "manual" });
 
 describe("a customer's journey through the portal", () => {
@@ -172,8 +185,7 @@ describe("a customer's journey through the portal", () => {
     );
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Allow Browser Test Agent to use your logo account?");
     // The browser is sent to the client's own redirect endpoint (a local program, absent here).
-    const [redirected] = await Promise.all([page.waitForRequest((r) => r.url().startsWith(REDIRECT_URI)), page.getByRole("button", { name: "Approve" }).click()]);
-    const callback = new URL(redirected.url());
+    const callback = await sentAway(page, REDIRECT_URI, () => page.getByRole("button", { name: "Approve" }).click());
     expect(callback.searchParams.get("state")).toBe("browser");
     const tokens = (await (
       await fetch(new URL("/oauth/token", worker.base), {
@@ -208,9 +220,9 @@ describe("a customer's journey through the portal", () => {
   it("upgrades through Stripe Checkout and shows the status on return", async () => {
     await page.goto("/portal/billing");
     // Stripe's hosted pages are out of reach here: where the browser is sent is what counts.
-    const [checkout] = await Promise.all([page.waitForRequest((r) => r.url().startsWith("https://checkout.stripe.com/")), page.getByRole("button", { name: "Upgrade to Launch" }).click()]);
-    expect(checkout.url()).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_\w+$/);
-    const sessionId = new URL(checkout.url()).pathname.split("/").pop()!;
+    const checkout = await sentAway(page, "https://checkout.stripe.com/", () => page.getByRole("button", { name: "Upgrade to Launch" }).click());
+    expect(checkout.href).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_\w+$/);
+    const sessionId = checkout.pathname.split("/").pop()!;
 
     // The customer pays; Stripe sends them back and tells the service by webhook.
     const paid = (await (await fetch(`${worker.stripe}/_complete/${sessionId}`, { method: "POST" })).json()) as Record<string, unknown>;
@@ -223,8 +235,8 @@ describe("a customer's journey through the portal", () => {
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Payment received: you are on the Launch plan.");
     await review(page, "billing");
 
-    const [portal] = await Promise.all([page.waitForRequest((r) => r.url().startsWith("https://billing.stripe.com/")), page.getByRole("button", { name: "Manage billing" }).click()]);
-    expect(portal.url()).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
+    const portal = await sentAway(page, "https://billing.stripe.com/", () => page.getByRole("button", { name: "Manage billing" }).click());
+    expect(portal.href).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
   });
 
   it("shows the error for a wrong password, signing in by keyboard alone", async () => {
