@@ -35,7 +35,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/cli/**"],
+          exclude: ["test/cli/**", "test/browser/**"],
           setupFiles: ["./test/helpers/applyMigrations.ts"],
         },
       },
@@ -49,6 +49,10 @@ export default defineConfig({
           // Each test file works on its own temporary state directory.
           fileParallelism: true,
         },
+      },
+      {
+        // Chromium (playwright-core) against the Worker on workerd: test/browser/.
+        test: { name: "browser", include: ["test/browser/**/*.test.ts"], environment: "node", testTimeout: 60_000, hookTimeout: 120_000 },
       },
     ],
   },

@@ -53,6 +53,8 @@ export const apiKeys = sqliteTable(
     keyHash: text("key_hash").notNull(),
     /** `pk_` or `sk_` and the first characters of the key, e.g. `pk_3Fh9aQ`. */
     prefix: text("prefix").notNull(),
+    /** The key's last four characters, shown beside the prefix so people can tell keys apart. */
+    lastFour: text("last_four"),
     /** Origins allowed to use a publishable key (`https://example.com`), as a JSON array; empty means any. */
     allowedOrigins: text("allowed_origins", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     requireAttribution: integer("require_attribution", { mode: "boolean" }).notNull().default(false),
@@ -60,6 +62,11 @@ export const apiKeys = sqliteTable(
     perMinuteOverride: integer("per_minute_override"),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    /**
+     * When the key was last seen serving a request, to within a few minutes: written when a
+     * lookup takes the slow path (a limiter lease, a cold key), never on the warm path.
+     */
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
 );

@@ -22,6 +22,8 @@ export const varsSchema = z.object({
   STRIPE_PRICE_LAUNCH: z.string().default(""),
   STRIPE_PRICE_GROWTH: z.string().default(""),
   STRIPE_PRICE_ENTERPRISE: z.string().default(""),
+  /** Whether anyone may create an account at /portal/signup; "off" leaves it to operators. */
+  SIGNUP: z.enum(["on", "off"]).default("on"),
 });
 
 /**

@@ -14,7 +14,8 @@ import { sameSiteOnly } from "../portal/sessions";
 import { billingCaller } from "./caller";
 import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
-import { callStripe, paidPlans, priceOf, stripeSdk } from "./stripe";
+import { checkoutState, createCheckoutSession } from "./sessions";
+import { paidPlans, stripeSdk } from "./stripe";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
@@ -92,30 +93,10 @@ billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const input = checkoutInput.safeParse(await jsonBody(c));
   if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"plan\": …} as JSON");
-  const { plan } = input.data;
-  const price = priceOf(c.env, plan);
-  if (!price) return jsonError(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
-  const [existing, account] = await Promise.all([
-    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } }),
-    db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { email: true } }),
-  ]);
-  const base = publicBase(c.env, c.req.url);
-  const session = await callStripe(c.env, "creating a checkout session", (stripe) =>
-    stripe.checkout.sessions.create({
-      mode: "subscription",
-      line_items: [{ price, quantity: 1 }],
-      client_reference_id: caller.accountId,
-      ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
-      metadata: { accountId: caller.accountId, plan },
-      subscription_data: { metadata: { accountId: caller.accountId, plan } },
-      success_url: `${base}/?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-      cancel_url: `${base}/?checkout=cancelled`,
-    }),
-  );
-  if (!session) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-  await db.insert(checkoutSessions).values({ id: session.id, accountId: caller.accountId, plan, createdAt: new Date() });
+  const session = await createCheckoutSession(c.env, db, caller.accountId, input.data.plan, publicBase(c.env, c.req.url));
+  if (!session.ok) return jsonError(c, session.error.code, session.error.message);
   c.header("Cache-Control", "no-store");
-  return c.json({ id: session.id, url: session.url, plan });
+  return c.json(session.value);
 });
 
 const exchangeInput = z.object(
@@ -140,13 +121,9 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   // Another account's session is indistinguishable from an unknown one.
   if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
-  if (!row.completedAt) {
-    const session = await callStripe(c.env, "retrieving a checkout session", (stripe) => stripe.checkout.sessions.retrieve(sessionId));
-    if (!session) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-    if (session.status !== "complete" || session.client_reference_id !== caller.accountId) {
-      return jsonError(c, "conflict", "This checkout is not complete yet");
-    }
-  }
+  const state = await checkoutState(c.env, row);
+  if (state === "unavailable") return jsonError(c, "internal", STRIPE_UNAVAILABLE);
+  if (state === "open") return jsonError(c, "conflict", "This checkout is not complete yet");
 
   // Claimed before the key exists: of two concurrent exchanges, one gets a key.
   const claimed = await db

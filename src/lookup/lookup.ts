@@ -6,6 +6,7 @@ import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from ".
 import { renderPng, scaledHeight } from "../images/transform";
 import { keyTypeOf } from "../keys/format";
 import { checkRestrictions, requestOrigin } from "../keys/restrictions";
+import { noteKeyUse } from "../keys/lastUsed";
 import { knownKey, verifyKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { createDb } from "../lib/db";
@@ -126,13 +127,16 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if ("invalid" in subject) return plainText(subject.invalid, 400, caller.cors);
 
   const now = Date.now();
-  const decision = await consumeLookup(c.env, caller.key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
+  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const decision = await consumeLookup(c.env, caller.key, { now, defer });
   const limitHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) {
     return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
   }
+  const db = createDb(c.env.DB);
+  noteKeyUse(db, caller.key.id, defer, now);
 
-  const logo = await resolveLogo(createDb(c.env.DB), subject);
+  const logo = await resolveLogo(db, subject);
   if (!logo) return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
 
   const vars = readVars(c.env);

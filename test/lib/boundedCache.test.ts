@@ -43,6 +43,7 @@ describe("readVars", () => {
       STRIPE_PRICE_LAUNCH: "price_other_launch",
       STRIPE_PRICE_GROWTH: "price_other_growth",
       STRIPE_PRICE_ENTERPRISE: "price_other_enterprise",
+      SIGNUP: "off",
     };
     const names = Object.keys(varsSchema.shape);
     for (const name of names) {
