@@ -1,3 +1,4 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { noteKeyUse } from "../keys/lastUsed";
 import { verifyKey, type VerifiedKey } from "../keys/verify";
@@ -27,3 +28,11 @@ export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   await next();
   for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value);
 });
+
+/**
+ * A REST route behind a secret key: the key's security scheme in the document and the
+ * `secretKey` door in front of the handler, declared once for every route.
+ */
+export function secretKeyRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(route: R) {
+  return createRoute({ ...route, security: [{ secretKey: [] }], middleware: [secretKey] as const });
+}

@@ -1,11 +1,11 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assetUrl } from "../assets/codec";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
 import { createDb, type Db } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { publicBase } from "../env";
-import { type ApiEnv, secretKey } from "./auth";
+import { type ApiEnv, secretKeyRoute } from "./auth";
 import { commonErrors, Company, errorResponses } from "./schemas";
 
 /**
@@ -18,12 +18,10 @@ const responses = {
   ...errorResponses(404),
 } as const;
 
-const byId = createRoute({
+const byId = secretKeyRoute({
   method: "get",
   path: "/v1/companies/{companyId}",
   summary: "Get a company",
-  security: [{ secretKey: [] }],
-  middleware: [secretKey] as const,
   request: {
     params: z.object({
       companyId: z.coerce.number({ message: "companyId must be a positive whole number" }).int("companyId must be a positive whole number").positive("companyId must be a positive whole number").openapi({ param: { name: "companyId", in: "path" }, example: 42 }),
@@ -32,13 +30,11 @@ const byId = createRoute({
   responses,
 });
 
-const lookup = createRoute({
+const lookup = secretKeyRoute({
   method: "get",
   path: "/v1/companies/lookup",
   summary: "Find a company by domain, ticker or exact name",
   description: "Give exactly one of domain, ticker or name.",
-  security: [{ secretKey: [] }],
-  middleware: [secretKey] as const,
   request: {
     query: z
       .object({

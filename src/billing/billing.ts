@@ -6,12 +6,13 @@ import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
 import { type AppEnv, publicBase } from "../env";
 import { createKey } from "../keys/apiKeys";
-import { createDb } from "../lib/db";
+import { createDb, type Db } from "../lib/db";
+import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { sameSiteOnly } from "../portal/sessions";
-import { billingCaller } from "./caller";
+import { type BillingCaller, billingCaller } from "./caller";
 import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
 import { checkoutState, createCheckoutSession } from "./sessions";
@@ -86,14 +87,22 @@ const checkoutInput = z.object(
   { message: 'Send a JSON body such as {"plan": "launch"}' },
 );
 
-/** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
-billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
+/** The caller of a billing POST and its JSON body, validated; or the answer refusing them. */
+async function callerWith<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ db: Db; caller: BillingCaller; input: T } | Response> {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
-  const input = checkoutInput.safeParse(await jsonBody(c));
-  if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"plan\": …} as JSON");
-  const session = await createCheckoutSession(c.env, db, caller.accountId, input.data.plan, publicBase(c.env, c.req.url));
+  const input = schema.safeParse(await jsonBody(c));
+  if (!input.success) return jsonError(c, "invalid_argument", firstMessage(input.error));
+  return { db, caller, input: input.data };
+}
+
+/** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
+billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
+  const asked = await callerWith(c, checkoutInput);
+  if (asked instanceof Response) return asked;
+  const { db, caller, input } = asked;
+  const session = await createCheckoutSession(c.env, db, caller.accountId, input.plan, publicBase(c.env, c.req.url));
   if (!session.ok) return jsonError(c, session.error.code, session.error.message);
   c.header("Cache-Control", "no-store");
   return c.json(session.value);
@@ -110,12 +119,10 @@ const exchangeInput = z.object(
  * arrived yet, from Stripe itself.
  */
 billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
-  const db = createDb(c.env.DB);
-  const caller = await billingCaller(c, db);
-  if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
-  const input = exchangeInput.safeParse(await jsonBody(c));
-  if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"sessionId\": …} as JSON");
-  const { sessionId } = input.data;
+  const asked = await callerWith(c, exchangeInput);
+  if (asked instanceof Response) return asked;
+  const { db, caller } = asked;
+  const { sessionId } = asked.input;
 
   const row = await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, caller.accountId)) });
   // Another account's session is indistinguishable from an unknown one.
