@@ -1,6 +1,7 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
+import { logoSourceOf } from "./provenance";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
 /** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
@@ -21,6 +22,10 @@ export interface ResolvedLogo {
   greyKey: string;
   invertedKey: string | null;
   invertedGreyKey: string | null;
+  /** `X-Logo-Source`: imported into the catalogue, or discovered on the domain's site. */
+  source: "catalogue" | "discovered";
+  /** When a discovered logo was fetched (Unix ms); null for imported logos. */
+  fetchedAt: number | null;
 }
 
 /**
@@ -66,6 +71,8 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
     greyKey: logo.greyKey,
     invertedKey: logo.invertedKey,
     invertedGreyKey: logo.invertedGreyKey,
+    source: logoSourceOf(logo.sourceSet),
+    fetchedAt: logo.fetchedAt?.getTime() ?? null,
   };
 }
 
@@ -88,22 +95,27 @@ export function knownResolution(subject: Subject, now = Date.now()): ResolvedLog
   return isolateCache.get(cacheKeyOf(subject), now);
 }
 
+const cacheRequest = (subject: Subject) => new Request(`${CACHE_ORIGIN}/${cacheKeyOf(subject)}`);
+
 export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
   const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
 
   const cache = await caches.open("resolve");
-  const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);
-  const cached = await cache.match(request);
-  let logo: ResolvedLogo | null;
-  if (cached) {
-    logo = (await cached.json()) as ResolvedLogo | null;
-  } else {
-    logo = await resolveFromDb(db, subject);
-    const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
-    await cache.put(request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
-  }
+  const cached = await cache.match(cacheRequest(subject));
+  if (!cached) return reresolve(db, subject, now);
+  const logo = (await cached.json()) as ResolvedLogo | null;
   isolateCache.set(cacheKey, logo, now);
+  return logo;
+}
+
+/** Resolves from D1, past both caches, and caches the answer: after a discovery wrote the subject's logo. */
+export async function reresolve(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+  const logo = await resolveFromDb(db, subject);
+  const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
+  const cache = await caches.open("resolve");
+  await cache.put(cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
+  isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
 }

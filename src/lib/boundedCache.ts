@@ -64,4 +64,8 @@ export class ExpiringCache<K, V> {
   set(key: K, value: V, now = Date.now()): void {
     this.entries.set(key, { value, expires: now + this.ttlMs });
   }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
 }
