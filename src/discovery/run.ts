@@ -42,7 +42,7 @@ function summary(report: DiscoveryReport) {
     domain: report.domain,
     outcome: report.outcome,
     reason: report.reason,
-    chosen: report.chosen?.url,
+    chosen: report.chosen?.url.slice(0, 200),
     candidates: report.candidates.length,
   };
 }
