@@ -175,7 +175,7 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
 
     const batch = createMessageBatch("logo-discovery", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: false } }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
+    await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["m1"]);
 
     const second = await get(`/${site.host}?token=${token}`);
@@ -190,7 +190,7 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     await site.set({ "/": page('<link rel="icon" href="/v2.png">'), "/v2.png": image(png(128, 128)) });
     const batch = createMessageBatch("logo-discovery", [{ id: "r1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
+    await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["r1"]);
     const after = await storedLogo(site.host);
     expect(after?.logo).toMatchObject({ id: before!.logo.id, width: 128, sourceUrl: `https://${site.host}/v2.png` });
