@@ -287,7 +287,7 @@ async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedIm
   return ok({ columns });
 }
 
-function logoObjectKeys(logo: { originalKey: string; masterKey: string; greyKey: string; invertedKey: string | null; invertedGreyKey: string | null }): string[] {
+export function logoObjectKeys(logo: { originalKey: string; masterKey: string; greyKey: string; invertedKey: string | null; invertedGreyKey: string | null }): string[] {
   return [logo.originalKey, logo.masterKey, logo.greyKey, logo.invertedKey, logo.invertedGreyKey].filter(
     (key): key is string => key !== null,
   );

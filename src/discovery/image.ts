@@ -1,15 +1,15 @@
-import decodeIco from "decode-ico";
 import { decode as decodePng, encode as encodePngPixels, convertIndexedToRgb } from "fast-png";
 import type { PreparedImage } from "../catalogue/importLogo";
 import { preparedFromPixels } from "../catalogue/preparedImage";
 import type { Pixels } from "../images/renditions";
 import { fail, ok, type Result } from "../lib/errors";
+import { decodeBmpEntry, icoEntries, largestEntry } from "./ico";
 import type { IconFormat } from "./sniff";
 
 /**
  * Icons as pixels, in the Worker. sharp is Node-only, so:
  *  - PNG is decoded and every rendition encoded by fast-png (pure JS, zlib by fflate);
- *  - ICO is read here (decode-ico: PNG entries, and BMP entries with their AND mask), since
+ *  - ICO is read here (./ico.ts: PNG entries, and BMP entries with their AND mask), since
  *    the Images binding does not read ICO;
  *  - JPEG, GIF, WebP and AVIF go through the Images binding to PNG first;
  *  - SVG goes through the Images binding too, rasterised MAX_EDGE wide. Locally the binding
@@ -62,32 +62,12 @@ async function decodePngIcon(images: ImagesBinding, bytes: Uint8Array, vector: b
 
 /** The largest entry of an ICO (then the deepest colour), decoded. */
 async function decodeIcoIcon(images: ImagesBinding, bytes: Uint8Array): Promise<Result<DecodedIcon>> {
-  if (!icoEntriesBounded(bytes)) return fail("invalid_argument", "ICO entry too large");
-  const entries = decodeIco(bytes);
-  const best = [...entries].sort((a, b) => b.width * b.height - a.width * a.height || b.bpp - a.bpp)[0];
-  if (!best) return fail("invalid_argument", "ICO without images");
-  if (best.type === "png") return decodePngIcon(images, best.data, false);
-  const data = new Uint8Array(best.data.buffer, best.data.byteOffset, best.data.byteLength);
-  return ok({ pixels: { width: best.width, height: best.height, channels: 4, data }, sourceWidth: best.width, sourceHeight: best.height, vector: false });
-}
-
-/**
- * Every BMP entry's own header names its size; decode-ico allocates what it says, so a
- * hostile header is refused here first.
- */
-function icoEntriesBounded(bytes: Uint8Array): boolean {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint16(4, true);
-  if (count > 64 || bytes.byteLength < 6 + 16 * count) return false;
-  for (let i = 0; i < count; i++) {
-    const offset = view.getUint32(6 + 16 * i + 12, true);
-    if (offset + 12 > bytes.byteLength) return false;
-    if (bytes[offset] === 0x89) continue; // a PNG entry, bounded when decoded
-    const width = Math.abs(view.getInt32(offset + 4, true));
-    const height = Math.abs(view.getInt32(offset + 8, true)) / 2;
-    if (width === 0 || width > 1024 || height > 1024) return false;
-  }
-  return true;
+  const best = largestEntry(icoEntries(bytes));
+  if (!best) return fail("invalid_argument", "ICO without a readable image");
+  if (best.kind === "png") return decodePngIcon(images, best.data, false);
+  const pixels = decodeBmpEntry(best);
+  if (!pixels) return fail("invalid_argument", "ICO entry of an unsupported kind");
+  return ok({ pixels, sourceWidth: pixels.width, sourceHeight: pixels.height, vector: false });
 }
 
 /** Other formats become a PNG at most MAX_EDGE wide through the Images binding; SVGs are drawn that wide. */

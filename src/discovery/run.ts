@@ -17,23 +17,33 @@ export type DiscoveryOutcome =
 
 export async function runDiscovery(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryOutcome> {
   const db = createDb(env.DB);
-  const vars = readVars(env);
   if (!options.refresh) {
     const company = await findCompanyByDomain(db, domain);
     if (company) return { status: "found", companyId: company.companyId };
     const miss = await rememberedMiss(db, domain, now);
     if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor };
   }
+  const report = await discoverAndRecord(env, domain, options, now);
+  if (report.outcome === "found") return { status: "found", companyId: report.chosen!.companyId };
+  return { status: "nothing", reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
+}
+
+/**
+ * Discovers now, whatever is settled, and records the outcome: a found logo clears the
+ * domain's remembered miss; nothing found is remembered, except by a refresh, which keeps the
+ * logo it has. What operators run (`npm run admin -- discover`), and the coordinator's work.
+ */
+export async function discoverAndRecord(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryReport> {
+  const db = createDb(env.DB);
+  const vars = readVars(env);
   const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now));
   console.log(JSON.stringify({ discovery: summary(report), refresh: options.refresh }));
-  if (report.outcome === "found") {
-    await forgetMiss(db, domain);
-    return { status: "found", companyId: report.chosen!.companyId };
+  if (report.outcome === "found") await forgetMiss(db, domain);
+  else if (!options.refresh) {
+    const facts = { reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
+    await rememberMiss(db, domain, facts, vars.DISCOVERY_MISS_TTL_S, now);
   }
-  const facts = { reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
-  // A refresh that finds nothing keeps the logo it has.
-  if (!options.refresh) await rememberMiss(db, domain, facts, vars.DISCOVERY_MISS_TTL_S, now);
-  return { status: "nothing", ...facts };
+  return report;
 }
 
 /** What the logs keep of a discovery: enough to tell why, without every candidate's detail. */

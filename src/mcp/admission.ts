@@ -1,6 +1,8 @@
 import type { Logo, LogoVariant } from "../../schema";
 import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
+import { discoverOnMiss } from "../discovery/onMiss";
+import { normaliseDomain } from "../lib/domain";
 import { admitCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
@@ -35,7 +37,10 @@ export async function admittedMatch(
   query: string,
   variant: LogoVariant | undefined,
 ): Promise<Admitted<{ logo: Logo; company: CompanyMatch; fallback: boolean }>> {
-  const [company] = await searchCompanies(ctx.db, query, 1);
+  let [company] = await searchCompanies(ctx.db, query, 1);
+  // A query that is a domain unknown to the catalogue: the domain's own site is asked.
+  const domain = company ? null : normaliseDomain(query.trim());
+  if (domain?.ok && (await discoverOnMiss(ctx.env, domain.domain)).found) [company] = await searchCompanies(ctx.db, query, 1);
   const chosen = company ? chooseLogo(await logosOfCompany(ctx.db, company.companyId), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return admitted(ctx, { company, ...chosen });
