@@ -37,7 +37,7 @@ describe("fallback=monogram", () => {
       ["ÉCOLE-42.fr", "É"],
       ["مثال.com", "م"],
       ["42things.io", "4"],
-    ]) {
+    ] as const) {
       const svg = await svgOf(await offline(`/${encodeURIComponent(domain)}?token=${token}&fallback=monogram`));
       expect(letterOf(svg), domain).toBe(letter);
     }
