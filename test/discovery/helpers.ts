@@ -1,20 +1,13 @@
 import { env } from "cloudflare:workers";
 import { encode } from "fast-png";
 import { toBase64 } from "../../src/lib/encoding";
+import type { Route } from "../fakes/websites";
 
 /**
  * Fake company websites for discovery (test/fakes/websites.ts): each test claims a site of
  * its own, so nothing an isolate remembers about one domain carries over to another test.
  */
-export interface Route {
-  status?: number;
-  type?: string;
-  body?: string;
-  base64?: string;
-  location?: string;
-  endless?: boolean;
-  size?: number;
-}
+export type { Route } from "../fakes/websites";
 
 export interface FakeSite {
   host: string;

@@ -19,7 +19,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  */
 export const SITE_COUNT = 160;
 
-interface Route {
+export interface Route {
   status?: number;
   type?: string;
   body?: string;

@@ -1,8 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { unstable_dev } from "wrangler";
 import type { Result } from "../../lib/errors";
-import { type PlatformOptions, projectRoot, stateRoot, writeStorageToolConfig } from "../platform";
+import { type PlatformOptions, startToolWorker, writeStorageToolConfig } from "../platform";
 
 /**
  * Starts the discovery tool worker (./worker.ts) in workerd over the local state (or, with
@@ -17,15 +15,7 @@ export async function askDiscoveryWorker<T>(options: PlatformOptions, path: "/di
     configPath,
     JSON.stringify({ ...config, images: { binding: "IMAGES" }, vars: { DISCOVERY_RESOLVE: process.env.DISCOVERY_RESOLVE ?? "" } }),
   );
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  const worker = await unstable_dev(join(projectRoot, "src/cli/discovery/worker.ts"), {
-    config: configPath,
-    persistTo: stateRoot(options),
-    ip: "127.0.0.1",
-    port: 0,
-    logLevel: "error",
-    experimental: { disableExperimentalWarning: true },
-  });
+  const worker = await startToolWorker("src/cli/discovery/worker.ts", configPath, options);
   try {
     const response = await worker.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     if (!response.ok) throw new Error(`discovery worker answered ${response.status}: ${await response.text()}`);
