@@ -95,6 +95,8 @@ export function decodeBmpEntry(entry: IcoEntry): Pixels | null {
       out[o + 3] = a;
     }
   }
+  // A 32-bit image whose alpha is all zero is an old one that relies on its mask.
+  if (bitCount === 32 && !anyAlpha) for (let i = 3; i < out.length; i += 4) out[i] = 255;
   // The AND mask marks transparency, except for 32-bit images that carry their own alpha.
   if (hasMask && !(bitCount === 32 && anyAlpha)) {
     for (let y = 0; y < height; y++) {
