@@ -1,8 +1,10 @@
 import { createMessageBatch, getQueueResult, createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { companies, companyDomains, logos } from "../../schema";
+import { discoverDomain } from "../../src/discovery/discover";
+import { parseResolve } from "../../src/discovery/fetcher";
 import worker from "../../src/index";
 import { db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";
@@ -196,6 +198,20 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect(after?.logo).toMatchObject({ id: before!.logo.id, width: 128, sourceUrl: `https://${site.host}/v2.png` });
     expect(after!.logo.fetchedAt!.getTime()).toBeGreaterThanOrEqual(before!.logo.fetchedAt!.getTime());
     expect(await env.LOGOS.head(before!.logo.masterKey)).toBeNull();
+  });
+
+  it("serves a discovered logo older than 30 days as it is and has the queue fetch it again", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/old.png">'), "/old.png": image(png(64, 64)) });
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    expect((await discoverDomain(env, db, site.host, parseResolve(env.DISCOVERY_RESOLVE, ""), longAgo)).outcome).toBe("found");
+    await site.set({ "/": page('<link rel="icon" href="/new.png">'), "/new.png": image(png(96, 96)) });
+    const token = await freshKey();
+    const stale = await get(`/${site.host}?token=${token}`);
+    expect(stale.status).toBe(302);
+    expect((await storedLogo(site.host))?.logo.width).toBe(64);
+    // The refresh arrives through the real queue, whenever its consumer runs.
+    await vi.waitFor(async () => expect((await storedLogo(site.host))?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/new.png` }), { timeout: 15_000, interval: 100 });
+    expect((await storedLogo(site.host))!.logo.fetchedAt!.getTime()).toBeGreaterThan(longAgo.getTime());
   });
 
   it("is off with DISCOVERY=off: the site is never asked", async () => {
