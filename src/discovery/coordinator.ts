@@ -47,7 +47,13 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
     if (outcome !== "pending") return outcome;
     if (!this.queued) {
       this.queued = true;
-      await this.env.DISCOVERY_QUEUE.send({ domain, refresh } satisfies DiscoveryMessage);
+      try {
+        await this.env.DISCOVERY_QUEUE.send({ domain, refresh } satisfies DiscoveryMessage);
+      } catch (error) {
+        // The next caller past its budget tries again.
+        this.queued = false;
+        console.error(`discovery of ${domain}: not queued`, error);
+      }
     }
     return { status: "pending" };
   }

@@ -22,8 +22,9 @@ import { type IconFormat, sniffFormat } from "./sniff";
 const PAGE = { maxBytes: 512 * 1024, timeoutMs: 4000, overflow: "truncate", accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1" } as const;
 const MANIFEST = { maxBytes: 256 * 1024, timeoutMs: 4000, overflow: "refuse", accept: "application/manifest+json,application/json;q=0.9,*/*;q=0.1" } as const;
 const ICON = { maxBytes: 5 * 1024 * 1024, timeoutMs: 5000, overflow: "refuse", accept: "image/svg+xml,image/png,image/x-icon,image/*;q=0.9,*/*;q=0.1" } as const;
-/** Candidates fetched per round, best declared first. */
+/** Candidates fetched per round, best declared first, and at most this many rounds of what the page names. */
 const FETCHED_PER_ROUND = 4;
+const MAX_NAMED = 12;
 const MIN_EDGE = 32;
 
 export interface DiscoveryEnv {
@@ -141,7 +142,9 @@ async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
   let fetched: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
   if (!fetched.ok) fetched = await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
   if (!fetched.ok) return { pageUrl: null, page: null, manifestUrl: null, manifest: null };
-  const page = await readPage(fetched.bytes);
+  // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
+  const page = await readPage(fetched.bytes).catch(() => null);
+  if (!page) return { pageUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
   const base = resolveUrl(page.baseHref, fetched.url) ?? fetched.url;
   const manifestUrl = resolveUrl(page.manifestHref, base);
   let manifest: ManifestFacts | null = null;
@@ -178,7 +181,7 @@ function candidatesOf(site: Site): Candidate[] {
   };
   add(site.page?.icons ?? [], site.pageUrl);
   add(site.manifest?.icons ?? [], site.manifestUrl);
-  return out.sort((a, b) => declaredRank(b) - declaredRank(a));
+  return out.sort((a, b) => declaredRank(b) - declaredRank(a)).slice(0, MAX_NAMED);
 }
 
 const isVectorHint = (c: CandidateReport) => c.declaredType === "image/svg+xml" || c.declaredSize === "any" || /\.svgz?(?:[?#]|$)/i.test(c.url) || /^data:image\/svg/i.test(c.url);

@@ -45,13 +45,13 @@ const refreshAsked = new BoundedCache<string, number>(10_000);
  * a day per domain and isolate.
  */
 export function refreshIfStale(
-  env: Pick<Env, "DISCOVERY_QUEUE" | "DISCOVERY">,
+  env: Env,
   logo: { source: "catalogue" | "discovered"; fetchedAt: number | null; domain: string },
   defer: (work: Promise<unknown>) => void,
   now = Date.now(),
 ): void {
   if (logo.source !== "discovered" || logo.fetchedAt === null || now - logo.fetchedAt < DISCOVERED_REFRESH_MS) return;
-  if (env.DISCOVERY === "off" || (refreshAsked.get(logo.domain) ?? 0) > now - 86_400_000) return;
+  if (readVars(env).DISCOVERY === "off" || (refreshAsked.get(logo.domain) ?? 0) > now - 86_400_000) return;
   refreshAsked.set(logo.domain, now);
   defer(queueRefresh(env, logo.domain).catch((error) => console.error(`discovery: refresh of ${logo.domain} not queued`, error)));
 }
