@@ -201,7 +201,10 @@ async function main() {
         monogram: new URL(`/${emptyHost}?token=${keys.redirect}&fallback=monogram`, redirectBase).href,
       };
       for (const [name, url] of Object.entries(urls)) {
+        const started = performance.now();
         const response = await fetch(url, { redirect: "manual" });
+        // The warm-up of the discovery rows is a first lookup: the discovery itself.
+        if (name === "discovered" || name === "monogram") log(`  first lookup, ${name}: ${(performance.now() - started).toFixed(0)} ms (${response.status})`);
         if (response.status >= 400) throw new Error(`warm-up of ${name} answered ${response.status}`);
         await response.arrayBuffer();
       }
