@@ -1,7 +1,7 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
-import { logoSourceOf } from "./provenance";
+import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
 /** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
@@ -30,12 +30,13 @@ export interface ResolvedLogo {
 
 /**
  * The default logo of a company: an icon before a wordmark (a hotlinked logo is usually shown
- * small and square), and the full-colour set before the monochrome one.
+ * small and square), the full-colour set before the monochrome one, and any imported logo
+ * before one discovered on the company's site.
  */
 const sourcePreference = ["iconify-logos", "simple-icons"];
 export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
-    const source = sourcePreference.indexOf(logo.sourceSet);
+    const source = logo.sourceSet === DISCOVERED_SOURCE_SET ? 90 : sourcePreference.indexOf(logo.sourceSet);
     return (logo.variant === variantFirst ? 0 : 100) + (source === -1 ? 50 : source);
   };
   return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];

@@ -1,7 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LogoLookup } from "../../src/sdk";
-import { addAccount, addKey } from "../helpers/catalogue";
+import { darkLogo40x20 } from "../fixtures/images";
+import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { agent, structured } from "../mcp/helpers";
 import { rest, secretKeyFor } from "../api/helpers";
 import { claimSite, image, page, png } from "./helpers";
@@ -27,6 +28,16 @@ describe("discovery behind every surface that takes a domain", () => {
     expect(batch.results[0]).toMatchObject({ ok: true, resolvedDomain: a.host, source: "discovered", width: 64 });
     const one = structured<Record<string, unknown>>(await call("fetch_logo", { query: b.host }));
     expect(one).toMatchObject({ ok: true, domain: b.host, companyName: "Surface Co", source: "discovered" });
+  });
+
+  it("an imported logo takes precedence over the discovered one of the same company", async () => {
+    const site = await iconSite();
+    const { call } = await agent();
+    const first = structured<{ results: Array<Record<string, unknown>> }>(await call("fetch_logos", { domains: [site.host] }));
+    expect(first.results[0]).toMatchObject({ source: "discovered" });
+    await addCompany({ name: "Surface Co", domains: [site.host] }, darkLogo40x20());
+    const second = structured<{ results: Array<Record<string, unknown>> }>(await call("fetch_logos", { domains: [site.host] }));
+    expect(second.results[0]).toMatchObject({ source: "catalogue", width: 40, companyId: first.results[0]!.companyId });
   });
 
   it("the SDK reports the source, and with fallback: monogram gets a monogram for a miss", async () => {
