@@ -33,6 +33,10 @@ export const apiClients = sqliteTable(
 );
 
 export const keyTypes = ["publishable", "secret"] as const;
+
+/** Lookup fallbacks a key can default to (`fallback=monogram` in a URL does the same for one request). */
+export const lookupFallbacks = ["monogram"] as const;
+export type LookupFallback = (typeof lookupFallbacks)[number];
 export type KeyType = (typeof keyTypes)[number];
 
 /**
@@ -60,6 +64,8 @@ export const apiKeys = sqliteTable(
     requireAttribution: integer("require_attribution", { mode: "boolean" }).notNull().default(false),
     /** Per-minute limit for this key instead of the plan's. */
     perMinuteOverride: integer("per_minute_override"),
+    /** What a lookup with this key answers for a domain without a logo when the URL does not say: null is the spec's 404. */
+    fallback: text("fallback", { enum: lookupFallbacks }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
     /**

@@ -103,6 +103,10 @@ export const logos = sqliteTable(
     /** Provenance: the set the logo came from and its licence (SPDX id where one exists). */
     sourceSet: text("source_set").notNull(),
     licence: text("licence").notNull(),
+    /** Where a discovered logo was fetched from (the icon's URL); null for imported logos. */
+    sourceUrl: text("source_url"),
+    /** When that URL was last fetched; discovered logos are refreshed 30 days after it. */
+    fetchedAt: integer("fetched_at", { mode: "timestamp_ms" }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
@@ -112,6 +116,23 @@ export const logos = sqliteTable(
     check("logos_dimensions_check", sql`${t.width} > 0 AND ${t.height} > 0 AND ${t.bytes} > 0`),
   ],
 );
+
+/**
+ * Domains whose site was looked at and offered no usable icon: not fetched again until
+ * `missedUntil` (DISCOVERY_MISS_TTL_S). What the site did say (its name, its theme colour) is
+ * kept for the monogram fallback.
+ */
+export const discoveryMisses = sqliteTable("discovery_misses", {
+  /** Registrable domain, normalised as company_domains.domain. */
+  domain: text("domain").primaryKey(),
+  missedUntil: integer("missed_until", { mode: "timestamp_ms" }).notNull(),
+  /** Why nothing was taken, for operators: "unreachable", "no usable icon", … */
+  reason: text("reason").notNull(),
+  siteName: text("site_name"),
+  /** `#rrggbb` from the page's theme-color, when it had one. */
+  brandColor: text("brand_color"),
+  checkedAt: integer("checked_at", { mode: "timestamp_ms" }).notNull(),
+});
 
 export type Company = typeof companies.$inferSelect;
 export type Logo = typeof logos.$inferSelect;

@@ -24,6 +24,11 @@ export const varsSchema = z.object({
   STRIPE_PRICE_ENTERPRISE: z.string().default(""),
   /** Whether anyone may create an account at /portal/signup; "off" leaves it to operators. */
   SIGNUP: z.enum(["on", "off"]).default("on"),
+  DISCOVERY: z.enum(["on", "off"]).default("on"),
+  DISCOVERY_BUDGET_MS: z.coerce.number().int().min(0).max(30_000).default(2500),
+  DISCOVERY_MISS_TTL_S: z.coerce.number().int().min(0).default(86_400),
+  /** `host=127.0.0.1:PORT,…`: parsed and checked where it is used (src/discovery/fetcher.ts). */
+  DISCOVERY_RESOLVE: z.string().default(""),
 });
 
 /**

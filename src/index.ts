@@ -1,8 +1,10 @@
 import { app } from "./app";
 import { configurationProblems } from "./env";
+import { consumeDiscoveries } from "./discovery/queue";
 
 export { RateLimiter } from "./limits/rateLimiter";
 export { CompanyQuota } from "./limits/companyQuota";
+export { DiscoveryCoordinator } from "./discovery/coordinator";
 
 // Said once per isolate, at its first request: a deployment missing a secret fails loudly in
 // the logs at start, not one request at a time (names and consequences only, never values).
@@ -16,4 +18,5 @@ export default {
     }
     return app.fetch(request, env, ctx);
   },
+  queue: (batch, env) => consumeDiscoveries(batch, env),
 } satisfies ExportedHandler<Env>;

@@ -1,5 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assetUrl } from "../assets/codec";
+import { logoSourceOf } from "../catalogue/provenance";
+import { discoverOnMiss } from "../discovery/onMiss";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
 import { createDb, type Db } from "../lib/db";
@@ -60,6 +62,9 @@ function companyBody(base: string, company: CompanyDetail) {
       url: assetUrl(base, logo.masterKey),
       sourceSet: logo.sourceSet,
       licence: logo.licence,
+      source: logoSourceOf(logo.sourceSet),
+      sourceUrl: logo.sourceUrl,
+      fetchedAt: logo.fetchedAt?.toISOString() ?? null,
     })),
   };
 }
@@ -77,6 +82,8 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
       const host = normaliseDomain(domain);
       if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
+      // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
+      if (!match && (await discoverOnMiss(c.env, host.domain)).found) match = await findCompanyByDomain(db, host.domain);
     } else if (ticker !== undefined) {
       match = await findCompanyByTicker(db, ticker);
     } else {

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { logoSourceOf } from "../catalogue/provenance";
 import type { AppEnv } from "../env";
+import { sourceSetOfKey } from "../images/keys";
 import { resizePng, scaledHeight } from "../images/transform";
 import { firstMessage, integerParam } from "../lib/params";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
@@ -65,7 +67,7 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const target = width ?? (maxWidth !== undefined && (!known || maxWidth < sourceWidth) ? maxWidth : undefined);
   const transformed = target !== undefined && target !== sourceWidth;
   const etag = `"${head.etag}${transformed ? `-w${target}` : ""}"`;
-  const headers = new Headers({ "Content-Type": "image/png", "Cache-Control": IMMUTABLE, ETag: etag });
+  const headers = new Headers({ "Content-Type": "image/png", "Cache-Control": IMMUTABLE, ETag: etag, "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)) });
   if (transformed && known && (width !== undefined || target < sourceWidth)) {
     headers.set("X-Image-Width", String(target));
     headers.set("X-Image-Height", String(scaledHeight(sourceWidth, sourceHeight, target)));

@@ -28,6 +28,8 @@ export interface CompanyLogoInput {
   licence: string;
   /** SHA-256 of the file as imported: an unchanged file is never converted or written again. */
   sourceHash: string;
+  /** Where a discovered logo came from and when it was fetched; a refetch of the same file updates only these. */
+  provenance?: { sourceUrl: string; fetchedAt: Date } | undefined;
 }
 
 export interface PreparedImage {
@@ -119,7 +121,10 @@ export async function importCompanyLogo(
     company.prominence !== input.prominence;
   const tickerMissing = input.ticker !== undefined && !tickerHolder;
   const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash;
-  const logoRowChanged = imageChanged || existingLogo.licence !== input.licence;
+  const provenanceChanged =
+    input.provenance !== undefined &&
+    (existingLogo?.sourceUrl !== input.provenance.sourceUrl || existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
+  const logoRowChanged = imageChanged || existingLogo.licence !== input.licence || provenanceChanged;
 
   if (!companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
     return ok({ outcome: "unchanged", companyId: companyId!, logoId: existingLogo!.id });
@@ -172,6 +177,7 @@ export async function importCompanyLogo(
     const logoValues = {
       licence: input.licence,
       updatedAt: now,
+      ...(input.provenance ? { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt } : {}),
       ...(stored ? { ...stored.columns, sourceHash: input.sourceHash } : {}),
     };
     if (existingLogo) statements.push(db.update(logos).set(logoValues).where(eq(logos.id, existingLogo.id)));
@@ -245,6 +251,8 @@ const originalTypes: Record<string, string> = {
   jpeg: "image/jpeg",
   webp: "image/webp",
   gif: "image/gif",
+  avif: "image/avif",
+  ico: "image/vnd.microsoft.icon",
 };
 
 async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedImage): Promise<Result<StoredImage>> {
@@ -279,7 +287,7 @@ async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedIm
   return ok({ columns });
 }
 
-function logoObjectKeys(logo: { originalKey: string; masterKey: string; greyKey: string; invertedKey: string | null; invertedGreyKey: string | null }): string[] {
+export function logoObjectKeys(logo: { originalKey: string; masterKey: string; greyKey: string; invertedKey: string | null; invertedGreyKey: string | null }): string[] {
   return [logo.originalKey, logo.masterKey, logo.greyKey, logo.invertedKey, logo.invertedGreyKey].filter(
     (key): key is string => key !== null,
   );

@@ -3,6 +3,7 @@ import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { Db } from "../lib/db";
 import { sourceSets } from "../licences/sources";
+import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
 /** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
@@ -23,17 +24,21 @@ export interface ResolvedLogo {
   greyKey: string;
   invertedKey: string | null;
   invertedGreyKey: string | null;
+  /** `X-Logo-Source`: imported into the catalogue, or discovered on the domain's site. */
+  source: "catalogue" | "discovered";
+  /** When a discovered logo was fetched (Unix ms); null for imported logos. */
+  fetchedAt: number | null;
 }
 
 /**
  * The default logo of a company: an icon before a wordmark (a hotlinked logo is usually shown
  * small and square), then by source set in the bundled sets' order (full-colour sets before the
- * monochrome ones); any other set (a manifest's, discovery's) after them.
+ * monochrome ones), then a manifest's, and last a logo discovered on the company's own site.
  */
 const sourcePreference: readonly string[] = sourceSets.map((s) => s.id);
 export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
-    const source = sourcePreference.indexOf(logo.sourceSet);
+    const source = logo.sourceSet === DISCOVERED_SOURCE_SET ? 90 : sourcePreference.indexOf(logo.sourceSet);
     return (logo.variant === variantFirst ? 0 : 100) + (source === -1 ? 50 : source);
   };
   return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];
@@ -69,6 +74,8 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
     greyKey: logo.greyKey,
     invertedKey: logo.invertedKey,
     invertedGreyKey: logo.invertedGreyKey,
+    source: logoSourceOf(logo.sourceSet),
+    fetchedAt: logo.fetchedAt?.getTime() ?? null,
   };
 }
 
@@ -91,21 +98,25 @@ export function knownResolution(subject: Subject, now = Date.now()): ResolvedLog
   return isolateCache.get(cacheKeyOf(subject), now);
 }
 
+const cacheRequest = (subject: Subject) => new Request(`${CACHE_ORIGIN}/${cacheKeyOf(subject)}`);
+
 export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
   const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
 
-  const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);
-  const cached = await cachedResponse("resolve", request);
-  let logo: ResolvedLogo | null;
-  if (cached) {
-    logo = (await cached.json()) as ResolvedLogo | null;
-  } else {
-    logo = await resolveFromDb(db, subject);
-    const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
-    await storeResponse("resolve", request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
-  }
+  const cached = await cachedResponse("resolve", cacheRequest(subject));
+  if (!cached) return reresolve(db, subject, now);
+  const logo = (await cached.json()) as ResolvedLogo | null;
   isolateCache.set(cacheKey, logo, now);
+  return logo;
+}
+
+/** Resolves from D1, past both caches, and caches the answer: after a discovery wrote the subject's logo. */
+export async function reresolve(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+  const logo = await resolveFromDb(db, subject);
+  const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
+  await storeResponse("resolve", cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
+  isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
 }

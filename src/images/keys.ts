@@ -38,6 +38,11 @@ export function renditionKey(parts: LogoKeyParts, rendition: Rendition): string 
   return stem(parts) + renditionSuffix[rendition];
 }
 
+/** The source set a key names (`logos/<domain>/<variant>.<source set>.<hash>…`), or "" for a key of no logo. */
+export function sourceSetOfKey(key: string): string {
+  return key.slice(key.lastIndexOf("/") + 1).split(".")[1] ?? "";
+}
+
 export function originalKey(parts: LogoKeyParts, format: string): string {
   return `${stem(parts)}.original.${format}`;
 }

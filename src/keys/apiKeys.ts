@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { accounts, apiClients, apiKeys, type KeyType, keyTypes } from "../../schema";
+import { accounts, apiClients, apiKeys, type KeyType, keyTypes, type LookupFallback } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { generateKey, hashKey, keyTypeOf, lastFourOf, visiblePrefix } from "./format";
@@ -169,4 +169,18 @@ export async function listKeys(db: Db, accountId: string): Promise<ListedKey[]> 
     .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
     .limit(MAX_LISTED_KEYS)
     .all();
+}
+
+/**
+ * What lookups with this key answer for a domain without a logo when the URL does not say:
+ * a monogram, or (null) the spec's 404. Takes effect within the key cache's 10 seconds.
+ */
+export async function setKeyFallback(db: Db, key: string, fallback: LookupFallback | null): Promise<Result<{ id: string; prefix: string; fallback: LookupFallback | null }>> {
+  if (keyTypeOf(key) === null) return fail("invalid_argument", "Not an API key: expected pk_… or sk_… followed by 32 letters and digits");
+  const [updated] = await db
+    .update(apiKeys)
+    .set({ fallback })
+    .where(and(eq(apiKeys.keyHash, await hashKey(key)), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, prefix: apiKeys.prefix, fallback: apiKeys.fallback });
+  return updated ? ok(updated) : fail("not_found", "No such key");
 }

@@ -1,5 +1,5 @@
 import { and, eq, type SQL } from "drizzle-orm";
-import { accounts, apiKeys, type KeyType, type Plan } from "../../schema";
+import { accounts, apiKeys, type KeyType, type LookupFallback, type Plan } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
 import { hashKey, keyTypeOf } from "./format";
@@ -12,6 +12,8 @@ export interface VerifiedKey {
   allowedOrigins: string[];
   requireAttribution: boolean;
   perMinuteOverride: number | null;
+  /** The key's answer to a domain without a logo when the URL does not say (null: 404). */
+  fallback: LookupFallback | null;
 }
 
 /**
@@ -70,6 +72,7 @@ function keyRecord(db: Db, which: SQL) {
       allowedOrigins: apiKeys.allowedOrigins,
       requireAttribution: apiKeys.requireAttribution,
       perMinuteOverride: apiKeys.perMinuteOverride,
+      fallback: apiKeys.fallback,
       revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)

@@ -70,6 +70,11 @@ export class ExpiringCache<K, V> {
     this.entries.set(key, { value, expires: now + this.ttlMs });
   }
 
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  /** Drops every entry whose value matches. */
   deleteWhere(matches: (value: V) => boolean): void {
     this.entries.deleteWhere((entry) => matches(entry.value));
   }

@@ -2,7 +2,9 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { type AppEnv, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
-import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
+import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
 import { renderPng, scaledHeight } from "../images/transform";
 import { keyTypeOf } from "../keys/format";
 import { checkRestrictions, requestOrigin } from "../keys/restrictions";
@@ -37,6 +39,8 @@ function optionsFor(maxSize: number) {
     size: integerParam("size", 1, maxSize).default(128),
     greyscale: booleanParam("greyscale").default(false),
     theme: z.enum(["light", "dark"], { message: "Invalid theme: must be light or dark" }).optional(),
+    // What a domain without a logo gets: the spec's 404 (`none`), or a monogram; unset, the key's default.
+    fallback: z.enum(["monogram", "none"], { message: "Invalid fallback: must be monogram or none" }).optional(),
   });
 }
 const publishableOptions = optionsFor(800);
@@ -95,6 +99,7 @@ function warmRedirect(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if (!parsed.success || carriesSecretKey) return undefined;
   const decision = spendLease(key, now);
   if (!decision) return undefined;
+  refreshIfStale(c.env, logo, (work) => c.executionCtx.waitUntil(work), now);
   return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, rateLimitHeaders(decision));
 }
 
@@ -111,7 +116,7 @@ function redirectResponse(
   // forged Host would poison it. Without a configured base the Location is relative.
   const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL, !!vars.CDN_URL, key, options.size);
   // One plain header object: the hot path builds no Headers of its own.
-  return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...cors, ...limitHeaders } });
+  return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, "X-Logo-Source": logo.source, ...cors, ...limitHeaders } });
 }
 
 /** `subject` is the validated subject, or the 400 message for one that is not valid. */
@@ -136,8 +141,18 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const db = createDb(c.env.DB);
   noteKeyUse(db, caller.key.id, defer, now);
 
-  const logo = await resolveLogo(db, subject);
-  if (!logo) return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+  let logo = await resolveLogo(db, subject, now);
+  let miss: MissAnswer | null = null;
+  if (!logo && subject.kind === "domain") {
+    miss = await discoverOnMiss(c.env, subject.value, now);
+    if (miss.found) logo = await reresolve(db, subject);
+  }
+  if (!logo) {
+    const fallback = parsed.data.fallback ?? caller.key.fallback ?? "none";
+    if (fallback === "monogram") return monogramResponse(c, caller, subject, parsed.data, miss, limitHeaders);
+    return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+  }
+  refreshIfStale(c.env, logo, (work) => c.executionCtx.waitUntil(work), now);
 
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
@@ -147,6 +162,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 
   const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders });
   headers.set("Content-Type", "image/png");
+  headers.set("X-Logo-Source", logo.source);
   if (caller.kind === "secret") {
     for (const [name, value] of Object.entries(metadataHeaders(logo, parsed.data.size))) headers.set(name, value);
   }
@@ -158,6 +174,46 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   }
   headers.set("Content-Length", String(png.byteLength));
   return new Response(png, { status: 200, headers });
+}
+
+/**
+ * A miss answered with a monogram (`fallback=monogram`, or the key's default): the letter of
+ * the name the site gave itself when discovery looked at it, else of the domain. Cached for
+ * less than a logo: discovery may find the real one later (a minute while it is still under
+ * way). Redirect or bytes alike, the monogram is the answer itself: there is no object to
+ * redirect to.
+ */
+function monogramResponse(
+  c: Context<AppEnv>,
+  caller: Caller,
+  subject: Subject,
+  options: LookupOptions,
+  miss: MissAnswer | null,
+  limitHeaders: Record<string, string>,
+): Response {
+  const site = miss && !miss.found ? miss.site : null;
+  // A ticker or name lookup letters what it names; a domain, the site's own name or itself.
+  const name = subject.kind === "domain" ? (site?.name ?? null) : subject.value;
+  const svg = monogramSvg({ domain: subject.value, name, brandColor: site?.brandColor ?? null, size: options.size, theme: options.theme, greyscale: options.greyscale });
+  const pending = miss !== null && !miss.found && miss.pending;
+  const headers: Record<string, string> = {
+    ...MONOGRAM_HEADERS,
+    "Cache-Control": `public, max-age=${pending ? 60 : 3600}`,
+    "X-Logo-Source": "monogram",
+    ...caller.cors,
+    ...limitHeaders,
+  };
+  if (caller.kind === "secret") {
+    Object.assign(headers, {
+      ...(subject.kind === "domain" ? { "X-Logo-Domain": subject.value } : {}),
+      "X-Company-Name": encodeURIComponent(name ?? ""),
+      "X-Logo-Width": String(options.size),
+      "X-Logo-Height": String(options.size),
+    });
+  }
+  const body = new TextEncoder().encode(svg);
+  headers["Content-Length"] = String(body.byteLength);
+  return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers });
 }
 
 /**

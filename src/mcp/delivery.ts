@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Logo } from "../../schema";
 import { assetUrl } from "../assets/codec";
+import { logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/queries";
 import { renderPng, scaledHeight } from "../images/transform";
 import { base64Length } from "../lib/encoding";
@@ -45,6 +46,7 @@ export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, 
     sourceWidth: logo.width,
     sourceHeight: logo.height,
     dimensionsStatus: "known",
+    source: logoSourceOf(logo.sourceSet),
   };
 }
 

@@ -88,6 +88,8 @@ export const deliveryRecordSchema = z.object({
   sourceWidth: dimension,
   sourceHeight: dimension,
   dimensionsStatus: z.enum(["known", "unknown"]),
+  /** Provenance, as X-Logo-Source on image answers. */
+  source: z.enum(["catalogue", "discovered"]),
 });
 
 export const usageSchema = z.object({

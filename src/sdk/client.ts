@@ -30,6 +30,12 @@ export interface LogoOptions {
   greyscale?: boolean;
   /** The background the logo goes on: a logo that would vanish on it comes inverted. */
   theme?: "light" | "dark";
+  /**
+   * A domain without a logo: "monogram" answers with a generated SVG monogram (`source:
+   * "monogram"`, logoId and companyId 0) instead of NotFoundError; "none" insists on the
+   * error whatever the key's default.
+   */
+  fallback?: "monogram" | "none";
 }
 
 export interface LogoMetadata {
@@ -43,6 +49,8 @@ export interface LogoMetadata {
   sourceWidth: number;
   sourceHeight: number;
   contentType: string;
+  /** Where the image comes from: the catalogue, discovered on the domain's own site, or a generated monogram. */
+  source: "catalogue" | "discovered" | "monogram";
 }
 
 export interface Logo extends LogoMetadata {
@@ -186,6 +194,7 @@ export class LogoLookup {
     const params = new URLSearchParams({ size: String(size) });
     if (options.greyscale) params.set("greyscale", "true");
     if (options.theme) params.set("theme", options.theme);
+    if (options.fallback) params.set("fallback", options.fallback);
     return this.request(`/${encodeURIComponent(domain.trim())}?${params}`);
   }
 
@@ -248,6 +257,8 @@ export class LogoLookup {
   }
 }
 
+const sourceOf = (value: string): LogoMetadata["source"] => (value === "discovered" || value === "monogram" ? value : "catalogue");
+
 function metadataOf(response: Response): LogoMetadata {
   const header = (name: string) => response.headers.get(name) ?? "";
   const number = (name: string) => Number(header(name));
@@ -262,6 +273,7 @@ function metadataOf(response: Response): LogoMetadata {
     sourceWidth: number("x-source-width"),
     sourceHeight: number("x-source-height"),
     contentType: header("content-type"),
+    source: sourceOf(header("x-logo-source")),
   };
 }
 

@@ -5,6 +5,8 @@
  *   redirect  GET /{domain} (302, warm cache)     vs  a trivial Worker returning a fixed 302
  *   bytes     GET /{domain} in bytes mode (200)   vs  the same trivial Worker
  *   assets    GET /assets/{key}?maxWidth=256      vs  sharp resizing the same PNG in Node
+ *   discovered  GET /{domain} (302, warm) of a logo discovery found on a (fake, loopback) site
+ *   monogram  GET /{domain}?fallback=monogram of a site with no icon (its miss remembered)
  *
  * The Worker is bundled as for deployment and run by Miniflare with the real bindings (D1, R2,
  * Durable Objects, Images, Cache) on a direct socket: wrangler dev's proxy caps every Worker
@@ -27,6 +29,7 @@ import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { createKey } from "../../src/keys/apiKeys";
+import { startFakeWebsites } from "../fakes/websites";
 import { bundleWorker, seededState, workerOptions, workerdProcesses } from "../helpers/workerd";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -127,8 +130,27 @@ async function main() {
       await platform.dispose();
     }
 
+    // Two company sites on loopback for the discovery rows: one with an icon, one without.
+    const websites = await startFakeWebsites();
+    const claim = async (routes: Record<string, unknown>) => {
+      const { host } = (await (await fetch(`${websites.controlUrl}/claim`, { method: "POST" })).json()) as { host: string };
+      await fetch(`${websites.controlUrl}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
+      return host;
+    };
+    const iconPng = await sharp({ create: { width: 180, height: 180, channels: 4, background: "#1f6feb" } }).png().toBuffer();
+    const discoveredHost = await claim({
+      "/": { type: "text/html", body: '<title>Bench Co</title><link rel="apple-touch-icon" href="/icon.png">' },
+      "/icon.png": { type: "image/png", base64: iconPng.toString("base64") },
+    });
+    const emptyHost = await claim({ "/": { type: "text/html", body: "<title>Quiet Co</title>" } });
+
     log("Starting workerd…");
-    const worker = (name: string, response: string) => workerOptions(dist, name, { LOOKUP_RESPONSE: response });
+    const worker = (name: string, response: string) => {
+      const options: Record<string, unknown> = workerOptions(dist, name, { LOOKUP_RESPONSE: response, DISCOVERY_RESOLVE: websites.resolve });
+      // A queue has one consumer: the redirect worker's.
+      if (response !== "redirect") delete options.queueConsumers;
+      return options;
+    };
     const direct = [{ host: "127.0.0.1", port: 0 }];
     const mf = new Miniflare({
       ...convertV4MiniflareOptions({
@@ -156,22 +178,30 @@ async function main() {
         redirect: new URL(`/github.com?token=${keys.redirect}`, redirectBase).href,
         bytes: new URL(`/github.com?token=${keys.bytes}`, bytesBase).href,
         assets: new URL(`/assets/${encodeAssetKey(masterKey)}?maxWidth=256`, redirectBase).href,
+        // The warm-up below is the discovery itself; the load then measures the catalogue hits.
+        discovered: new URL(`/${discoveredHost}?token=${keys.redirect}`, redirectBase).href,
+        monogram: new URL(`/${emptyHost}?token=${keys.redirect}&fallback=monogram`, redirectBase).href,
       };
       for (const [name, url] of Object.entries(urls)) {
+        const started = performance.now();
         const response = await fetch(url, { redirect: "manual" });
+        // The warm-up of the discovery rows is a first lookup: the discovery itself.
+        if (name === "discovered" || name === "monogram") log(`  first lookup, ${name}: ${(performance.now() - started).toFixed(0)} ms (${response.status})`);
         if (response.status >= 400) throw new Error(`warm-up of ${name} answered ${response.status}`);
         await response.arrayBuffer();
       }
       const png = new Uint8Array(await (await fetch(new URL(`/assets/${encodeAssetKey(masterKey)}`, redirectBase))).arrayBuffer());
 
       log(`Measuring: ${rounds} rounds of ${seconds} s per scenario, ${connections} connections…`);
-      const samples: Record<Scenario, Figures[]> = { trivial: [], redirect: [], bytes: [], assets: [], sharp: [] };
+      const samples: Record<Scenario, Figures[]> = { trivial: [], redirect: [], bytes: [], assets: [], sharp: [], discovered: [], monogram: [] };
       for (let round = 0; round < rounds; round++) {
         samples.trivial.push(await load(urls.trivial, 302));
         samples.redirect.push(await load(urls.redirect, 302));
         samples.bytes.push(await load(urls.bytes, 200));
         samples.assets.push(await load(urls.assets, 200));
         samples.sharp.push(await sharpBaseline(png, 256));
+        samples.discovered.push(await load(urls.discovered, 302));
+        samples.monogram.push(await load(urls.monogram, 200));
       }
       report(samples);
     } finally {
@@ -182,7 +212,7 @@ async function main() {
   }
 }
 
-type Scenario = "trivial" | "redirect" | "bytes" | "assets" | "sharp";
+type Scenario = "trivial" | "redirect" | "bytes" | "assets" | "sharp" | "discovered" | "monogram";
 
 /** The round with the median throughput. */
 function median(runs: Figures[]): Figures {
@@ -207,10 +237,14 @@ function report(samples: Record<Scenario, Figures[]>) {
   console.log(row("GET /{domain}, bytes, size 128", f.bytes));
   console.log(row("GET /assets/{key}?maxWidth=256", f.assets));
   console.log(row("sharp resize of the same PNG to 256 (Node)", f.sharp));
+  console.log(row("GET /{domain}, redirect, discovered logo", f.discovered));
+  console.log(row("GET /{domain}?fallback=monogram, known miss", f.monogram));
   console.log(`\nratios of throughput (median of per-round ratios over ${samples.trivial.length} rounds)`);
   console.log(`  redirect / trivial      ${pairedRatio(samples, "redirect", "trivial")}   (target ≥ 0.70)`);
   console.log(`  bytes / trivial         ${pairedRatio(samples, "bytes", "trivial")}`);
   console.log(`  assets / sharp          ${pairedRatio(samples, "assets", "sharp")}`);
+  console.log(`  discovered / trivial    ${pairedRatio(samples, "discovered", "trivial")}`);
+  console.log(`  monogram / trivial      ${pairedRatio(samples, "monogram", "trivial")}`);
   if (f.redirect.cpuMicros !== undefined && f.trivial.cpuMicros !== undefined) {
     console.log(`\nWorker CPU per redirect lookup above the trivial Worker: ${(f.redirect.cpuMicros - f.trivial.cpuMicros).toFixed(0)} µs`);
   }

@@ -143,6 +143,7 @@ describe("the secret-key path (server SDK)", () => {
       "x-logo-height": "600",
       "x-source-width": "40",
       "x-source-height": "20",
+      "x-logo-source": "catalogue",
     });
     expect(await imageInfo(response)).toMatchObject({ width: 1200, height: 600 });
   });

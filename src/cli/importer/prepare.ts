@@ -1,7 +1,7 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
-import { type Pixels, renditionPixels } from "../../images/renditions";
-import { sha256Hex } from "../../lib/encoding";
+import { preparedFromPixels } from "../../catalogue/preparedImage";
+import type { Pixels } from "../../images/renditions";
 
 /**
  * Image work at import time (sharp, Node side), so that the edge only ever resizes: the
@@ -42,28 +42,8 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const renditions = renditionPixels({ width: info.width, height: info.height, channels: 4, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
-    const [master, grey, inverted, invertedGrey] = await Promise.all([
-      encodePng(renditions.master),
-      encodePng(renditions.grey),
-      renditions.inverted && encodePng(renditions.inverted),
-      renditions.invertedGrey && encodePng(renditions.invertedGrey),
-    ]);
-    return {
-      ok: true,
-      logo: {
-        format,
-        original: input,
-        master,
-        grey,
-        inverted,
-        invertedGrey,
-        width: info.width,
-        height: info.height,
-        contentHash: await sha256Hex(master),
-        tone: renditions.tone,
-      },
-    };
+    const rgba = { width: info.width, height: info.height, channels: 4 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    return { ok: true, logo: { ...(await preparedFromPixels(format, input, rgba, encodePng)), format } };
   } catch (error) {
     return { ok: false, error: `image could not be converted: ${(error as Error).message}` };
   }
