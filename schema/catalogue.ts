@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { RenditionSet } from "../src/images/keys";
 
 /**
  * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
@@ -65,8 +66,8 @@ export type LogoVariant = (typeof logoVariants)[number];
 
 /**
  * How a logo sits on a transparent background: mostly `dark` ink, mostly `light` ink,
- * `mixed` colours that read on either background, or `opaque` (it brings its own background).
- * Only `dark` and `light` logos vanish on a background of their own tone and get inverted renditions.
+ * `mixed` colours, or `opaque` (it brings its own background, and is served as it is on any
+ * page). Informational: which renditions a logo has is decided by contrast (`renditions`).
  */
 export const logoTones = ["dark", "light", "mixed", "opaque"] as const;
 export type LogoTone = (typeof logoTones)[number];
@@ -85,11 +86,15 @@ export const logos = sqliteTable(
     originalKey: text("original_key").notNull(),
     /** R2 key of the PNG master every transform starts from. */
     masterKey: text("master_key").notNull(),
-    /** Greyscale rendition of the master, prepared at import. */
-    greyKey: text("grey_key").notNull(),
-    /** Colour-inverted renditions, present for `dark` and `light` logos only. */
-    invertedKey: text("inverted_key"),
-    invertedGreyKey: text("inverted_grey_key"),
+    /**
+     * Which renditions were prepared at import (greyscale, for light and dark pages, the
+     * sanitised vector) and by which renditions version; their keys follow from the master's
+     * (src/images/keys.ts).
+     */
+    renditions: text("renditions", { mode: "json" })
+      .$type<RenditionSet>()
+      .notNull()
+      .default(sql`'{"version":0,"light":false,"dark":false,"plain":"master","vector":false}'`),
     /** Pixel size of the PNG master. */
     width: integer("width").notNull(),
     height: integer("height").notNull(),

@@ -1,4 +1,5 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
+import type { RenditionSet } from "../images/keys";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
@@ -11,6 +12,7 @@ export interface ResolvedLogo {
   companyId: number;
   companyName: string;
   domain: string;
+  brandColor: string | null;
   logoId: number;
   variant: LogoVariant;
   width: number;
@@ -18,9 +20,7 @@ export interface ResolvedLogo {
   tone: LogoTone;
   contentHash: string;
   masterKey: string;
-  greyKey: string;
-  invertedKey: string | null;
-  invertedGreyKey: string | null;
+  renditions: RenditionSet;
 }
 
 /**
@@ -63,9 +63,7 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
     tone: logo.tone,
     contentHash: logo.contentHash,
     masterKey: logo.masterKey,
-    greyKey: logo.greyKey,
-    invertedKey: logo.invertedKey,
-    invertedGreyKey: logo.invertedGreyKey,
+    renditions: logo.renditions,
   };
 }
 
@@ -77,7 +75,8 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
  */
 export const RESOLVE_TTL_SECONDS = 300;
 export const MISS_TTL_SECONDS = 60;
-const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v1";
+// The version names the shape of ResolvedLogo: entries of an older shape are never read.
+const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
 const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, 60_000);
 

@@ -1,13 +1,16 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
+import { encodeRenditions } from "../../images/prepared";
 import { type Pixels, renditionPixels } from "../../images/renditions";
+import { sanitiseSvg } from "../../images/svg";
 import { sha256Hex } from "../../lib/encoding";
 
 /**
- * Image work at import time (sharp, Node side), so that the edge only ever resizes: the
- * Images binding can do nothing else locally. Every logo leaves here as a PNG master (vector
- * sources rasterised at least MASTER_MIN_WIDTH wide), its greyscale rendition and, for logos
- * that would vanish on a background of their own tone, inverted renditions.
+ * Image work at import time (sharp, Node side), so that the edge only ever resizes and converts:
+ * the Images binding can do nothing else locally. Every logo leaves here as a PNG master (vector
+ * sources rasterised at least MASTER_MIN_WIDTH wide), the renditions src/images/renditions.ts
+ * decides from its pixels (greyscale, and for light and dark pages where some ink would vanish
+ * there), and, for SVG sources, a sanitised copy of the vector.
  */
 export const MASTER_MIN_WIDTH = 1200;
 /** Raster sources are kept at their own size up to this width, the largest any route serves. */
@@ -42,26 +45,21 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const renditions = renditionPixels({ width: info.width, height: info.height, channels: 4, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
-    const [master, grey, inverted, invertedGrey] = await Promise.all([
-      encodePng(renditions.master),
-      encodePng(renditions.grey),
-      renditions.inverted && encodePng(renditions.inverted),
-      renditions.invertedGrey && encodePng(renditions.invertedGrey),
-    ]);
+    const pixels = renditionPixels({ width: info.width, height: info.height, channels: 4, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+    const vector = format === "svg" ? sanitiseSvg(new TextDecoder().decode(input)) : null;
+    const { files, renditions } = await encodeRenditions(pixels, encodePng, { vector: vector?.ok === true });
     return {
       ok: true,
       logo: {
         format,
         original: input,
-        master,
-        grey,
-        inverted,
-        invertedGrey,
+        files,
+        vector: vector?.ok ? new TextEncoder().encode(vector.svg) : null,
+        renditions,
         width: info.width,
         height: info.height,
-        contentHash: await sha256Hex(master),
-        tone: renditions.tone,
+        contentHash: await sha256Hex(files.master),
+        tone: pixels.tone,
       },
     };
   } catch (error) {

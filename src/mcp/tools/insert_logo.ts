@@ -3,7 +3,7 @@ import { z } from "zod";
 import { uploadFile } from "../../files/fileApi";
 import { admittedMatch, usageMeta } from "../admission";
 import type { ToolContext } from "../context";
-import { MAX_UPLOAD_BASE64, pngFileName, readPng } from "../delivery";
+import { logoFileName, MAX_UPLOAD_BASE64, readImage } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { querySchema, usageMetaSchema } from "../schemas";
 
@@ -74,9 +74,9 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
       if (!found.ok) return toolError(found.error.message);
 
       const { company, logo, usage } = found.value;
-      const png = await readPng(ctx, logo, undefined, MAX_UPLOAD_BASE64);
+      const png = await readImage(ctx, logo, undefined, { maxBase64: MAX_UPLOAD_BASE64 });
       if (!png.ok) return toolError(FAILURE);
-      const blobName = pngFileName(company.domain, logo.id);
+      const blobName = logoFileName(company.domain, logo.id);
       const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
       if (!upload.ok) return toolError(FAILURE);
 
