@@ -55,9 +55,10 @@ export interface RenditionPixels {
 export function renditionPixels(rgba: Pixels): RenditionPixels {
   if (rgba.channels !== 4) throw new Error("renditions start from RGBA pixels");
   const tone = measureTone(rgba.data);
-  // An image that brings its own background is legible on any page as it is.
-  const onLight = tone === "opaque" ? null : inkOnPage(rgba, "light");
-  const onDark = tone === "opaque" ? null : inkOnPage(rgba, "dark");
+  // An image that brings its own background (a full tile) is treated alike, its edge being where
+  // the page meets it; only by default is it left as it is, since it was made for its own page.
+  const onLight = inkOnPage(rgba, "light");
+  const onDark = inkOnPage(rgba, "dark");
   const greyOf = (pixels: Pixels): Pixels => ({ ...pixels, channels: 2, data: toGreyAlpha(pixels.data) });
   const grey = (pixels: Pixels | null) => pixels && greyOf(pixels);
   return {
@@ -68,7 +69,7 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
     lightGrey: grey(onLight?.pixels ?? null),
     dark: onDark?.pixels ?? null,
     darkGrey: grey(onDark?.pixels ?? null),
-    plain: onLight?.nearWhiteVanishes ? "light" : "master",
+    plain: tone !== "opaque" && onLight?.nearWhiteVanishes ? "light" : "master",
   };
 }
 
@@ -93,7 +94,7 @@ export function toGreyAlpha(rgba: Uint8Array): Uint8Array {
  * luminance under 0.05, about #3f3f3f) or light (over 0.6). 90 % either way makes the logo
  * `dark` or `light`; an image with almost no transparency brings its own background and is
  * `opaque`. Every 7th pixel is enough to tell. Renditions do not depend on it, except that an
- * `opaque` image is served as it is on any page.
+ * `opaque` image is served as it is when no theme is asked for.
  */
 export function measureTone(rgba: Uint8Array): LogoTone {
   let sampled = 0;

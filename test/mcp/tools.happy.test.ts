@@ -61,7 +61,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     const image = await exports.default.fetch(record.url as string);
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
-    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().files.master);
   });
 
   it("get_logo with maxWidth scales down only, and base64 is the PNG itself", async () => {
@@ -79,7 +79,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
 
     const larger = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 3200, returnType: "base64" }));
     expect(larger).toMatchObject({ width: 40, height: 20, resourceUri: `qt://logo/${acme.icon}` });
-    expect(larger.base64).toBe(pngBase64(darkLogo40x20().master));
+    expect(larger.base64).toBe(pngBase64(darkLogo40x20().files.master));
   });
 });
 
@@ -95,7 +95,8 @@ describe("seven-tool form: fetching", () => {
       expect(record).not.toHaveProperty("variantFallback");
     }
     const fellBack = structured(await call("fetch_logo", { query: "Iconic Labs", variant: "full", maxWidth: 20, returnType: "base64" }));
-    expect(fellBack).toMatchObject({ ok: true, logoId: iconOnly.icon, variant: "icon", variantFallback: true, width: 20, height: 10 });
+    // 20 is served as the ladder's 16 (README "Public assets"), and the record says so.
+    expect(fellBack).toMatchObject({ ok: true, logoId: iconOnly.icon, variant: "icon", variantFallback: true, width: 16, height: 8 });
     expect(typeof fellBack.base64).toBe("string");
   });
 
@@ -108,7 +109,7 @@ describe("seven-tool form: fetching", () => {
     expect(record.url).toMatch(/\/assets\//);
 
     const [upload] = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-filer.example-${acme.icon}.png`)).json()) as Record<string, unknown>[];
-    expect(upload).toMatchObject({ id: record.file_id, mimeType: "image/png", sizeBytes: darkLogo40x20().master.byteLength, anthropicVersion: "2023-06-01" });
+    expect(upload).toMatchObject({ id: record.file_id, mimeType: "image/png", sizeBytes: darkLogo40x20().files.master.byteLength, anthropicVersion: "2023-06-01" });
   });
 
   it("get_company_logos lists every logo, filters by variant and reports usage", async () => {
@@ -213,10 +214,11 @@ describe("resources", () => {
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "qt://logo/{logoId}{?maxWidth}", mimeType: "image/png" })]);
 
     const full = await client.readResource({ uri: `qt://logo/${acme.icon}` });
-    expect(full.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().master) }]);
+    expect(full.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) }]);
     const small = await client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=20` });
+    expect(small.contents[0]!.uri).toBe(`qt://logo/${acme.icon}?maxWidth=16`);
     const png = Uint8Array.from(atob((small.contents[0] as { blob: string }).blob), (c) => c.charCodeAt(0));
-    expect(new DataView(png.buffer).getUint32(16)).toBe(20);
+    expect(new DataView(png.buffer).getUint32(16)).toBe(16);
   });
 });
 
@@ -242,7 +244,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
     const acme = await company("Signed Co", ["signed.example"]);
     const { call } = await agent("launch", { toolset: "three" });
     const encoded = structured(await call("get_logo", { logoId: acme.icon }));
-    expect(encoded).toEqual({ base64: pngBase64(darkLogo40x20().master), mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
+    expect(encoded).toEqual({ base64: pngBase64(darkLogo40x20().files.master), mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
 
     const linked = structured<{ url: string; expiresIn: number }>(await call("get_logo", { logoId: acme.icon, returnType: "url" }));
     expect(linked).toMatchObject({ expiresIn: 3600, mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
@@ -251,7 +253,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
     expect(Number(url.searchParams.get("expires")) - Date.now() / 1000).toBeGreaterThan(3590);
     const image = await exports.default.fetch(linked.url);
     expect(image.status).toBe(200);
-    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().files.master);
     expect(assetPath(linked.url)).toMatch(/^\/assets\//);
   });
 });
