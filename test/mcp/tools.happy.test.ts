@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
 import { feedback } from "../../schema";
 import { db } from "../helpers/catalogue";
-import { darkLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { BASE } from "../oauth/helpers";
 import { agent, assetPath, company, structured } from "./helpers";
 
@@ -80,6 +80,49 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     const larger = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 3200, returnType: "base64" }));
     expect(larger).toMatchObject({ width: 40, height: 20, resourceUri: `qt://logo/${acme.icon}` });
     expect(larger.base64).toBe(pngBase64(darkLogo40x20().files.master));
+  });
+});
+
+describe("seven-tool form: formats and brand colours", () => {
+  const bytesOf = (base64: string) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+
+  it("get_logo and fetch_logo deliver WebP, AVIF and JPEG on request, PNG by default, with the brand colour", async () => {
+    const acme = await company("Format Co", ["formatco.example"], { brandColor: "#ff6600" });
+    const { call } = await agent();
+    const png = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon }));
+    expect(png).toMatchObject({ format: "png", mimeType: "image/png", brandColor: "#ff6600" });
+
+    for (const [format, mimeType, isIt] of [
+      ["webp", "image/webp", (b: Uint8Array) => String.fromCharCode(...b.slice(8, 12)) === "WEBP"],
+      ["avif", "image/avif", (b: Uint8Array) => String.fromCharCode(...b.slice(4, 8)) === "ftyp"],
+      ["jpg", "image/jpeg", (b: Uint8Array) => b[0] === 0xff && b[1] === 0xd8],
+    ] as const) {
+      const record = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format }));
+      expect(record, format).toMatchObject({ format, mimeType, width: 16, height: 8 });
+      expect(isIt(bytesOf(record.base64 as string)), format).toBe(true);
+      expect(record.url).toMatch(new RegExp(`\\?maxWidth=16&format=${format}$`));
+      const image = await exports.default.fetch(record.url as string);
+      expect(image.headers.get("content-type"), format).toBe(mimeType);
+      expect((await env.IMAGES.info(image.body!)).width, format).toBe(16);
+    }
+    const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Format Co", format: "webp", returnType: "base64" }));
+    expect(fetched).toMatchObject({ ok: true, format: "webp", mimeType: "image/webp", brandColor: "#ff6600" });
+    expect(String.fromCharCode(...bytesOf(fetched.base64 as string).slice(8, 12))).toBe("WEBP");
+    const searched = structured<{ results: Record<string, unknown>[] }>(await call("search_logos", { query: "Format Co" }));
+    expect(searched.results[0]).toMatchObject({ brandColor: "#ff6600" });
+  });
+
+  it("format svg delivers the sanitised vector where there is one, and says png where there is none", async () => {
+    const vector = await company("Vector Labs", ["vectorlabs.example"], { image: vectorLogo40x20() });
+    const raster = await company("Raster Labs", ["rasterlabs.example"]);
+    const { call } = await agent();
+    const svg = structured<Record<string, unknown>>(await call("get_logo", { logoId: vector.icon, format: "svg", returnType: "base64" }));
+    expect(svg).toMatchObject({ format: "svg", mimeType: "image/svg+xml" });
+    expect(new TextDecoder().decode(bytesOf(svg.base64 as string))).toMatch(/^<svg /);
+    const served = await exports.default.fetch(svg.url as string);
+    expect([served.headers.get("content-type"), served.headers.get("content-security-policy")?.startsWith("default-src 'none'")]).toEqual(["image/svg+xml", true]);
+    const png = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Raster Labs", format: "svg" }));
+    expect(png).toMatchObject({ logoId: raster.icon, format: "png", mimeType: "image/png" });
   });
 });
 
