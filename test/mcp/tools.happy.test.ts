@@ -103,7 +103,7 @@ describe("seven-tool form: formats and brand colours", () => {
       expect(record.url).toMatch(new RegExp(`\\?maxWidth=16&format=${format}$`));
       const image = await exports.default.fetch(record.url as string);
       expect(image.headers.get("content-type"), format).toBe(mimeType);
-      expect((await env.IMAGES.info(image.body!)).width, format).toBe(16);
+      expect(await env.IMAGES.info(image.body!), format).toMatchObject({ width: 16 });
     }
     const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Format Co", format: "webp", returnType: "base64" }));
     expect(fetched).toMatchObject({ ok: true, format: "webp", mimeType: "image/webp", brandColor: "#ff6600" });
