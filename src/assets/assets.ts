@@ -73,35 +73,13 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const output: OutputFormat = format === "svg" ? "png" : format;
   const fallback: Record<string, string> = format === "svg" ? { "X-Logo-Format": "png" } : {};
 
-  const head = await c.env.LOGOS.head(key);
-  if (!head) return notFound();
-  const sourceWidth = Number(head.customMetadata?.width ?? 0);
-  const sourceHeight = Number(head.customMetadata?.height ?? 0);
-  // Objects written before renditions carried their size report 0: resize those whenever asked,
-  // the resize itself never enlarging for maxWidth.
-  const known = sourceWidth > 0;
+  // What was asked, normalised (unsigned widths on the ladder, defaults filled in): the name the
+  // answer is cached under, so that neither junk nor spelling makes a new image.
   const exact = signature === "valid";
-  const densify = (w: number) => (dpr === 1 || !known ? w : Math.max(w, Math.min(w * dpr, sourceWidth)));
-  let target: number | undefined;
-  if (width !== undefined) target = exact ? densify(width) : ladderUp(densify(width));
-  else if (maxWidth !== undefined) {
-    const wanted = exact ? densify(maxWidth) : ladderDown(densify(maxWidth));
-    target = !known || wanted < sourceWidth ? wanted : undefined;
-  }
-  const resized = target !== undefined && target !== sourceWidth;
+  const askedWidth = width === undefined ? undefined : exact ? width : ladderUp(width);
+  const askedMax = maxWidth === undefined ? undefined : exact ? maxWidth : ladderDown(maxWidth);
   const page = output === "jpg" ? (theme ?? "light") : null;
-  // What the answer is, and so the one name it is cached under.
-  const variant = `w${resized ? target : "0"}-${output}${page ? `-${page}` : ""}`;
-  const etag = `"${head.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
-  const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, ...fallback });
-  if (known) {
-    const served = resized && (width !== undefined || target! < sourceWidth) ? target! : sourceWidth;
-    headers.set("X-Image-Width", String(served));
-    headers.set("X-Image-Height", String(served === sourceWidth ? sourceHeight : scaledHeight(sourceWidth, sourceHeight, served)));
-  }
-  if (ifNoneMatch(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-
-  const cacheId = `${CACHE_ORIGIN}/${encodeAssetKey(key)}/${variant}`;
+  const cacheId = `${CACHE_ORIGIN}/${encodeAssetKey(key)}/${askedWidth ?? "-"}/${askedMax ?? "-"}/${dpr}/${output}${page ? `/${page}` : ""}`;
   const remembered = recent.get(cacheId);
   if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
   const cache = caches.default;
@@ -112,6 +90,32 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
     recent.set(cacheId, { body, headers: [...hit.headers] }, body.byteLength);
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
   }
+
+  const head = await c.env.LOGOS.head(key);
+  if (!head) return notFound();
+  const sourceWidth = Number(head.customMetadata?.width ?? 0);
+  const sourceHeight = Number(head.customMetadata?.height ?? 0);
+  // Objects written before renditions carried their size report 0: resize those whenever asked,
+  // the resize itself never enlarging for maxWidth.
+  const known = sourceWidth > 0;
+  // The density multiplies what was asked, never past the stored width; the ladder still applies.
+  const densify = (w: number, round: (w: number) => number) => (dpr === 1 || !known ? w : exact ? Math.max(w, Math.min(w * dpr, sourceWidth)) : round(Math.max(w, Math.min(w * dpr, sourceWidth))));
+  let target: number | undefined;
+  if (askedWidth !== undefined) target = densify(askedWidth, ladderUp);
+  else if (askedMax !== undefined) {
+    const wanted = densify(askedMax, ladderDown);
+    target = !known || wanted < sourceWidth ? wanted : undefined;
+  }
+  const resized = target !== undefined && target !== sourceWidth;
+  const variant = `w${resized ? target : "0"}-${output}${page ? `-${page}` : ""}`;
+  const etag = `"${head.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
+  const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, ...fallback });
+  if (known) {
+    const served = resized && (width !== undefined || target! < sourceWidth) ? target! : sourceWidth;
+    headers.set("X-Image-Width", String(served));
+    headers.set("X-Image-Height", String(served === sourceWidth ? sourceHeight : scaledHeight(sourceWidth, sourceHeight, served)));
+  }
+  if (ifNoneMatch(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
 
   const object = await c.env.LOGOS.get(key);
   if (!object) return notFound();

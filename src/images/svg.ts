@@ -130,6 +130,8 @@ function keepAttribute(element: string, name: string, value: string): boolean {
   const lower = name.toLowerCase();
   if (lower.startsWith("on")) return false;
   if (name.includes(":") && !PREFIXED_ATTRIBUTES.has(name)) return false;
+  // Presentation attributes are CSS values, where escapes could spell what the checks below look for.
+  if (value.includes("\\")) return false;
   const compact = value.replace(/[\s\u0000-\u001f]+/g, "").toLowerCase();
   if (compact.includes("javascript:") || compact.includes("vbscript:")) return false;
   if (lower === "href" || lower === "xlink:href") {

@@ -124,18 +124,33 @@ function redirectResponse(
   cors: Record<string, string>,
   limitHeaders: Record<string, string>,
 ): Response {
-  const served = servedAs(logo, options);
   const base = vars.PUBLIC_BASE_URL || originOf(c.req.url);
-  const location = redirectLocations.remember(
-    `${vars.CDN_URL}|${base}|${served.key}|${served.format}|${served.width}|${served.page}`,
-    () => redirectTarget({ cdn: vars.CDN_URL, base, secret: c.env.SIGNED_URL_SECRET }, served),
-  );
+  const secret = c.env.SIGNED_URL_SECRET;
+  let forLogo = redirectsFor.get(options);
+  if (!forLogo) redirectsFor.set(options, (forLogo = new WeakMap()));
+  let redirect = forLogo.get(logo);
+  if (!redirect || redirect.base !== base || redirect.vars !== vars || redirect.secret !== secret) {
+    const served = servedAs(logo, options);
+    redirect = { base, vars, secret, location: redirectTarget({ cdn: vars.CDN_URL, base, secret }, served), fallback: served.fallback };
+    forLogo.set(logo, redirect);
+  }
   // One plain header object: the hot path builds no Headers of its own.
   return new Response(null, {
     status: 302,
-    headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...cors, ...limitHeaders, ...served.fallback },
+    headers: { Location: redirect.location, "Cache-Control": LOOKUP_CACHE, ...cors, ...limitHeaders, ...redirect.fallback },
   });
 }
+
+/**
+ * Warm redirects' answers, by the parsed options (remembered per query string) and the
+ * resolution (remembered per subject) they were built for, so a warm lookup neither builds
+ * nor hashes a string to find its Location. Both keys are the isolate's own objects, so the
+ * entries go when those are dropped.
+ */
+const redirectsFor = new WeakMap<
+  LookupOptions,
+  WeakMap<ResolvedLogo, { base: string; vars: ReturnType<typeof readVars>; secret: string | undefined; location: string; fallback: Record<string, string> }>
+>();
 
 /** What a lookup serves: which stored object, in which format, how wide, for which page. */
 interface Served {
@@ -227,11 +242,10 @@ export function redirectTarget(to: { cdn: string; base: string; secret: string |
 /*
  * A warm lookup is mostly bookkeeping, and validating the query and building the asset URL
  * (encoding the key, signing the width) were a third of it (npm run bench). Hotlinks repeat
- * the same URLs, so the isolate remembers both; entries are pure functions of their inputs
- * (the signing secret included: a new one starts a new isolate) and never go stale.
+ * the same URLs, so the isolate remembers both (the URL in redirectsFor); entries are pure
+ * functions of their inputs and never go stale.
  */
 const MEMO_SIZE = 10_000;
-const redirectLocations = new BoundedCache<string, string>(MEMO_SIZE);
 const parsedQueries = new BoundedCache<string, ReturnType<typeof publishableOptions.safeParse>>(MEMO_SIZE);
 
 function parseOptions(kind: Caller["kind"], url: string, query: () => Record<string, string>) {

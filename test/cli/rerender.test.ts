@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logos } from "../../schema";
-import { importCompanyLogo } from "../../src/catalogue/importLogo";
+import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
 import { prepareLogo } from "../../src/cli/importer/prepare";
 import { LEGACY_RENDITIONS, logoObjectKeys, renditionKey } from "../../src/images/keys";
 import { sha256Hex } from "../../src/lib/encoding";
@@ -22,7 +22,7 @@ beforeAll(async () => {
       const svg = new TextEncoder().encode(mark(fill));
       const prepared = await prepareLogo(svg);
       if (!prepared.ok) throw new Error(prepared.error);
-      const input = { name, domains: [`${name}.com`], aliases: [], prominence: 0, variant: "icon", sourceSet: "manifest", licence: "CC0-1.0", sourceHash: await sha256Hex(svg) } as const;
+      const input: CompanyLogoInput = { name, domains: [`${name}.com`], aliases: [], prominence: 0, variant: "icon", sourceSet: "manifest", licence: "CC0-1.0", sourceHash: await sha256Hex(svg) };
       const written = await importCompanyLogo(db, bucket, input, async () => ok(prepared.logo));
       if (!written.ok) throw new Error(written.error.message);
     }

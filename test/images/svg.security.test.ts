@@ -24,6 +24,7 @@ describe("SVG sanitising against hostile files", () => {
     ["a url() to elsewhere", svg('<path d="M0 0h1v1z" fill="url(https://evil.example/x.svg#g)" filter="url(&quot;//evil.example/f#a&quot;)"></path>'), /evil\.example/],
     ["CSS that imports or fetches", svg(`<style>@import url(https://evil.example/x.css); path{fill:red}</style><style>path{background:url(//evil.example/p)}</style>${drawing}`), /evil\.example|@import/],
     ["a style attribute that fetches", svg('<path d="M0 0h1v1z" style="fill:url(https://evil.example/#g)"></path>'), /evil\.example/],
+    ["a CSS escape spelling url(", svg('<path d="M0 0h1v1z" fill="\\75 rl(https://evil.example/#g)" style="fill:u\\rl(//evil.example/#h)"></path>'), /evil\.example/],
     ["xml:base and foreign attributes", svg('<g xml:base="https://evil.example/" inkscape:label="x" xmlns:inkscape="urn:x">' + drawing + "</g>"), /evil\.example|inkscape/],
   ])("removes %s and keeps the drawing", (_, source, forbidden) => {
     const out = clean(source);
