@@ -2,8 +2,9 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
 import { isVectorKey, vectorKey } from "../images/keys";
-import { type Density, MIME_TYPES, type OutputFormat, requestFormats, scaledHeight, transformImage } from "../images/transform";
-import { booleanParam, firstMessage, integerParam } from "../lib/params";
+import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage } from "../images/transform";
+import { firstMessage, integerParam } from "../lib/params";
+import { densityOf, densityRule, imageParams } from "./imageParams";
 import { RecentBytes } from "../lib/recent";
 import { plainText } from "../lib/responses";
 import { decodeAssetKey, encodeAssetKey } from "./codec";
@@ -39,17 +40,14 @@ const query = z
     {
       maxWidth: integerParam("maxWidth", 1, MAX_WIDTH).optional(),
       width: integerParam("width", 1, MAX_WIDTH).optional(),
-      dpr: z.enum(["1", "2", "3"], { message: "Invalid dpr: must be 1, 2 or 3" }).optional(),
-      retina: booleanParam("retina").optional(),
-      format: z.enum(requestFormats, { message: `Invalid format: must be ${requestFormats.join(", ")}` }).default("png"),
-      theme: z.enum(["light", "dark"], { message: "Invalid theme: must be light or dark" }).optional(),
+      ...imageParams,
       expires: z.string().optional(),
       signature: z.string().optional(),
     },
     { error: (issue) => (issue.code === "unrecognized_keys" ? `Unknown parameter: ${issue.keys[0]}` : undefined) },
   )
   .refine((q) => q.maxWidth === undefined || q.width === undefined, { message: "Invalid maxWidth: give maxWidth or width, not both" })
-  .refine((q) => q.dpr === undefined || q.retina === undefined, { message: "Invalid retina: give dpr or retina, not both" });
+  .refine(...densityRule);
 
 const notFound = () => plainText("Not found", 404);
 
@@ -62,7 +60,7 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   const params = query.safeParse(Object.fromEntries(url.searchParams));
   if (!params.success) return plainText(firstMessage(params.error), 400);
   const { maxWidth, width, format, theme } = params.data;
-  const dpr = (params.data.dpr ? Number(params.data.dpr) : params.data.retina ? 2 : 1) as Density;
+  const dpr = densityOf(params.data);
   const signature = await checkAssetSignature(c.env.SIGNED_URL_SECRET, url);
   if (signature === "expired") return plainText("Signed URL expired", 403);
   if (signature === "invalid") return plainText("Invalid signature", 403);

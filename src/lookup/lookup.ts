@@ -4,7 +4,8 @@ import { type AppEnv, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { lookKey, vectorKey } from "../images/keys";
-import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, requestFormats, scaledHeight } from "../images/transform";
+import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
+import { densityOf, densityRule, imageParams } from "../assets/imageParams";
 import { SVG_POLICY } from "../assets/svgPolicy";
 import { ladderUp } from "../assets/widths";
 import { signAssetUrlPermanently } from "../assets/signedUrls";
@@ -36,20 +37,11 @@ const INVALID_TOKEN = "Missing or invalid token";
 const ANY_ORIGIN = { "Access-Control-Allow-Origin": "*" };
 const SECRET_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
 
-const retinaMessage = "Invalid retina: give dpr or retina, not both";
-
 function optionsFor(maxSize: number) {
   return z
-    .object({
-      size: integerParam("size", 1, maxSize).default(128),
-      greyscale: booleanParam("greyscale").default(false),
-      theme: z.enum(["light", "dark"], { message: "Invalid theme: must be light or dark" }).optional(),
-      format: z.enum(requestFormats, { message: `Invalid format: must be ${requestFormats.join(", ")}` }).default("png"),
-      dpr: z.enum(["1", "2", "3"], { message: "Invalid dpr: must be 1, 2 or 3" }).transform((v) => Number(v) as Density).optional(),
-      retina: booleanParam("retina").optional(),
-    })
-    .refine((o) => o.dpr === undefined || o.retina === undefined, { message: retinaMessage })
-    .transform(({ retina, dpr, ...o }) => ({ ...o, dpr: dpr ?? (retina ? 2 : 1) }) as LookupOptions);
+    .object({ size: integerParam("size", 1, maxSize).default(128), greyscale: booleanParam("greyscale").default(false), ...imageParams })
+    .refine(...densityRule)
+    .transform(({ retina, dpr, ...o }): LookupOptions => ({ ...o, dpr: densityOf({ dpr, retina }) }));
 }
 interface LookupOptions {
   size: number;
