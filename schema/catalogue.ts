@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { RenditionSet } from "../src/images/keys";
 
 /**
  * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
@@ -71,6 +70,19 @@ export type LogoVariant = (typeof logoVariants)[number];
  */
 export const logoTones = ["dark", "light", "mixed", "opaque"] as const;
 export type LogoTone = (typeof logoTones)[number];
+
+/** Which renditions a logo has, and the renditions version that made them (src/images/keys.ts). */
+export interface RenditionSet {
+  version: number;
+  /** A rendition for light pages exists (else the master serves them). */
+  light: boolean;
+  /** A rendition for dark pages exists. */
+  dark: boolean;
+  /** What a lookup without a theme serves. */
+  plain: "master" | "light";
+  /** A sanitised copy of the vector original is served (SVG imports that sanitised cleanly). */
+  vector: boolean;
+}
 
 export const logos = sqliteTable(
   "logos",

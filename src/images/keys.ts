@@ -1,4 +1,4 @@
-import type { LogoVariant } from "../../schema";
+import type { LogoVariant, RenditionSet } from "../../schema";
 import { RENDITIONS_VERSION } from "./renditions";
 
 /**
@@ -36,18 +36,7 @@ const suffix: Record<Rendition, string> = {
   darkGrey: "dark-grey",
 };
 
-/** Which renditions a logo has, and the renditions version that made them (logos.renditions). */
-export interface RenditionSet {
-  version: number;
-  /** A rendition for light pages exists (else the master serves them). */
-  light: boolean;
-  /** A rendition for dark pages exists. */
-  dark: boolean;
-  /** What a lookup without a theme serves. */
-  plain: "master" | "light";
-  /** A sanitised copy of the vector original is served (SVG imports that sanitised cleanly). */
-  vector: boolean;
-}
+export type { RenditionSet };
 
 /** Logos written before contrast-aware renditions: a master and a greyscale. */
 export const LEGACY_RENDITIONS: RenditionSet = { version: 0, light: false, dark: false, plain: "master", vector: false };
