@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requestFormats } from "../images/transform";
+import { type Density, requestFormats } from "../images/transform";
 import { booleanParam } from "../lib/params";
 
 /**
@@ -18,4 +18,4 @@ export const densityRule = [
   { message: "Invalid retina: give dpr or retina, not both" },
 ] as const;
 
-export const densityOf = (q: { dpr?: string | undefined; retina?: boolean | undefined }) => (q.dpr ? Number(q.dpr) : q.retina ? 2 : 1) as 1 | 2 | 3;
+export const densityOf = (q: { dpr?: string | undefined; retina?: boolean | undefined }) => (q.dpr ? Number(q.dpr) : q.retina ? 2 : 1) as Density;
