@@ -65,11 +65,24 @@ export type LogoVariant = (typeof logoVariants)[number];
 
 /**
  * How a logo sits on a transparent background: mostly `dark` ink, mostly `light` ink,
- * `mixed` colours that read on either background, or `opaque` (it brings its own background).
- * Only `dark` and `light` logos vanish on a background of their own tone and get inverted renditions.
+ * `mixed` colours, or `opaque` (it brings its own background, and is served as it is on any
+ * page). Informational: which renditions a logo has is decided by contrast (`renditions`).
  */
 export const logoTones = ["dark", "light", "mixed", "opaque"] as const;
 export type LogoTone = (typeof logoTones)[number];
+
+/** Which renditions a logo has, and the renditions version that made them (src/images/keys.ts). */
+export interface RenditionSet {
+  version: number;
+  /** A rendition for light pages exists (else the master serves them). */
+  light: boolean;
+  /** A rendition for dark pages exists. */
+  dark: boolean;
+  /** What a lookup without a theme serves. */
+  plain: "master" | "light";
+  /** A sanitised copy of the vector original is served (SVG imports that sanitised cleanly). */
+  vector: boolean;
+}
 
 export const logos = sqliteTable(
   "logos",
@@ -85,11 +98,15 @@ export const logos = sqliteTable(
     originalKey: text("original_key").notNull(),
     /** R2 key of the PNG master every transform starts from. */
     masterKey: text("master_key").notNull(),
-    /** Greyscale rendition of the master, prepared at import. */
-    greyKey: text("grey_key").notNull(),
-    /** Colour-inverted renditions, present for `dark` and `light` logos only. */
-    invertedKey: text("inverted_key"),
-    invertedGreyKey: text("inverted_grey_key"),
+    /**
+     * Which renditions were prepared at import (greyscale, for light and dark pages, the
+     * sanitised vector) and by which renditions version; their keys follow from the master's
+     * (src/images/keys.ts).
+     */
+    renditions: text("renditions", { mode: "json" })
+      .$type<RenditionSet>()
+      .notNull()
+      .default(sql`'{"version":0,"light":false,"dark":false,"plain":"master","vector":false}'`),
     /** Pixel size of the PNG master. */
     width: integer("width").notNull(),
     height: integer("height").notNull(),

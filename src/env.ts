@@ -39,7 +39,7 @@ export const varsSchema = z.object({
 interface Secrets {
   /** Key of the AI provider's file API (get_logo `file`, insert_logo). */
   ANTHROPIC_API_KEY?: string;
-  /** HMAC key of signed asset URLs (three-tool get_logo `url`). */
+  /** HMAC key of signed asset URLs (three-tool get_logo `url`, and lookups' redirects to exact widths). */
   SIGNED_URL_SECRET?: string;
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;

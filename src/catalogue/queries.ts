@@ -13,11 +13,13 @@ export interface CompanyMatch {
   companyName: string;
   /** The company's primary domain. */
   domain: string;
+  /** `#rrggbb`, where the catalogue knows it. */
+  brandColor: string | null;
 }
 
 const companyWithPrimaryDomain = (db: Db) =>
   db
-    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(companies)
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)));
 
@@ -122,6 +124,7 @@ export async function searchCompanies(db: Db, query: string, limit: number): Pro
       companyId: companies.id,
       companyName: companies.name,
       domain: companyDomains.domain,
+      brandColor: companies.brandColor,
       indexed: sql<string>`coalesce(catalogue_search.name, '') || ' ' || coalesce(catalogue_search.aliases, '') || ' ' || coalesce(catalogue_search.domains, '') || ' ' || coalesce(catalogue_search.tickers, '')`,
     })
     .from(startsWithQuery)
@@ -233,7 +236,7 @@ export async function companyDetail(db: Db, companyId: number): Promise<CompanyD
 /** A logo by id, with the company it belongs to. */
 export async function findLogo(db: Db, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
   const row = await db
-    .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+    .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(logos)
     .innerJoin(companies, eq(companies.id, logos.companyId))
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))

@@ -1,4 +1,5 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
+import type { RenditionSet } from "../images/keys";
 import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { Db } from "../lib/db";
@@ -14,6 +15,7 @@ export interface ResolvedLogo {
   companyId: number;
   companyName: string;
   domain: string;
+  brandColor: string | null;
   logoId: number;
   variant: LogoVariant;
   width: number;
@@ -21,9 +23,7 @@ export interface ResolvedLogo {
   tone: LogoTone;
   contentHash: string;
   masterKey: string;
-  greyKey: string;
-  invertedKey: string | null;
-  invertedGreyKey: string | null;
+  renditions: RenditionSet;
   /** `X-Logo-Source`: imported into the catalogue, or discovered on the domain's site. */
   source: "catalogue" | "discovered";
   /** When a discovered logo was fetched (Unix ms); null for imported logos. */
@@ -71,9 +71,7 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
     tone: logo.tone,
     contentHash: logo.contentHash,
     masterKey: logo.masterKey,
-    greyKey: logo.greyKey,
-    invertedKey: logo.invertedKey,
-    invertedGreyKey: logo.invertedGreyKey,
+    renditions: logo.renditions,
     source: logoSourceOf(logo.sourceSet),
     fetchedAt: logo.fetchedAt?.getTime() ?? null,
   };
@@ -87,7 +85,8 @@ async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | n
  */
 export const RESOLVE_TTL_SECONDS = 300;
 export const MISS_TTL_SECONDS = 60;
-const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v1";
+// The version names the shape of ResolvedLogo: entries of an older shape are never read.
+const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
 const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, 60_000);
 

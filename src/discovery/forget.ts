@@ -1,6 +1,6 @@
 import { and, eq, notExists } from "drizzle-orm";
 import { companies, logos } from "../../schema";
-import { logoObjectKeys } from "../catalogue/importLogo";
+import { logoObjectKeys } from "../images/keys";
 import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import { findCompanyByDomain } from "../catalogue/queries";
 import type { Db } from "../lib/db";

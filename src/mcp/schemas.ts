@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { logoVariants } from "../../schema";
+import { requestFormats } from "../images/transform";
 
 /**
  * The parameters and records the tools share, with the spec's ranges ("Other limits") and
@@ -46,6 +47,12 @@ export function returnTypeSchema<const T extends readonly [string, ...string[]]>
     .describe(oneOf([`${first} (default)`, ...rest]));
 }
 
+export const formatSchema = z
+  .enum(requestFormats, { message: `format must be ${oneOf(requestFormats.map((f) => `'${f}'`))}` })
+  .default("png")
+  .describe("Image format: 'png' (default), 'webp', 'avif', 'jpg' (on white), or 'svg' (the sanitised vector where the logo has one; PNG otherwise, as the result's format says)");
+
+const brandColor = z.string().optional().describe("The company's brand colour, #rrggbb, where the catalogue knows it");
 const dimension = z.number().int().nullable();
 
 /** Logo metadata record (search result, seven-tool form). */
@@ -54,6 +61,7 @@ export const logoMetadataSchema = z.object({
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
+  brandColor,
   variant: variantSchema,
   sourceWidth: z.number(),
   sourceHeight: z.number(),
@@ -77,10 +85,11 @@ export const deliveryRecordSchema = z.object({
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
+  brandColor,
   variant: variantSchema,
   variantFallback: z.boolean().optional(),
-  format: z.literal("png"),
-  mimeType: z.literal("image/png"),
+  format: z.enum(requestFormats),
+  mimeType: z.string(),
   url: z.string(),
   resourceUri: z.string(),
   width: dimension,

@@ -11,7 +11,8 @@ import { normaliseDomain } from "../lib/domain";
 import { plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
 import { limiterNames, rateLimiterFor } from "../limits/rateLimiterClient";
-import { redirectTarget, renditionKey } from "../lookup/lookup";
+import { lookKey } from "../images/keys";
+import { redirectTarget } from "../lookup/lookup";
 import { keyLabel } from "./format";
 import { signedIn, type WebEnv } from "./session";
 
@@ -68,10 +69,15 @@ export function keyImages(logo: ResolvedLogo, domain: string, keyId: string): Pl
   return images(logo, (size, theme) => `/portal/playground/logo?${new URLSearchParams({ key: keyId, domain, size: String(size), theme })}`);
 }
 
+/** Where a lookup of `logo` at `size` on a `theme` page redirects to, as the lookup route builds it. */
+function lookupTarget(env: Env, base: string, logo: ResolvedLogo, size: number, theme: Theme): string {
+  const key = lookKey(logo, { theme, greyscale: false });
+  return redirectTarget({ cdn: readVars(env).CDN_URL, base, secret: env.SIGNED_URL_SECRET }, { key, format: "png", width: size, page: theme });
+}
+
 /** Images for a visitor: the public, permanent asset URLs a lookup would redirect to. */
 export function assetImages(env: Env, base: string, logo: ResolvedLogo): PlaygroundImage[] {
-  const vars = readVars(env);
-  return images(logo, (size, theme) => redirectTarget(vars.CDN_URL || base, !!vars.CDN_URL, renditionKey(logo, { theme, greyscale: false }), size));
+  return images(logo, (size, theme) => lookupTarget(env, base, logo, size, theme));
 }
 
 /** Counts one try of a visitor without an account; false once the address has used its minute. */
@@ -195,8 +201,6 @@ playgroundImages.get("/portal/playground/logo", signedIn, async (c) => {
   noteKeyUse(db, key.id, defer, now);
   const logo = await resolveLogo(db, { kind: "domain", value: domain.domain });
   if (!logo) return plainText("Logo not found", 404, headers);
-  const vars = readVars(c.env);
-  const base = vars.CDN_URL || vars.PUBLIC_BASE_URL || new URL(c.req.url).origin;
-  const location = redirectTarget(base, !!vars.CDN_URL, renditionKey(logo, { theme: query.data.theme, greyscale: false }), query.data.size);
+  const location = lookupTarget(c.env, readVars(c.env).PUBLIC_BASE_URL, logo, query.data.size, query.data.theme);
   return new Response(null, { status: 302, headers: { ...headers, Location: location } });
 });

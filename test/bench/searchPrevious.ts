@@ -34,7 +34,7 @@ export async function searchCompaniesPrevious(db: Db, query: string, limit: numb
   if (match && hits.length < limit) {
     const closeness = sql`CASE WHEN ${companies.nameKey} = ${key} THEN 0 WHEN substr(${companies.nameKey}, 1, ${key.length}) = ${key} THEN 1 ELSE 2 END`;
     const rows = await db
-      .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+      .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
       .from(sql`catalogue_search`)
       .innerJoin(companies, sql`${companies.id} = catalogue_search.rowid`)
       .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))

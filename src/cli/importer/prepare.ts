@@ -4,10 +4,11 @@ import { preparedFromPixels } from "../../catalogue/preparedImage";
 import type { Pixels } from "../../images/renditions";
 
 /**
- * Image work at import time (sharp, Node side), so that the edge only ever resizes: the
- * Images binding can do nothing else locally. Every logo leaves here as a PNG master (vector
- * sources rasterised at least MASTER_MIN_WIDTH wide), its greyscale rendition and, for logos
- * that would vanish on a background of their own tone, inverted renditions.
+ * Image work at import time (sharp, Node side), so that the edge only ever resizes and converts:
+ * the Images binding can do nothing else locally. Every logo leaves here as a PNG master (vector
+ * sources rasterised at least MASTER_MIN_WIDTH wide), the renditions src/images/renditions.ts
+ * decides from its pixels (greyscale, and for light and dark pages where some ink would vanish
+ * there), and, for SVG sources, a sanitised copy of the vector.
  */
 export const MASTER_MIN_WIDTH = 1200;
 /** Raster sources are kept at their own size up to this width, the largest any route serves. */

@@ -34,9 +34,10 @@ export async function startImportWriter(options: PlatformOptions): Promise<Impor
       const form = new FormData();
       form.set("input", JSON.stringify(input));
       if (image) {
-        const { original, master, grey, inverted, invertedGrey, ...meta } = image;
+        const { original, files, vector, ...meta } = image;
         form.set("image", JSON.stringify(meta));
-        const parts = { original, master, grey, inverted, invertedGrey };
+        const parts: Record<string, Uint8Array | null | undefined> = { original, vector };
+        for (const [name, bytes] of Object.entries(files)) parts[`file:${name}`] = bytes;
         for (const [name, bytes] of Object.entries(parts)) if (bytes) form.set(name, new Blob([bytes]));
       }
       return post<WriteResult>("/logo", form);

@@ -8,7 +8,7 @@ import { normaliseDomain } from "../../lib/domain";
 import { base64Length, toBase64 } from "../../lib/encoding";
 import { admit } from "../admission";
 import type { ToolContext } from "../context";
-import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
+import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, maxWidthSchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -104,7 +104,7 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
         });
         const success = { domain: entry.domain, ok: true as const, resolvedDomain, ...record };
         if (args.returnType === "base64") {
-          const png = await readPng(ctx, entry.logo, args.maxWidth);
+          const png = await readImage(ctx, entry.logo, args.maxWidth);
           if (!png.ok) {
             results.push({ domain: entry.domain, ok: false, error: png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED });
             continue;
