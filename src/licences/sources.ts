@@ -52,6 +52,15 @@ export const sourceSets = [
       "Devicon, Copyright (c) 2015 konpa, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
   },
   {
+    id: "vscode-icons",
+    title: "vscode-icons by the vscode-icons contributors (Iconify set `vscode-icons`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/vscode-icons/vscode-icons/blob/master/LICENSE",
+    link: "https://github.com/vscode-icons/vscode-icons",
+    attribution:
+      "vscode-icons, Copyright The vscode-icons Contributors, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+  },
+  {
     id: "web3icons",
     title: "Web3 Icons (branded) by 0xa3k5 (Iconify set `token-branded`)",
     licence: "MIT",

@@ -84,6 +84,7 @@ describe("the curated brand mapping", () => {
       "lobe-icons": declared("@lobehub/icons-static-svg"),
       "iconify-logos": iconify("@iconify-json/logos"),
       devicon: iconify("@iconify-json/devicon"),
+      "vscode-icons": iconify("@iconify-json/vscode-icons"),
       web3icons: iconify("@iconify-json/token-branded"),
       "cryptocurrency-icons": iconify("@iconify-json/cryptocurrency-color"),
       "coreui-brands": iconify("@iconify-json/cib"),

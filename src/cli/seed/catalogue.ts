@@ -41,6 +41,7 @@ export const brandSchema = z
     iconify: names,
     lobeIcons: names,
     devicon: names,
+    vscodeIcons: names,
     web3icons: names,
     cryptocurrencyIcons: names,
     coreuiBrands: names,

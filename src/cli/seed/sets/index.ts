@@ -23,6 +23,7 @@ export function loadIconSets(): IconSets {
     "iconify-logos": () => iconifySet(source("iconify-logos"), "iconify", "@iconify-json/logos"),
     "lobe-icons": () => lobeIconsSet(source("lobe-icons")),
     devicon: () => iconifySet(source("devicon"), "devicon", "@iconify-json/devicon"),
+    "vscode-icons": () => iconifySet(source("vscode-icons"), "vscodeIcons", "@iconify-json/vscode-icons"),
     web3icons: () => iconifySet(source("web3icons"), "web3icons", "@iconify-json/token-branded"),
     "cryptocurrency-icons": () => iconifySet(source("cryptocurrency-icons"), "cryptocurrencyIcons", "@iconify-json/cryptocurrency-color"),
     "simple-icons": () => simpleIcons,
