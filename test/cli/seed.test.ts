@@ -91,6 +91,7 @@ describe("the curated brand mapping", () => {
       "fa6-brands": iconify("@iconify-json/fa6-brands"),
       "boxicons-brands": iconify("@iconify-json/bxl"),
       "streamline-logos": iconify("@iconify-json/streamline-logos"),
+      "file-icons": iconify("@iconify-json/file-icons"),
     };
     for (const source of sourceSets) {
       expect(source.licence, source.id).toBe(packages[source.id]);

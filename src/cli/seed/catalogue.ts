@@ -48,6 +48,7 @@ export const brandSchema = z
     fa6Brands: names,
     boxicons: names,
     streamlineLogos: names,
+    fileIcons: names,
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;

@@ -30,6 +30,7 @@ export function loadIconSets(): IconSets {
     "coreui-brands": () => iconifySet(source("coreui-brands"), "coreuiBrands", "@iconify-json/cib"),
     "fa6-brands": () => iconifySet(source("fa6-brands"), "fa6Brands", "@iconify-json/fa6-brands"),
     "boxicons-brands": () => iconifySet(source("boxicons-brands"), "boxicons", "@iconify-json/bxl"),
+    "file-icons": () => iconifySet(source("file-icons"), "fileIcons", "@iconify-json/file-icons"),
     "streamline-logos": () => iconifySet(source("streamline-logos"), "streamlineLogos", "@iconify-json/streamline-logos"),
   };
   return { all: sourceSets.map((s) => loaders[s.id]()), simpleIcons: simpleIcons.icons };
