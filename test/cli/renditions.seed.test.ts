@@ -99,7 +99,8 @@ describe("theme=dark on real seed logos", () => {
         marks++;
       }
     }
-    expect(marks).toBeGreaterThanOrEqual(80);
+    // Every brand has at least one mark in the seed (its icon, and its wordmark where a set draws one).
+    expect(marks).toBeGreaterThanOrEqual(FORTY.length);
   });
 });
 
