@@ -74,13 +74,21 @@ export type AppEnv = { Bindings: Env };
 const VAR_NAMES = Object.keys(varsSchema.shape) as (keyof Vars)[];
 const validated = new BoundedCache<string, Vars>(16);
 
+// Every request of an isolate usually brings the same env object: that is asked first.
+const byEnv = new WeakMap<object, Vars>();
+
 export function readVars(env: Env): Vars {
-  const source = env as unknown as Record<string, unknown>;
-  return validated.remember(VAR_NAMES.map((name) => source[name]).join("\n"), () => {
-    const parsed = varsSchema.safeParse(env);
-    if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
-    return parsed.data;
-  });
+  let vars = byEnv.get(env);
+  if (vars === undefined) {
+    const source = env as unknown as Record<string, unknown>;
+    vars = validated.remember(VAR_NAMES.map((name) => source[name]).join("\n"), () => {
+      const parsed = varsSchema.safeParse(env);
+      if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
+      return parsed.data;
+    });
+    byEnv.set(env, vars);
+  }
+  return vars;
 }
 
 /**

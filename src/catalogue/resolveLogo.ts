@@ -90,7 +90,13 @@ const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
 const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, 60_000);
 
-const cacheKeyOf = (subject: Subject) => `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`;
+// Remembered per subject: the lookup keeps a domain's subject object for repeat lookups.
+const cacheKeys = new WeakMap<Subject, string>();
+function cacheKeyOf(subject: Subject): string {
+  let key = cacheKeys.get(subject);
+  if (key === undefined) cacheKeys.set(subject, (key = `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`));
+  return key;
+}
 
 /** The resolution this isolate holds: the logo, null (known miss), or undefined (not held). */
 export function knownResolution(subject: Subject, now = Date.now()): ResolvedLogo | null | undefined {

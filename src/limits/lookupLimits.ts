@@ -85,7 +85,15 @@ export interface LookupLimitOptions {
 
 /** Spends one request of this isolate's lease for the key, when it holds one for this minute. */
 export function spendLease(key: VerifiedKey, now = Date.now()): LimitDecision | undefined {
-  return spendFrom(key.id, JSON.stringify(lookupWindows(key)), windowStart("minute", now));
+  return spendFrom(key.id, signatureOf(key), windowStart("minute", now));
+}
+
+/** The limits a lease was granted under, as a string; kept per key record, which the isolate keeps too. */
+const signatures = new WeakMap<VerifiedKey, string>();
+function signatureOf(key: VerifiedKey): string {
+  let signature = signatures.get(key);
+  if (signature === undefined) signatures.set(key, (signature = JSON.stringify(lookupWindows(key))));
+  return signature;
 }
 
 function spendFrom(keyId: string, signature: string, minute: number): LimitDecision | undefined {

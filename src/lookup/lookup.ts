@@ -12,7 +12,7 @@ import { SVG_POLICY } from "../assets/svgPolicy";
 import { ladderUp } from "../assets/widths";
 import { signAssetUrlPermanently } from "../assets/signedUrls";
 import { keyTypeOf } from "../keys/format";
-import { checkRestrictions, requestOrigin } from "../keys/restrictions";
+import { checkRestrictions } from "../keys/restrictions";
 import { noteKeyUse } from "../keys/lastUsed";
 import { knownKey, verifyKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
@@ -83,45 +83,55 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   }
 
   const key = token !== undefined && keyTypeOf(token) === "publishable" ? await verifyKey(db, token) : null;
-  return publishableCaller(c, key);
+  return publishableCaller(c.req.raw.headers, key);
 }
 
 type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
 
-function publishableCaller(c: Context<AppEnv>, key: Caller["key"] | null): Identified {
+function publishableCaller(headers: Headers, key: Caller["key"] | null): Identified {
   if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, ANY_ORIGIN) };
-  const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
+  const restriction = checkRestrictions(key, headers);
   if (!restriction.ok) return { ok: false, response: plainText(restriction.message, 403, restriction.headers) };
   return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
 }
 
 /**
- * A warm lookup, answered without a single await when the isolate already knows the key, the
- * subject and holds a lease: most hotlink traffic. Anything else takes the full path.
+ * A warm lookup, answered before the router without a single await when the isolate already
+ * knows the key and the subject and holds a lease: most hotlink traffic (src/index.ts asks it
+ * first). Anything else, undefined: the request takes the full path through the router, which
+ * answers it the same way. Read from the raw request: a warm redirect costs little more than
+ * a trivial Worker's, and routing and a Hono context were most of what it cost.
  */
-function warmRedirect(c: Context<AppEnv>, subject: Subject | { invalid: string }): Response | undefined {
-  if ("invalid" in subject || c.req.header("authorization") !== undefined) return undefined;
-  const vars = readVars(c.env);
-  if (vars.LOOKUP_RESPONSE !== "redirect") return undefined;
-  const token = c.req.query("token");
-  if (token === undefined) return undefined;
+export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
+  if (request.method !== "GET") return undefined;
+  const url = request.url;
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = url.indexOf("?", pathStart);
+  if (pathStart === -1 || queryStart === -1) return undefined;
+  // Escaped paths (IDN hosts, odd characters) are decoded by the router; they take its path.
+  const escape = url.indexOf("%", pathStart);
+  if (escape !== -1 && escape < queryStart) return undefined;
+  const vars = readVars(env);
+  if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
+  const query = queryOf("publishable", url, () => firstValues(url.slice(queryStart)));
+  if (query.token === undefined || !query.options.success || query.carriesSecretKey) return undefined;
+  const subject = subjectOf(url.slice(pathStart, queryStart));
+  if ("invalid" in subject) return undefined;
   const now = Date.now();
-  const key = knownKey(token, now);
+  const key = knownKey(query.token, now);
   if (!key || key.type !== "publishable") return undefined;
   const logo = knownResolution(subject, now);
   if (!logo) return undefined;
-  const identified = publishableCaller(c, key);
+  const identified = publishableCaller(request.headers, key);
   if (!identified.ok) return identified.response;
-  const { options: parsed, carriesSecretKey } = queryOf("publishable", c.req.url, () => c.req.query());
-  if (!parsed.success || carriesSecretKey) return undefined;
   const decision = spendLease(key, now);
   if (!decision) return undefined;
-  refreshIfStale(c.env, logo, (work) => c.executionCtx.waitUntil(work), now);
-  return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, rateLimitHeaders(decision));
+  refreshIfStale(env, logo, (work) => ctx.waitUntil(work), now);
+  return redirectResponse(env, vars, logo, query.options.data, identified.caller.cors, rateLimitHeaders(decision));
 }
 
 function redirectResponse(
-  c: Context<AppEnv>,
+  env: Env,
   vars: ReturnType<typeof readVars>,
   logo: ResolvedLogo,
   options: LookupOptions,
@@ -131,7 +141,7 @@ function redirectResponse(
   // Never an address taken from the request's Host: this answer is cached publicly, and a
   // forged Host would poison it. Without a configured base the Location is relative.
   const base = vars.PUBLIC_BASE_URL;
-  const secret = c.env.SIGNED_URL_SECRET;
+  const secret = env.SIGNED_URL_SECRET;
   let forLogo = redirectsFor.get(options);
   if (!forLogo) redirectsFor.set(options, (forLogo = new WeakMap()));
   let redirect = forLogo.get(logo);
@@ -181,8 +191,6 @@ function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
 
 /** `subject` is the validated subject, or the 400 message for one that is not valid. */
 async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
-  const warm = warmRedirect(c, subject);
-  if (warm) return warm;
   const identified = await identify(c);
   if (!identified.ok) return identified.response;
   const { caller } = identified;
@@ -216,7 +224,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    return redirectResponse(c, vars, logo, parsed.data, caller.cors, limitHeaders);
+    return redirectResponse(c.env, vars, logo, parsed.data, caller.cors, limitHeaders);
   }
   const served = servedAs(logo, parsed.data);
 
@@ -310,6 +318,8 @@ const parsedQueries = new BoundedCache<string, ParsedQuery>(MEMO_SIZE);
 
 interface ParsedQuery {
   options: ReturnType<typeof publishableOptions.safeParse>;
+  /** The publishable key of the query, as given. */
+  token: string | undefined;
   /** A secret key anywhere in the query, under any name, encoded or not. */
   carriesSecretKey: boolean;
 }
@@ -318,10 +328,14 @@ const SECRET_KEY = /sk_[0-9A-Za-z]{32}/;
 
 function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, string>): ParsedQuery {
   const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
-  return parsedQueries.remember(`${kind}${search}`, () => ({
-    options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(query()),
-    carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
-  }));
+  return parsedQueries.remember(`${kind}${search}`, () => {
+    const params = query();
+    return {
+      options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(params),
+      token: params.token,
+      carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
+    };
+  });
 }
 
 function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
@@ -350,7 +364,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   const token = c.req.query("token");
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
-  const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
+  const restriction = checkRestrictions(key, c.req.raw.headers);
   if (!restriction.ok) return plainText(restriction.message, 403, restriction.headers);
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
 }
@@ -389,6 +403,13 @@ function subjectOf(path: string): Subject | { invalid: string } {
 export const lookupRoutes = new Hono<AppEnv>()
   .options("/*", preflight)
   .on(["GET", "HEAD"], "/*", (c) => lookup(c, subjectOf(c.req.path)));
+
+/** Query parameters, each its first value, as the router's `c.req.query()` gives them. */
+function firstValues(search: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(search)) if (!Object.hasOwn(values, name)) values[name] = value;
+  return values;
+}
 
 function decodeURIComponentSafe(text: string): string {
   try {
