@@ -227,8 +227,7 @@ function median(runs: Figures[]): Figures {
 
 /** Median over rounds of a ratio taken within each round, so drift between rounds cancels. */
 function pairedRatio(samples: Record<Scenario, Figures[]>, a: Scenario, b: Scenario): string {
-  const ratios = samples[a].map((run, i) => run.rps / samples[b][i]!.rps).sort((x, y) => x - y);
-  return ratios[Math.floor(ratios.length / 2)]!.toFixed(2);
+  return pairedMedian(samples, (i) => samples[a][i]!.rps / samples[b][i]!.rps).toFixed(2);
 }
 
 function report(samples: Record<Scenario, Figures[]>) {
