@@ -55,38 +55,31 @@ export const formatSchema = z
 const brandColor = z.string().optional().describe("The company's brand colour, #rrggbb, where the catalogue knows it");
 const dimension = z.number().int().nullable();
 
-/** Logo metadata record (search result, seven-tool form). */
-export const logoMetadataSchema = z.object({
+/** What every record of a logo starts with: which logo, whose, and which variant. */
+const logoIdentitySchema = z.object({
   logoId: z.number(),
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
   brandColor,
   variant: variantSchema,
+});
+
+/** Logo metadata record (search result, seven-tool form). */
+export const logoMetadataSchema = logoIdentitySchema.extend({
   sourceWidth: z.number(),
   sourceHeight: z.number(),
 });
 
 /** The three-tool form's record: output size and stored format instead of source size. */
-export const threeToolLogoSchema = z.object({
-  logoId: z.number(),
-  companyId: z.number(),
-  companyName: z.string(),
-  domain: z.string(),
-  variant: variantSchema,
+export const threeToolLogoSchema = logoIdentitySchema.omit({ brandColor: true }).extend({
   width: z.number(),
   height: z.number(),
   format: z.string(),
 });
 
 /** Logo delivery record (get_logo, fetch_logo, fetch_logos entries). */
-export const deliveryRecordSchema = z.object({
-  logoId: z.number(),
-  companyId: z.number(),
-  companyName: z.string(),
-  domain: z.string(),
-  brandColor,
-  variant: variantSchema,
+export const deliveryRecordSchema = logoIdentitySchema.extend({
   variantFallback: z.boolean().optional(),
   format: z.enum(requestFormats),
   mimeType: z.string(),

@@ -6,7 +6,7 @@ import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { clientAddress, currentSession, endBrowserSession, replaceSession } from "../portal/sessions";
-import { Page, render } from "./layout";
+import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, type WebEnv } from "./session";
 
 /**
@@ -68,11 +68,7 @@ function SignInPage(props: FormState & { signupOpen: boolean }) {
         {props.next && <input type="hidden" name="next" value={props.next} />}
         <Field name="email" label="Email" value={props.email} autocomplete="username" error={props.fieldErrors?.email} />
         <Field name="password" label="Password" autocomplete="current-password" error={props.fieldErrors?.password} />
-        <div class="actions">
-          <button class="primary" type="submit">
-            Sign in
-          </button>
-        </div>
+        <SubmitRow label="Sign in" />
       </form>
       {props.signupOpen && (
         <p>
@@ -102,11 +98,7 @@ function SignUpPage(props: FormState) {
           hint="At least 10 characters."
           error={props.fieldErrors?.password}
         />
-        <div class="actions">
-          <button class="primary" type="submit">
-            Create account
-          </button>
-        </div>
+        <SubmitRow label="Create account" />
       </form>
       <p>
         Already have an account? <a href="/portal/login">Sign in</a>

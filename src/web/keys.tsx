@@ -5,7 +5,7 @@ import { KEY_CACHE_TTL_MS } from "../keys/verify";
 import { createDb } from "../lib/db";
 import type { SessionAccount } from "../portal/sessions";
 import { dateTime, keyLabel } from "./format";
-import { Page, render } from "./layout";
+import { Page, render, SubmitRow } from "./layout";
 import { field, signedIn, type WebEnv } from "./session";
 
 /**
@@ -129,11 +129,7 @@ function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: str
               Server-side fetches and images with <code>referrerpolicy="no-referrer"</code> are then refused.
             </p>
           </fieldset>
-          <div class="actions">
-            <button class="primary" type="submit">
-              Create key
-            </button>
-          </div>
+          <SubmitRow label="Create key" />
         </form>
       </section>
     </Page>

@@ -124,6 +124,17 @@ function imageSources(env: Env): string {
  * Headers of every page. Forms post only here, except that the plan page's forms end in a
  * redirect to Stripe's hosted pages, which form-action must allow as the browser follows it.
  */
+/** A form's main button, in the row of actions every form ends with. */
+export function SubmitRow(props: { label: string }) {
+  return (
+    <div class="actions">
+      <button class="primary" type="submit">
+        {props.label}
+      </button>
+    </div>
+  );
+}
+
 export function pageHeaders(env: Env, cache: "no-store" | "public" = "no-store"): Record<string, string> {
   return {
     "Content-Security-Policy": [
