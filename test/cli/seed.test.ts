@@ -104,8 +104,8 @@ describe("the curated brand mapping", () => {
 });
 
 describe("the seed catalogue", () => {
-  it("covers at least 4,750 companies, 360 of them listed", () => {
-    expect(catalogue.length).toBeGreaterThanOrEqual(4750);
+  it("covers at least 5,000 companies, 360 of them listed", () => {
+    expect(catalogue.length).toBeGreaterThanOrEqual(5000);
     expect(catalogue.filter((c) => c.ticker).length).toBeGreaterThanOrEqual(360);
   });
 
