@@ -5,7 +5,7 @@ import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi"
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
-// and are tested as such, as subprocesses against a Miniflare-persisted local state.
+// and are tested as such, in-process or as subprocesses, against a Miniflare-persisted local state.
 export default defineConfig({
   test: {
     projects: [
@@ -46,6 +46,7 @@ export default defineConfig({
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          globalSetup: ["./test/helpers/cliState.ts"],
           // Each test file works on its own temporary state directory.
           fileParallelism: true,
         },

@@ -4,54 +4,58 @@
  * crossing the platform proxy one blocking round trip at a time. Not part of the deployed
  * Worker; it listens on a loopback port for the importer process that started it.
  *
- *   POST /source-hash  {domains, variant, sourceSet}        → {sourceHash: string | null}
- *   POST /logo         multipart: `input` (JSON) and, when the image changed, `image` (JSON
- *                      metadata) with `original`, `master`, `grey`, `inverted`, `invertedGrey`
- *                      → Result<ImportedLogo>, or {ok:false, needsImage:true}
+ *   POST /source-hashes  {keys: [{domains, variant, sourceSet}]}  → {hashes: Array<string | null>}
+ *   POST /logos          a batch of rows and their images (./wire.ts)
+ *                        → per row Result<ImportedLogo>, or {ok:false, needsImage:true} when the
+ *                          row came without its image and turned out to need it
+ *
+ * Objects go to the LOGOS binding, or, when the importer passes R2 S3 credentials
+ * (`--remote`), straight to the bucket's S3-compatible API (./s3.ts).
  */
-import { type CompanyLogoInput, importCompanyLogo, type PreparedImage, storedSourceHash } from "../../catalogue/importLogo";
+import { importCompanyLogos, type ObjectStore, type StoredLogoKey, storedSourceHashes } from "../../catalogue/importLogo";
 import { createDb } from "../../lib/db";
-import { fail } from "../../lib/errors";
+import { fail, ok } from "../../lib/errors";
+import { s3ObjectStore, s3SettingsFrom } from "./s3";
+import { decodeLogos } from "./wire";
 
 interface ToolEnv {
   DB: D1Database;
   LOGOS: R2Bucket;
+  R2_BUCKET_NAME?: string;
+  R2_S3_ENDPOINT?: string;
+  R2_ACCESS_KEY_ID?: string;
+  R2_SECRET_ACCESS_KEY?: string;
 }
 
-async function bytesOf(form: FormData, name: string): Promise<Uint8Array | null> {
-  const part = form.get(name);
-  return part instanceof File ? new Uint8Array(await part.arrayBuffer()) : null;
+function objectStore(env: ToolEnv): ObjectStore {
+  const s3 = env.R2_BUCKET_NAME ? s3SettingsFrom(env as unknown as Record<string, string | undefined>, env.R2_BUCKET_NAME) : undefined;
+  return s3 ? s3ObjectStore(s3) : env.LOGOS;
 }
 
 export default {
   async fetch(request: Request, env: ToolEnv): Promise<Response> {
     const db = createDb(env.DB);
     const { pathname } = new URL(request.url);
-    if (request.method === "POST" && pathname === "/source-hash") {
-      const { domains, variant, sourceSet } = (await request.json()) as { domains: string[]; variant: "full" | "icon"; sourceSet: string };
-      return Response.json({ sourceHash: await storedSourceHash(db, domains, variant, sourceSet) });
+    if (request.method === "POST" && pathname === "/source-hashes") {
+      const { keys } = (await request.json()) as { keys: StoredLogoKey[] };
+      return Response.json({ hashes: await storedSourceHashes(db, keys) });
     }
-    if (request.method === "POST" && pathname === "/logo") {
-      const form = await request.formData();
-      const input = JSON.parse(String(form.get("input"))) as CompanyLogoInput;
-      const meta = form.get("image");
-      let needsImage = false;
-      const result = await importCompanyLogo(db, env.LOGOS, input, async () => {
-        if (typeof meta !== "string") {
-          needsImage = true;
-          return fail("invalid_argument", "image needed");
-        }
-        const image: PreparedImage = {
-          ...(JSON.parse(meta) as Omit<PreparedImage, "original" | "master" | "grey" | "inverted" | "invertedGrey">),
-          original: (await bytesOf(form, "original"))!,
-          master: (await bytesOf(form, "master"))!,
-          grey: (await bytesOf(form, "grey"))!,
-          inverted: await bytesOf(form, "inverted"),
-          invertedGrey: await bytesOf(form, "invertedGrey"),
-        };
-        return { ok: true, value: image };
-      });
-      return Response.json(needsImage ? { ok: false, needsImage: true } : result);
+    if (request.method === "POST" && pathname === "/logos") {
+      const rows = decodeLogos(new Uint8Array(await request.arrayBuffer()));
+      const needsImage = new Set<number>();
+      const results = await importCompanyLogos(
+        db,
+        objectStore(env),
+        rows.map(({ input, image }, index) => ({
+          input,
+          image: async () => {
+            if (image) return ok(image);
+            needsImage.add(index);
+            return fail("invalid_argument", "image needed");
+          },
+        })),
+      );
+      return Response.json(results.map((result, index) => (!result.ok && needsImage.has(index) ? { ok: false, needsImage: true } : result)));
     }
     return new Response("Not found", { status: 404 });
   },

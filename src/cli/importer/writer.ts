@@ -1,58 +1,57 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { unstable_dev } from "wrangler";
-import type { LogoVariant } from "../../../schema";
-import type { CompanyLogoInput, ImportedLogo, PreparedImage } from "../../catalogue/importLogo";
+import type { ImportedLogo, StoredLogoKey } from "../../catalogue/importLogo";
 import type { Result } from "../../lib/errors";
 import { type PlatformOptions, projectRoot, stateRoot, writeStorageToolConfig } from "../platform";
+import type { S3Settings } from "./s3";
+import { encodeLogos, type WireLogo } from "./wire";
 
 export type WriteResult = Result<ImportedLogo> | { ok: false; needsImage: true };
 
 /** The importer's handle on its write side (./worker.ts) running in workerd. */
 export interface ImportWriter {
-  sourceHash(domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null>;
-  write(input: CompanyLogoInput, image: PreparedImage | null): Promise<WriteResult>;
+  /** The source hash of the stored logo each key would replace, in order. */
+  sourceHashes(keys: StoredLogoKey[]): Promise<Array<string | null>>;
+  /** Writes a batch of rows in one D1 transaction; results in row order. */
+  write(logos: WireLogo[]): Promise<WriteResult[]>;
   stop(): Promise<void>;
 }
 
-export async function startImportWriter(options: PlatformOptions): Promise<ImportWriter> {
-  const configPath = writeStorageToolConfig(options, "importer");
+export interface WriterOptions extends PlatformOptions {
+  /** Put objects through R2's S3 API instead of the binding. */
+  s3?: S3Settings | undefined;
+}
+
+export async function startImportWriter(options: WriterOptions): Promise<ImportWriter> {
+  const configPath = await writeStorageToolConfig(options, "importer");
+  const { unstable_dev } = await import("wrangler");
 
   // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+  const s3 = options.s3;
   const worker = await unstable_dev(join(projectRoot, "src/cli/importer/worker.ts"), {
     config: configPath,
     persistTo: stateRoot(options),
     ip: "127.0.0.1",
     port: 0,
     logLevel: "error",
+    vars: s3
+      ? { R2_BUCKET_NAME: s3.bucket, R2_S3_ENDPOINT: s3.endpoint, R2_ACCESS_KEY_ID: s3.accessKeyId, R2_SECRET_ACCESS_KEY: s3.secretAccessKey }
+      : {},
     // With --remote the bindings carry `remote: true` and wrangler proxies them to the account.
     experimental: { disableExperimentalWarning: true },
   });
 
-  const post = async <T>(path: string, body: string | FormData): Promise<T> => {
-    // Serialise here: the fetch wrangler hands out does not recognise Node's FormData.
-    const encoded = new Response(body);
-    const headers = { "content-type": encoded.headers.get("content-type") ?? "application/json" };
-    const response = await worker.fetch(path, { method: "POST", headers, body: new Uint8Array(await encoded.arrayBuffer()) });
+  const post = async <T>(path: string, body: Uint8Array | string): Promise<T> => {
+    const headers = { "content-type": typeof body === "string" ? "application/json" : "application/octet-stream" };
+    const response = await worker.fetch(path, { method: "POST", headers, body });
     if (!response.ok) throw new Error(`import writer answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   };
 
   return {
-    sourceHash: async (domains, variant, sourceSet) =>
-      (await post<{ sourceHash: string | null }>("/source-hash", JSON.stringify({ domains, variant, sourceSet }))).sourceHash,
-    write: (input, image) => {
-      const form = new FormData();
-      form.set("input", JSON.stringify(input));
-      if (image) {
-        const { original, master, grey, inverted, invertedGrey, ...meta } = image;
-        form.set("image", JSON.stringify(meta));
-        const parts = { original, master, grey, inverted, invertedGrey };
-        for (const [name, bytes] of Object.entries(parts)) if (bytes) form.set(name, new Blob([bytes]));
-      }
-      return post<WriteResult>("/logo", form);
-    },
+    sourceHashes: async (keys) => (await post<{ hashes: Array<string | null> }>("/source-hashes", JSON.stringify({ keys }))).hashes,
+    write: (logos) => post<WriteResult[]>("/logos", encodeLogos(logos)),
     stop: async () => {
       await worker.stop();
       rmSync(configPath, { force: true });
