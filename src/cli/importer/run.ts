@@ -82,7 +82,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     });
     // Convert only what the catalogue does not hold already; the write asks again if it must.
     const valid = rows.filter((row) => row.ok);
-    const stored = await writer.sourceHashes(valid.map(({ input }) => ({ domains: input.domains, variant: input.variant, sourceSet: input.sourceSet })));
+    const keys = valid.map(({ input }) => ({ domains: input.domains, variant: input.variant, sourceSet: input.sourceSet }));
+    const stored = keys.length > 0 ? await writer.sourceHashes(keys) : [];
     valid.forEach((row, index) => {
       if (stored[index] !== row.input.sourceHash) row.image = options.convert(row.bytes);
     });

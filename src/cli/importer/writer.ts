@@ -39,7 +39,8 @@ export async function startImportWriter(options: WriterOptions): Promise<ImportW
       ? { R2_BUCKET_NAME: s3.bucket, R2_S3_ENDPOINT: s3.endpoint, R2_ACCESS_KEY_ID: s3.accessKeyId, R2_SECRET_ACCESS_KEY: s3.secretAccessKey }
       : {},
     // With --remote the bindings carry `remote: true` and wrangler proxies them to the account.
-    experimental: { disableExperimentalWarning: true },
+    // The writer binds no other Worker, so it stays out of wrangler's registry of dev sessions.
+    experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
   });
 
   const post = async <T>(path: string, body: Uint8Array | string): Promise<T> => {
