@@ -17,7 +17,7 @@
  *
  * Options (environment): BENCH_SECONDS per round (3), BENCH_ROUNDS (3), BENCH_CONNECTIONS (32).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -29,28 +29,12 @@ import { importManifest } from "../../src/cli/importer/importManifest";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { writeSeedManifest } from "../../src/cli/seed/seed";
 import { createKey } from "../../src/keys/apiKeys";
-import { bundleWorker, run, workerOptions, wrangler } from "../helpers/workerd";
+import { bundleWorker, run, workerdCpuSeconds, workerOptions, wrangler } from "../helpers/workerd";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const log = (message: string) => process.stderr.write(`${message}\n`);
-
-/** CPU seconds used so far by the workerd processes this process started. */
-function workerdCpuSeconds(): number {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (name === "workerd" && Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return ticks / 100; // USER_HZ
-}
 
 interface Figures {
   rps: number;

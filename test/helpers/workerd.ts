@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { projectRoot } from "../../src/cli/platform";
@@ -41,4 +42,20 @@ export function workerOptions(dist: string, name: string, vars: Record<string, s
     bindings: { ...(base.bindings as object), ...vars },
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
   };
+}
+
+/** CPU seconds used so far by the workerd processes this process started. */
+export function workerdCpuSeconds(): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (name === "workerd" && Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return ticks / 100; // USER_HZ
 }
