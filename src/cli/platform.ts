@@ -48,9 +48,21 @@ function storageToolConfig(config: WranglerConfig, options: PlatformOptions) {
 
 const readConfig = async () => (await wrangler()).unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
 
+/** That config, for tools that start workerd themselves. */
+export async function storageTool(options: PlatformOptions) {
+  const config = storageToolConfig(await readConfig(), options);
+  return {
+    compatibilityDate: config.compatibility_date,
+    compatibilityFlags: config.compatibility_flags,
+    /** As wrangler names them locally: the database by its id, the bucket by its name. */
+    databaseId: config.d1_databases[0]!.database_id!,
+    bucketName: config.r2_buckets[0]!.bucket_name!,
+  };
+}
+
 /** Name of the bucket bound as LOGOS in wrangler.toml. */
 export async function logosBucketName(): Promise<string> {
-  return storageToolConfig(await readConfig(), {}).r2_buckets[0]!.bucket_name!;
+  return (await storageTool({})).bucketName;
 }
 
 /** Writes that config for one tool of this process; the caller removes it when done. */

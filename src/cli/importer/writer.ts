@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ImportedLogo, StoredLogoKey } from "../../catalogue/importLogo";
 import type { Result } from "../../lib/errors";
-import { type PlatformOptions, projectRoot, stateRoot, writeStorageToolConfig } from "../platform";
+import { type PlatformOptions, projectRoot, stateRoot, storageTool, writeStorageToolConfig } from "../platform";
 import type { S3Settings } from "./s3";
 import { encodeLogos, type WireLogo } from "./wire";
 
@@ -22,30 +22,19 @@ export interface WriterOptions extends PlatformOptions {
   s3?: S3Settings | undefined;
 }
 
-export async function startImportWriter(options: WriterOptions): Promise<ImportWriter> {
-  const configPath = await writeStorageToolConfig(options, "importer");
-  const { unstable_dev } = await import("wrangler");
+interface Endpoint {
+  fetch(path: string, init: { method: "POST"; headers: Record<string, string>; body: Uint8Array | string }): Promise<Response>;
+  stop(): Promise<void>;
+}
 
-  // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  const s3 = options.s3;
-  const worker = await unstable_dev(join(projectRoot, "src/cli/importer/worker.ts"), {
-    config: configPath,
-    persistTo: stateRoot(options),
-    ip: "127.0.0.1",
-    port: 0,
-    logLevel: "error",
-    vars: s3
-      ? { R2_BUCKET_NAME: s3.bucket, R2_S3_ENDPOINT: s3.endpoint, R2_ACCESS_KEY_ID: s3.accessKeyId, R2_SECRET_ACCESS_KEY: s3.secretAccessKey }
-      : {},
-    // With --remote the bindings carry `remote: true` and wrangler proxies them to the account.
-    // The writer binds no other Worker, so it stays out of wrangler's registry of dev sessions.
-    experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
-  });
+const workerSource = join(projectRoot, "src/cli/importer/worker.ts");
+
+export async function startImportWriter(options: WriterOptions): Promise<ImportWriter> {
+  const endpoint = options.remote ? await startWithWrangler(options) : await startWithMiniflare(options);
 
   const post = async <T>(path: string, body: Uint8Array | string): Promise<T> => {
     const headers = { "content-type": typeof body === "string" ? "application/json" : "application/octet-stream" };
-    const response = await worker.fetch(path, { method: "POST", headers, body });
+    const response = await endpoint.fetch(path, { method: "POST", headers, body });
     if (!response.ok) throw new Error(`import writer answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   };
@@ -53,6 +42,70 @@ export async function startImportWriter(options: WriterOptions): Promise<ImportW
   return {
     sourceHashes: async (keys) => (await post<{ hashes: Array<string | null> }>("/source-hashes", JSON.stringify({ keys }))).hashes,
     write: (logos) => post<WriteResult[]>("/logos", encodeLogos(logos)),
+    stop: () => endpoint.stop(),
+  };
+}
+
+/**
+ * Locally: the worker, bundled, on Miniflare with the storage bindings wrangler itself would
+ * give it over the same state directory. No dev server in between: each batch is one request
+ * straight into workerd.
+ */
+async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
+  const [{ build }, { Miniflare, convertV4MiniflareOptions }, storage] = await Promise.all([import("esbuild"), import("miniflare"), storageTool(options)]);
+  const bundled = await build({
+    entryPoints: [workerSource],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "es2024",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    logLevel: "silent",
+  });
+  const mf = new Miniflare({
+    ...convertV4MiniflareOptions({
+      workers: [
+        {
+          name: "importer",
+          modules: true,
+          script: bundled.outputFiles[0]!.text,
+          compatibilityDate: storage.compatibilityDate,
+          compatibilityFlags: storage.compatibilityFlags,
+          d1Databases: { DB: { id: storage.databaseId } },
+          r2Buckets: { LOGOS: { id: storage.bucketName } },
+        },
+      ],
+    }),
+    resourcePersistencePath: join(stateRoot(options), "v3"),
+  });
+  await mf.ready;
+  return {
+    fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, init)) as unknown as Response,
+    stop: () => mf.dispose(),
+  };
+}
+
+/** With --remote: wrangler's dev server, whose bindings carry `remote: true` and reach the account. */
+async function startWithWrangler(options: WriterOptions): Promise<Endpoint> {
+  const { unstable_dev } = await import("wrangler");
+  const configPath = await writeStorageToolConfig(options, "importer");
+  // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+  const s3 = options.s3;
+  const worker = await unstable_dev(workerSource, {
+    config: configPath,
+    persistTo: stateRoot(options),
+    ip: "127.0.0.1",
+    port: 0,
+    logLevel: "error",
+    vars: s3 ? { R2_BUCKET_NAME: s3.bucket, R2_S3_ENDPOINT: s3.endpoint, R2_ACCESS_KEY_ID: s3.accessKeyId, R2_SECRET_ACCESS_KEY: s3.secretAccessKey } : {},
+    // The writer binds no other Worker, so it stays out of wrangler's registry of dev sessions.
+    experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
+  });
+  return {
+    fetch: async (path, init) => (await worker.fetch(path, init)) as unknown as Response,
     stop: async () => {
       await worker.stop();
       rmSync(configPath, { force: true });
