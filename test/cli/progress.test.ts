@@ -28,6 +28,16 @@ describe("progress without a terminal", () => {
     ]);
   });
 
+  it("counts the rate of a resumed import from where it resumed", () => {
+    const lines: string[] = [];
+    const progress = startProgress({ label: "importing", unit: "rows", total: 1000, from: 600, stream: { write: (t) => lines.push(t) } });
+    vi.advanceTimersByTime(5_000);
+    progress.update(700);
+    vi.advanceTimersByTime(5_000);
+    progress.stop();
+    expect(lines).toEqual(["importing: 600/1,000 rows in 5 s (0/s)\n", "importing: 700/1,000 rows in 10 s (10/s, 30 s left)\n"]);
+  });
+
   it("draws a bar instead on a terminal", () => {
     let drawn = "";
     const progress = startProgress({ label: "importing", unit: "rows", total: 10, stream: { write: (t: string) => (drawn += t), isTTY: true } as never });

@@ -56,6 +56,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
     label: options.label ?? "importing",
     unit: "rows",
     total: countRows(manifest),
+    from: resumed?.report.rows,
     stream,
     plain: options.plainProgress,
   });

@@ -17,6 +17,8 @@ export interface ProgressOptions {
   /** What is counted, plural: "rows", "logos". */
   unit: string;
   total: number | Promise<number>;
+  /** Done already when this run starts (a resumed import); the rate counts only this run's. */
+  from?: number;
   stream?: Output;
   /** Seconds between plain lines (default 5). */
   every?: number;
@@ -28,9 +30,10 @@ export function startProgress(options: ProgressOptions): Progress {
   const stream = options.stream ?? process.stderr;
   const started = Date.now();
   let total: number | undefined = typeof options.total === "number" ? options.total : undefined;
-  let done = 0;
+  const from = options.from ?? 0;
+  let done = from;
   let failed = 0;
-  const rate = () => done / Math.max((Date.now() - started) / 1000, 0.001);
+  const rate = () => (done - from) / Math.max((Date.now() - started) / 1000, 0.001);
 
   if (stream.isTTY && !options.plain) {
     const bar = new SingleBar({
@@ -38,7 +41,7 @@ export function startProgress(options: ProgressOptions): Progress {
       format: `${options.label} {bar} {value}/{total} ${options.unit} | {rate} ${options.unit}/s | ETA {eta_formatted} | {failed} skipped`,
       hideCursor: true,
     });
-    bar.start(total ?? 0, 0, { rate: "0.0", failed: 0 });
+    bar.start(total ?? 0, from, { rate: "0.0", failed: 0 });
     if (typeof options.total !== "number") void options.total.then((n) => bar.setTotal(n));
     return {
       update(value, extra) {
@@ -55,7 +58,7 @@ export function startProgress(options: ProgressOptions): Progress {
   if (typeof options.total !== "number") void options.total.then((n) => (total = n));
   const line = () => {
     const seconds = (Date.now() - started) / 1000;
-    const left = total !== undefined && done > 0 ? `, ${Math.max(0, Math.round((total - done) / rate()))} s left` : "";
+    const left = total !== undefined && rate() > 0 ? `, ${Math.max(0, Math.round((total - done) / rate()))} s left` : "";
     const of = total !== undefined ? `/${total.toLocaleString("en")}` : "";
     stream.write(
       `${options.label}: ${done.toLocaleString("en")}${of} ${options.unit} in ${Math.round(seconds)} s (${rate().toFixed(0)}/s${left})${failed ? `, ${failed} skipped` : ""}\n`,
