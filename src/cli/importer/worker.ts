@@ -15,21 +15,18 @@
 import { importCompanyLogos, type ObjectStore, type StoredLogoKey, storedSourceHashes } from "../../catalogue/importLogo";
 import { createDb } from "../../lib/db";
 import { fail, ok } from "../../lib/errors";
-import { s3ObjectStore, s3SettingsFrom } from "./s3";
+import { type S3Settings, s3ObjectStore } from "./s3";
 import { decodeLogos } from "./wire";
 
 interface ToolEnv {
   DB: D1Database;
   LOGOS: R2Bucket;
-  R2_BUCKET_NAME?: string;
-  R2_S3_ENDPOINT?: string;
-  R2_ACCESS_KEY_ID?: string;
-  R2_SECRET_ACCESS_KEY?: string;
+  /** S3Settings as JSON, when the importer was given R2 S3 credentials. */
+  R2_S3?: string;
 }
 
 function objectStore(env: ToolEnv): ObjectStore {
-  const s3 = env.R2_BUCKET_NAME ? s3SettingsFrom(env as unknown as Record<string, string | undefined>, env.R2_BUCKET_NAME) : undefined;
-  return s3 ? s3ObjectStore(s3) : env.LOGOS;
+  return env.R2_S3 ? s3ObjectStore(JSON.parse(env.R2_S3) as S3Settings) : env.LOGOS;
 }
 
 export default {

@@ -93,14 +93,14 @@ async function startWithWrangler(options: WriterOptions): Promise<Endpoint> {
   const configPath = await writeStorageToolConfig(options, "importer");
   // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  const s3 = options.s3;
+  const { s3 } = options;
   const worker = await unstable_dev(workerSource, {
     config: configPath,
     persistTo: stateRoot(options),
     ip: "127.0.0.1",
     port: 0,
     logLevel: "error",
-    vars: s3 ? { R2_BUCKET_NAME: s3.bucket, R2_S3_ENDPOINT: s3.endpoint, R2_ACCESS_KEY_ID: s3.accessKeyId, R2_SECRET_ACCESS_KEY: s3.secretAccessKey } : {},
+    vars: s3 ? { R2_S3: JSON.stringify(s3) } : {},
     // The writer binds no other Worker, so it stays out of wrangler's registry of dev sessions.
     experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
   });
