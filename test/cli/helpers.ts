@@ -57,15 +57,6 @@ export function freshState(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function withPlatform<T>(state: string, job: (platform: Platform) => Promise<T>): Promise<T> {
-  const platform = await openPlatform({ persistTo: state });
-  try {
-    return await job(platform);
-  } finally {
-    await platform.dispose();
-  }
-}
-
 /** A platform kept open for a whole test file; commands get it without closing it. */
 export async function openSharedPlatform(state: string): Promise<Platform & { borrow: () => Promise<Platform> }> {
   const platform = await openPlatform({ persistTo: state });
