@@ -55,8 +55,10 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           globalSetup: ["./test/helpers/cliState.ts"],
-          // Each test file works on its own temporary state directory.
+          // Each test file works on its own temporary state directory. Files share a process
+          // (wrangler alone takes seconds to load, once per file otherwise).
           fileParallelism: true,
+          isolate: false,
         },
       },
     ],

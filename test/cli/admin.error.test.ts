@@ -53,15 +53,15 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
   });
 });
 
-describe("as a process", () => {
-  it("exits 2 on a usage mistake, with the error as JSON on stderr and nothing on stdout", async () => {
-    const result = await tool("admin", ["key", "create", "--type", "public", "--account", "x"], state.dir);
+describe("exit codes", () => {
+  it("2 for a usage mistake, with the error as JSON on stderr and nothing on stdout", async () => {
+    const result = await admin("key", "create", "--type", "public", "--account", "x");
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(errorOf(result)).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/--type must be publishable or secret/) });
   });
 
-  it("exits 1 when the storage refuses, writing nothing", async () => {
+  it("1 when the storage refuses, as a process, writing nothing", async () => {
     const before = await counts();
     const result = await tool("admin", ["key", "create", "--account", "nobody", "--type", "publishable"], state.dir);
     expect(result.status).toBe(1);

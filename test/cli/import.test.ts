@@ -142,11 +142,11 @@ describe("npm run import", () => {
     expect(rows.find((c) => c.name === "Gamma")).toMatchObject({ aliases: ["Gamma Inc", "GMA"], brandColor: "#aa00ff" });
   });
 
-  it("fails clearly on a manifest it cannot read, as a process that exits 1", async () => {
+  it("fails clearly, exiting 1, on a manifest it cannot read (missing: as a process)", async () => {
     const missing = await tool("import", [join(dir, "nope.jsonl")], state.dir);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/ENOENT|no such file/);
-    const wrongType = await tool("import", [join(dir, "img/beta.png")], state.dir);
+    const wrongType = await importManifest("img/beta.png");
     expect(wrongType.status).toBe(1);
     expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
   });
