@@ -17,6 +17,7 @@ import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
 import { ensureDemoAccount } from "./start/demo";
 import { localSigningSecret, writeOverrides } from "./start/overrides";
+import { EXAMPLE_DOMAIN } from "./seed/seed";
 import { seedBesideTheServer } from "./start/seeding";
 
 const port = process.env.PORT ?? "8787";
@@ -56,7 +57,7 @@ Logo lookup is starting at ${base}
   Publishable key  ${demo.publishableKey}
   Secret key       ${demo.secretKey}   (shown once; new keys are issued at every start)
 
-  Try              ${base}/github.com?token=${demo.publishableKey}
+  Try              ${base}/${EXAMPLE_DOMAIN}?token=${demo.publishableKey}
                    ${base}/health
 `);
 

@@ -7,17 +7,20 @@ import { buildSeedCatalogue, loadIconSets, readBrands } from "./catalogue";
 
 export const defaultSeedDir = join(projectRoot, ".wrangler", "seed");
 
+/** The lookup `npm start` suggests trying; its company is seeded first. */
+export const EXAMPLE_DOMAIN = "github.com";
+
 /**
  * Writes the seed catalogue as an ordinary import manifest (JSON Lines) with its SVG files,
  * then imports it like any other manifest: the seed exercises the importer, not a side door.
- * Better-known companies come first, so that a server started beside the seeding finds them
- * soonest. The files are rewritten only when the catalogue changed, so that an interrupted
+ * The example `npm start` prints comes first, then better-known companies before others, so
+ * that a server started beside the seeding finds them soonest. The files are rewritten only when the catalogue changed, so that an interrupted
  * seeding resumes where it stopped (the importer knows a manifest by its path, size and time).
  */
 export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; companies: number; logos: number } {
   const companies = buildSeedCatalogue(readBrands(), loadIconSets())
-    .map((company, index) => ({ company, index }))
-    .sort((a, b) => b.company.prominence - a.company.prominence || a.index - b.index)
+    .map((company, index) => ({ company, index, example: company.domains.includes(EXAMPLE_DOMAIN) }))
+    .sort((a, b) => Number(b.example) - Number(a.example) || b.company.prominence - a.company.prominence || a.index - b.index)
     .map(({ company }) => company);
   const files = new Map<string, string>();
   const rows: string[] = [];
