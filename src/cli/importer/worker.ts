@@ -11,10 +11,15 @@
  *
  * Objects go to the LOGOS binding, or, when the importer passes R2 S3 credentials
  * (`--remote`), straight to the bucket's S3-compatible API (./s3.ts).
+ *
+ * Locally another workerd may write the same SQLite files (the dev server beside the first
+ * start's seeding, an admin command), and SQLite refuses a write while another process holds
+ * the lock. Such a batch is written again, whole and in order, after a short wait: rows that
+ * made it are found unchanged, so the result is what one uninterrupted batch would have left.
  */
 import { importCompanyLogos, type ObjectStore, type StoredLogoKey, storedSourceHashes } from "../../catalogue/importLogo";
 import { createDb } from "../../lib/db";
-import { fail, ok } from "../../lib/errors";
+import { fail, ok, type Result } from "../../lib/errors";
 import { type S3Settings, s3ObjectStore } from "./s3";
 import { decodeLogos } from "./wire";
 
@@ -29,29 +34,49 @@ function objectStore(env: ToolEnv): ObjectStore {
   return env.R2_S3 ? s3ObjectStore(JSON.parse(env.R2_S3) as S3Settings) : env.LOGOS;
 }
 
+const LOCKED_RETRIES = 8;
+const LOCKED_WAIT_MS = 100;
+const isLocked = (message: string) => /SQLITE_BUSY|database is locked/i.test(message);
+const locked = (result: Result<unknown>) => !result.ok && isLocked(result.error.message);
+
+/** Runs a read or write, again after a short wait while another process holds SQLite's lock. */
+async function whenUnlocked<T>(job: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await job();
+    } catch (error) {
+      if (attempt > LOCKED_RETRIES || !isLocked(String((error as Error).message))) throw error;
+      await scheduler.wait(LOCKED_WAIT_MS * attempt);
+    }
+  }
+}
+
 export default {
   async fetch(request: Request, env: ToolEnv): Promise<Response> {
     const db = createDb(env.DB);
     const { pathname } = new URL(request.url);
     if (request.method === "POST" && pathname === "/source-hashes") {
       const { keys } = (await request.json()) as { keys: StoredLogoKey[] };
-      return Response.json({ hashes: await storedSourceHashes(db, keys) });
+      return Response.json({ hashes: await whenUnlocked(() => storedSourceHashes(db, keys)) });
     }
     if (request.method === "POST" && pathname === "/logos") {
       const rows = decodeLogos(new Uint8Array(await request.arrayBuffer()));
       const needsImage = new Set<number>();
-      const results = await importCompanyLogos(
-        db,
-        objectStore(env),
-        rows.map(({ input, image }, index) => ({
-          input,
-          image: async () => {
-            if (image) return ok(image);
-            needsImage.add(index);
-            return fail("invalid_argument", "image needed");
-          },
-        })),
-      );
+      const items = rows.map(({ input, image }, index) => ({
+        input,
+        image: async () => {
+          if (image) return ok(image);
+          needsImage.add(index);
+          return fail("invalid_argument", "image needed");
+        },
+      }));
+      let results = await whenUnlocked(() => importCompanyLogos(db, objectStore(env), items));
+      for (let attempt = 1; attempt <= LOCKED_RETRIES && results.some(locked); attempt++) {
+        await scheduler.wait(LOCKED_WAIT_MS * attempt);
+        // The first outcome of a row that made it counts (a second write finds it unchanged).
+        const again = await whenUnlocked(() => importCompanyLogos(db, objectStore(env), items));
+        results = results.map((result, index) => (result.ok ? result : again[index]!));
+      }
       return Response.json(results.map((result, index) => (!result.ok && needsImage.has(index) ? { ok: false, needsImage: true } : result)));
     }
     return new Response("Not found", { status: 404 });
