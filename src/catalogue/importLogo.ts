@@ -1,6 +1,6 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { companies, companyDomains, companyTickers, type Logo, type LogoTone, type LogoVariant, logos } from "../../schema";
+import { type Company, companies, companyDomains, companyTickers, type Logo, type LogoTone, type LogoVariant, logos } from "../../schema";
 import { derivedRenditions, LOGO_PREFIX, type LogoKeyParts, logoObjectKeys, masterKey, originalKey, type RenditionSet, renditionKey, vectorKey } from "../images/keys";
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
@@ -8,7 +8,8 @@ import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 
 /**
- * Writing one logo of one company into the catalogue: the step an import row turns into.
+ * Writing logos of companies into the catalogue: the step import rows turn into, one at a time
+ * (importCompanyLogo) or many at once (importCompanyLogos, bulk loads), by the same code.
  * Runtime-agnostic (D1 and R2 bindings only) so the Node importer and the Worker share it.
  *
  * Order of writes, so that a failure leaves no half-written company and no orphaned object:
@@ -56,15 +57,43 @@ export interface ImportedLogo {
   logoId: number;
 }
 
+/** Where a logo would be stored: the company owning any of `domains`, its variant and source set. */
+export interface StoredLogoKey {
+  domains: string[];
+  variant: LogoVariant;
+  sourceSet: string;
+}
+
 /** The stored logo that an input would replace, if any: lets callers skip image work up front. */
 export async function storedSourceHash(db: Db, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
-  const row = await db
-    .select({ sourceHash: logos.sourceHash })
-    .from(companyDomains)
-    .innerJoin(logos, eq(logos.companyId, companyDomains.companyId))
-    .where(and(inArray(companyDomains.domain, domains), eq(logos.variant, variant), eq(logos.sourceSet, sourceSet)))
-    .get();
-  return row?.sourceHash ?? null;
+  return (await storedSourceHashes(db, [{ domains, variant, sourceSet }]))[0]!;
+}
+
+/** storedSourceHash for many inputs in one query, in input order. */
+export async function storedSourceHashes(db: Db, keys: StoredLogoKey[]): Promise<Array<string | null>> {
+  if (keys.length === 0) return [];
+  const wanted = JSON.stringify(keys.flatMap((k, index) => k.domains.map((domain) => [index, domain, k.variant, k.sourceSet])));
+  const rows = await db.all<{ position: number; sourceHash: string }>(sql`
+    SELECT DISTINCT wanted.value ->> 0 AS position, ${logos.sourceHash} AS sourceHash
+    FROM json_each(${wanted}) AS wanted
+    JOIN ${companyDomains} ON ${companyDomains.domain} = wanted.value ->> 1
+    JOIN ${logos} ON ${logos.companyId} = ${companyDomains.companyId}
+      AND ${logos.variant} = wanted.value ->> 2 AND ${logos.sourceSet} = wanted.value ->> 3`);
+  const hashes: Array<string | null> = keys.map(() => null);
+  for (const row of rows) hashes[row.position] = row.sourceHash;
+  return hashes;
+}
+
+/** One input of importCompanyLogos: the row and, when asked for, its prepared image. */
+export interface LogoImport {
+  input: CompanyLogoInput;
+  image: () => Promise<Result<PreparedImage>>;
+}
+
+/** Objects can go to an R2 binding or to anything that puts and deletes alike (R2's S3 API). */
+export interface ObjectStore {
+  put(key: string, value: Uint8Array, options: R2PutOptions): Promise<unknown>;
+  delete(keys: string | string[]): Promise<void>;
 }
 
 export async function importCompanyLogo(
@@ -74,154 +103,304 @@ export async function importCompanyLogo(
   image: () => Promise<Result<PreparedImage>>,
   now = new Date(),
 ): Promise<Result<ImportedLogo>> {
-  // Which company the row is about (the one owning any of its domains, or a new one) and
-  // everything else the decision needs, in one round trip.
-  const owningCompany = db
-    .select({ id: companyDomains.companyId })
-    .from(companyDomains)
-    .where(inArray(companyDomains.domain, input.domains));
+  return (await importCompanyLogos(db, bucket, [{ input, image }], now))[0]!;
+}
+
+/**
+ * Many inputs in one write: each input is decided in order against the catalogue as the
+ * inputs before it leave it, exactly as if each had been imported alone; then the objects of
+ * all of them are put, all their rows written in one D1 batch (one transaction), and the
+ * objects they replaced deleted. Results come in input order. Should the objects or the batch
+ * fail, what was put is deleted and the inputs are imported one at a time instead, so that a
+ * bad input fails alone.
+ */
+export async function importCompanyLogos(db: Db, bucket: ObjectStore, items: LogoImport[], now = new Date()): Promise<Array<Result<ImportedLogo>>> {
+  if (items.length === 0) return [];
+  const plan = await planWrites(db, await readCatalogue(db, items.map((item) => item.input)), items, now);
+  const written = await writePlan(db, bucket, plan);
+  if (!written.ok) {
+    if (items.length === 1) return [written];
+    const results: Array<Result<ImportedLogo>> = [];
+    for (const item of items) results.push((await importCompanyLogos(db, bucket, [item], now))[0]!);
+    return results;
+  }
+  return plan.decisions.map((decision) => {
+    if (!decision.ok) return decision;
+    const { outcome, company, logo } = decision.value;
+    return ok({ outcome, companyId: company.id!, logoId: logo.id! });
+  });
+}
+
+/** A company as the inputs decided so far leave it. */
+interface CompanyState {
+  /** Unknown for a company created by this write until the batch has run. */
+  id: number | undefined;
+  /** The batch statement whose RETURNING gives the id of a created company. */
+  createdBy?: number;
+  primaryDomain: string;
+  row: Pick<Company, "name" | "aliases" | "brandColor" | "prominence"> | undefined;
+  /** By variant and source set. */
+  logos: Map<string, LogoState>;
+}
+
+interface LogoState {
+  id: number | undefined;
+  createdBy?: number;
+  sourceHash: string;
+  licence: string;
+  /** The renditions version that made its stored image: an older one is made again. */
+  renditionsVersion: number;
+  sourceUrl: string | null;
+  fetchedAt: Date | null;
+  /** Object keys of the image the catalogue held before this write, if any. */
+  storedKeys: string[];
+  /** Object keys of the image the inputs leave it with. */
+  keys: string[];
+  /** An image of this write, to be put before the batch runs. */
+  put?: { columns: StoredImage["columns"]; image: PreparedImage };
+}
+
+interface CatalogueState {
+  domains: Map<string, CompanyState>;
+  /** By `ticker exchange`. */
+  tickers: Map<string, CompanyState>;
+}
+
+type Decision = Result<{ outcome: ImportOutcome; company: CompanyState; logo: LogoState }>;
+
+interface WritePlan {
+  decisions: Decision[];
+  statements: BatchItem<"sqlite">[];
+  logos: LogoState[];
+}
+
+const logoSlot = (variant: string, sourceSet: string) => `${variant} ${sourceSet}`;
+const tickerSlot = (ticker: { symbol: string; exchange: string }) => `${ticker.symbol} ${ticker.exchange}`;
+
+/** Everything the decisions need about the companies the inputs name, in one round trip. */
+async function readCatalogue(db: Db, inputs: CompanyLogoInput[]): Promise<CatalogueState> {
+  const named = sql`(SELECT value FROM json_each(${JSON.stringify([...new Set(inputs.flatMap((i) => i.domains))])}))`;
+  const tickers = JSON.stringify(inputs.flatMap((i) => (i.ticker ? [[i.ticker.symbol, i.ticker.exchange]] : [])));
+  const owningCompany = db.select({ id: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named));
   const [owners, companyRows, primaryRows, logoRows, tickerRows] = await db.batch([
+    db.select({ domain: companyDomains.domain, companyId: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named)),
+    db.select().from(companies).where(inArray(companies.id, owningCompany)),
     db
       .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
       .from(companyDomains)
-      .where(inArray(companyDomains.domain, input.domains)),
-    db.select().from(companies).where(inArray(companies.id, owningCompany)),
-    db
-      .select({ domain: companyDomains.domain })
-      .from(companyDomains)
       .where(and(inArray(companyDomains.companyId, owningCompany), eq(companyDomains.isPrimary, true))),
+    db.select().from(logos).where(inArray(logos.companyId, owningCompany)),
     db
       .select()
-      .from(logos)
-      .where(and(inArray(logos.companyId, owningCompany), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet))),
-    db
-      .select({ companyId: companyTickers.companyId })
       .from(companyTickers)
-      .where(and(eq(companyTickers.ticker, input.ticker?.symbol ?? ""), eq(companyTickers.exchange, input.ticker?.exchange ?? ""))),
+      .where(sql`(${companyTickers.ticker}, ${companyTickers.exchange}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${tickers}))`),
   ]);
-  const ownerIds = [...new Set(owners.map((o) => o.companyId))];
-  if (ownerIds.length > 1) {
-    return fail("conflict", `domains ${owners.map((o) => o.domain).join(", ")} belong to different companies`);
-  }
-  const companyId = ownerIds[0] ?? null;
-  const company = companyRows[0];
-  const primaryDomain = primaryRows[0]?.domain ?? input.domains[0]!;
-  const existingLogo = logoRows[0];
-  const tickerHolder = input.ticker ? tickerRows[0] : undefined;
-  if (tickerHolder && tickerHolder.companyId !== companyId) {
-    return fail("conflict", `ticker ${input.ticker!.symbol} already belongs to another company`);
-  }
-
-  // What differs from the stored state. Domains, aliases and tickers only ever accumulate.
-  const knownDomains = new Set(owners.map((o) => o.domain));
-  const newDomains = input.domains.filter((d) => !knownDomains.has(d));
-  const aliases = [...new Set([...(company?.aliases ?? []), ...input.aliases])].filter((a) => a !== input.name);
-  const companyChanged =
-    !company ||
-    company.name !== input.name ||
-    JSON.stringify(company.aliases) !== JSON.stringify(aliases) ||
-    (input.brandColor !== undefined && company.brandColor !== input.brandColor) ||
-    company.prominence !== input.prominence;
-  const tickerMissing = input.ticker !== undefined && !tickerHolder;
-  // Renditions made by an older renditions version are made again, as if the file had changed.
-  const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditions.version < RENDITIONS_VERSION;
-  const provenanceChanged =
-    input.provenance !== undefined &&
-    (existingLogo?.sourceUrl !== input.provenance.sourceUrl || existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
-  const logoRowChanged = imageChanged || existingLogo.licence !== input.licence || provenanceChanged;
-
-  if (!companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
-    return ok({ outcome: "unchanged", companyId: companyId!, logoId: existingLogo!.id });
-  }
-
-  // 1. Objects first, under keys nothing references yet.
-  let stored: StoredImage | undefined;
-  if (imageChanged) {
-    const prepared = await image();
-    if (!prepared.ok) return prepared;
-    const parts: LogoKeyParts = {
-      primaryDomain,
-      variant: input.variant,
-      sourceSet: input.sourceSet,
-      contentHash: prepared.value.contentHash,
-    };
-    const put = await putImage(bucket, parts, prepared.value);
-    if (!put.ok) return put;
-    stored = put.value;
-  }
-
-  // 2. Rows, in one transaction. A new company's id is not known before the batch runs;
-  //    D1 runs a batch as one serialised transaction, so within it the new company is the
-  //    one with the highest id.
-  const companyRef: SQL | number = companyId ?? sql`(SELECT max(${companies.id}) FROM ${companies})`;
-  const statements: BatchItem<"sqlite">[] = [];
-  const companyValues = {
-    name: input.name,
-    nameKey: nameKey(input.name),
-    aliases,
-    prominence: input.prominence,
-    updatedAt: now,
-    ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
+  const byId = new Map<number, CompanyState>();
+  const company = (id: number) => {
+    let state = byId.get(id);
+    if (!state) byId.set(id, (state = { id, primaryDomain: "", row: undefined, logos: new Map() }));
+    return state;
   };
-  if (companyId === null) {
-    statements.push(db.insert(companies).values({ ...companyValues, createdAt: now }).returning({ id: companies.id }));
+  for (const row of companyRows) company(row.id).row = row;
+  for (const row of primaryRows) company(row.companyId).primaryDomain = row.domain;
+  for (const row of logoRows) {
+    const keys = logoObjectKeys(row);
+    company(row.companyId).logos.set(logoSlot(row.variant, row.sourceSet), {
+      id: row.id,
+      sourceHash: row.sourceHash,
+      licence: row.licence,
+      renditionsVersion: row.renditions.version,
+      sourceUrl: row.sourceUrl,
+      fetchedAt: row.fetchedAt,
+      storedKeys: keys,
+      keys,
+    });
   }
-  else if (companyChanged) statements.push(db.update(companies).set(companyValues).where(eq(companies.id, companyId)));
-  for (const [index, domain] of newDomains.entries()) {
-    statements.push(
-      db.insert(companyDomains).values({ domain, companyId: companyRef as number, isPrimary: companyId === null && index === 0 }),
-    );
-  }
-  if (input.ticker && tickerMissing) {
-    statements.push(
-      db.insert(companyTickers).values({ ticker: input.ticker.symbol, exchange: input.ticker.exchange, companyId: companyRef as number }),
-    );
-  }
-  if (logoRowChanged) {
-    const logoValues = {
-      licence: input.licence,
-      updatedAt: now,
-      ...(input.provenance ? { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt } : {}),
-      ...(stored ? { ...stored.columns, sourceHash: input.sourceHash } : {}),
-    };
-    if (existingLogo) statements.push(db.update(logos).set(logoValues).where(eq(logos.id, existingLogo.id)));
-    else {
-      statements.push(
-        db
-          .insert(logos)
-          .values({
-            ...stored!.columns,
-            ...logoValues,
-            sourceHash: input.sourceHash,
-            companyId: companyRef as number,
-            variant: input.variant,
-            sourceSet: input.sourceSet,
-            createdAt: now,
-          })
-          .returning({ id: logos.id }),
-      );
+  return {
+    domains: new Map(owners.map((o) => [o.domain, company(o.companyId)])),
+    tickers: new Map(tickerRows.map((t) => [tickerSlot({ symbol: t.ticker, exchange: t.exchange }), company(t.companyId)])),
+  };
+}
+
+/**
+ * Decides each input in turn and records its statements, updating the state as its write
+ * would: later inputs see the companies, domains, tickers and logos of earlier ones.
+ */
+async function planWrites(db: Db, state: CatalogueState, items: LogoImport[], now: Date): Promise<WritePlan> {
+  const plan: WritePlan = { decisions: [], statements: [], logos: [] };
+  for (const { input, image } of items) {
+    // Which company the row is about: the one owning any of its domains, or a new one.
+    const owned = input.domains.filter((d) => state.domains.has(d));
+    const owners = [...new Set(owned.map((d) => state.domains.get(d)!))];
+    if (owners.length > 1) {
+      plan.decisions.push(fail("conflict", `domains ${owned.sort().join(", ")} belong to different companies`));
+      continue;
     }
+    const company = owners[0];
+    const existingLogo = company?.logos.get(logoSlot(input.variant, input.sourceSet));
+    const tickerHolder = input.ticker ? state.tickers.get(tickerSlot(input.ticker)) : undefined;
+    if (tickerHolder && tickerHolder !== company) {
+      plan.decisions.push(fail("conflict", `ticker ${input.ticker!.symbol} already belongs to another company`));
+      continue;
+    }
+
+    // What differs from the stored state. Domains, aliases and tickers only ever accumulate.
+    const newDomains = input.domains.filter((d) => !state.domains.has(d));
+    const stored = company?.row;
+    const aliases = [...new Set([...(stored?.aliases ?? []), ...input.aliases])].filter((a) => a !== input.name);
+    const companyChanged =
+      !stored ||
+      stored.name !== input.name ||
+      JSON.stringify(stored.aliases) !== JSON.stringify(aliases) ||
+      (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
+      stored.prominence !== input.prominence;
+    const tickerMissing = input.ticker !== undefined && !tickerHolder;
+    // Renditions made by an older renditions version are made again, as if the file had changed.
+    const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditionsVersion < RENDITIONS_VERSION;
+    const provenanceChanged =
+      input.provenance !== undefined &&
+      (existingLogo?.sourceUrl !== input.provenance.sourceUrl || existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
+    const logoRowChanged = imageChanged || existingLogo.licence !== input.licence || provenanceChanged;
+
+    if (company && existingLogo && !companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
+      plan.decisions.push(ok({ outcome: "unchanged", company, logo: existingLogo }));
+      continue;
+    }
+
+    // Objects go under fresh keys nothing references yet; they are put before the batch runs.
+    const primaryDomain = company?.primaryDomain ?? input.domains[0]!;
+    let put: LogoState["put"];
+    if (imageChanged) {
+      const prepared = await image();
+      if (!prepared.ok) {
+        plan.decisions.push(prepared);
+        continue;
+      }
+      const parts: LogoKeyParts = { primaryDomain, variant: input.variant, sourceSet: input.sourceSet, contentHash: prepared.value.contentHash };
+      put = { columns: storedColumns(parts, prepared.value), image: prepared.value };
+    }
+
+    // Rows. A new company's id is not known before the batch runs; D1 runs a batch as one
+    // serialised transaction, so right after its insert the new company is the one with the
+    // highest id, and later on the one owning its primary domain.
+    const { statements } = plan;
+    const companyRef: SQL | number = company ? referenceTo(company) : sql`(SELECT max(${companies.id}) FROM ${companies})`;
+    const companyValues = {
+      name: input.name,
+      nameKey: nameKey(input.name),
+      aliases,
+      prominence: input.prominence,
+      updatedAt: now,
+      ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
+    };
+    const owner: CompanyState = company ?? { id: undefined, createdBy: statements.length, primaryDomain, row: undefined, logos: new Map() };
+    if (!company) statements.push(db.insert(companies).values({ ...companyValues, createdAt: now }).returning({ id: companies.id }));
+    else if (companyChanged) statements.push(db.update(companies).set(companyValues).where(eq(companies.id, companyRef)));
+    if (companyChanged) owner.row = { brandColor: null, ...owner.row, ...companyValues };
+    for (const [index, domain] of newDomains.entries()) {
+      statements.push(db.insert(companyDomains).values({ domain, companyId: companyRef as number, isPrimary: !company && index === 0 }));
+      state.domains.set(domain, owner);
+    }
+    if (input.ticker && tickerMissing) {
+      statements.push(db.insert(companyTickers).values({ ticker: input.ticker.symbol, exchange: input.ticker.exchange, companyId: companyRef as number }));
+      state.tickers.set(tickerSlot(input.ticker), owner);
+    }
+    let logo = existingLogo;
+    if (logoRowChanged) {
+      const logoValues = {
+        licence: input.licence,
+        updatedAt: now,
+        ...(input.provenance ? { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt } : {}),
+        ...(put ? { ...put.columns, sourceHash: input.sourceHash } : {}),
+      };
+      if (existingLogo) {
+        const which = existingLogo.id !== undefined
+          ? eq(logos.id, existingLogo.id)
+          : and(eq(logos.companyId, companyRef), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet));
+        statements.push(db.update(logos).set(logoValues).where(which));
+      } else {
+        logo = {
+          id: undefined,
+          createdBy: statements.length,
+          sourceHash: input.sourceHash,
+          licence: input.licence,
+          renditionsVersion: RENDITIONS_VERSION,
+          sourceUrl: null,
+          fetchedAt: null,
+          storedKeys: [],
+          keys: [],
+        };
+        owner.logos.set(logoSlot(input.variant, input.sourceSet), logo);
+        statements.push(
+          db
+            .insert(logos)
+            .values({
+              ...put!.columns,
+              ...logoValues,
+              sourceHash: input.sourceHash,
+              companyId: companyRef as number,
+              variant: input.variant,
+              sourceSet: input.sourceSet,
+              createdAt: now,
+            })
+            .returning({ id: logos.id }),
+        );
+      }
+      logo!.licence = input.licence;
+      if (input.provenance) Object.assign(logo!, { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt });
+      if (put) {
+        logo!.sourceHash = input.sourceHash;
+        logo!.renditionsVersion = put.image.renditions.version;
+        logo!.keys = logoObjectKeys(put.columns);
+        // An image replaced again within this write is never put at all.
+        logo!.put = put;
+      }
+      if (!plan.logos.includes(logo!)) plan.logos.push(logo!);
+    }
+    plan.decisions.push(ok({ outcome: !company || !existingLogo ? "created" : "updated", company: owner, logo: logo! }));
+  }
+  return plan;
+}
+
+/** A company of the catalogue by id; one created earlier in this write by its primary domain. */
+function referenceTo(company: CompanyState): SQL | number {
+  return company.id ?? sql`(SELECT ${companyDomains.companyId} FROM ${companyDomains} WHERE ${companyDomains.domain} = ${company.primaryDomain})`;
+}
+
+/** Objects first, then the rows in one batch, then the replaced objects. */
+async function writePlan(db: Db, bucket: ObjectStore, plan: WritePlan): Promise<Result<true>> {
+  if (plan.statements.length === 0) return ok(true);
+  const puts = plan.logos.filter((logo) => logo.put);
+  // Keys the catalogue already references are never deleted on failure: an image may come
+  // back under the keys it had.
+  const newKeys = () => puts.flatMap((logo) => logo.keys.filter((key) => !logo.storedKeys.includes(key)));
+  const stored = await putImages(bucket, puts.map((logo) => logo.put!));
+  if (!stored.ok) {
+    await deleteAll(bucket, newKeys()).catch(() => undefined);
+    return stored;
   }
 
   let results: unknown[];
   try {
-    results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    results = await db.batch(plan.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
-    if (stored) await bucket.delete(logoObjectKeys(stored.columns));
-    return fail("internal", `catalogue write failed: ${(error as Error).message}`);
+    await deleteAll(bucket, newKeys()).catch(() => undefined);
+    return fail("internal", `catalogue write failed: ${rootCause(error)}`);
   }
 
-  // 3. The replaced image's objects are unreferenced now.
-  if (stored && existingLogo) {
-    const kept = logoObjectKeys(stored.columns);
-    const replaced = logoObjectKeys(existingLogo).filter((key) => !kept.includes(key));
-    if (replaced.length > 0) await bucket.delete(replaced);
+  // New rows reported their ids through RETURNING.
+  const returnedId = (index: number) => (results[index] as Array<{ id: number }>)[0]!.id;
+  for (const decision of plan.decisions) {
+    if (!decision.ok) continue;
+    const { company, logo } = decision.value;
+    if (company.id === undefined) company.id = returnedId(company.createdBy!);
+    if (logo.id === undefined) logo.id = returnedId(logo.createdBy!);
   }
 
-  // New rows reported their ids through RETURNING; the first and last statements are theirs.
-  const newCompanyId = companyId ?? (results[0] as Array<{ id: number }>)[0]!.id;
-  const logoId = existingLogo?.id ?? (results.at(-1) as Array<{ id: number }>)[0]!.id;
-  return ok({ outcome: companyId === null || !existingLogo ? "created" : "updated", companyId: newCompanyId, logoId });
+  // The replaced images' objects are unreferenced now.
+  const replaced = plan.logos.flatMap((logo) => logo.storedKeys.filter((key) => !logo.keys.includes(key)));
+  await deleteAll(bucket, replaced);
+  return ok(true);
 }
 
 /**
@@ -230,19 +409,23 @@ export async function importCompanyLogo(
  * the replaced objects. A logo already at `image`'s renditions version with the same master is
  * left as it is, so running it again changes nothing.
  */
-export async function replaceLogoImage(db: Db, bucket: R2Bucket, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
+export async function replaceLogoImage(db: Db, bucket: ObjectStore, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
   if (logo.renditions.version === image.renditions.version && logo.contentHash === image.contentHash) return ok("unchanged");
   // The key's domain segment is the company's primary domain when the logo was written.
   const primaryDomain = logo.masterKey.slice(LOGO_PREFIX.length, logo.masterKey.indexOf("/", LOGO_PREFIX.length));
-  const put = await putImage(bucket, { primaryDomain, variant: logo.variant, sourceSet: logo.sourceSet, contentHash: image.contentHash }, image);
-  if (!put.ok) return put;
-  const kept = logoObjectKeys(put.value.columns);
-  const unwind = () => bucket.delete(kept.filter((key) => !logoObjectKeys(logo).includes(key))).catch(() => undefined);
+  const columns = storedColumns({ primaryDomain, variant: logo.variant, sourceSet: logo.sourceSet, contentHash: image.contentHash }, image);
+  const kept = logoObjectKeys(columns);
+  const unwind = () => deleteAll(bucket, kept.filter((key) => !logoObjectKeys(logo).includes(key))).catch(() => undefined);
+  const put = await putImages(bucket, [{ columns, image }]);
+  if (!put.ok) {
+    await unwind();
+    return put;
+  }
   try {
     // Only the row as it was read: an import that replaced the image meanwhile wins.
     const updated = await db
       .update(logos)
-      .set({ ...put.value.columns, updatedAt: now })
+      .set({ ...columns, updatedAt: now })
       .where(and(eq(logos.id, logo.id), eq(logos.masterKey, logo.masterKey), eq(logos.sourceHash, logo.sourceHash)))
       .returning({ id: logos.id });
     if (updated.length === 0) {
@@ -251,10 +434,9 @@ export async function replaceLogoImage(db: Db, bucket: R2Bucket, logo: Logo, ima
     }
   } catch (error) {
     await unwind();
-    return fail("internal", `catalogue write failed: ${(error as Error).message}`);
+    return fail("internal", `catalogue write failed: ${rootCause(error)}`);
   }
-  const replaced = logoObjectKeys(logo).filter((key) => !kept.includes(key));
-  if (replaced.length > 0) await bucket.delete(replaced);
+  await deleteAll(bucket, logoObjectKeys(logo).filter((key) => !kept.includes(key)));
   return ok("updated");
 }
 
@@ -281,12 +463,11 @@ const originalTypes: Record<string, string> = {
   ico: "image/vnd.microsoft.icon",
 };
 
-async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedImage): Promise<Result<StoredImage>> {
-  const master = masterKey(parts);
-  const columns: StoredImage["columns"] = {
+function storedColumns(parts: LogoKeyParts, image: PreparedImage): StoredImage["columns"] {
+  return {
     format: image.format,
     originalKey: originalKey(parts, image.format),
-    masterKey: master,
+    masterKey: masterKey(parts),
     renditions: image.renditions,
     width: image.width,
     height: image.height,
@@ -294,23 +475,49 @@ async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedIm
     contentHash: image.contentHash,
     tone: image.tone,
   };
-  // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
-  const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
-  const objects: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
-    [master, image.files.master, png],
-    ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [
-      renditionKey(master, rendition, image.renditions.version),
-      image.files[rendition],
-      png,
-    ]),
-    [vectorKey(master, image.renditions.version), image.renditions.vector ? image.vector : null, { httpMetadata: { contentType: "image/svg+xml" } }],
-    [columns.originalKey, image.original, { httpMetadata: { contentType: originalTypes[image.format] ?? "application/octet-stream" } }],
-  ];
+}
+
+/** At most this many puts at once: a write of hundreds of logos puts thousands of objects. */
+const PUTS_AT_ONCE = 32;
+
+async function putImages(bucket: ObjectStore, images: Array<{ columns: StoredImage["columns"]; image: PreparedImage }>): Promise<Result<true>> {
+  const objects = images.flatMap(({ columns, image }) => {
+    // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
+    const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
+    const original = { httpMetadata: { contentType: originalTypes[image.format] ?? "application/octet-stream" } };
+    const { version } = image.renditions;
+    const all: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
+      [columns.masterKey, image.files.master, png],
+      ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [renditionKey(columns.masterKey, rendition, version), image.files[rendition], png]),
+      [vectorKey(columns.masterKey, version), image.renditions.vector ? image.vector : null, { httpMetadata: { contentType: "image/svg+xml" } }],
+      [columns.originalKey, image.original, original],
+    ];
+    return all.filter((object): object is [string, Uint8Array, R2PutOptions] => Boolean(object[1]));
+  });
+  let next = 0;
   try {
-    await Promise.all(objects.map(([key, body, options]) => (body ? bucket.put(key, body, options) : null)));
+    await Promise.all(
+      Array.from({ length: Math.min(PUTS_AT_ONCE, objects.length) }, async () => {
+        while (next < objects.length) {
+          const [key, body, options] = objects[next++]!;
+          await bucket.put(key, body, options);
+        }
+      }),
+    );
   } catch (error) {
-    await bucket.delete(logoObjectKeys(columns)).catch(() => undefined);
     return fail("internal", `object storage write failed: ${(error as Error).message}`);
   }
-  return ok({ columns });
+  return ok(true);
+}
+
+/** The innermost message of an error's causes: the database's own, not the query drizzle wraps it in. */
+function rootCause(error: unknown): string {
+  let inner = error as Error;
+  while (inner.cause instanceof Error) inner = inner.cause;
+  return inner.message;
+}
+
+/** R2 deletes at most 1,000 keys a call. */
+async function deleteAll(bucket: ObjectStore, keys: string[]): Promise<void> {
+  for (let at = 0; at < keys.length; at += 1000) await bucket.delete(keys.slice(at, at + 1000));
 }

@@ -16,3 +16,16 @@ export const storageOptions = {
   remote: { type: "boolean", default: false },
   "persist-to": { type: "string" },
 } as const;
+
+/** Where a command writes: the process's streams, or a test's buffers. */
+export interface Output {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CommandIo {
+  stdout: Output;
+  stderr: Output;
+}
+
+export const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };

@@ -1,7 +1,11 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { getPlatformProxy, unstable_dev, unstable_readConfig } from "wrangler";
 import { createDb, type Db } from "../lib/db";
+
+// wrangler is loaded when storage is first needed: it takes seconds to load, and a command
+// that fails on its arguments should fail at once.
+const wrangler = () => import("wrangler");
+type WranglerConfig = ReturnType<Awaited<ReturnType<typeof wrangler>>["unstable_readConfig"]>;
 
 /**
  * D1 and R2 for the Node-side tools, through wrangler's platform proxy: the same Miniflare
@@ -28,7 +32,7 @@ export const projectRoot = resolve(import.meta.dirname, "../..");
  * A wrangler config with only the two storage bindings of wrangler.toml, so the tools start
  * no Worker code of the service (nor its Durable Objects).
  */
-function storageToolConfig(config: ReturnType<typeof unstable_readConfig>, options: PlatformOptions) {
+function storageToolConfig(config: WranglerConfig, options: PlatformOptions) {
   const database = (config.d1_databases as StorageBinding[]).find((d) => d.binding === "DB");
   const bucket = (config.r2_buckets as StorageBinding[]).find((b) => b.binding === "LOGOS");
   if (!database || !bucket) throw new Error("wrangler.toml must bind a D1 database as DB and an R2 bucket as LOGOS");
@@ -42,9 +46,28 @@ function storageToolConfig(config: ReturnType<typeof unstable_readConfig>, optio
   };
 }
 
+const readConfig = async () => (await wrangler()).unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
+
+/** That config, for tools that start workerd themselves. */
+export async function storageTool(options: PlatformOptions) {
+  const config = storageToolConfig(await readConfig(), options);
+  return {
+    compatibilityDate: config.compatibility_date,
+    compatibilityFlags: config.compatibility_flags,
+    /** As wrangler names them locally: the database by its id, the bucket by its name. */
+    databaseId: config.d1_databases[0]!.database_id!,
+    bucketName: config.r2_buckets[0]!.bucket_name!,
+  };
+}
+
+/** Name of the bucket bound as LOGOS in wrangler.toml. */
+export async function logosBucketName(): Promise<string> {
+  return (await storageTool({})).bucketName;
+}
+
 /** Writes that config for one tool of this process; the caller removes it when done. */
-export function writeStorageToolConfig(options: PlatformOptions, tool: string): string {
-  const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") });
+export async function writeStorageToolConfig(options: PlatformOptions, tool: string): Promise<string> {
+  const config = await readConfig();
   const dir = join(projectRoot, ".wrangler", "tmp");
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, `${tool}-${process.pid}.json`);
@@ -58,16 +81,18 @@ export function writeStorageToolConfig(options: PlatformOptions, tool: string): 
  * needs the Worker runtime. With --remote the bindings carry `remote: true` and wrangler
  * proxies them to the account.
  */
-export function startToolWorker(entry: string, configPath: string, options: PlatformOptions) {
+export async function startToolWorker(entry: string, configPath: string, options: PlatformOptions, vars: Record<string, string> = {}) {
   // Tool workers never read `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  return unstable_dev(join(projectRoot, entry), {
+  return (await wrangler()).unstable_dev(join(projectRoot, entry), {
     config: configPath,
     persistTo: stateRoot(options),
     ip: "127.0.0.1",
     port: 0,
     logLevel: "error",
-    experimental: { disableExperimentalWarning: true },
+    vars,
+    // Tool workers bind no other Worker, so they stay out of wrangler's registry of dev sessions.
+    experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
   });
 }
 
@@ -77,8 +102,8 @@ export function stateRoot(options: PlatformOptions): string {
 }
 
 export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
-  const configPath = writeStorageToolConfig(options, "tools");
-  const proxy = await getPlatformProxy<{ DB: D1Database; LOGOS: R2Bucket }>({
+  const configPath = await writeStorageToolConfig(options, "tools");
+  const proxy = await (await wrangler()).getPlatformProxy<{ DB: D1Database; LOGOS: R2Bucket }>({
     configPath,
     envFiles: [],
     persist: { path: join(stateRoot(options), "v3") },

@@ -1,22 +1,24 @@
 /**
  * npm start: the whole local service in one command.
  *   1. applies D1 migrations to the local database;
- *   2. seeds the bundled catalogue until one seeding has finished (later starts skip it; an
- *      interrupted one resumes, the importer skipping what is already stored);
- *   3. makes sure the demo account exists and prints fresh keys and example URLs;
- *   4. runs `wrangler dev` on $PORT (default 8787).
+ *   2. makes sure the demo account exists and prints fresh keys and example URLs;
+ *   3. runs `wrangler dev` on $PORT (default 8787);
+ *   4. until one seeding has finished, seeds the bundled catalogue beside the running server
+ *      (./start/seeding.ts): logos appear as they are written, progress goes to stderr, and an
+ *      interrupted seeding resumes at the next start.
  * Any wrangler var or secret (wrangler.toml [vars], .dev.vars.example) can be overridden by an
  * environment variable of the same name.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { logos } from "../../schema";
 import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
-import { seedCatalogue } from "./seed/seed";
 import { ensureDemoAccount } from "./start/demo";
 import { localSigningSecret, writeOverrides } from "./start/overrides";
+import { EXAMPLE_DOMAIN } from "./seed/seed";
+import { seedBesideTheServer } from "./start/seeding";
 
 const port = process.env.PORT ?? "8787";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
@@ -42,16 +44,11 @@ run(["d1", "migrations", "apply", "DB", "--local"]);
 
 // Written when a seeding finishes; a catalogue that has logos but no mark was interrupted.
 const seededMark = join(projectRoot, ".wrangler", "state", "seeded");
-if (!existsSync(seededMark)) {
-  const resuming = await withPlatform(async (db) => (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined);
-  log(resuming ? "Resuming the interrupted seeding of the bundled catalogue…" : "Seeding the bundled logo catalogue (first start only; a few minutes on two cores)…");
-  const report = await seedCatalogue({});
-  const logoCount = report.created + report.updated + report.unchanged;
-  log(`Seeded ${report.companies} companies and ${logoCount} logos in ${report.seconds}s${report.failed ? ` (${report.failed} rows skipped)` : ""}.`);
-  writeFileSync(seededMark, `${new Date().toISOString()}\n`);
-}
-
-const demo = await withPlatform((db) => ensureDemoAccount(db));
+const seeding = !existsSync(seededMark);
+const { demo, resuming } = await withPlatform(async (db) => ({
+  demo: await ensureDemoAccount(db),
+  resuming: seeding && (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
+}));
 const base = `http://localhost:${port}`;
 log(`
 Logo lookup is starting at ${base}
@@ -60,7 +57,7 @@ Logo lookup is starting at ${base}
   Publishable key  ${demo.publishableKey}
   Secret key       ${demo.secretKey}   (shown once; new keys are issued at every start)
 
-  Try              ${base}/github.com?token=${demo.publishableKey}
+  Try              ${base}/${EXAMPLE_DOMAIN}?token=${demo.publishableKey}
                    ${base}/health
 `);
 
@@ -68,5 +65,24 @@ const devVars = join(projectRoot, ".dev.vars");
 const envFile = writeOverrides(projectRoot, { ...process.env, ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env"));
 const envFileArgs = envFile ? [...(existsSync(devVars) ? ["--env-file", devVars] : []), "--env-file", envFile] : [];
 const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
-dev.on("exit", (code) => process.exit(code ?? 0));
+
+let seeder: ReturnType<typeof seedBesideTheServer> | undefined;
+if (seeding) {
+  log(
+    resuming
+      ? "Resuming the interrupted seeding of the bundled catalogue beside the server…"
+      : "Seeding the bundled logo catalogue beside the server (first start only; best-known companies first, a few minutes on two cores)…",
+  );
+  seeder = seedBesideTheServer(seededMark, log);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    seeder?.stop();
+    dev.kill(signal);
+  });
+}
+dev.on("exit", (code) => {
+  seeder?.stop();
+  process.exit(code ?? 0);
+});

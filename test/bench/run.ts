@@ -31,18 +31,12 @@ import { encodeAssetKey } from "../../src/assets/codec";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
-import { bundleWorker, seededState, workerOptions, workerdProcesses } from "../helpers/workerd";
+import { bundleWorker, seededState, workerdCpuSeconds, workerOptions } from "../helpers/workerd";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const log = (message: string) => process.stderr.write(`${message}\n`);
-
-/** CPU seconds used so far by the workerd processes this process started. */
-function workerdCpuSeconds(): number {
-  const ticks = workerdProcesses().reduce((sum, { stat }) => sum + Number(stat[11]) + Number(stat[12]), 0);
-  return ticks / 100; // USER_HZ
-}
 
 interface Figures {
   rps: number;

@@ -1,22 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys } from "../../schema";
-import { freshState, tool, withPlatform } from "./helpers";
+import { runAdmin } from "../../src/cli/admin/run";
+import { type CommandResult, freshState, inProcess, openSharedPlatform, tool } from "./helpers";
 
 /** The admin CLI's refusals, on a state of their own so they run beside the other admin tests. */
 let state: { dir: string; cleanup: () => void };
-beforeAll(() => {
+let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
+beforeAll(async () => {
   state = freshState();
-  const created = admin("account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch");
+  platform = await openSharedPlatform(state.dir);
+  const created = await admin("account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch");
   if (created.status !== 0) throw new Error(created.stderr);
 });
-afterAll(() => state.cleanup());
+afterAll(async () => {
+  await platform.dispose();
+  state.cleanup();
+});
 
-const admin = (...args: string[]) => tool("admin", args, state.dir);
-const counts = () =>
-  withPlatform(state.dir, async ({ db }) => ({
-    accounts: (await db.select().from(accounts).all()).length,
-    keys: (await db.select().from(apiKeys).all()).length,
-  }));
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io, platform.borrow));
+const counts = async () => ({
+  accounts: (await platform.db.select().from(accounts).all()).length,
+  keys: (await platform.db.select().from(apiKeys).all()).length,
+});
+const errorOf = (result: CommandResult) => JSON.parse(result.stderr.trim().split("\n").filter((l) => l.startsWith("{")).at(-1)!).error;
 
 describe("refuses bad arguments with a clear message, a non-zero exit and no write", () => {
   it.each([
@@ -39,11 +45,28 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     [[], /usage/],
   ])("%j", async (args, message) => {
     const before = await counts();
-    const result = admin(...args);
+    const result = await admin(...args);
     expect(result.status).not.toBe(0);
     expect(result.stdout).toBe("");
-    const error = JSON.parse(result.stderr.trim().split("\n").filter((l) => l.startsWith("{")).at(-1)!).error;
-    expect(error.message).toMatch(message);
+    expect(errorOf(result).message).toMatch(message);
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe("exit codes", () => {
+  it("2 for a usage mistake, with the error as JSON on stderr and nothing on stdout", async () => {
+    const result = await admin("key", "create", "--type", "public", "--account", "x");
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(errorOf(result)).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/--type must be publishable or secret/) });
+  });
+
+  it("1 when the storage refuses, as a process, writing nothing", async () => {
+    const before = await counts();
+    const result = await tool("admin", ["key", "create", "--account", "nobody", "--type", "publishable"], state.dir);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(errorOf(result).message).toMatch(/No account/);
     expect(await counts()).toEqual(before);
   });
 });

@@ -1,21 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../../schema";
+import { runAdmin } from "../../src/cli/admin/run";
 import { hashKey } from "../../src/keys/format";
-import { freshState, tool, withPlatform } from "./helpers";
+import { freshState, inProcess, openSharedPlatform, tool } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
-beforeAll(() => {
+let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
+beforeAll(async () => {
   state = freshState();
+  platform = await openSharedPlatform(state.dir);
 });
-afterAll(() => state.cleanup());
+afterAll(async () => {
+  await platform.dispose();
+  state.cleanup();
+});
 
-const admin = (...args: string[]) => tool("admin", args, state.dir);
+// In-process, on a platform kept open for the file; the program itself is run once below.
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io, platform.borrow));
 
 describe("npm run admin", () => {
   let accountId: string;
 
-  it("account create prints the account with its id", () => {
-    const result = admin("account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch");
+  it("account create prints the account with its id, as a process that exits 0", async () => {
+    const result = await tool("admin", ["account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch"], state.dir);
     expect(result.status).toBe(0);
     const account = result.json();
     expect(account).toMatchObject({ email: "ops@example.com", plan: "launch" });
@@ -23,19 +30,19 @@ describe("npm run admin", () => {
     accountId = account.id;
   });
 
-  it("account plan changes the plan", () => {
-    const result = admin("account", "plan", "--account", accountId, "--plan", "growth");
+  it("account plan changes the plan", async () => {
+    const result = await admin("account", "plan", "--account", accountId, "--plan", "growth");
     expect(result.status).toBe(0);
     expect(result.json()).toEqual({ id: accountId, plan: "growth", previousPlan: "launch" });
   });
 
-  it("account mcp switches MCP access off and on", () => {
-    expect(admin("account", "mcp", "--account", accountId, "--access", "off").json()).toEqual({ id: accountId, mcpAccess: false });
-    expect(admin("account", "mcp", "--account", accountId, "--access", "on").json()).toEqual({ id: accountId, mcpAccess: true });
+  it("account mcp switches MCP access off and on", async () => {
+    expect((await admin("account", "mcp", "--account", accountId, "--access", "off")).json()).toEqual({ id: accountId, mcpAccess: false });
+    expect((await admin("account", "mcp", "--account", accountId, "--access", "on")).json()).toEqual({ id: accountId, mcpAccess: true });
   });
 
   it("key create prints a publishable key once, with its restrictions", async () => {
-    const result = admin(
+    const result = await admin(
       "key", "create", "--account", accountId, "--type", "publishable",
       "--allowed-origin", "https://a.example.com", "--allowed-origin", "https://b.example.com",
       "--require-attribution", "--per-minute", "60",
@@ -49,17 +56,17 @@ describe("npm run admin", () => {
       perMinuteOverride: 60,
     });
     expect(key.key).toMatch(/^pk_[0-9A-Za-z]{32}$/);
-    const stored = await withPlatform(state.dir, ({ db }) => db.select().from(apiKeys).all());
+    const stored = await platform.db.select().from(apiKeys).all();
     expect(stored.map((k) => k.keyHash)).toContain(await hashKey(key.key));
     expect(JSON.stringify(stored)).not.toContain(key.key);
   });
 
-  it("key create makes secret keys, and key revoke revokes them", () => {
-    const created = admin("key", "create", "--account", accountId, "--type", "secret");
+  it("key create makes secret keys, and key revoke revokes them", async () => {
+    const created = await admin("key", "create", "--account", accountId, "--type", "secret");
     expect(created.status).toBe(0);
     const { key, id } = created.json();
     expect(key).toMatch(/^sk_/);
-    const revoked = admin("key", "revoke", "--key", key);
+    const revoked = await admin("key", "revoke", "--key", key);
     expect(revoked.status).toBe(0);
     expect(revoked.json()).toMatchObject({ id, alreadyRevoked: false });
   });

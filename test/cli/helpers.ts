@@ -1,7 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { inject } from "vitest";
+import type { CommandIo } from "../../src/cli/args";
 import { openPlatform, type Platform } from "../../src/cli/platform";
 
 export const root = resolve(import.meta.dirname, "../..");
@@ -14,34 +16,54 @@ export interface CommandResult {
   json: () => any;
 }
 
-/** Runs one of the project's tools the way an operator would, against a private state directory. */
-export function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string): CommandResult {
-  const result = spawnSync(bin("tsx"), [join(root, "src/cli", `${script}.ts`), ...args, "--persist-to", state], {
+const result = (status: number | null, stdout: string, stderr: string): CommandResult => ({
+  status,
+  stdout,
+  stderr,
+  json: () => JSON.parse(stdout.trim().split("\n").at(-1)!),
+});
+
+/**
+ * Runs one of the project's tools the way an operator would, as a process, against a private
+ * state directory. Asynchronously: a platform the test file keeps open needs this process's
+ * event loop while the tool runs.
+ */
+export async function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string): Promise<CommandResult> {
+  const child = spawn(bin("tsx"), [join(root, "src/cli", `${script}.ts`), ...args, "--persist-to", state], {
     cwd: root,
-    encoding: "utf8",
     env: { ...process.env, CI: "true", NO_COLOR: "1" },
     timeout: 120_000,
   });
-  return {
-    status: result.status,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    json: () => JSON.parse(result.stdout.trim().split("\n").at(-1)!),
-  };
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return result(status, stdout, stderr);
 }
 
-/** A fresh local state with migrations applied by wrangler itself, as `npm start` does. */
+/** Runs a tool's command function in this process (what its program does, minus the process), capturing its output. */
+export async function inProcess(command: (io: CommandIo) => Promise<number>): Promise<CommandResult> {
+  let stdout = "";
+  let stderr = "";
+  const status = await command({ stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) } });
+  return result(status, stdout, stderr);
+}
+
+/** A fresh local state with migrations applied by wrangler itself, as `npm start` does (copied from the cli project's template). */
 export function freshState(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "logo-lookup-state-"));
-  const result = spawnSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, CI: "true" },
-  });
-  if (result.status !== 0) throw new Error(`migrations failed: ${result.stderr}${result.stdout}`);
+  cpSync(inject("cliStateTemplate"), dir, { recursive: true });
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A platform kept open for a whole test file; commands get it without closing it. */
+export async function openSharedPlatform(state: string): Promise<Platform & { borrow: () => Promise<Platform> }> {
+  const platform = await openPlatform({ persistTo: state });
+  return { ...platform, borrow: async () => ({ ...platform, dispose: async () => undefined }) };
+}
+
+/** A platform opened for one job and closed after it. */
 export async function withPlatform<T>(state: string, job: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await openPlatform({ persistTo: state });
   try {

@@ -3,19 +3,29 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { importCommand } from "../../src/cli/importer/command";
+import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
+import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
 import { contrastOf } from "../../src/images/colour";
 import { logoObjectKeys, renditionKey, vectorKey } from "../../src/images/keys";
 import { PAGES } from "../../src/images/renditions";
-import { freshState, tool, withPlatform } from "./helpers";
+import { freshState, inProcess, openSharedPlatform, tool } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
 let dir: string;
+let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
+// One writer and one conversion pool for the file: each import runs in this process, as
+// `npm run import` would, minus starting them again.
+let writer: ImportWriter;
+let pool: ConvertPool;
 
 const wideSvg = (fill: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100" width="200" height="100"><rect x="10" y="10" width="180" height="80" fill="${fill}"/></svg>`;
 
 beforeAll(async () => {
   state = freshState();
+  [platform, writer] = await Promise.all([openSharedPlatform(state.dir), startImportWriter({ persistTo: state.dir })]);
+  pool = startConvertPool();
   dir = join(state.dir, "manifest");
   const { mkdirSync } = await import("node:fs");
   mkdirSync(join(dir, "img"), { recursive: true });
@@ -33,21 +43,26 @@ beforeAll(async () => {
   ];
   writeFileSync(join(dir, "logos.jsonl"), `${rows.map((r) => JSON.stringify(r)).join("\n")}\n{not json\n`);
 });
-afterAll(() => state.cleanup());
+afterAll(async () => {
+  await Promise.all([platform.dispose(), writer.stop(), pool.close()]);
+  state.cleanup();
+});
 
-const importManifest = (file: string) => tool("import", [join(dir, file)], state.dir);
-const snapshot = () =>
-  withPlatform(state.dir, async ({ db, bucket }) => ({
+const importManifest = (file: string) => inProcess((io) => importCommand([join(dir, file), "--persist-to", state.dir], io, { writer, pool }));
+const snapshot = async () => {
+  const { db, bucket } = platform;
+  return {
     companies: await db.select().from(companies).all(),
     domains: await db.select().from(companyDomains).all(),
     tickers: await db.select().from(companyTickers).all(),
     logos: await db.select().from(logos).all(),
     objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
-  }));
+  };
+};
 
 describe("npm run import", () => {
   it("imports the good rows and reports each bad one with its line number", async () => {
-    const result = importManifest("logos.jsonl");
+    const result = await importManifest("logos.jsonl");
     expect(result.status).toBe(2);
     const report = result.json();
     expect(report).toMatchObject({ rows: 8, created: 2, updated: 0, unchanged: 0, failed: 6 });
@@ -76,7 +91,7 @@ describe("npm run import", () => {
   });
 
   it("stores a PNG master, the original, a real greyscale, the sanitised vector and, for dark ink, a rendition for dark pages", async () => {
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await (async ({ db, bucket }) => {
       const acme = (await db.select().from(logos).all()).find((l) => l.format === "svg")!;
       const read = async (key: string | null) => new Uint8Array(await (await bucket.get(key!))!.arrayBuffer());
       const master = await sharp(await read(acme.masterKey)).metadata();
@@ -93,12 +108,12 @@ describe("npm run import", () => {
       expect(contrastOf([r!, g!, b!], PAGES.dark)).toBeGreaterThanOrEqual(3);
       expect(await bucket.head(renditionKey(acme.masterKey, "darkGrey"))).not.toBeNull();
       expect(new TextDecoder().decode(await read(vectorKey(acme.masterKey)))).toContain('<rect x="10" y="10" width="180" height="80" fill="#111111"></rect>');
-    });
+    })(platform);
   });
 
   it("changes nothing when the same manifest is imported again", async () => {
     const before = await snapshot();
-    const result = importManifest("logos.jsonl");
+    const result = await importManifest("logos.jsonl");
     expect(result.json()).toMatchObject({ created: 0, updated: 0, unchanged: 2, failed: 6 });
     expect(await snapshot()).toEqual(before);
   });
@@ -106,7 +121,7 @@ describe("npm run import", () => {
   it("replaces a changed image and leaves no orphaned object", async () => {
     const before = await snapshot();
     writeFileSync(join(dir, "img/acme.svg"), wideSvg("#fafafa"));
-    const result = importManifest("logos.jsonl");
+    const result = await importManifest("logos.jsonl");
     expect(result.json()).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
     const after = await snapshot();
     const acmeBefore = before.logos.find((l) => l.format === "svg")!;
@@ -127,18 +142,18 @@ describe("npm run import", () => {
         "Gamma,gamma.dev;gamma.io,icon,img/beta.png,GAM,NASDAQ,Gamma Inc;GMA,#AA00ff\n" +
         "Delta,not a domain,icon,img/beta.png,,,,\n",
     );
-    const result = importManifest("more.csv");
+    const result = await importManifest("more.csv");
     expect(result.status).toBe(2);
     expect(result.json()).toMatchObject({ created: 1, failed: 1, failures: [{ line: 3, error: expect.stringContaining("not a valid domain") }] });
     const { companies: rows } = await snapshot();
     expect(rows.find((c) => c.name === "Gamma")).toMatchObject({ aliases: ["Gamma Inc", "GMA"], brandColor: "#aa00ff" });
   });
 
-  it("fails clearly on a manifest it cannot read", () => {
-    const missing = importManifest("nope.jsonl");
+  it("fails clearly, exiting 1, on a manifest it cannot read (missing: as a process)", async () => {
+    const missing = await tool("import", [join(dir, "nope.jsonl")], state.dir);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/ENOENT|no such file/);
-    const wrongType = importManifest("img/beta.png");
+    const wrongType = await importManifest("img/beta.png");
     expect(wrongType.status).toBe(1);
     expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
   });

@@ -44,7 +44,7 @@ const snapshot = () =>
 
 describe("npm run rerender", () => {
   it("re-renders logos made by an older renditions version from their originals, and a second run does nothing", async () => {
-    const first = tool("rerender", [], state.dir);
+    const first = await tool("rerender", [], state.dir);
     expect(first.status).toBe(2);
     expect(first.json()).toMatchObject({ logos: 3, updated: 2, unchanged: 0, failed: 1, version: RENDITIONS_VERSION, failures: [{ error: expect.stringMatching(/^original .* is missing$/) }] });
     expect(first.stderr).toContain("re-rendering 3 logos");
@@ -60,7 +60,7 @@ describe("npm run rerender", () => {
     const gone = byDomain("gone.com");
     expect(after.objects).toEqual([...referenced, gone.masterKey, renditionKey(gone.masterKey, "grey", 0), `${gone.masterKey.slice(0, -4)}.inverted.png`].sort());
 
-    const second = tool("rerender", [], state.dir);
+    const second = await tool("rerender", [], state.dir);
     expect(second.json()).toMatchObject({ logos: 1, updated: 0, failed: 1 });
     expect(await snapshot()).toEqual(after);
   });

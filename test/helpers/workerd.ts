@@ -62,6 +62,12 @@ export function workerdProcesses(): { pid: string; stat: string[] }[] {
   return found;
 }
 
+/** CPU seconds used so far by the workerd processes this process started. */
+export function workerdCpuSeconds(): number {
+  const ticks = workerdProcesses().reduce((sum, { stat }) => sum + Number(stat[11]) + Number(stat[12]), 0);
+  return ticks / 100; // USER_HZ
+}
+
 /**
  * A fresh local state under `work` with the migrations applied and the seed catalogue's logos
  * of the primary domains `domains` matches imported: what the bench and load runs start from.

@@ -9,7 +9,7 @@ import { type PlatformOptions, startToolWorker, writeStorageToolConfig } from ".
  * operator can point discovery at a local stand-in of a site.
  */
 export async function askDiscoveryWorker<T>(options: PlatformOptions, path: "/discover" | "/forget", body: { domain: string }): Promise<Result<T>> {
-  const configPath = writeStorageToolConfig(options, "discovery");
+  const configPath = await writeStorageToolConfig(options, "discovery");
   const config = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
   writeFileSync(
     configPath,

@@ -104,10 +104,17 @@ function validate(line: number, raw: unknown): ParsedLine {
   return { line, ok: false, error: `${field}${issue.message}` };
 }
 
+/** The manifest's format, by its extension; anything else is refused before an import starts. */
+export function manifestFormat(path: string): "csv" | "jsonl" {
+  const kind = extname(path).toLowerCase();
+  if (kind === ".csv") return "csv";
+  if (kind === ".jsonl" || kind === ".ndjson") return "jsonl";
+  throw new Error(`Unknown manifest type "${kind}": use .jsonl (JSON Lines) or .csv`);
+}
+
 /** Rows of a manifest with their line numbers, streamed; a row that fails validation comes with its reason. */
 export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
-  const kind = extname(path).toLowerCase();
-  if (kind === ".csv") {
+  if (manifestFormat(path) === "csv") {
     const parser = createReadStream(path).pipe(
       parseCsv({ columns: true, skip_empty_lines: true, trim: true, relax_column_count: true, info: true, bom: true }),
     );
@@ -115,9 +122,6 @@ export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
       yield validate(info.lines, record);
     }
     return;
-  }
-  if (kind !== ".jsonl" && kind !== ".ndjson") {
-    throw new Error(`Unknown manifest type "${kind}": use .jsonl (JSON Lines) or .csv`);
   }
   let line = 0;
   for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {

@@ -1,52 +1,59 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
-import type { PreparedImage } from "../../catalogue/importLogo";
+import type { CompanyLogoInput, PreparedImage } from "../../catalogue/importLogo";
 import { sha256Hex } from "../../lib/encoding";
 import { fail, ok, type Result } from "../../lib/errors";
+import type { CheckpointStore, ImportReport } from "./checkpoint";
+import { type ManifestRow, type ParsedLine, readManifest } from "./manifest";
 import type { ImportWriter } from "./writer";
-import { type ManifestRow, readManifest } from "./manifest";
-import { prepareLogo } from "./prepare";
-
-export interface ImportReport {
-  rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  failed: number;
-  failures: Array<{ line: number; error: string }>;
-}
 
 export interface ImportOptions {
-  /** Rows whose images are loaded and converted ahead of the one being written. */
-  lookahead?: number;
-  /** Rows written at once; rows sharing a domain still go one after another. */
-  writers?: number;
-  onRow?: (report: ImportReport) => void;
+  /** Converts an image file; the conversion pool's `convert` (./convertPool.ts). */
+  convert: (bytes: Uint8Array) => Promise<Result<PreparedImage>>;
+  /** Rows written in one D1 batch (default 250). */
+  batchSize?: number;
+  /** Batches read and converted ahead of the one being written (default 2). */
+  ahead?: number;
+  checkpoint?: CheckpointStore;
+  onProgress?: (report: ImportReport) => void;
   onFailure?: (failure: { line: number; error: string }) => void;
 }
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 30_000;
+/** Image files read (or fetched) at once. */
+const LOADS_AT_ONCE = 32;
 
-type Staged = {
-  line: number;
-  row: ManifestRow;
-  sourceHash: string;
-  /** The stored logo is this very file (as far as staging could tell). */
-  known: boolean;
-  image: () => Promise<Result<PreparedImage>>;
-};
+type Staged =
+  | { line: number; ok: false; error: string }
+  | {
+      line: number;
+      ok: true;
+      input: CompanyLogoInput;
+      bytes: Uint8Array;
+      /** Converting, unless the stored logo is this very file (as far as staging could tell). */
+      image: Promise<Result<PreparedImage>> | null;
+    };
+
+interface Batch {
+  lastLine: number;
+  rows: Staged[];
+}
 
 /**
- * Imports a manifest: images are fetched and converted a few rows ahead, concurrently, while
- * rows are written strictly in manifest order, so that rows about the same company never race.
+ * Imports a manifest in batches. While one batch is written (objects, then all its rows in
+ * one D1 transaction), the next ones are read, checked against the stored source hashes and
+ * converted on every core; batches are written strictly in manifest order, and within a batch
+ * the write path applies rows in order, so rows about the same company never race.
  */
-export async function runImport(manifestPath: string, writer: ImportWriter, options: ImportOptions = {}): Promise<ImportReport> {
-  const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
-  const lookahead = options.lookahead ?? 6;
-  const writers = options.writers ?? 4;
+export async function runImport(manifestPath: string, writer: ImportWriter, options: ImportOptions): Promise<ImportReport> {
+  const resumed = options.checkpoint?.read();
+  const report: ImportReport = resumed
+    ? { ...resumed.report, failures: [...resumed.report.failures], resumedAfterLine: resumed.line }
+    : { rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
+  const batchSize = options.batchSize ?? 250;
+  const ahead = options.ahead ?? 2;
   const baseDir = dirname(resolve(manifestPath));
-  const pending: Array<Promise<Result<Staged> & { line: number }>> = [];
 
   const fault = (line: number, error: string) => {
     const failure = { line, error };
@@ -55,95 +62,106 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     options.onFailure?.(failure);
   };
 
-  // Rows are written concurrently, except that a row waits for every earlier row that shares
-  // one of its domains: rows about one company are applied in manifest order.
-  const lastWriteOf = new Map<string, Promise<unknown>>();
-  const writing = new Set<Promise<void>>();
-
-  const write = async (staged: Result<Staged> & { line: number }) => {
-    if (!staged.ok) return fault(staged.line, staged.error.message);
-    const { row } = staged.value;
-    const input = {
-        name: row.name,
-        domains: row.domains,
-        ticker: row.ticker ? { symbol: row.ticker, exchange: row.exchange ?? "" } : undefined,
-        aliases: row.aliases,
-        brandColor: row.brand_color,
-        prominence: row.prominence,
-        variant: row.variant,
-        sourceSet: row.source_set,
-        licence: row.licence,
-        sourceHash: staged.value.sourceHash,
-    };
-    // The image goes along unless staging found it stored already; should the stored logo
-    // have changed since, the writer asks for it.
-    let image: PreparedImage | null = null;
-    if (!staged.value.known) {
-      const prepared = await staged.value.image();
-      if (!prepared.ok) return fault(staged.line, prepared.error.message);
-      image = prepared.value;
-    }
-    let result = await writer.write(input, image);
-    if (!result.ok && "needsImage" in result) {
-      const prepared = await staged.value.image();
-      if (!prepared.ok) return fault(staged.line, prepared.error.message);
-      result = await writer.write(input, prepared.value);
-    }
-    if (!result.ok && "needsImage" in result) return fault(staged.line, "the stored logo changed during the import");
-    if (result.ok) report[result.value.outcome]++;
-    else fault(staged.line, result.error.message);
+  const stageBatch = async (lines: ParsedLine[]): Promise<Batch> => {
+    const rows = await mapLimit(lines, LOADS_AT_ONCE, async (parsed): Promise<Staged> => {
+      if (!parsed.ok) return parsed;
+      const bytes = await loadImage(parsed.row.image, baseDir);
+      if (!bytes.ok) return { line: parsed.line, ok: false, error: bytes.error.message };
+      return { line: parsed.line, ok: true, input: inputOf(parsed.row, await sha256Hex(bytes.value)), bytes: bytes.value, image: null };
+    });
+    // Convert only what the catalogue does not hold already; the write asks again if it must.
+    const valid = rows.filter((row) => row.ok);
+    const keys = valid.map(({ input }) => ({ domains: input.domains, variant: input.variant, sourceSet: input.sourceSet }));
+    const stored = keys.length > 0 ? await writer.sourceHashes(keys) : [];
+    valid.forEach((row, index) => {
+      if (stored[index] !== row.input.sourceHash) row.image = options.convert(row.bytes);
+    });
+    return { lastLine: lines.at(-1)!.line, rows };
   };
 
-  const writeNext = async () => {
-    const staged = await pending.shift()!;
-    const domains = staged.ok ? staged.value.row.domains : [];
-    const before = domains.map((d) => lastWriteOf.get(d)).filter((p) => p !== undefined);
-    const done: Promise<void> = Promise.all(before)
-      .then(() => write(staged))
-      .catch((error: Error) => fault(staged.line, `write failed: ${error.message}`))
-      .finally(() => {
-        report.rows++;
-        options.onRow?.(report);
-        writing.delete(done);
-        for (const d of domains) if (lastWriteOf.get(d) === done) lastWriteOf.delete(d);
-      });
-    for (const d of domains) lastWriteOf.set(d, done);
-    writing.add(done);
-    if (writing.size >= writers) await Promise.race(writing);
+  const writeBatch = async ({ lastLine, rows }: Batch) => {
+    const sent: Array<Extract<Staged, { ok: true }>> = [];
+    const images: Array<PreparedImage | null> = [];
+    for (const row of rows) {
+      if (!row.ok) {
+        fault(row.line, row.error);
+        continue;
+      }
+      const prepared = row.image && (await row.image);
+      if (prepared && !prepared.ok) {
+        fault(row.line, prepared.error.message);
+        continue;
+      }
+      sent.push(row);
+      images.push(prepared ? prepared.value : null);
+    }
+    const results = sent.length > 0 ? await writer.write(sent.map((row, index) => ({ input: row.input, image: images[index]! }))) : [];
+    for (const [index, row] of sent.entries()) {
+      let result = results[index]!;
+      if (!result.ok && "needsImage" in result) {
+        // Staging found this very file stored, but an earlier row replaced it since.
+        const prepared = await options.convert(row.bytes);
+        if (!prepared.ok) {
+          fault(row.line, prepared.error.message);
+          continue;
+        }
+        result = (await writer.write([{ input: row.input, image: prepared.value }]))[0]!;
+      }
+      if (!result.ok && "needsImage" in result) fault(row.line, "the stored logo changed during the import");
+      else if (result.ok) report[result.value.outcome]++;
+      else fault(row.line, result.error.message);
+    }
+    report.rows += rows.length;
+    report.failures.sort((a, b) => a.line - b.line);
+    options.checkpoint?.write({ line: lastLine, report });
+    options.onProgress?.(report);
   };
 
+  const staging: Array<Promise<Batch>> = [];
+  let lines: ParsedLine[] = [];
+  const next = async () => {
+    staging.push(stageBatch(lines));
+    lines = [];
+    if (staging.length > ahead) await writeBatch(await staging.shift()!);
+  };
   for await (const parsed of readManifest(manifestPath)) {
-    if (!parsed.ok) {
-      pending.push(Promise.resolve({ line: parsed.line, ...fail("invalid_argument", parsed.error) }));
-    } else {
-      const { line } = parsed;
-      pending.push(
-        stage(line, parsed.row, baseDir, writer).catch((error: Error) => ({ line, ...fail("internal", error.message) })),
-      );
-    }
-    if (pending.length >= lookahead) await writeNext();
+    if (resumed && parsed.line <= resumed.line) continue;
+    lines.push(parsed);
+    if (lines.length >= batchSize) await next();
   }
-  while (pending.length > 0) await writeNext();
-  await Promise.all(writing);
-  // Rows finish out of order when written concurrently; report failures in manifest order.
-  report.failures.sort((a, b) => a.line - b.line);
+  if (lines.length > 0) await next();
+  while (staging.length > 0) await writeBatch(await staging.shift()!);
+  options.checkpoint?.clear();
   return report;
 }
 
-async function stage(line: number, row: ManifestRow, baseDir: string, writer: ImportWriter): Promise<Result<Staged> & { line: number }> {
-  const bytes = await loadImage(row.image, baseDir);
-  if (!bytes.ok) return { line, ...bytes };
-  const sourceHash = await sha256Hex(bytes.value);
-  // Convert ahead only when the stored logo is not this very file; the write step asks again.
-  const known = (await writer.sourceHash(row.domains, row.variant, row.source_set)) === sourceHash;
-  const converting = known ? undefined : convert(bytes.value);
-  const image = () => converting ?? convert(bytes.value);
-  return { line, ...ok({ line, row, sourceHash, known, image }) };
+function inputOf(row: ManifestRow, sourceHash: string): CompanyLogoInput {
+  return {
+    name: row.name,
+    domains: row.domains,
+    ticker: row.ticker ? { symbol: row.ticker, exchange: row.exchange ?? "" } : undefined,
+    aliases: row.aliases,
+    brandColor: row.brand_color,
+    prominence: row.prominence,
+    variant: row.variant,
+    sourceSet: row.source_set,
+    licence: row.licence,
+    sourceHash,
+  };
 }
 
-async function convert(bytes: Uint8Array): Promise<Result<PreparedImage>> {
-  const prepared = await prepareLogo(bytes);
-  return prepared.ok ? ok(prepared.logo) : fail("invalid_argument", prepared.error);
+async function mapLimit<T, R>(items: T[], limit: number, job: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await job(items[index]!);
+      }
+    }),
+  );
+  return results;
 }
 
 async function loadImage(source: string, baseDir: string): Promise<Result<Uint8Array>> {

@@ -4,54 +4,85 @@
  * crossing the platform proxy one blocking round trip at a time. Not part of the deployed
  * Worker; it listens on a loopback port for the importer process that started it.
  *
- *   POST /source-hash  {domains, variant, sourceSet}        → {sourceHash: string | null}
- *   POST /logo         multipart: `input` (JSON) and, when the image changed, `image` (JSON
- *                      metadata) with `original`, `vector` and a `file:<rendition>` per PNG rendition
- *                      → Result<ImportedLogo>, or {ok:false, needsImage:true}
+ *   POST /source-hashes  {keys: [{domains, variant, sourceSet}]}  → {hashes: Array<string | null>}
+ *   POST /logos          a batch of rows and their images (./wire.ts)
+ *                        → per row Result<ImportedLogo>, or {ok:false, needsImage:true} when the
+ *                          row came without its image and turned out to need it
+ *
+ * Objects go to the LOGOS binding, or, when the importer passes R2 S3 credentials
+ * (`--remote`), straight to the bucket's S3-compatible API (./s3.ts).
+ *
+ * Locally another workerd may write the same SQLite files (the dev server beside the first
+ * start's seeding, an admin command), and SQLite refuses a write while another process holds
+ * the lock. Such a batch is written again, whole and in order, after a short wait: rows that
+ * made it are found unchanged, so the result is what one uninterrupted batch would have left.
  */
-import { type CompanyLogoInput, importCompanyLogo, type PreparedImage, storedSourceHash } from "../../catalogue/importLogo";
+import { importCompanyLogos, type ObjectStore, type StoredLogoKey, storedSourceHashes } from "../../catalogue/importLogo";
 import { createDb } from "../../lib/db";
-import { fail } from "../../lib/errors";
+import { fail, ok, type Result } from "../../lib/errors";
+import { type S3Settings, s3ObjectStore } from "./s3";
+import { decodeLogos } from "./wire";
 
 interface ToolEnv {
   DB: D1Database;
   LOGOS: R2Bucket;
+  /** S3Settings as JSON, when the importer was given R2 S3 credentials. */
+  R2_S3?: string;
 }
 
-async function bytesOf(form: FormData, name: string): Promise<Uint8Array | null> {
-  const part = form.get(name);
-  return part instanceof File ? new Uint8Array(await part.arrayBuffer()) : null;
+function objectStore(env: ToolEnv): ObjectStore {
+  return env.R2_S3 ? s3ObjectStore(JSON.parse(env.R2_S3) as S3Settings) : env.LOGOS;
+}
+
+const LOCKED_RETRIES = 8;
+const LOCKED_WAIT_MS = 100;
+// workerd reports the lock to JavaScript only as an internal error of the query ("Failed to
+// get session commit token: internal error"), under the query's own error; locally, with no
+// network in between, that is what such an error is.
+const isLocked = (message: string) => /SQLITE_BUSY|database is locked|internal error/i.test(message);
+/** Every message along an error's chain of causes. */
+const messages = (error: unknown): string => (error instanceof Error ? `${error.message}\n${messages(error.cause)}` : "");
+const locked = (result: Result<unknown>) => !result.ok && isLocked(result.error.message);
+
+/** Runs a read or write, again after a short wait while another process holds SQLite's lock. */
+async function whenUnlocked<T>(job: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await job();
+    } catch (error) {
+      if (attempt > LOCKED_RETRIES || !isLocked(messages(error))) throw error;
+      await scheduler.wait(LOCKED_WAIT_MS * attempt);
+    }
+  }
 }
 
 export default {
   async fetch(request: Request, env: ToolEnv): Promise<Response> {
     const db = createDb(env.DB);
     const { pathname } = new URL(request.url);
-    if (request.method === "POST" && pathname === "/source-hash") {
-      const { domains, variant, sourceSet } = (await request.json()) as { domains: string[]; variant: "full" | "icon"; sourceSet: string };
-      return Response.json({ sourceHash: await storedSourceHash(db, domains, variant, sourceSet) });
+    if (request.method === "POST" && pathname === "/source-hashes") {
+      const { keys } = (await request.json()) as { keys: StoredLogoKey[] };
+      return Response.json({ hashes: await whenUnlocked(() => storedSourceHashes(db, keys)) });
     }
-    if (request.method === "POST" && pathname === "/logo") {
-      const form = await request.formData();
-      const input = JSON.parse(String(form.get("input"))) as CompanyLogoInput;
-      const meta = form.get("image");
-      let needsImage = false;
-      const result = await importCompanyLogo(db, env.LOGOS, input, async () => {
-        if (typeof meta !== "string") {
-          needsImage = true;
+    if (request.method === "POST" && pathname === "/logos") {
+      const rows = decodeLogos(new Uint8Array(await request.arrayBuffer()));
+      const needsImage = new Set<number>();
+      const items = rows.map(({ input, image }, index) => ({
+        input,
+        image: async () => {
+          if (image) return ok(image);
+          needsImage.add(index);
           return fail("invalid_argument", "image needed");
-        }
-        const files: Record<string, Uint8Array> = {};
-        for (const [name, part] of form) if (name.startsWith("file:") && part instanceof File) files[name.slice(5)] = new Uint8Array(await part.arrayBuffer());
-        const image: PreparedImage = {
-          ...(JSON.parse(meta) as Omit<PreparedImage, "original" | "files" | "vector">),
-          original: (await bytesOf(form, "original"))!,
-          files: files as PreparedImage["files"],
-          vector: await bytesOf(form, "vector"),
-        };
-        return { ok: true, value: image };
-      });
-      return Response.json(needsImage ? { ok: false, needsImage: true } : result);
+        },
+      }));
+      let results = await whenUnlocked(() => importCompanyLogos(db, objectStore(env), items));
+      for (let attempt = 1; attempt <= LOCKED_RETRIES && results.some(locked); attempt++) {
+        await scheduler.wait(LOCKED_WAIT_MS * attempt);
+        // The first outcome of a row that made it counts (a second write finds it unchanged).
+        const again = await whenUnlocked(() => importCompanyLogos(db, objectStore(env), items));
+        results = results.map((result, index) => (result.ok ? result : again[index]!));
+      }
+      return Response.json(results.map((result, index) => (!result.ok && needsImage.has(index) ? { ok: false, needsImage: true } : result)));
     }
     return new Response("Not found", { status: 404 });
   },

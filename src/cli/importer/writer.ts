@@ -1,47 +1,98 @@
 import { rmSync } from "node:fs";
-import type { LogoVariant } from "../../../schema";
-import type { CompanyLogoInput, ImportedLogo, PreparedImage } from "../../catalogue/importLogo";
+import { join } from "node:path";
+import type { ImportedLogo, StoredLogoKey } from "../../catalogue/importLogo";
 import type { Result } from "../../lib/errors";
-import { type PlatformOptions, startToolWorker, writeStorageToolConfig } from "../platform";
+import { type PlatformOptions, projectRoot, startToolWorker, stateRoot, storageTool, writeStorageToolConfig } from "../platform";
+import type { S3Settings } from "./s3";
+import { encodeLogos, type WireLogo } from "./wire";
 
 export type WriteResult = Result<ImportedLogo> | { ok: false; needsImage: true };
 
 /** The importer's handle on its write side (./worker.ts) running in workerd. */
 export interface ImportWriter {
-  sourceHash(domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null>;
-  write(input: CompanyLogoInput, image: PreparedImage | null): Promise<WriteResult>;
+  /** The source hash of the stored logo each key would replace, in order. */
+  sourceHashes(keys: StoredLogoKey[]): Promise<Array<string | null>>;
+  /** Writes a batch of rows in one D1 transaction; results in row order. */
+  write(logos: WireLogo[]): Promise<WriteResult[]>;
   stop(): Promise<void>;
 }
 
-export async function startImportWriter(options: PlatformOptions): Promise<ImportWriter> {
-  const configPath = writeStorageToolConfig(options, "importer");
+export interface WriterOptions extends PlatformOptions {
+  /** Put objects through R2's S3 API instead of the binding. */
+  s3?: S3Settings | undefined;
+}
 
-  const worker = await startToolWorker("src/cli/importer/worker.ts", configPath, options);
+interface Endpoint {
+  fetch(path: string, init: { method: "POST"; headers: Record<string, string>; body: Uint8Array | string }): Promise<Response>;
+  stop(): Promise<void>;
+}
 
-  const post = async <T>(path: string, body: string | FormData): Promise<T> => {
-    // Serialise here: the fetch wrangler hands out does not recognise Node's FormData.
-    const encoded = new Response(body);
-    const headers = { "content-type": encoded.headers.get("content-type") ?? "application/json" };
-    const response = await worker.fetch(path, { method: "POST", headers, body: new Uint8Array(await encoded.arrayBuffer()) });
+const workerSource = join(projectRoot, "src/cli/importer/worker.ts");
+
+export async function startImportWriter(options: WriterOptions): Promise<ImportWriter> {
+  const endpoint = options.remote ? await startWithWrangler(options) : await startWithMiniflare(options);
+
+  const post = async <T>(path: string, body: Uint8Array | string): Promise<T> => {
+    const headers = { "content-type": typeof body === "string" ? "application/json" : "application/octet-stream" };
+    const response = await endpoint.fetch(path, { method: "POST", headers, body });
     if (!response.ok) throw new Error(`import writer answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   };
 
   return {
-    sourceHash: async (domains, variant, sourceSet) =>
-      (await post<{ sourceHash: string | null }>("/source-hash", JSON.stringify({ domains, variant, sourceSet }))).sourceHash,
-    write: (input, image) => {
-      const form = new FormData();
-      form.set("input", JSON.stringify(input));
-      if (image) {
-        const { original, files, vector, ...meta } = image;
-        form.set("image", JSON.stringify(meta));
-        const parts: Record<string, Uint8Array | null | undefined> = { original, vector };
-        for (const [name, bytes] of Object.entries(files)) parts[`file:${name}`] = bytes;
-        for (const [name, bytes] of Object.entries(parts)) if (bytes) form.set(name, new Blob([bytes]));
-      }
-      return post<WriteResult>("/logo", form);
-    },
+    sourceHashes: async (keys) => (await post<{ hashes: Array<string | null> }>("/source-hashes", JSON.stringify({ keys }))).hashes,
+    write: (logos) => post<WriteResult[]>("/logos", encodeLogos(logos)),
+    stop: () => endpoint.stop(),
+  };
+}
+
+/**
+ * Locally: the worker, bundled, on Miniflare with the storage bindings wrangler itself would
+ * give it over the same state directory. No dev server in between: each batch is one request
+ * straight into workerd.
+ */
+async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
+  const [{ build }, { Miniflare, convertV4MiniflareOptions }, storage] = await Promise.all([import("esbuild"), import("miniflare"), storageTool(options)]);
+  const bundled = await build({
+    entryPoints: [workerSource],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "es2024",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    logLevel: "silent",
+  });
+  const mf = new Miniflare({
+    ...convertV4MiniflareOptions({
+      workers: [
+        {
+          name: "importer",
+          modules: true,
+          script: bundled.outputFiles[0]!.text,
+          compatibilityDate: storage.compatibilityDate,
+          compatibilityFlags: storage.compatibilityFlags,
+          d1Databases: { DB: { id: storage.databaseId } },
+          r2Buckets: { LOGOS: { id: storage.bucketName } },
+        },
+      ],
+    }),
+    resourcePersistencePath: join(stateRoot(options), "v3"),
+  });
+  await mf.ready;
+  return {
+    fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, init)) as unknown as Response,
+    stop: () => mf.dispose(),
+  };
+}
+
+/** With --remote: wrangler's dev server, whose bindings carry `remote: true` and reach the account. */
+async function startWithWrangler(options: WriterOptions): Promise<Endpoint> {
+  const configPath = await writeStorageToolConfig(options, "importer");
+  const worker = await startToolWorker("src/cli/importer/worker.ts", configPath, options, options.s3 ? { R2_S3: JSON.stringify(options.s3) } : {});
+  return {
+    fetch: async (path, init) => (await worker.fetch(path, init)) as unknown as Response,
     stop: async () => {
       await worker.stop();
       rmSync(configPath, { force: true });

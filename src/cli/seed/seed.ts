@@ -1,25 +1,33 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { importManifest } from "../importer/importManifest";
-import type { PlatformOptions } from "../platform";
+import { type ImportManifestOptions, importManifest } from "../importer/importManifest";
 import { projectRoot } from "../platform";
 import { buildSeedCatalogue, loadIconSets, readBrands } from "./catalogue";
 
 export const defaultSeedDir = join(projectRoot, ".wrangler", "seed");
 
+/** The lookup `npm start` suggests trying; its company is seeded first. */
+export const EXAMPLE_DOMAIN = "github.com";
+
 /**
  * Writes the seed catalogue as an ordinary import manifest (JSON Lines) with its SVG files,
  * then imports it like any other manifest: the seed exercises the importer, not a side door.
+ * The example `npm start` prints comes first, then better-known companies before others, so
+ * that a server started beside the seeding finds them soonest. The files are rewritten only
+ * when the catalogue changed, so that an interrupted seeding resumes where it stopped (the
+ * importer knows a manifest by its path, size and time).
  */
 export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; companies: number; logos: number } {
-  const companies = buildSeedCatalogue(readBrands(), loadIconSets());
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-
+  const companies = buildSeedCatalogue(readBrands(), loadIconSets())
+    .map((company, index) => ({ company, index, example: company.domains.includes(EXAMPLE_DOMAIN) }))
+    .sort((a, b) => Number(b.example) - Number(a.example) || b.company.prominence - a.company.prominence || a.index - b.index)
+    .map(({ company }) => company);
+  const files = new Map<string, string>();
   const rows: string[] = [];
   for (const company of companies) {
     for (const logo of company.logos) {
-      writeFileSync(join(dir, logo.file), logo.svg);
+      files.set(logo.file, logo.svg);
       rows.push(
         JSON.stringify({
           name: company.name,
@@ -38,12 +46,25 @@ export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; com
     }
   }
   const manifest = join(dir, "manifest.jsonl");
-  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  const text = `${rows.join("\n")}\n`;
+  const digest = createHash("sha256").update(text);
+  for (const [file, svg] of files) digest.update(file).update(svg);
+  const digestFile = join(dir, "catalogue.sha256");
+  const fingerprint = digest.digest("hex");
+  if (!existsSync(digestFile) || readFileSync(digestFile, "utf8") !== fingerprint) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    for (const [file, svg] of files) writeFileSync(join(dir, file), svg);
+    writeFileSync(manifest, text);
+    // Last: a folder interrupted while being written is never taken for a complete one.
+    writeFileSync(digestFile, fingerprint);
+  }
   return { manifest, companies: companies.length, logos: rows.length };
 }
 
-export async function seedCatalogue(options: PlatformOptions & { dir?: string }) {
+export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"> & { dir?: string }) {
   const { manifest, companies, logos } = writeSeedManifest(options.dir);
-  const report = await importManifest(manifest, options);
+  // Smaller batches than a bulk load's: beside a running server, logos show up sooner.
+  const report = await importManifest(manifest, { label: "seeding", batchSize: 100, ...options });
   return { companies, logos, ...report };
 }

@@ -1,0 +1,45 @@
+import { statusOf } from "../../lib/errors";
+import { type CommandIo, processIo, UsageError } from "../args";
+import { openPlatform, type Platform, type PlatformOptions } from "../platform";
+import { commands } from "./commands";
+
+export const adminUsage = `usage: npm run admin -- <command> [--remote] [--persist-to DIR]\n${Object.values(commands)
+  .map((c) => `  ${c.usage}`)
+  .join("\n")}`;
+
+/**
+ * `npm run admin` as a function: runs one command, prints its JSON result on stdout or
+ * {"error":{code,message}} on stderr, and returns the exit code (0; 2 for a usage mistake or
+ * an invalid argument; 1 for anything else). Tests call it in-process on a platform they
+ * keep open; the program opens one per run.
+ */
+export async function runAdmin(
+  argv: string[],
+  io: CommandIo = processIo,
+  open: (options: PlatformOptions) => Promise<Platform> = openPlatform,
+): Promise<number> {
+  const failWith = (code: string, message: string, exitCode: number) => {
+    io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+    return exitCode;
+  };
+  const [noun, verb, ...rest] = argv;
+  const command = commands[`${noun} ${verb}`];
+  if (!command) {
+    return failWith("invalid_argument", noun ? `unknown command "${[noun, verb].filter(Boolean).join(" ")}"\n${adminUsage}` : adminUsage, 2);
+  }
+  try {
+    const job = command.parse(rest);
+    const platform = await open(job.storage);
+    try {
+      const result = await job.run(platform.db);
+      if (!result.ok) return failWith(result.error.code, result.error.message, statusOf(result.error.code) === 400 ? 2 : 1);
+      io.stdout.write(`${JSON.stringify(result.value)}\n`);
+      return 0;
+    } finally {
+      await platform.dispose();
+    }
+  } catch (error) {
+    if (error instanceof UsageError) return failWith("invalid_argument", `${error.message}\nusage: npm run admin -- ${command.usage}`, 2);
+    return failWith("internal", (error as Error).message, 1);
+  }
+}

@@ -1,0 +1,64 @@
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { companies } from "../../schema";
+import { importCommand } from "../../src/cli/importer/command";
+import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
+import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
+import { freshState, inProcess, openSharedPlatform } from "./helpers";
+
+/**
+ * The first start seeds beside the running dev server: two workerd processes on the same
+ * SQLite files, and SQLite refuses a write while the other holds the lock. Here another
+ * process (this one, through node:sqlite) holds D1's write lock for a while as the import starts.
+ */
+const ROWS = 6;
+let state: { dir: string; cleanup: () => void };
+let manifest: string;
+let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
+let writer: ImportWriter;
+let pool: ConvertPool;
+
+beforeAll(async () => {
+  state = freshState();
+  const dir = join(state.dir, "locked");
+  mkdirSync(join(dir, "img"), { recursive: true });
+  const rows: string[] = [];
+  for (let i = 0; i < ROWS; i++) {
+    const background = `#${(0x405060 + i * 0x0a0b0c).toString(16).slice(-6)}`;
+    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width: 48, height: 24, channels: 4, background } }).png().toBuffer());
+    rows.push(JSON.stringify({ name: `Locked ${i}`, domains: [`locked-${i}.com`], variant: "icon", image: `img/${i}.png` }));
+  }
+  manifest = join(dir, "manifest.jsonl");
+  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  [platform, writer] = await Promise.all([openSharedPlatform(state.dir), startImportWriter({ persistTo: state.dir })]);
+  pool = startConvertPool();
+});
+afterAll(async () => {
+  await Promise.all([platform.dispose(), writer.stop(), pool.close()]);
+  state.cleanup();
+});
+
+describe("an import while another process holds the database's write lock", () => {
+  it("writes its batch once the lock is released, every row imported", async () => {
+    const d1 = join(state.dir, "v3", "d1", "miniflare-D1DatabaseObject");
+    const file = readdirSync(d1).find((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")!;
+    const holder = new DatabaseSync(join(d1, file));
+    holder.exec("BEGIN IMMEDIATE");
+    let finished = false;
+    const importing = inProcess((io) => importCommand([manifest, "--persist-to", state.dir], io, { writer, pool })).finally(() => (finished = true));
+
+    // The lock refuses the writer's reads as well as its writes; it waits and tries again.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(finished).toBe(false);
+    holder.exec("ROLLBACK");
+    holder.close();
+
+    const result = await importing;
+    expect(result.status).toBe(0);
+    expect(result.json()).toMatchObject({ rows: ROWS, created: ROWS, failed: 0 });
+    expect((await platform.db.select().from(companies).all()).map((c) => c.name).sort()).toEqual(Array.from({ length: ROWS }, (_, i) => `Locked ${i}`));
+  });
+});

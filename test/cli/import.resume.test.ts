@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { companies, logos } from "../../schema";
+import { checkpointFor } from "../../src/cli/importer/checkpoint";
+import { importCommand } from "../../src/cli/importer/command";
+import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
+import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
+import { logoObjectKeys } from "../../src/images/keys";
+import { freshState, inProcess, openSharedPlatform, root } from "./helpers";
+
+/** A bulk load killed part way (SIGKILL: no chance to tidy up) picks up where it stopped. */
+const ROWS = 60;
+let state: { dir: string; cleanup: () => void };
+let manifest: string;
+let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
+let writer: ImportWriter;
+let pool: ConvertPool;
+
+beforeAll(async () => {
+  state = freshState();
+  const dir = join(state.dir, "bulk");
+  mkdirSync(join(dir, "img"), { recursive: true });
+  const rows: string[] = [];
+  for (let i = 0; i < ROWS; i++) {
+    const background = `#${(0x102030 + i * 0x030507).toString(16).slice(-6)}`;
+    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width: 64, height: 32, channels: 4, background } }).png().toBuffer());
+    rows.push(JSON.stringify({ name: `Company ${i}`, domains: [`company-${i}.com`], variant: "icon", image: `img/${i}.png` }));
+  }
+  manifest = join(dir, "manifest.jsonl");
+  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  platform = await openSharedPlatform(state.dir);
+});
+afterAll(async () => {
+  await Promise.all([platform?.dispose(), writer?.stop(), pool?.close()]);
+  state.cleanup();
+});
+
+/** Starts `npm run import` as a process and kills it, with everything it started, once a few batches are in. */
+async function interruptedImport(): Promise<number> {
+  const checkpoint = checkpointFor(manifest, { persistTo: state.dir });
+  const child = spawn(join(root, "node_modules/.bin/tsx"), [join(root, "src/cli/import.ts"), manifest, "--batch-size", "1", "--persist-to", state.dir], {
+    cwd: root,
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, CI: "true" },
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  let line = 0;
+  while (line < 5) {
+    if (child.exitCode !== null) throw new Error("the import finished before it could be interrupted");
+    line = checkpoint.read()?.line ?? 0;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  process.kill(-child.pid!, "SIGKILL");
+  await exited;
+  return checkpoint.read()!.line;
+}
+
+describe("an interrupted bulk load", () => {
+  it("resumes after the last committed batch and ends with the whole manifest, nothing orphaned", async () => {
+    const stoppedAfter = await interruptedImport();
+    const written = (await platform.db.select().from(logos).all()).length;
+    expect(written).toBeGreaterThanOrEqual(stoppedAfter);
+    expect(written).toBeLessThan(ROWS);
+
+    [writer, pool] = [await startImportWriter({ persistTo: state.dir }), startConvertPool()];
+    const resumed = await inProcess((io) => importCommand([manifest, "--batch-size", "10", "--persist-to", state.dir], io, { writer, pool }));
+    expect(resumed.status).toBe(0);
+    expect(resumed.stderr).toContain(`Resuming an interrupted import after line ${stoppedAfter}.`);
+    const report = resumed.json();
+    // The report covers the whole manifest: rows written before the interruption count as
+    // created (by the first run) or unchanged (committed just before the kill, found again).
+    expect(report).toMatchObject({ rows: ROWS, failed: 0, updated: 0, resumedAfterLine: stoppedAfter });
+    expect(report.created + report.unchanged).toBe(ROWS);
+    expect(report.created).toBeGreaterThanOrEqual(ROWS - (written - stoppedAfter));
+
+    expect((await platform.db.select().from(companies).all()).map((c) => c.name).sort()).toEqual(
+      Array.from({ length: ROWS }, (_, i) => `Company ${i}`).sort(),
+    );
+    const rows = await platform.db.select().from(logos).all();
+    const referenced = rows.flatMap((l) => logoObjectKeys(l)).sort();
+    const stored = (await platform.bucket.list({ prefix: "logos/", limit: 1000 })).objects.map((o) => o.key).sort();
+    expect(stored).toEqual(referenced);
+    expect(existsSync(checkpointFor(manifest, { persistTo: state.dir }).path)).toBe(false);
+
+    // A finished import leaves no checkpoint: the next one checks every row again.
+    const again = await inProcess((io) => importCommand([manifest, "--persist-to", state.dir], io, { writer, pool }));
+    expect(again.json()).toMatchObject({ rows: ROWS, created: 0, updated: 0, unchanged: ROWS, failed: 0 });
+    expect(again.json().resumedAfterLine).toBeUndefined();
+  });
+
+  it("starts over when the manifest changed since the interruption", async () => {
+    const checkpoint = checkpointFor(manifest, { persistTo: state.dir });
+    checkpoint.write({ line: 30, report: { rows: 30, created: 30, updated: 0, unchanged: 0, failed: 0, failures: [] } });
+    writeFileSync(manifest, `${readFileSync(manifest, "utf8")}\n`);
+    const result = await inProcess((io) => importCommand([manifest, "--persist-to", state.dir], io, { writer, pool }));
+    expect(result.stderr).not.toContain("Resuming");
+    expect(result.json()).toMatchObject({ rows: ROWS, unchanged: ROWS, failed: 0 });
+  });
+});
