@@ -53,27 +53,29 @@ export async function dependency<T>(name: string, work: Promise<T> | (() => Prom
  */
 export function guardedDatabase(d1: D1Database): D1Database {
   const guard = <T>(work: () => Promise<T>) => dependency("database", work);
-  const statement = (real: D1PreparedStatement): D1PreparedStatement => {
+  const statement = (real: D1PreparedStatement, query: string): D1PreparedStatement => {
+    // A read that failed with a transient error runs again (within the deadline): it changes nothing.
+    const read = <T>(work: () => Promise<T>) => guard(readOnly(query) ? () => retryTransient(work) : work);
     const wrapped = {
       [REAL]: real,
-      bind: (...values: unknown[]) => statement(real.bind(...values)),
-      first: (column?: string) => guard(() => (column === undefined ? real.first() : real.first(column))),
+      bind: (...values: unknown[]) => statement(real.bind(...values), query),
+      first: (column?: string) => read(() => (column === undefined ? real.first() : real.first(column))),
       run: () => guard(() => real.run()),
-      all: () => guard(() => real.all()),
-      raw: (options?: { columnNames?: boolean }) => guard(() => real.raw(options as { columnNames?: false })),
+      all: () => read(() => real.all()),
+      raw: (options?: { columnNames?: boolean }) => read(() => real.raw(options as { columnNames?: false })),
     };
     return wrapped as unknown as D1PreparedStatement;
   };
   const unwrap = (statements: D1PreparedStatement[]) => statements.map((s) => (s as unknown as { [REAL]?: D1PreparedStatement })[REAL] ?? s);
   const database = {
-    prepare: (query: string) => statement(d1.prepare(query)),
+    prepare: (query: string) => statement(d1.prepare(query), query),
     batch: (statements: D1PreparedStatement[]) => guard(() => d1.batch(unwrap(statements))),
     exec: (query: string) => guard(() => d1.exec(query)),
     dump: () => guard(() => d1.dump()),
     withSession: (constraint?: D1SessionBookmark | D1SessionConstraint) => {
       const session = d1.withSession(constraint);
       return {
-        prepare: (query: string) => statement(session.prepare(query)),
+        prepare: (query: string) => statement(session.prepare(query), query),
         batch: (statements: D1PreparedStatement[]) => guard(() => session.batch(unwrap(statements))),
         getBookmark: () => session.getBookmark(),
       } as unknown as D1DatabaseSession;
@@ -83,6 +85,28 @@ export function guardedDatabase(d1: D1Database): D1Database {
 }
 
 const REAL = Symbol("real statement");
+
+const readOnly = (query: string) => /^\s*(select|with)\b/i.test(query) && !/\b(insert|update|delete|replace|returning)\b/i.test(query);
+
+/**
+ * D1's transient failures: an internal error or a lost connection (D1 itself retries reads on
+ * those when deployed), and, locally, SQLite refusing a query while another process holds its
+ * write lock (the first start's seeding beside the dev server), which workerd reports the same way.
+ */
+const isTransient = (error: unknown) => /internal error|network connection lost|SQLITE_BUSY/i.test(String((error as Error | undefined)?.message));
+const READ_RETRY_WAITS_MS = [50, 150, 300];
+
+async function retryTransient<T>(work: () => Promise<T>): Promise<T> {
+  for (const wait of READ_RETRY_WAITS_MS) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return work();
+}
 
 /**
  * The data centre's Cache API is an optimisation, never a dependency: when it fails, a request

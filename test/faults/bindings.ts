@@ -39,3 +39,36 @@ export function brokenObjects<T extends { idFromName(name: string): DurableObjec
   const stub = new Proxy({}, { get: () => () => outcome(fault, "Durable Object call") });
   return { idFromName: (name: string) => real.idFromName(name), get: () => stub } as unknown as T;
 }
+
+/**
+ * The real database, except that the first `times` reads fail the way D1 reports a transient
+ * fault (and, locally, another process holding SQLite's write lock): "internal error".
+ */
+export function flakyDatabase(real: D1Database, times: number): D1Database & { failed: () => number } {
+  let failed = 0;
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement => {
+    const read =
+      <T>(work: () => Promise<T>) =>
+      () => {
+        if (failed < times) {
+          failed++;
+          return Promise.reject(new Error("D1_ERROR: Failed to get session commit token: internal error; reference = test"));
+        }
+        return work();
+      };
+    return {
+      bind: (...values: unknown[]) => statement(inner.bind(...values)),
+      first: (column?: string) => read(() => (column === undefined ? inner.first() : inner.first(column)))(),
+      all: () => read(() => inner.all())(),
+      raw: (options?: { columnNames?: boolean }) => read(() => inner.raw(options as { columnNames?: false }))(),
+      run: () => inner.run(),
+    } as unknown as D1PreparedStatement;
+  };
+  return {
+    prepare: (query: string) => statement(real.prepare(query)),
+    batch: (statements: D1PreparedStatement[]) => real.batch(statements),
+    exec: (query: string) => real.exec(query),
+    withSession: (constraint?: D1SessionConstraint) => real.withSession(constraint),
+    failed: () => failed,
+  } as unknown as D1Database & { failed: () => number };
+}

@@ -14,7 +14,7 @@ import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 import { MCP_ACCEPT, mcpAccount, PASSWORD, tokensFor } from "../oauth/helpers";
-import { brokenBucket, brokenDatabase, brokenImages, brokenKv, brokenObjects, type Fault } from "./bindings";
+import { brokenBucket, brokenDatabase, brokenImages, brokenKv, brokenObjects, type Fault, flakyDatabase } from "./bindings";
 
 /**
  * Every route when what it depends on fails or does not answer: the generic message with 503
@@ -115,6 +115,21 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
       await expectJson503(response);
       expect(response.headers.get("set-cookie")).toBeNull();
     }
+  });
+});
+
+describe("a transient fault of D1", () => {
+  it("a read that meets one is asked again, and the lookup answers the logo", async () => {
+    const { domain } = await freshCompany();
+    const flaky = flakyDatabase(env.DB, 2);
+    const response = await fetchWith({ DB: flaky }, `${BASE}/${domain}?token=${await freshKey()}`, manual);
+    expect(response.status).toBe(302);
+    expect(flaky.failed()).toBe(2);
+  });
+
+  it("one that lasts past the retries is answered 503", async () => {
+    const { domain } = await freshCompany();
+    await expectPlain503(await fetchWith({ DB: flakyDatabase(env.DB, 1_000) }, `${BASE}/${domain}?token=${await freshKey()}`, manual));
   });
 });
 
