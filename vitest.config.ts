@@ -41,7 +41,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/cli/**", "test/browser/**"],
+          exclude: ["test/cli/**", "test/browser/**", "test/**/*.node.test.ts"],
           setupFiles: ["./test/helpers/applyMigrations.ts"],
           // One runtime for all the Worker's test files instead of a fresh Miniflare and module
           // graph per file (about 2 s each, most of the suite's time). Storage is reset before
@@ -53,7 +53,8 @@ export default defineConfig({
       {
         test: {
           name: "cli",
-          include: ["test/cli/**/*.test.ts"],
+          // The operator tools, and any room's tests that need Node itself (`*.node.test.ts`).
+          include: ["test/cli/**/*.test.ts", "test/**/*.node.test.ts"],
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 120_000,

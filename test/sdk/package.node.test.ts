@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { root } from "./helpers";
+import { root } from "../cli/helpers";
 
 /**
  * The SDK as a Node program gets it: the built package subpath `logo-lookup/sdk`, run by the
