@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inject } from "vitest";
@@ -71,4 +71,20 @@ export async function withPlatform<T>(state: string, job: (platform: Platform) =
   } finally {
     await platform.dispose();
   }
+}
+
+/** A manifest of `count` flat-colour PNG logos under `dir`, one company each (`name`, `domain` of its index). */
+export async function flatPngManifest(dir: string, count: number, company: (i: number) => { name: string; domain: string }, width = 64): Promise<string> {
+  const { default: sharp } = await import("sharp");
+  mkdirSync(join(dir, "img"), { recursive: true });
+  const rows: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const background = `#${(0x102030 + i * 0x030507).toString(16).slice(-6)}`;
+    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width, height: width / 2, channels: 4, background } }).png().toBuffer());
+    const { name, domain } = company(i);
+    rows.push(JSON.stringify({ name, domains: [domain], variant: "icon", image: `img/${i}.png` }));
+  }
+  const manifest = join(dir, "manifest.jsonl");
+  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  return manifest;
 }

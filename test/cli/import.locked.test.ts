@@ -1,13 +1,12 @@
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies } from "../../schema";
 import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
 import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
-import { freshState, inProcess, openSharedPlatform } from "./helpers";
+import { flatPngManifest, freshState, inProcess, openSharedPlatform } from "./helpers";
 
 /**
  * The first start seeds beside the running dev server: two workerd processes on the same
@@ -23,16 +22,7 @@ let pool: ConvertPool;
 
 beforeAll(async () => {
   state = freshState();
-  const dir = join(state.dir, "locked");
-  mkdirSync(join(dir, "img"), { recursive: true });
-  const rows: string[] = [];
-  for (let i = 0; i < ROWS; i++) {
-    const background = `#${(0x405060 + i * 0x0a0b0c).toString(16).slice(-6)}`;
-    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width: 48, height: 24, channels: 4, background } }).png().toBuffer());
-    rows.push(JSON.stringify({ name: `Locked ${i}`, domains: [`locked-${i}.com`], variant: "icon", image: `img/${i}.png` }));
-  }
-  manifest = join(dir, "manifest.jsonl");
-  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  manifest = await flatPngManifest(join(state.dir, "locked"), ROWS, (i) => ({ name: `Locked ${i}`, domain: `locked-${i}.com` }), 48);
   [platform, writer] = await Promise.all([openSharedPlatform(state.dir), startImportWriter({ persistTo: state.dir })]);
   pool = startConvertPool();
 });

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies, logos } from "../../schema";
 import { checkpointFor } from "../../src/cli/importer/checkpoint";
@@ -9,7 +8,7 @@ import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
 import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
 import { logoObjectKeys } from "../../src/images/keys";
-import { freshState, inProcess, openSharedPlatform, root } from "./helpers";
+import { flatPngManifest, freshState, inProcess, openSharedPlatform, root } from "./helpers";
 
 /** A bulk load killed part way (SIGKILL: no chance to tidy up) picks up where it stopped. */
 const ROWS = 60;
@@ -21,16 +20,7 @@ let pool: ConvertPool;
 
 beforeAll(async () => {
   state = freshState();
-  const dir = join(state.dir, "bulk");
-  mkdirSync(join(dir, "img"), { recursive: true });
-  const rows: string[] = [];
-  for (let i = 0; i < ROWS; i++) {
-    const background = `#${(0x102030 + i * 0x030507).toString(16).slice(-6)}`;
-    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width: 64, height: 32, channels: 4, background } }).png().toBuffer());
-    rows.push(JSON.stringify({ name: `Company ${i}`, domains: [`company-${i}.com`], variant: "icon", image: `img/${i}.png` }));
-  }
-  manifest = join(dir, "manifest.jsonl");
-  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  manifest = await flatPngManifest(join(state.dir, "bulk"), ROWS, (i) => ({ name: `Company ${i}`, domain: `company-${i}.com` }));
   platform = await openSharedPlatform(state.dir);
 });
 afterAll(async () => {
