@@ -52,7 +52,7 @@ import autocannon from "autocannon";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_readConfig } from "wrangler";
 import { projectRoot } from "../../src/cli/platform";
-import { syntheticCompanies } from "./searchDataset";
+import { syntheticCompanies } from "./syntheticCatalogue";
 
 const companyCount = Number(process.env.BENCH_SEARCH_COMPANIES ?? 1_000_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
