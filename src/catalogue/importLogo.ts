@@ -2,8 +2,9 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { companies, companyDomains, companyTickers, type LogoTone, type LogoVariant, logos } from "../../schema";
 import { originalKey, renditionKey, type LogoKeyParts } from "../images/keys";
-import type { Db } from "../lib/db";
+import type { CatalogueDb } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
+import { searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
 
 /**
  * Writing one logo of one company into the catalogue: the step an import row turns into.
@@ -11,7 +12,8 @@ import { fail, ok, type Result } from "../lib/errors";
  *
  * Order of writes, so that a failure leaves no half-written company and no orphaned object:
  *   1. new objects are put under fresh, content-addressed keys (nothing points at them yet);
- *   2. company, domains, ticker and logo rows are written in one D1 batch (one transaction);
+ *   2. company, domains, ticker and logo rows, and the company's search prefix lists, are
+ *      written in one D1 batch (one transaction);
  *   3. only then are the objects of the replaced image deleted.
  * If step 2 fails, the objects of step 1 are deleted again.
  */
@@ -52,7 +54,7 @@ export interface ImportedLogo {
 }
 
 /** The stored logo that an input would replace, if any: lets callers skip image work up front. */
-export async function storedSourceHash(db: Db, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
+export async function storedSourceHash(db: CatalogueDb, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
   const row = await db
     .select({ sourceHash: logos.sourceHash })
     .from(companyDomains)
@@ -63,7 +65,7 @@ export async function storedSourceHash(db: Db, domains: string[], variant: LogoV
 }
 
 export async function importCompanyLogo(
-  db: Db,
+  db: CatalogueDb,
   bucket: R2Bucket,
   input: CompanyLogoInput,
   image: () => Promise<Result<PreparedImage>>,
@@ -75,16 +77,16 @@ export async function importCompanyLogo(
     .select({ id: companyDomains.companyId })
     .from(companyDomains)
     .where(inArray(companyDomains.domain, input.domains));
-  const [owners, companyRows, primaryRows, logoRows, tickerRows] = await db.batch([
+  const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers] = await db.batch([
     db
       .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
       .from(companyDomains)
       .where(inArray(companyDomains.domain, input.domains)),
     db.select().from(companies).where(inArray(companies.id, owningCompany)),
     db
-      .select({ domain: companyDomains.domain })
+      .select({ domain: companyDomains.domain, isPrimary: companyDomains.isPrimary })
       .from(companyDomains)
-      .where(and(inArray(companyDomains.companyId, owningCompany), eq(companyDomains.isPrimary, true))),
+      .where(inArray(companyDomains.companyId, owningCompany)),
     db
       .select()
       .from(logos)
@@ -93,6 +95,7 @@ export async function importCompanyLogo(
       .select({ companyId: companyTickers.companyId })
       .from(companyTickers)
       .where(and(eq(companyTickers.ticker, input.ticker?.symbol ?? ""), eq(companyTickers.exchange, input.ticker?.exchange ?? ""))),
+    db.select({ ticker: companyTickers.ticker }).from(companyTickers).where(inArray(companyTickers.companyId, owningCompany)),
   ]);
   const ownerIds = [...new Set(owners.map((o) => o.companyId))];
   if (ownerIds.length > 1) {
@@ -100,7 +103,7 @@ export async function importCompanyLogo(
   }
   const companyId = ownerIds[0] ?? null;
   const company = companyRows[0];
-  const primaryDomain = primaryRows[0]?.domain ?? input.domains[0]!;
+  const primaryDomain = domainRows.find((row) => row.isPrimary)?.domain ?? input.domains[0]!;
   const existingLogo = logoRows[0];
   const tickerHolder = input.ticker ? tickerRows[0] : undefined;
   if (tickerHolder && tickerHolder.companyId !== companyId) {
@@ -167,6 +170,27 @@ export async function importCompanyLogo(
     statements.push(
       db.insert(companyTickers).values({ ticker: input.ticker.symbol, exchange: input.ticker.exchange, companyId: companyRef as number }),
     );
+  }
+  if (companyChanged || newDomains.length > 0 || tickerMissing) {
+    const domains = domainRows.map((row) => row.domain);
+    const tickers = heldTickers.map((row) => row.ticker);
+    const before = company
+      ? {
+          prefixes: searchPrefixesOf({ nameKey: company.nameKey, name: company.name, aliases: company.aliases, domains, tickers }),
+          prominence: company.prominence,
+        }
+      : null;
+    const after = {
+      prefixes: searchPrefixesOf({
+        nameKey: companyValues.nameKey,
+        name: input.name,
+        aliases,
+        domains: [...domains, ...newDomains],
+        tickers: input.ticker && tickerMissing ? [...tickers, input.ticker.symbol] : tickers,
+      }),
+      prominence: input.prominence,
+    };
+    statements.push(...searchPrefixUpkeep(db, companyRef, before, after));
   }
   if (logoRowChanged) {
     const logoValues = {

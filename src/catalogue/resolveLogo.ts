@@ -1,7 +1,7 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
-import type { Db } from "../lib/db";
+import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
@@ -49,7 +49,7 @@ export function chooseLogo(logos: Logo[], variant?: LogoVariant): { logo: Logo; 
   return { logo, fallback: variant !== undefined && logo.variant !== variant };
 }
 
-async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | null> {
+async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<ResolvedLogo | null> {
   let company: CompanyMatch | null;
   if (subject.kind === "domain") company = await findCompanyByDomain(db, subject.value);
   else if (subject.kind === "ticker") company = await findCompanyByTicker(db, subject.value);
@@ -91,7 +91,7 @@ export function knownResolution(subject: Subject, now = Date.now()): ResolvedLog
   return isolateCache.get(cacheKeyOf(subject), now);
 }
 
-export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
   const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
