@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assetUrl } from "../assets/codec";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
-import { createDb, type Db } from "../lib/db";
+import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { publicBase } from "../env";
 import { type ApiEnv, secretKey } from "./auth";
@@ -68,14 +68,14 @@ function companyBody(base: string, company: CompanyDetail) {
   };
 }
 
-async function detailOf(db: Db, companyId: number | undefined) {
+async function detailOf(db: CatalogueDb, companyId: number | undefined) {
   return companyId === undefined ? null : companyDetail(db, companyId);
 }
 
 export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
   api.openapi(lookup, async (c) => {
     const { domain, ticker, name } = c.req.valid("query");
-    const db = createDb(c.env.DB);
+    const db = catalogueReader(c.env.DB);
     let match;
     if (domain !== undefined) {
       const host = normaliseDomain(domain);
@@ -93,7 +93,7 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
 
   api.openapi(byId, async (c) => {
     const { companyId } = c.req.valid("param");
-    const company = await companyDetail(createDb(c.env.DB), companyId);
+    const company = await companyDetail(catalogueReader(c.env.DB), companyId);
     if (!company) return jsonError(c, "not_found", `No company found with ID ${companyId}`);
     return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
   });

@@ -24,7 +24,7 @@ async function admitted<T extends { company: CompanyMatch }>(ctx: ToolContext, s
 
 /** A logo by id (get_logo, the logo resource). */
 export async function admittedLogo(ctx: ToolContext, logoId: number): Promise<Admitted<{ logo: Logo; company: CompanyMatch }>> {
-  const found = await findLogo(ctx.db, logoId);
+  const found = await findLogo(ctx.catalogue, logoId);
   if (!found) return fail("not_found", `Logo with ID ${logoId} not found`);
   return admitted(ctx, found);
 }
@@ -33,8 +33,8 @@ type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
 
 /** The best match of a search, and its logo of the preferred variant or else its best; not admitted yet. */
 export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
-  const [company] = await searchCompanies(ctx.db, query, 1);
-  const chosen = company ? chooseLogo(await logosOfCompany(ctx.db, company.companyId), variant) : null;
+  const [company] = await searchCompanies(ctx.catalogue, query, 1);
+  const chosen = company ? chooseLogo(await logosOfCompany(ctx.catalogue, company.companyId), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return ok({ company, ...chosen });
 }
@@ -56,9 +56,9 @@ export async function admittedCompany(
   companyId: number,
   only: LogoVariant | undefined,
 ): Promise<Admitted<{ company: CompanyMatch; logos: Logo[] }>> {
-  const company = await findCompany(ctx.db, companyId);
+  const company = await findCompany(ctx.catalogue, companyId);
   if (!company) return fail("not_found", `No company found with ID ${companyId}`);
-  const logos = (await logosOfCompany(ctx.db, companyId)).filter((logo) => only === undefined || logo.variant === only);
+  const logos = (await logosOfCompany(ctx.catalogue, companyId)).filter((logo) => only === undefined || logo.variant === only);
   return admitted(ctx, { company, logos }, logos.length > 0);
 }
 

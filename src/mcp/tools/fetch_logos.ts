@@ -47,9 +47,9 @@ type Entry =
 async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["variant"] | undefined): Promise<Entry> {
   const host = normaliseDomain(domain);
   if (!host.ok) return { domain, ok: false, error: "Invalid domain format" };
-  const company = await findCompanyByDomain(ctx.db, host.domain);
+  const company = await findCompanyByDomain(ctx.catalogue, host.domain);
   if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
-  const chosen = chooseLogo(await logosOfCompany(ctx.db, company.companyId), wanted);
+  const chosen = chooseLogo(await logosOfCompany(ctx.catalogue, company.companyId), wanted);
   if (!chosen) return { domain, ok: false, error: `No logo found for domain ${domain}` };
   return { domain, ok: true, company, ...chosen };
 }
