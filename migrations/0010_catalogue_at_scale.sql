@@ -7,7 +7,8 @@
 --    leads to, in lists of at most 64 (SEARCH_PREFIX_LIST_SIZE in src/catalogue/searchPrefixes.ts,
 --    which keeps them on the import's write path). WITHOUT ROWID: the key is the row.
 -- 3. company_domains and company_tickers become WITHOUT ROWID: a text primary key of a rowid
---    table is stored twice, in the table and in its automatic index.
+--    table is stored twice, in the table and in its automatic index. company_domains keeps
+--    one index for a company's domains and its primary; triggers keep one primary a company.
 -- 4. catalogue_search becomes contentless (content='', contentless_delete=1): the index alone,
 --    without the copy of every name, alias, domain and ticker it used to keep, and without the
 --    prefix indexes, which short prefixes no longer need (they read search_prefixes). Its
@@ -82,8 +83,18 @@ SELECT `domain`, `company_id`, `is_primary` FROM `company_domains`;
 --> statement-breakpoint
 DROP TABLE `company_domains`;--> statement-breakpoint
 ALTER TABLE `company_domains_without_rowid` RENAME TO `company_domains`;--> statement-breakpoint
-CREATE INDEX `company_domains_company_idx` ON `company_domains` (`company_id`);--> statement-breakpoint
-CREATE UNIQUE INDEX `company_domains_one_primary_idx` ON `company_domains` (`company_id`) WHERE "company_domains"."is_primary" = 1;--> statement-breakpoint
+CREATE INDEX `company_domains_company_idx` ON `company_domains` (`company_id`,`is_primary`);--> statement-breakpoint
+-- One primary domain per company, as the partial unique index did, without its storage.
+CREATE TRIGGER `company_domains_one_primary_insert` BEFORE INSERT ON `company_domains` WHEN new.`is_primary` BEGIN
+	SELECT RAISE(ABORT, 'UNIQUE constraint failed: company_domains.company_id (one primary domain)')
+	WHERE EXISTS (SELECT 1 FROM `company_domains` WHERE `company_id` = new.`company_id` AND `is_primary` = 1);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `company_domains_one_primary_update` BEFORE UPDATE OF `company_id`, `is_primary` ON `company_domains` WHEN new.`is_primary` BEGIN
+	SELECT RAISE(ABORT, 'UNIQUE constraint failed: company_domains.company_id (one primary domain)')
+	WHERE EXISTS (SELECT 1 FROM `company_domains` WHERE `company_id` = new.`company_id` AND `is_primary` = 1 AND `domain` <> new.`domain`);
+END;
+--> statement-breakpoint
 CREATE TABLE `company_tickers_without_rowid` (
 	`ticker` text NOT NULL,
 	`exchange` text DEFAULT '' NOT NULL,

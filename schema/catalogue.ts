@@ -48,10 +48,10 @@ export const companyDomains = sqliteTable(
       .references(() => companies.id, { onDelete: "cascade" }),
     isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
   },
-  (t) => [
-    index("company_domains_company_idx").on(t.companyId),
-    uniqueIndex("company_domains_one_primary_idx").on(t.companyId).where(sql`${t.isPrimary} = 1`),
-  ],
+  // One index serves a company's domains and its primary (covering: the table's key, the
+  // domain, is in every entry). "One primary per company" is kept by triggers of
+  // migrations/0010 rather than a second, partial unique index as large as this one.
+  (t) => [index("company_domains_company_idx").on(t.companyId, t.isPrimary)],
 );
 
 /** Stock tickers. `exchange` is '' when unknown, so that (ticker, exchange) can be a key. */

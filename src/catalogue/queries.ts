@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { companies, companyDomains, companyTickers, type Logo, logos } from "../../schema";
 import type { CatalogueDb } from "../lib/db";
@@ -106,108 +106,114 @@ export interface SearchHit extends CompanyMatch {
 const PREFIX_CANDIDATES_PER_HIT = 4;
 const RANGE_CANDIDATES = 200;
 const OTHER_CANDIDATES = 500;
+/** Fewer when their text must be read to check the words the full-text query left out. */
+const CHECKED_CANDIDATES = 200;
 
 export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
   const trimmed = query.trim();
   const host = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   const key = nameKey(trimmed);
   const words = indexedWords(trimmed).slice(0, 12);
-  const byDomain = host.ok ? companyByDomain(db, host.domain) : null;
   const byTicker = /^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed) ? companyByTicker(db, trimmed) : null;
-  const byName = key !== "" && words.length > 0 ? [namedCandidates(db, key, limit), otherCandidates(db, words, limit)] : [];
-  const statements = [byDomain, byTicker, ...byName].filter((statement) => statement !== null);
-  const [first, ...rest] = statements;
-  if (!first) return [];
-  const results = (await db.batch([first, ...rest])) as unknown[][];
-
-  const hits: SearchHit[] = [];
-  const seen = new Set<number>();
-  const add = (match: CompanyMatch | undefined, matchedBy: SearchHit["matchedBy"]) => {
-    if (match && !seen.has(match.companyId) && hits.length < limit) {
-      seen.add(match.companyId);
-      hits.push({ companyId: match.companyId, companyName: match.companyName, domain: match.domain, matchedBy });
-    }
-  };
-  let at = 0;
-  if (byDomain) add((results[at++] as CompanyMatch[])[0], "domain");
-  if (byTicker) add((results[at++] as CompanyMatch[])[0], "ticker");
-  for (const rows of results.slice(at) as NameCandidate[][]) {
-    for (const row of rows) {
-      const tokens = row.indexed == null ? null : indexedWords(row.indexed);
-      if (!tokens || words.every((word) => tokens.some((token) => token.startsWith(word)))) add(row, "name");
-    }
-  }
-  return hits;
-}
-
-interface NameCandidate extends CompanyMatch {
-  /** The company's indexed text, where the candidates' source did not match every word. */
-  indexed?: string | null;
-}
-
-/** What the full-text index holds of a company, from the tables: the index keeps no copy. */
-const indexedText = (id: SQL) => sql`(SELECT t.name || ' ' || t.aliases FROM companies t WHERE t.id = ${id})
-  || ' ' || coalesce((SELECT group_concat(domain, ' ') FROM company_domains WHERE company_id = ${id}), '')
-  || ' ' || coalesce((SELECT group_concat(ticker, ' ') FROM company_tickers WHERE company_id = ${id}), '')`;
-
-/**
- * The candidates a statement finds, as a select of drizzle's builder: a raw statement (db.all)
- * cannot be batched with parameters (drizzle-orm 0.45's D1 batch binds only prepared queries).
- */
-function rowsOf(db: CatalogueDb, query: SQL) {
-  return db
+  // Every tier is one arm of one statement, its rows ordered by (tier, a, b, c). D1 counts a
+  // row again each time a sort or a window passes it, so each arm sorts only what it must.
+  const arms: SQL[] = [];
+  const exact = (tier: number, statement: SQLWrapper) =>
+    sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, NULL AS indexed FROM (${statement}) q`;
+  if (host.ok) arms.push(exact(TIER_DOMAIN, companyByDomain(db, host.domain)));
+  if (byTicker) arms.push(exact(TIER_TICKER, byTicker));
+  if (key !== "" && words.length > 0) arms.push(namedCandidates(key, limit), otherCandidates(words, limit));
+  if (arms.length === 0) return [];
+  const rows = await db
     .select({
+      tier: sql<number>`tier`,
       companyId: sql<number>`companyId`,
       companyName: sql<string>`companyName`,
       domain: sql<string>`domain`,
       indexed: sql<string | null>`indexed`,
     })
-    .from(sql`(${query})`);
+    .from(sql`(${sql.join(arms, sql` UNION ALL `)})`)
+    .orderBy(sql`tier`, sql`a`, sql`b`, sql`c`);
+
+  const hits: SearchHit[] = [];
+  const seen = new Set<number>();
+  for (const row of rows) {
+    if (seen.has(row.companyId) || hits.length >= limit) continue;
+    if (row.indexed !== null) {
+      const tokens = indexedWords(row.indexed);
+      if (!words.every((word) => tokens.some((token) => token.startsWith(word)))) continue;
+    }
+    seen.add(row.companyId);
+    const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
+    hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, matchedBy });
+  }
+  return hits;
 }
 
-/** The name tiers: the exact name, then names that start with the query, each by prominence. */
-function namedCandidates(db: CatalogueDb, key: string, limit: number) {
+const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER] = [0, 1, 2, 3];
+
+/**
+ * What the full-text index holds of the company row `c`, from the tables (the index keeps no
+ * copy): name, aliases (as JSON, whose punctuation splits words all the same), domains, tickers.
+ */
+export const indexedText = (c: SQL) => sql`${c}.name || ' ' || ${c}.aliases
+  || ' ' || coalesce((SELECT group_concat(domain, ' ') FROM company_domains WHERE company_id = ${c}.id), '')
+  || ' ' || coalesce((SELECT group_concat(ticker, ' ') FROM company_tickers WHERE company_id = ${c}.id), '')`;
+
+/**
+ * The name tiers: the exact name, then names that start with the query, each by prominence
+ * (a = not the exact name, b = −prominence, c = id). Candidates come with their name key and
+ * prominence from the prefix list and from covering reads of companies_name_key_idx, whose
+ * order is the ranking's within a name; only the best `wanted` are read in full. The same
+ * company may come from two sources: the caller keeps its first row.
+ */
+function namedCandidates(key: string, limit: number): SQL {
   const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
   const upper = `${key}\u{10FFFF}`;
-  const sources = [
-    sql`SELECT id FROM (SELECT id FROM companies WHERE name_key = ${key} ORDER BY prominence DESC, id LIMIT ${wanted})`,
-    sql`SELECT company_id FROM search_prefixes WHERE kind = 'name' AND prefix = ${leading(key, SHORT_PREFIX_LENGTH)}`,
-  ];
-  if (Array.from(key).length > SHORT_PREFIX_LENGTH) {
-    sources.push(
-      sql`SELECT id FROM (SELECT id FROM companies WHERE name_key > ${key} AND name_key < ${upper} ORDER BY name_key, prominence DESC LIMIT ${RANGE_CANDIDATES})`,
-    );
-  }
-  return rowsOf(db, sql`
-    WITH candidates (id) AS (${sql.join(sources, sql` UNION `)}),
-    ranked AS (
-      SELECT c.id, c.name, c.name_key <> ${key} AS distant, c.prominence
-      FROM candidates JOIN companies c ON c.id = candidates.id
-      WHERE c.name_key >= ${key} AND c.name_key < ${upper}
-      ORDER BY distant, c.prominence DESC, c.id LIMIT ${wanted}
-    )
-    SELECT r.id AS companyId, r.name AS companyName, d.domain AS domain, ${indexedText(sql`r.id`)} AS indexed
-    FROM ranked r JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1
-    ORDER BY r.distant, r.prominence DESC, r.id`);
+  const short = Array.from(key).length <= SHORT_PREFIX_LENGTH;
+  const candidates = short
+    ? // The list is exactly the best known of this prefix; the exact name from its own range.
+      sql`SELECT * FROM (SELECT id, 0 AS distant, prominence FROM companies WHERE name_key = ${key} ORDER BY prominence DESC, id LIMIT ${wanted})
+        UNION ALL
+        SELECT company_id, 1, prominence FROM search_prefixes WHERE kind = 'name' AND prefix = ${key}`
+    : // The best known of the first three characters that start with the whole key, and the
+      // first names of the key's range (the exact name, if any, first).
+      sql`SELECT c.id AS id, c.name_key <> ${key} AS distant, c.prominence AS prominence FROM search_prefixes s JOIN companies c ON c.id = s.company_id
+          WHERE s.kind = 'name' AND s.prefix = ${leading(key, SHORT_PREFIX_LENGTH)} AND c.name_key >= ${key} AND c.name_key < ${upper}
+        UNION ALL
+        SELECT * FROM (SELECT id, name_key <> ${key}, prominence FROM companies WHERE name_key >= ${key} AND name_key < ${upper}
+          ORDER BY name_key, prominence DESC LIMIT ${RANGE_CANDIDATES})`;
+  return sql`SELECT ${TIER_NAMED} AS tier, r.distant AS a, -r.prominence AS b, r.id AS c,
+      c.id AS companyId, c.name AS companyName, d.domain AS domain, ${indexedText(sql`c`)} AS indexed
+    FROM (
+      SELECT * FROM (${candidates}) ORDER BY distant, prominence DESC, id LIMIT ${wanted}
+    ) r
+    JOIN companies c ON c.id = r.id
+    JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
 }
 
-/** The last tier: any other match of the words, by prominence. */
-function otherCandidates(db: CatalogueDb, words: string[], limit: number) {
+/** The last tier: any other match of the words, by prominence (a = 0, b = −prominence, c = id). */
+function otherCandidates(words: string[], limit: number): SQL {
   const long = words.filter((word) => Array.from(word).length > SHORT_PREFIX_LENGTH);
   const longestShort = words.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
-  const source =
-    long.length > 0
-      ? sql`SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(long.join(" "))} LIMIT ${OTHER_CANDIDATES}`
-      : sql`SELECT company_id AS id FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}`;
-  // The source matched every word unless some were left out of it.
+  // The source matched every word unless some were left out of it: those are checked on the
+  // indexed text, before the best known are taken (the source is bounded). Otherwise room for
+  // the companies of the other tiers, which match too and are skipped.
   const partial = long.length > 0 ? long.length < words.length : words.length > 1;
-  return rowsOf(db, sql`
-    SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, ${partial ? indexedText(sql`c.id`) : sql`NULL`} AS indexed
-    FROM (${source}) f
-    JOIN companies c ON c.id = f.id
-    JOIN company_domains d ON d.company_id = c.id AND d.is_primary = 1
-    ORDER BY c.prominence DESC, c.id
-    LIMIT ${limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2}`);
+  const candidates = partial ? CHECKED_CANDIDATES : OTHER_CANDIDATES;
+  const taken = partial ? candidates : limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2;
+  const best =
+    long.length > 0
+      ? sql`SELECT c.id AS id, c.prominence AS prominence FROM (
+            SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(long.join(" "))} LIMIT ${candidates}
+          ) f JOIN companies c ON c.id = f.id ORDER BY c.prominence DESC, c.id LIMIT ${taken}`
+      : sql`SELECT company_id AS id, prominence FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}
+          ORDER BY prominence DESC, company_id LIMIT ${taken}`;
+  return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
+      c.id AS companyId, c.name AS companyName, d.domain AS domain, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
+    FROM (${best}) r
+    JOIN companies c ON c.id = r.id
+    JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
 }
 
 /** The host of a pasted URL (`https://www.stripe.com/pricing`), or null for anything else. */
