@@ -88,8 +88,8 @@ export interface SearchHit extends CompanyMatch {
  * then names that start with the query, each by prominence, then any other match of the words
  * in names, aliases, domains or tickers, by prominence.
  *
- * Bounded by design: whatever the catalogue's size, a search reads a few hundred rows, in one
- * D1 batch (`npm run bench:scale`). Nothing ranks every match:
+ * Bounded by design: whatever the catalogue's size, a search reads at most a few thousand rows
+ * (D1 bills rows read), in one statement (`npm run bench:scale`). Nothing ranks every match:
  *  - the names that start with the query come from the name prefix list of its first three
  *    characters (search_prefixes: the best known first) and, for a longer name key, also from
  *    the first RANGE_CANDIDATES names of its range of companies_name_key_idx; the exact name
@@ -98,7 +98,7 @@ export interface SearchHit extends CompanyMatch {
  *  - the other matches come from the full-text index for words longer than three characters
  *    (at most OTHER_CANDIDATES, taken in index order), or from a word prefix list when every
  *    word is short: a short prefix term would make the index merge the postings of every word
- *    it starts.
+ *    it starts. They are read only when the name tiers leave room.
  * The lists hold the exact best-known companies of each prefix, so a short query ranks as
  * ranking every match would; a longer one does too unless its prefix is both crowded and far
  * from the best known of its first three characters.
@@ -114,6 +114,7 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   const host = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   const key = nameKey(trimmed);
   const words = indexedWords(trimmed).slice(0, 12);
+  const byName = key !== "" && words.length > 0;
   const byTicker = /^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed) ? companyByTicker(db, trimmed) : null;
   // Every tier is one arm of one statement, its rows ordered by (tier, a, b, c). D1 counts a
   // row again each time a sort or a window passes it, so each arm sorts only what it must.
@@ -122,9 +123,42 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
     sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, NULL AS indexed FROM (${statement}) q`;
   if (host.ok) arms.push(exact(TIER_DOMAIN, companyByDomain(db, host.domain)));
   if (byTicker) arms.push(exact(TIER_TICKER, byTicker));
-  if (key !== "" && words.length > 0) arms.push(namedCandidates(key, limit), otherCandidates(words, limit));
+  // The other matches are read only when the name tiers found fewer candidates than they
+  // wanted: a typed prefix ("nort") is answered by its names, and the full-text candidates
+  // would cost most of the rows the search reads.
+  const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
+  if (byName) arms.push(sql`SELECT * FROM named`, otherCandidates(words, limit, sql`(SELECT count(*) FROM named) < ${wanted}`));
   if (arms.length === 0) return [];
-  const rows = await db
+  const named = byName ? sql`WITH named AS MATERIALIZED (${namedCandidates(key, wanted)}) ` : sql``;
+  const rows = await rowsOf(db, sql`${named}${sql.join(arms, sql` UNION ALL `)}`);
+
+  const hits: SearchHit[] = [];
+  const seen = new Set<number>();
+  const take = (found: typeof rows) => {
+    for (const row of found) {
+      if (seen.has(row.companyId) || hits.length >= limit) continue;
+      if (row.indexed !== null) {
+        const tokens = indexedWords(row.indexed);
+        if (!words.every((word) => tokens.some((token) => token.startsWith(word)))) continue;
+      }
+      seen.add(row.companyId);
+      const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
+      hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, matchedBy });
+    }
+  };
+  take(rows);
+  // The name tiers were full but their words did not match often enough: the other matches
+  // after all, in a statement of their own.
+  const namedRows = rows.filter((row) => row.tier === TIER_NAMED).length;
+  if (byName && hits.length < limit && namedRows >= wanted) take(await rowsOf(db, otherCandidates(words, limit, null)));
+  return hits;
+}
+
+const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER] = [0, 1, 2, 3];
+
+/** The rows of the arms, in ranking order: drizzle's builder, as raw statements cannot be batched with parameters. */
+function rowsOf(db: CatalogueDb, arms: SQL) {
+  return db
     .select({
       tier: sql<number>`tier`,
       companyId: sql<number>`companyId`,
@@ -132,25 +166,10 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
       domain: sql<string>`domain`,
       indexed: sql<string | null>`indexed`,
     })
-    .from(sql`(${sql.join(arms, sql` UNION ALL `)})`)
+    .from(sql`(${arms})`)
     .orderBy(sql`tier`, sql`a`, sql`b`, sql`c`);
-
-  const hits: SearchHit[] = [];
-  const seen = new Set<number>();
-  for (const row of rows) {
-    if (seen.has(row.companyId) || hits.length >= limit) continue;
-    if (row.indexed !== null) {
-      const tokens = indexedWords(row.indexed);
-      if (!words.every((word) => tokens.some((token) => token.startsWith(word)))) continue;
-    }
-    seen.add(row.companyId);
-    const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
-    hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, matchedBy });
-  }
-  return hits;
 }
 
-const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER] = [0, 1, 2, 3];
 
 /**
  * What the full-text index holds of the company row `c`, from the tables (the index keeps no
@@ -167,8 +186,7 @@ export const indexedText = (c: SQL) => sql`${c}.name || ' ' || ${c}.aliases
  * order is the ranking's within a name; only the best `wanted` are read in full. The same
  * company may come from two sources: the caller keeps its first row.
  */
-function namedCandidates(key: string, limit: number): SQL {
-  const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
+function namedCandidates(key: string, wanted: number): SQL {
   const upper = `${key}\u{10FFFF}`;
   const short = Array.from(key).length <= SHORT_PREFIX_LENGTH;
   const candidates = short
@@ -192,8 +210,11 @@ function namedCandidates(key: string, limit: number): SQL {
     JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
 }
 
-/** The last tier: any other match of the words, by prominence (a = 0, b = −prominence, c = id). */
-function otherCandidates(words: string[], limit: number): SQL {
+/**
+ * The last tier: any other match of the words, by prominence (a = 0, b = −prominence, c = id);
+ * read only when `needed` holds (a LIMIT of 0 reads nothing, where a WHERE would read them all).
+ */
+function otherCandidates(words: string[], limit: number, needed: SQL | null): SQL {
   const long = words.filter((word) => Array.from(word).length > SHORT_PREFIX_LENGTH);
   const longestShort = words.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
   // The source matched every word unless some were left out of it: those are checked on the
@@ -202,13 +223,14 @@ function otherCandidates(words: string[], limit: number): SQL {
   const partial = long.length > 0 ? long.length < words.length : words.length > 1;
   const candidates = partial ? CHECKED_CANDIDATES : OTHER_CANDIDATES;
   const taken = partial ? candidates : limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2;
+  const bounded = (count: number) => (needed ? sql`CASE WHEN ${needed} THEN ${count} ELSE 0 END` : sql`${count}`);
   const best =
     long.length > 0
       ? sql`SELECT c.id AS id, c.prominence AS prominence FROM (
-            SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(long.join(" "))} LIMIT ${candidates}
+            SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(long.join(" "))} LIMIT ${bounded(candidates)}
           ) f JOIN companies c ON c.id = f.id ORDER BY c.prominence DESC, c.id LIMIT ${taken}`
       : sql`SELECT company_id AS id, prominence FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}
-          ORDER BY prominence DESC, company_id LIMIT ${taken}`;
+          ORDER BY prominence DESC, company_id LIMIT ${bounded(taken)}`;
   return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
       c.id AS companyId, c.name AS companyName, d.domain AS domain, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
     FROM (${best}) r
