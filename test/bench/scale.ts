@@ -289,20 +289,15 @@ async function loadTables(d1: D1Database, size: number) {
 }
 
 /**
- * What the triggers would have written, row by row, in one pass: the same expressions over the
- * finished tables. Then the index's segments are merged, as a long-lived index's are.
+ * What the triggers would have written, row by row, in one pass from the same view
+ * (catalogue_search_source, migrations/0010). Then the index's segments are merged.
  */
 async function fillSearchIndex(d1: D1Database, size: number) {
   const step = 100_000;
   for (let first = 1; first <= size; first += step) {
     await d1
       .prepare(
-        `INSERT INTO catalogue_search (rowid, name, aliases, domains, tickers)
-         SELECT c.id, c.name,
-           (SELECT group_concat(value, ' ') FROM json_each(c.aliases)),
-           coalesce((SELECT group_concat(domain, ' ') FROM company_domains WHERE company_id = c.id), ''),
-           coalesce((SELECT group_concat(ticker, ' ') FROM company_tickers WHERE company_id = c.id), '')
-         FROM companies c WHERE c.id BETWEEN ?1 AND ?2 ORDER BY c.id`,
+        "INSERT INTO catalogue_search (rowid, name, aliases, domains, tickers) SELECT * FROM catalogue_search_source WHERE company_id BETWEEN ?1 AND ?2 ORDER BY company_id",
       )
       .bind(first, first + step - 1)
       .run();

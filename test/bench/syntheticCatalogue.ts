@@ -14,7 +14,7 @@
  * would give them (src/images/keys.ts); no image bytes exist. They are drawn from a stream of
  * their own, so the companies of a seed are the same with or without them.
  */
-import type { LogoTone, LogoVariant } from "../../schema";
+import type { LogoTone, LogoVariant, logos } from "../../schema";
 import { nameKey } from "../../src/catalogue/importLogo";
 import { originalKey, renditionKey } from "../../src/images/keys";
 
@@ -30,24 +30,8 @@ export interface SyntheticCompany {
   logos: SyntheticLogo[];
 }
 
-/** A row of `logos` as the import writes it, without its id and company. */
-export interface SyntheticLogo {
-  variant: LogoVariant;
-  format: string;
-  originalKey: string;
-  masterKey: string;
-  greyKey: string;
-  invertedKey: string | null;
-  invertedGreyKey: string | null;
-  width: number;
-  height: number;
-  bytes: number;
-  sourceHash: string;
-  contentHash: string;
-  tone: LogoTone;
-  sourceSet: string;
-  licence: string;
-}
+/** A row of `logos` as the import writes it, without its id, company and times. */
+export type SyntheticLogo = Required<Omit<typeof logos.$inferInsert, "id" | "companyId" | "createdAt" | "updatedAt">>;
 
 /** sfc32: small, fast, and the same sequence on every platform for a given seed. */
 export function seededRandom(seed: number): () => number {

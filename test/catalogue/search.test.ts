@@ -1,22 +1,11 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
+import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
 import { searchCompanies } from "../../src/catalogue/queries";
-import { createDb } from "../../src/lib/db";
-import { ok } from "../../src/lib/errors";
 import { blackPng, preparedFrom } from "../fixtures/images";
+import { addCompany, db } from "../helpers/catalogue";
 
-const db = createDb(env.DB);
-
-async function add(name: string, domains: string[], extra: Partial<CompanyLogoInput> = {}) {
-  const result = await importCompanyLogo(
-    db,
-    env.LOGOS,
-    { name, domains, aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: name, ...extra },
-    async () => ok(await preparedFrom(blackPng)),
-  );
-  if (!result.ok) throw new Error(result.error.message);
-}
+const add = async (name: string, domains: string[], extra: Partial<CompanyLogoInput> = {}) =>
+  addCompany({ name, domains, ...extra }, await preparedFrom(blackPng));
 
 const names = async (query: string, limit: number) => (await searchCompanies(db, query, limit)).map((hit) => hit.companyName);
 

@@ -2,25 +2,14 @@ import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, searchPrefixes, searchPrefixLists } from "../../schema";
-import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
+import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
 import { searchCompanies } from "../../src/catalogue/queries";
 import { SEARCH_PREFIX_LIST_SIZE, searchPrefixesOf } from "../../src/catalogue/searchPrefixes";
-import { createDb } from "../../src/lib/db";
-import { ok } from "../../src/lib/errors";
 import { blackPng, preparedFrom } from "../fixtures/images";
+import { addCompany, db } from "../helpers/catalogue";
 
-const db = createDb(env.DB);
-
-async function add(name: string, domains: string[], extra: Partial<CompanyLogoInput> = {}): Promise<number> {
-  const result = await importCompanyLogo(
-    db,
-    env.LOGOS,
-    { name, domains, aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: name, ...extra },
-    async () => ok(await preparedFrom(blackPng)),
-  );
-  if (!result.ok) throw new Error(result.error.message);
-  return result.value.companyId;
-}
+const add = async (name: string, domains: string[], extra: Partial<CompanyLogoInput> = {}): Promise<number> =>
+  (await addCompany({ name, domains, ...extra }, await preparedFrom(blackPng))).companyId;
 
 /** The companies on a list, best first, as search reads them. */
 async function list(kind: "name" | "word", prefix: string): Promise<number[]> {
