@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { FAKE_FILES_API_KEY, startFakeFilesApi } from "./test/fakes/filesApi";
 import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi";
+import { startFakeWebsites } from "./test/fakes/websites";
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
@@ -13,7 +14,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => {
             // Outside services run as small HTTP servers on 127.0.0.1 speaking their real wire format.
-            const [filesApi, stripe] = await Promise.all([startFakeFilesApi(), startFakeStripe()]);
+            const [filesApi, stripe, websites] = await Promise.all([startFakeFilesApi(), startFakeStripe(), startFakeWebsites()]);
             return {
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
@@ -27,6 +28,8 @@ export default defineConfig({
                   STRIPE_WEBHOOK_SECRET: "whsec_test_0123456789abcdef",
                   STRIPE_PRICE_LAUNCH: "price_launch_test",
                   STRIPE_PRICE_GROWTH: "price_growth_test",
+                  DISCOVERY_RESOLVE: websites.resolve,
+                  DISCOVERY_FAKE_SITES: websites.controlUrl,
                 },
               },
             };
@@ -35,7 +38,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/cli/**"],
+          exclude: ["test/cli/**", "test/browser/**"],
           setupFiles: ["./test/helpers/applyMigrations.ts"],
         },
       },
@@ -49,6 +52,10 @@ export default defineConfig({
           // Each test file works on its own temporary state directory.
           fileParallelism: true,
         },
+      },
+      {
+        // Chromium (playwright-core) against the Worker on workerd: test/browser/.
+        test: { name: "browser", include: ["test/browser/**/*.test.ts"], environment: "node", testTimeout: 60_000, hookTimeout: 120_000 },
       },
     ],
   },

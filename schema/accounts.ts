@@ -33,6 +33,10 @@ export const apiClients = sqliteTable(
 );
 
 export const keyTypes = ["publishable", "secret"] as const;
+
+/** Lookup fallbacks a key can default to (`fallback=monogram` in a URL does the same for one request). */
+export const lookupFallbacks = ["monogram"] as const;
+export type LookupFallback = (typeof lookupFallbacks)[number];
 export type KeyType = (typeof keyTypes)[number];
 
 /**
@@ -53,13 +57,22 @@ export const apiKeys = sqliteTable(
     keyHash: text("key_hash").notNull(),
     /** `pk_` or `sk_` and the first characters of the key, e.g. `pk_3Fh9aQ`. */
     prefix: text("prefix").notNull(),
+    /** The key's last four characters, shown beside the prefix so people can tell keys apart. */
+    lastFour: text("last_four"),
     /** Origins allowed to use a publishable key (`https://example.com`), as a JSON array; empty means any. */
     allowedOrigins: text("allowed_origins", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     requireAttribution: integer("require_attribution", { mode: "boolean" }).notNull().default(false),
     /** Per-minute limit for this key instead of the plan's. */
     perMinuteOverride: integer("per_minute_override"),
+    /** What a lookup with this key answers for a domain without a logo when the URL does not say: null is the spec's 404. */
+    fallback: text("fallback", { enum: lookupFallbacks }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    /**
+     * When the key was last seen serving a request, to within a few minutes: written when a
+     * lookup takes the slow path (a limiter lease, a cold key), never on the warm path.
+     */
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
 );

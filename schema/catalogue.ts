@@ -9,7 +9,7 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
  * aliases, domains and tickers, which triggers keep in step inside the same write, and
  * `search_prefixes`, the best-known companies for every one- to three-character prefix, which
  * the import's write path keeps (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
- * migrations/0010_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
+ * migrations/0009_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
  * `company_domains`, `company_tickers` and the prefix tables are WITHOUT ROWID (their text keys
  * are stored once, not in the table and again in an index).
  */
@@ -50,7 +50,7 @@ export const companyDomains = sqliteTable(
   },
   // One index serves a company's domains and its primary (covering: the table's key, the
   // domain, is in every entry). "One primary per company" is kept by triggers of
-  // migrations/0010 rather than a second, partial unique index as large as this one.
+  // migrations/0009 rather than a second, partial unique index as large as this one.
   (t) => [index("company_domains_company_idx").on(t.companyId, t.isPrimary)],
 );
 
@@ -72,11 +72,24 @@ export type LogoVariant = (typeof logoVariants)[number];
 
 /**
  * How a logo sits on a transparent background: mostly `dark` ink, mostly `light` ink,
- * `mixed` colours that read on either background, or `opaque` (it brings its own background).
- * Only `dark` and `light` logos vanish on a background of their own tone and get inverted renditions.
+ * `mixed` colours, or `opaque` (it brings its own background, and is served as it is on any
+ * page). Informational: which renditions a logo has is decided by contrast (`renditions`).
  */
 export const logoTones = ["dark", "light", "mixed", "opaque"] as const;
 export type LogoTone = (typeof logoTones)[number];
+
+/** Which renditions a logo has, and the renditions version that made them (src/images/keys.ts). */
+export interface RenditionSet {
+  version: number;
+  /** A rendition for light pages exists (else the master serves them). */
+  light: boolean;
+  /** A rendition for dark pages exists. */
+  dark: boolean;
+  /** What a lookup without a theme serves. */
+  plain: "master" | "light";
+  /** A sanitised copy of the vector original is served (SVG imports that sanitised cleanly). */
+  vector: boolean;
+}
 
 export const logos = sqliteTable(
   "logos",
@@ -92,11 +105,15 @@ export const logos = sqliteTable(
     originalKey: text("original_key").notNull(),
     /** R2 key of the PNG master every transform starts from. */
     masterKey: text("master_key").notNull(),
-    /** Greyscale rendition of the master, prepared at import. */
-    greyKey: text("grey_key").notNull(),
-    /** Colour-inverted renditions, present for `dark` and `light` logos only. */
-    invertedKey: text("inverted_key"),
-    invertedGreyKey: text("inverted_grey_key"),
+    /**
+     * Which renditions were prepared at import (greyscale, for light and dark pages, the
+     * sanitised vector) and by which renditions version; their keys follow from the master's
+     * (src/images/keys.ts).
+     */
+    renditions: text("renditions", { mode: "json" })
+      .$type<RenditionSet>()
+      .notNull()
+      .default(sql`'{"version":0,"light":false,"dark":false,"plain":"master","vector":false}'`),
     /** Pixel size of the PNG master. */
     width: integer("width").notNull(),
     height: integer("height").notNull(),
@@ -110,6 +127,10 @@ export const logos = sqliteTable(
     /** Provenance: the set the logo came from and its licence (SPDX id where one exists). */
     sourceSet: text("source_set").notNull(),
     licence: text("licence").notNull(),
+    /** Where a discovered logo was fetched from (the icon's URL); null for imported logos. */
+    sourceUrl: text("source_url"),
+    /** When that URL was last fetched; discovered logos are refreshed 30 days after it. */
+    fetchedAt: integer("fetched_at", { mode: "timestamp_ms" }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
@@ -119,6 +140,23 @@ export const logos = sqliteTable(
     check("logos_dimensions_check", sql`${t.width} > 0 AND ${t.height} > 0 AND ${t.bytes} > 0`),
   ],
 );
+
+/**
+ * Domains whose site was looked at and offered no usable icon: not fetched again until
+ * `missedUntil` (DISCOVERY_MISS_TTL_S). What the site did say (its name, its theme colour) is
+ * kept for the monogram fallback.
+ */
+export const discoveryMisses = sqliteTable("discovery_misses", {
+  /** Registrable domain, normalised as company_domains.domain. */
+  domain: text("domain").primaryKey(),
+  missedUntil: integer("missed_until", { mode: "timestamp_ms" }).notNull(),
+  /** Why nothing was taken, for operators: "unreachable", "no usable icon", … */
+  reason: text("reason").notNull(),
+  siteName: text("site_name"),
+  /** `#rrggbb` from the page's theme-color, when it had one. */
+  brandColor: text("brand_color"),
+  checkedAt: integer("checked_at", { mode: "timestamp_ms" }).notNull(),
+});
 
 /**
  * Which list of `search_prefixes` an entry is on: `name`, companies whose name key starts with
@@ -152,7 +190,7 @@ export const searchPrefixes = sqliteTable(
  * rank (prominence, then id) of the best company it left out. A list holds exactly the
  * companies of its prefix that rank above its floor, so its head is always the exact ranking;
  * a rename or removal shortens it rather than leaving a gap to fill (triggers of
- * migrations/0010 keep `size` and the floor).
+ * migrations/0009 keep `size` and the floor).
  */
 export const searchPrefixLists = sqliteTable(
   "search_prefix_lists",

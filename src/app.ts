@@ -10,6 +10,9 @@ import { mcp } from "./mcp/endpoint";
 import { authorize } from "./oauth/authorize";
 import { discovery } from "./oauth/discovery";
 import { portal } from "./portal/portal";
+import { webAssets } from "./web/assets";
+import { landing } from "./web/landing";
+import { portalPages } from "./web/web";
 import type { AppEnv } from "./env";
 import { unavailableIn } from "./lib/dependencies";
 import { jsonError, plainText, retryLater } from "./lib/responses";
@@ -26,6 +29,10 @@ app.route("/", api);
 app.route("/", discovery);
 app.route("/", authorize);
 app.route("/", mcp);
+app.route("/", webAssets);
+app.route("/", portalPages);
+// GET / with an HTML Accept only; anything else falls through to the lookup route below.
+app.route("/", landing);
 // A JSON client that misses a path gets a JSON answer, not a domain lookup's plain text.
 for (const prefix of ["/v1/*", "/apiaas/*", "/api/*"]) app.all(prefix, (c) => jsonError(c, "not_found", `No such endpoint: ${c.req.method} ${c.req.path}`));
 // Last: GET /{domain} takes every path the routes above do not.

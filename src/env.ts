@@ -22,6 +22,13 @@ export const varsSchema = z.object({
   STRIPE_PRICE_LAUNCH: z.string().default(""),
   STRIPE_PRICE_GROWTH: z.string().default(""),
   STRIPE_PRICE_ENTERPRISE: z.string().default(""),
+  /** Whether anyone may create an account at /portal/signup; "off" leaves it to operators. */
+  SIGNUP: z.enum(["on", "off"]).default("on"),
+  DISCOVERY: z.enum(["on", "off"]).default("on"),
+  DISCOVERY_BUDGET_MS: z.coerce.number().int().min(0).max(30_000).default(2500),
+  DISCOVERY_MISS_TTL_S: z.coerce.number().int().min(0).default(86_400),
+  /** `host=127.0.0.1:PORT,…`: parsed and checked where it is used (src/discovery/fetcher.ts). */
+  DISCOVERY_RESOLVE: z.string().default(""),
 });
 
 /**
@@ -32,7 +39,7 @@ export const varsSchema = z.object({
 interface Secrets {
   /** Key of the AI provider's file API (get_logo `file`, insert_logo). */
   ANTHROPIC_API_KEY?: string;
-  /** HMAC key of signed asset URLs (three-tool get_logo `url`). */
+  /** HMAC key of signed asset URLs (three-tool get_logo `url`, and lookups' redirects to exact widths). */
   SIGNED_URL_SECRET?: string;
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
@@ -67,13 +74,21 @@ export type AppEnv = { Bindings: Env };
 const VAR_NAMES = Object.keys(varsSchema.shape) as (keyof Vars)[];
 const validated = new BoundedCache<string, Vars>(16);
 
+// Every request of an isolate usually brings the same env object: that is asked first.
+const byEnv = new WeakMap<object, Vars>();
+
 export function readVars(env: Env): Vars {
-  const source = env as unknown as Record<string, unknown>;
-  return validated.remember(VAR_NAMES.map((name) => source[name]).join("\n"), () => {
-    const parsed = varsSchema.safeParse(env);
-    if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
-    return parsed.data;
-  });
+  let vars = byEnv.get(env);
+  if (vars === undefined) {
+    const source = env as unknown as Record<string, unknown>;
+    vars = validated.remember(VAR_NAMES.map((name) => source[name]).join("\n"), () => {
+      const parsed = varsSchema.safeParse(env);
+      if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
+      return parsed.data;
+    });
+    byEnv.set(env, vars);
+  }
+  return vars;
 }
 
 /**

@@ -1,8 +1,11 @@
 import { app } from "./app";
 import { configurationProblems } from "./env";
+import { consumeDiscoveries } from "./discovery/queue";
+import { warmLookup } from "./lookup/lookup";
 
 export { RateLimiter } from "./limits/rateLimiter";
 export { CompanyQuota } from "./limits/companyQuota";
+export { DiscoveryCoordinator } from "./discovery/coordinator";
 
 // Said once per isolate, at its first request: a deployment missing a secret fails loudly in
 // the logs at start, not one request at a time (names and consequences only, never values).
@@ -14,6 +17,8 @@ export default {
       configurationChecked = true;
       for (const problem of configurationProblems(env)) console.error(`configuration: ${problem}`);
     }
-    return app.fetch(request, env, ctx);
+    // A warm lookup is answered before the router (src/lookup/lookup.ts); anything else is routed.
+    return warmLookup(request, env, ctx) ?? app.fetch(request, env, ctx);
   },
+  queue: (batch, env) => consumeDiscoveries(batch, env),
 } satisfies ExportedHandler<Env>;

@@ -4,6 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      /** Control address of the fake websites (test/fakes/websites.ts). */
+      DISCOVERY_FAKE_SITES: string;
     }
   }
 }

@@ -60,9 +60,10 @@ export async function signIn(
 /**
  * The limits in order, each asked only when the one before admitted the attempt: an address
  * that is refused touches nothing about the accounts it names, so guessing at many emails
- * from one address writes nothing per email.
+ * from one address writes nothing per email. Sign-up counts against the same limits: it is a
+ * guess at an account just as a sign-in is.
  */
-async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
+export async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
   const now = Date.now();
   const limits: [name: string, limit: number][] = [
     [limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress],

@@ -1,4 +1,6 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
+import { noteKeyUse } from "../keys/lastUsed";
 import { verifyKey, type VerifiedKey } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { bearerToken, jsonError, rateLimitHeaders, retryAfter } from "../lib/responses";
@@ -12,14 +14,25 @@ export type ApiEnv = { Bindings: Env; Variables: { key: VerifiedKey } };
  */
 export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   const bearer = bearerToken(c.req.header("authorization"));
-  const key = bearer ? await verifyKey(createDb(c.env.DB), bearer) : null;
+  const db = createDb(c.env.DB);
+  const key = bearer ? await verifyKey(db, bearer) : null;
   if (!key || key.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");
 
   const now = Date.now();
-  const decision = await consumeLookup(c.env, key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
+  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const decision = await consumeLookup(c.env, key, { now, defer });
   const limitHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) return jsonError(c, "rate_limited", "Rate limit exceeded", { ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
+  noteKeyUse(db, key.id, defer, now);
   c.set("key", key);
   await next();
   for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value);
 });
+
+/**
+ * A REST route behind a secret key: the key's security scheme in the document and the
+ * `secretKey` door in front of the handler, declared once for every route.
+ */
+export function secretKeyRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(route: R) {
+  return createRoute({ ...route, security: [{ secretKey: [] }], middleware: [secretKey] as const });
+}

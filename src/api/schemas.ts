@@ -52,6 +52,9 @@ export const Logo = z
     url: z.url().openapi({ description: "Public, permanent PNG URL; add ?maxWidth=N to scale down" }),
     sourceSet: z.string(),
     licence: z.string(),
+    source: z.enum(["catalogue", "discovered"]).openapi({ description: "Imported into the catalogue, or discovered on the company's own site" }),
+    sourceUrl: z.string().nullable().openapi({ description: "Where a discovered logo was fetched from" }),
+    fetchedAt: z.string().nullable().openapi({ description: "When a discovered logo was fetched (ISO 8601)" }),
   })
   .openapi("Logo");
 

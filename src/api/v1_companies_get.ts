@@ -1,11 +1,13 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assetUrl } from "../assets/codec";
+import { logoSourceOf } from "../catalogue/provenance";
+import { discoveredCatalogue } from "../discovery/onMiss";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { publicBase } from "../env";
-import { type ApiEnv, secretKey } from "./auth";
+import { type ApiEnv, secretKeyRoute } from "./auth";
 import { commonErrors, Company, errorResponses } from "./schemas";
 
 /**
@@ -18,12 +20,10 @@ const responses = {
   ...errorResponses(404),
 } as const;
 
-const byId = createRoute({
+const byId = secretKeyRoute({
   method: "get",
   path: "/v1/companies/{companyId}",
   summary: "Get a company",
-  security: [{ secretKey: [] }],
-  middleware: [secretKey] as const,
   request: {
     params: z.object({
       companyId: z.coerce.number({ message: "companyId must be a positive whole number" }).int("companyId must be a positive whole number").positive("companyId must be a positive whole number").openapi({ param: { name: "companyId", in: "path" }, example: 42 }),
@@ -32,13 +32,11 @@ const byId = createRoute({
   responses,
 });
 
-const lookup = createRoute({
+const lookup = secretKeyRoute({
   method: "get",
   path: "/v1/companies/lookup",
   summary: "Find a company by domain, ticker or exact name",
   description: "Give exactly one of domain, ticker or name.",
-  security: [{ secretKey: [] }],
-  middleware: [secretKey] as const,
   request: {
     query: z
       .object({
@@ -64,6 +62,9 @@ function companyBody(base: string, company: CompanyDetail) {
       url: assetUrl(base, logo.masterKey),
       sourceSet: logo.sourceSet,
       licence: logo.licence,
+      source: logoSourceOf(logo.sourceSet),
+      sourceUrl: logo.sourceUrl,
+      fetchedAt: logo.fetchedAt?.toISOString() ?? null,
     })),
   };
 }
@@ -75,12 +76,15 @@ async function detailOf(db: CatalogueDb, companyId: number | undefined) {
 export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
   api.openapi(lookup, async (c) => {
     const { domain, ticker, name } = c.req.valid("query");
-    const db = catalogueReader(c.env.DB);
+    let db = catalogueReader(c.env.DB);
     let match;
     if (domain !== undefined) {
       const host = normaliseDomain(domain);
       if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
+      // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
+      const discovered = match ? null : await discoveredCatalogue(c.env, host.domain);
+      if (discovered) match = await findCompanyByDomain((db = discovered), host.domain);
     } else if (ticker !== undefined) {
       match = await findCompanyByTicker(db, ticker);
     } else {

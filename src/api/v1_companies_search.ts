@@ -1,17 +1,15 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { searchCompanies } from "../catalogue/queries";
 import { catalogueReader } from "../lib/db";
-import { type ApiEnv, secretKey } from "./auth";
+import { type ApiEnv, secretKeyRoute } from "./auth";
 import { CompanyHit, commonErrors } from "./schemas";
 
 /** GET /v1/companies/search: companies by name, domain or ticker, ranked as the MCP search ranks them. */
-const route = createRoute({
+const route = secretKeyRoute({
   method: "get",
   path: "/v1/companies/search",
   summary: "Search companies",
   description: "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",
-  security: [{ secretKey: [] }],
-  middleware: [secretKey] as const,
   request: {
     query: z.object({
       q: z.string({ message: "q is required" }).trim().min(1, "q must not be empty").max(500, "q must be at most 500 characters").openapi({ example: "stripe" }),

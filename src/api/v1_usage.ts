@@ -1,20 +1,18 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../schema";
 import { createDb } from "../lib/db";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
-import { type ApiEnv, secretKey } from "./auth";
+import { type ApiEnv, secretKeyRoute } from "./auth";
 import { commonErrors, Usage } from "./schemas";
 
 /** GET /v1/usage: the key's plan, its lookups this minute and month, the account's MCP calls and companies today. */
-const route = createRoute({
+const route = secretKeyRoute({
   method: "get",
   path: "/v1/usage",
   summary: "Plan usage and quota",
   description: "Counts include this call. Lookups leased to edge isolates count as used when leased, so figures may run slightly ahead.",
-  security: [{ secretKey: [] }],
-  middleware: [secretKey] as const,
   responses: {
     200: { description: "Usage against the plan's limits", content: { "application/json": { schema: Usage } } },
     ...commonErrors,

@@ -1,57 +1,92 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { logoSourceOf } from "../catalogue/provenance";
 import type { AppEnv } from "../env";
-import { resizePng, scaledHeight } from "../images/transform";
-import { firstMessage, integerParam } from "../lib/params";
+import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
+import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage } from "../images/transform";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
+import { firstMessage, integerParam } from "../lib/params";
+import { densityOf, densityRule, imageParams } from "./imageParams";
 import { RecentBytes } from "../lib/recent";
 import { plainText } from "../lib/responses";
-import { decodeAssetKey } from "./codec";
-import { checkAssetSignature, unsignedUrl } from "./signedUrls";
+import { decodeAssetKey, encodeAssetKey } from "./codec";
+import { checkAssetSignature } from "./signedUrls";
+import { SVG_POLICY } from "./svgPolicy";
+import { ladderDown, ladderUp } from "./widths";
 
 /**
- * GET /assets/{base64urlKey}?maxWidth=N (spec section 3): public PNG bytes of a logo object,
- * immutable under their URL (keys are content-addressed).
+ * GET /assets/{base64urlKey} (spec section 3): public image bytes of a logo object, immutable
+ * under their URL (keys are content-addressed).
  *
  *   maxWidth  1-3200, scale down only: a larger value, or none, serves the stored size
- *   width     1-3200, exactly this width (may enlarge): what lookups redirect to
+ *   width     1-3200, this width (may enlarge): what lookups redirect to
+ *   dpr       1-3 (or retina=true for 2): the width times the density, never past the stored width
+ *   format    png (default), webp, avif, jpg, svg (the sanitised vector, where the logo has one)
+ *   theme     light or dark: the page a jpg is flattened onto (white without it)
  *   expires, signature
- *             a signed, time-limited URL (three-tool get_logo): 403 once expired or when
- *             any part of it was changed; the asset itself stays public without them
+ *             a URL this Worker signed: a time-limited one (three-tool get_logo) answers 403
+ *             once expired or when any part of it was changed; a lookup's redirect is signed
+ *             without expiry to get its exact width
+ *
+ * Anyone can call this route, so it renders a bounded set of images per object: any other
+ * parameter is refused, unsigned widths are rounded to a ladder (./widths.ts), and answers are
+ * cached under what they are (key, width, format, page), never under the URL as sent.
  */
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const recent = new RecentBytes<{ body: ArrayBuffer; headers: [string, string][] }>(16 * 1024 * 1024);
 const MAX_WIDTH = 3200;
+const CACHE_ORIGIN = "https://assets.logo-lookup.internal/v2";
 
-const query = z.object({
-  maxWidth: integerParam("maxWidth", 1, MAX_WIDTH).optional(),
-  width: integerParam("width", 1, MAX_WIDTH).optional(),
-});
+const query = z
+  .strictObject(
+    {
+      maxWidth: integerParam("maxWidth", 1, MAX_WIDTH).optional(),
+      width: integerParam("width", 1, MAX_WIDTH).optional(),
+      ...imageParams,
+      expires: z.string().optional(),
+      signature: z.string().optional(),
+    },
+    { error: (issue) => (issue.code === "unrecognized_keys" ? `Unknown parameter: ${issue.keys[0]}` : undefined) },
+  )
+  .refine((q) => q.maxWidth === undefined || q.width === undefined, { message: "Invalid maxWidth: give maxWidth or width, not both" })
+  .refine(...densityRule);
 
 const notFound = () => plainText("Not found", 404);
 
 export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const key = decodeAssetKey(c.req.param("key"));
   if (key === null) return notFound();
-  const params = query.safeParse(c.req.query());
-  if (!params.success) return plainText(firstMessage(params.error), 400);
-  const { maxWidth, width } = params.data;
-  if (maxWidth !== undefined && width !== undefined) return plainText("Invalid maxWidth: give maxWidth or width, not both", 400);
   const url = new URL(c.req.url);
+  // Each parameter once: a repeated one would be read one way here and another by the signature.
+  if (new Set(url.searchParams.keys()).size !== [...url.searchParams.keys()].length) return plainText("Invalid query: a parameter is repeated", 400);
+  const params = query.safeParse(Object.fromEntries(url.searchParams));
+  if (!params.success) return plainText(firstMessage(params.error), 400);
+  const { maxWidth, width, format, theme } = params.data;
+  const dpr = densityOf(params.data);
   const signature = await checkAssetSignature(c.env.SIGNED_URL_SECRET, url);
   if (signature === "expired") return plainText("Signed URL expired", 403);
   if (signature === "invalid") return plainText("Invalid signature", 403);
 
-  // Answers are cached by URL (a signed one without its signature) in the isolate and in this
-  // data centre; a HEAD shares the GET's.
-  const cacheUrl = signature === "valid" ? unsignedUrl(url) : c.req.url;
-  const remembered = recent.get(cacheUrl);
+  // The vector, when one is asked for and there is one: a vector key itself, or a master's vector.
+  const vector = isVectorKey(key) ? key : format === "svg" ? await storedVector(c.env.LOGOS, key) : null;
+  if (vector) return serveVector(c.req.raw, c.env.LOGOS, vector);
+  const output: OutputFormat = format === "svg" ? "png" : format;
+  const fallback: Record<string, string> = format === "svg" ? { "X-Logo-Format": "png" } : {};
+
+  // What was asked, normalised (unsigned widths on the ladder, defaults filled in): the name the
+  // answer is cached under, so that neither junk nor spelling makes a new image.
+  const exact = signature === "valid";
+  const askedWidth = width === undefined ? undefined : exact ? width : ladderUp(width);
+  const askedMax = maxWidth === undefined ? undefined : exact ? maxWidth : ladderDown(maxWidth);
+  const page = output === "jpg" ? (theme ?? "light") : null;
+  const cacheId = `${CACHE_ORIGIN}/${encodeAssetKey(key)}/${askedWidth ?? "-"}/${askedMax ?? "-"}/${dpr}/${output}${page ? `/${page}` : ""}`;
+  const remembered = recent.get(cacheId);
   if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
-  const cacheRequest = new Request(cacheUrl, { method: "GET" });
+  const cacheRequest = new Request(cacheId, { method: "GET" });
   const hit = await cachedResponse(null, cacheRequest);
   if (hit) {
     const body = await hit.arrayBuffer();
-    recent.set(cacheUrl, { body, headers: [...hit.headers] }, body.byteLength);
+    recent.set(cacheId, { body, headers: [...hit.headers] }, body.byteLength);
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
   }
 
@@ -62,29 +97,35 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
   // Objects written before renditions carried their size report 0: resize those whenever asked,
   // the resize itself never enlarging for maxWidth.
   const known = sourceWidth > 0;
-  const target = width ?? (maxWidth !== undefined && (!known || maxWidth < sourceWidth) ? maxWidth : undefined);
-  const transformed = target !== undefined && target !== sourceWidth;
-  const etag = `"${head.etag}${transformed ? `-w${target}` : ""}"`;
-  const headers = new Headers({ "Content-Type": "image/png", "Cache-Control": IMMUTABLE, ETag: etag });
-  if (transformed && known && (width !== undefined || target < sourceWidth)) {
-    headers.set("X-Image-Width", String(target));
-    headers.set("X-Image-Height", String(scaledHeight(sourceWidth, sourceHeight, target)));
-  } else if (known) {
-    headers.set("X-Image-Width", String(sourceWidth));
-    headers.set("X-Image-Height", String(sourceHeight));
+  // The density multiplies what was asked, never past the stored width; the ladder still applies.
+  const densify = (w: number, round: (w: number) => number) => (dpr === 1 || !known ? w : exact ? Math.max(w, Math.min(w * dpr, sourceWidth)) : round(Math.max(w, Math.min(w * dpr, sourceWidth))));
+  let target: number | undefined;
+  if (askedWidth !== undefined) target = densify(askedWidth, ladderUp);
+  else if (askedMax !== undefined) {
+    const wanted = densify(askedMax, ladderDown);
+    target = !known || wanted < sourceWidth ? wanted : undefined;
   }
-
+  const resized = target !== undefined && target !== sourceWidth;
+  const variant = `w${resized ? target : "0"}-${output}${page ? `-${page}` : ""}`;
+  const etag = `"${head.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
+  const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)), ...fallback });
+  if (known) {
+    const served = resized && (width !== undefined || target! < sourceWidth) ? target! : sourceWidth;
+    headers.set("X-Image-Width", String(served));
+    headers.set("X-Image-Height", String(served === sourceWidth ? sourceHeight : scaledHeight(sourceWidth, sourceHeight, served)));
+  }
   if (ifNoneMatch(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
 
   const object = await dependency("object storage", c.env.LOGOS.get(key));
   if (!object) return notFound();
-  // Buffered: logos are small, and the cache wants a length.
-  const bytes = await dependency("object storage", async () =>
-    new Response(transformed ? await resizePng(c.env.IMAGES, object.body, { width: target, enlarge: width !== undefined }) : object.body).arrayBuffer(),
-  );
+  const bytes = await transformImage(c.env.IMAGES, object.body, {
+    resize: resized ? { width: target!, enlarge: width !== undefined } : undefined,
+    format: output,
+    page: page ?? "light",
+  });
   headers.set("Content-Length", String(bytes.byteLength));
   const response = new Response(bytes, { status: 200, headers });
-  recent.set(cacheUrl, { body: bytes, headers: [...headers] }, bytes.byteLength);
+  recent.set(cacheId, { body: bytes, headers: [...headers] }, bytes.byteLength);
   c.executionCtx.waitUntil(storeResponse(null, cacheRequest, response.clone()));
   return finish(c.req.raw, response);
 });
@@ -92,6 +133,27 @@ export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", asy
 // Anything else under /assets/ (no key, more segments) is no asset either, not a domain lookup.
 assets.on(["GET", "HEAD"], "/assets/*", () => notFound());
 assets.on(["GET", "HEAD"], "/assets", () => notFound());
+
+/** The sanitised vector of a master, when the logo has one. */
+async function storedVector(bucket: R2Bucket, key: string): Promise<string | null> {
+  if (!/\.[0-9a-f]{16}\.png$/.test(key)) return null;
+  const candidate = vectorKey(key);
+  return (await bucket.head(candidate)) ? candidate : null;
+}
+
+/** Sanitised SVG (src/images/svg.ts), with a policy that forbids scripts should anything have slipped through. */
+async function serveVector(request: Request, bucket: R2Bucket, key: string): Promise<Response> {
+  const object = await bucket.get(key);
+  if (!object) return notFound();
+  const headers = new Headers({
+    "Content-Type": MIME_TYPES.svg,
+    "Cache-Control": IMMUTABLE,
+    ETag: `"${object.etag}"`,
+    "Content-Security-Policy": SVG_POLICY,
+    "X-Content-Type-Options": "nosniff",
+  });
+  return finish(request, new Response(await object.arrayBuffer(), { status: 200, headers }));
+}
 
 function ifNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { BoundedCache } from "../lib/boundedCache";
 import { fail, ok, type Result } from "../lib/errors";
 import { fromBase64, toBase64Url } from "../lib/encoding";
@@ -6,7 +7,8 @@ import { fromBase64, toBase64Url } from "../lib/encoding";
  * Signed, time-limited asset URLs for the three-tool form's get_logo (spec: "a signed,
  * time-limited storage URL", `expiresIn: 3600`). The URL is an ordinary `/assets/…` URL with
  * `expires` (Unix seconds) and `signature`: HMAC-SHA-256, keyed by `SIGNED_URL_SECRET`, over
- * the path and every other query parameter in sorted order, so no part can be changed.
+ * the path and every other query parameter in sorted order, so no part can be changed. The
+ * lookup signs its redirects to exact widths the same way, without `expires`.
  */
 export const SIGNED_URL_LIFETIME_SECONDS = 3600;
 
@@ -35,6 +37,22 @@ export async function signAssetUrl(secret: string | undefined, url: string, now 
   return ok({ url: signed.toString(), expiresIn: SIGNED_URL_LIFETIME_SECONDS });
 }
 
+/**
+ * A signature without expiry: this Worker vouching for a URL it built itself, such as a
+ * lookup's redirect to an exact width the public route would round to its ladder. Synchronous
+ * (node:crypto), so a warm lookup can build its answer without awaiting; the check below
+ * verifies it like any other.
+ */
+export function signAssetUrlPermanently(secret: string, url: string): string {
+  // A relative URL (no public base configured) is signed over the same path and query.
+  const relative = url.startsWith("/");
+  const signed = new URL(url, RELATIVE_BASE);
+  signed.searchParams.set("signature", toBase64Url(new Uint8Array(createHmac("sha256", secret).update(signedText(signed)).digest())));
+  return relative ? `${signed.pathname}${signed.search}` : signed.toString();
+}
+
+const RELATIVE_BASE = "http://relative.invalid";
+
 export type SignatureCheck = "unsigned" | "valid" | "expired" | "invalid";
 
 /** Whether a request URL carries a signature, and if so whether it holds now. */
@@ -42,12 +60,12 @@ export async function checkAssetSignature(secret: string | undefined, url: URL, 
   const signature = url.searchParams.get("signature");
   const expires = url.searchParams.get("expires");
   if (signature === null && expires === null) return "unsigned";
-  if (!secret || signature === null || expires === null || !/^\d{1,12}$/.test(expires) || !/^[\w-]{43}$/.test(signature)) return "invalid";
+  if (!secret || signature === null || (expires !== null && !/^\d{1,12}$/.test(expires)) || !/^[\w-]{43}$/.test(signature)) return "invalid";
   const bytes = fromBase64(`${signature.replaceAll("-", "+").replaceAll("_", "/")}=`);
   // verify compares in constant time.
   const genuine = await crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, signedText(url));
   if (!genuine) return "invalid";
-  return Number(expires) * 1000 <= now ? "expired" : "valid";
+  return expires !== null && Number(expires) * 1000 <= now ? "expired" : "valid";
 }
 
 /** The URL without its signature: what a signed request is cached under. */

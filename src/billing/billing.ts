@@ -6,15 +6,17 @@ import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
 import { type AppEnv, publicBase } from "../env";
 import { createKey } from "../keys/apiKeys";
-import { createDb } from "../lib/db";
+import { createDb, type Db } from "../lib/db";
+import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { sameSiteOnly } from "../portal/sessions";
-import { billingCaller } from "./caller";
+import { type BillingCaller, billingCaller } from "./caller";
 import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
-import { callStripe, paidPlans, priceOf, stripeSdk } from "./stripe";
+import { checkoutState, createCheckoutSession } from "./sessions";
+import { paidPlans, stripeSdk } from "./stripe";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
@@ -85,37 +87,25 @@ const checkoutInput = z.object(
   { message: 'Send a JSON body such as {"plan": "launch"}' },
 );
 
-/** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
-billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
+/** The caller of a billing POST and its JSON body, validated; or the answer refusing them. */
+async function callerWith<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ db: Db; caller: BillingCaller; input: T } | Response> {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
-  const input = checkoutInput.safeParse(await jsonBody(c));
-  if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"plan\": …} as JSON");
-  const { plan } = input.data;
-  const price = priceOf(c.env, plan);
-  if (!price) return jsonError(c, "invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
-  const [existing, account] = await Promise.all([
-    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId), columns: { stripeCustomerId: true } }),
-    db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { email: true } }),
-  ]);
-  const base = publicBase(c.env, c.req.url);
-  const session = await callStripe(c.env, "creating a checkout session", (stripe) =>
-    stripe.checkout.sessions.create({
-      mode: "subscription",
-      line_items: [{ price, quantity: 1 }],
-      client_reference_id: caller.accountId,
-      ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
-      metadata: { accountId: caller.accountId, plan },
-      subscription_data: { metadata: { accountId: caller.accountId, plan } },
-      success_url: `${base}/?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-      cancel_url: `${base}/?checkout=cancelled`,
-    }),
-  );
-  if (!session) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-  await db.insert(checkoutSessions).values({ id: session.id, accountId: caller.accountId, plan, createdAt: new Date() });
+  const input = schema.safeParse(await jsonBody(c));
+  if (!input.success) return jsonError(c, "invalid_argument", firstMessage(input.error));
+  return { db, caller, input: input.data };
+}
+
+/** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
+billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
+  const asked = await callerWith(c, checkoutInput);
+  if (asked instanceof Response) return asked;
+  const { db, caller, input } = asked;
+  const session = await createCheckoutSession(c.env, db, caller.accountId, input.plan, publicBase(c.env, c.req.url));
+  if (!session.ok) return jsonError(c, session.error.code, session.error.message);
   c.header("Cache-Control", "no-store");
-  return c.json({ id: session.id, url: session.url, plan });
+  return c.json(session.value);
 });
 
 const exchangeInput = z.object(
@@ -129,24 +119,18 @@ const exchangeInput = z.object(
  * arrived yet, from Stripe itself.
  */
 billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
-  const db = createDb(c.env.DB);
-  const caller = await billingCaller(c, db);
-  if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
-  const input = exchangeInput.safeParse(await jsonBody(c));
-  if (!input.success) return jsonError(c, "invalid_argument", input.error.issues[0]?.message ?? "Send {\"sessionId\": …} as JSON");
-  const { sessionId } = input.data;
+  const asked = await callerWith(c, exchangeInput);
+  if (asked instanceof Response) return asked;
+  const { db, caller } = asked;
+  const { sessionId } = asked.input;
 
   const row = await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, caller.accountId)) });
   // Another account's session is indistinguishable from an unknown one.
   if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
-  if (!row.completedAt) {
-    const session = await callStripe(c.env, "retrieving a checkout session", (stripe) => stripe.checkout.sessions.retrieve(sessionId));
-    if (!session) return jsonError(c, "internal", STRIPE_UNAVAILABLE);
-    if (session.status !== "complete" || session.client_reference_id !== caller.accountId) {
-      return jsonError(c, "conflict", "This checkout is not complete yet");
-    }
-  }
+  const state = await checkoutState(c.env, row);
+  if (state === "unavailable") return jsonError(c, "internal", STRIPE_UNAVAILABLE);
+  if (state === "open") return jsonError(c, "conflict", "This checkout is not complete yet");
 
   // Claimed before the key exists: of two concurrent exchanges, one gets a key.
   const claimed = await db

@@ -1,7 +1,9 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { companies, companyDomains, companyTickers, type LogoTone, type LogoVariant, logos } from "../../schema";
-import { originalKey, renditionKey, type LogoKeyParts } from "../images/keys";
+import { companies, companyDomains, companyTickers, type Logo, type LogoTone, type LogoVariant, logos } from "../../schema";
+import { derivedRenditions, LOGO_PREFIX, type LogoKeyParts, logoObjectKeys, masterKey, originalKey, type RenditionSet, renditionKey, vectorKey } from "../images/keys";
+import type { RenditionFiles } from "../images/prepared";
+import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
@@ -30,15 +32,18 @@ export interface CompanyLogoInput {
   licence: string;
   /** SHA-256 of the file as imported: an unchanged file is never converted or written again. */
   sourceHash: string;
+  /** Where a discovered logo came from and when it was fetched; a refetch of the same file updates only these. */
+  provenance?: { sourceUrl: string; fetchedAt: Date } | undefined;
 }
 
 export interface PreparedImage {
   format: string;
   original: Uint8Array;
-  master: Uint8Array;
-  grey: Uint8Array;
-  inverted: Uint8Array | null;
-  invertedGrey: Uint8Array | null;
+  /** PNG renditions (src/images/prepared.ts): those `renditions` names exist. */
+  files: RenditionFiles;
+  /** The vector original, sanitised (src/images/svg.ts), when it is one that sanitised cleanly. */
+  vector: Uint8Array | null;
+  renditions: RenditionSet;
   width: number;
   height: number;
   contentHash: string;
@@ -121,8 +126,12 @@ export async function importCompanyLogo(
     (input.brandColor !== undefined && company.brandColor !== input.brandColor) ||
     company.prominence !== input.prominence;
   const tickerMissing = input.ticker !== undefined && !tickerHolder;
-  const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash;
-  const logoRowChanged = imageChanged || existingLogo.licence !== input.licence;
+  // Renditions made by an older renditions version are made again, as if the file had changed.
+  const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditions.version < RENDITIONS_VERSION;
+  const provenanceChanged =
+    input.provenance !== undefined &&
+    (existingLogo?.sourceUrl !== input.provenance.sourceUrl || existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
+  const logoRowChanged = imageChanged || existingLogo.licence !== input.licence || provenanceChanged;
 
   if (!companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
     return ok({ outcome: "unchanged", companyId: companyId!, logoId: existingLogo!.id });
@@ -196,6 +205,7 @@ export async function importCompanyLogo(
     const logoValues = {
       licence: input.licence,
       updatedAt: now,
+      ...(input.provenance ? { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt } : {}),
       ...(stored ? { ...stored.columns, sourceHash: input.sourceHash } : {}),
     };
     if (existingLogo) statements.push(db.update(logos).set(logoValues).where(eq(logos.id, existingLogo.id)));
@@ -238,6 +248,40 @@ export async function importCompanyLogo(
   return ok({ outcome: companyId === null || !existingLogo ? "created" : "updated", companyId: newCompanyId, logoId });
 }
 
+/**
+ * A stored logo's image prepared again from its kept original (`npm run rerender`), company data
+ * untouched. The same order as an import: new objects under their own keys, then the row, then
+ * the replaced objects. A logo already at `image`'s renditions version with the same master is
+ * left as it is, so running it again changes nothing.
+ */
+export async function replaceLogoImage(db: CatalogueDb, bucket: R2Bucket, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
+  if (logo.renditions.version === image.renditions.version && logo.contentHash === image.contentHash) return ok("unchanged");
+  // The key's domain segment is the company's primary domain when the logo was written.
+  const primaryDomain = logo.masterKey.slice(LOGO_PREFIX.length, logo.masterKey.indexOf("/", LOGO_PREFIX.length));
+  const put = await putImage(bucket, { primaryDomain, variant: logo.variant, sourceSet: logo.sourceSet, contentHash: image.contentHash }, image);
+  if (!put.ok) return put;
+  const kept = logoObjectKeys(put.value.columns);
+  const unwind = () => bucket.delete(kept.filter((key) => !logoObjectKeys(logo).includes(key))).catch(() => undefined);
+  try {
+    // Only the row as it was read: an import that replaced the image meanwhile wins.
+    const updated = await db
+      .update(logos)
+      .set({ ...put.value.columns, updatedAt: now })
+      .where(and(eq(logos.id, logo.id), eq(logos.masterKey, logo.masterKey), eq(logos.sourceHash, logo.sourceHash)))
+      .returning({ id: logos.id });
+    if (updated.length === 0) {
+      await unwind();
+      return fail("conflict", `logo ${logo.id} changed while it was re-rendered`);
+    }
+  } catch (error) {
+    await unwind();
+    return fail("internal", `catalogue write failed: ${(error as Error).message}`);
+  }
+  const replaced = logoObjectKeys(logo).filter((key) => !kept.includes(key));
+  if (replaced.length > 0) await bucket.delete(replaced);
+  return ok("updated");
+}
+
 /** `name` folded for exact-name lookups: lower case, letters and digits only ("Coca-Cola" → "cocacola"). */
 export function nameKey(name: string): string {
   return name
@@ -247,19 +291,7 @@ export function nameKey(name: string): string {
 }
 
 interface StoredImage {
-  columns: {
-    format: string;
-    originalKey: string;
-    masterKey: string;
-    greyKey: string;
-    invertedKey: string | null;
-    invertedGreyKey: string | null;
-    width: number;
-    height: number;
-    bytes: number;
-    contentHash: string;
-    tone: LogoTone;
-  };
+  columns: Pick<Logo, "format" | "originalKey" | "masterKey" | "renditions" | "width" | "height" | "bytes" | "contentHash" | "tone">;
 }
 
 const PNG = { contentType: "image/png" };
@@ -269,42 +301,40 @@ const originalTypes: Record<string, string> = {
   jpeg: "image/jpeg",
   webp: "image/webp",
   gif: "image/gif",
+  avif: "image/avif",
+  ico: "image/vnd.microsoft.icon",
 };
 
 async function putImage(bucket: R2Bucket, parts: LogoKeyParts, image: PreparedImage): Promise<Result<StoredImage>> {
+  const master = masterKey(parts);
   const columns: StoredImage["columns"] = {
     format: image.format,
     originalKey: originalKey(parts, image.format),
-    masterKey: renditionKey(parts, "master"),
-    greyKey: renditionKey(parts, "grey"),
-    invertedKey: image.inverted ? renditionKey(parts, "inverted") : null,
-    invertedGreyKey: image.invertedGrey ? renditionKey(parts, "invertedGrey") : null,
+    masterKey: master,
+    renditions: image.renditions,
     width: image.width,
     height: image.height,
-    bytes: image.master.byteLength,
+    bytes: image.files.master.byteLength,
     contentHash: image.contentHash,
     tone: image.tone,
   };
   // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
   const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
-  const objects: Array<[key: string | null, body: Uint8Array | null, options: R2PutOptions]> = [
-    [columns.masterKey, image.master, png],
-    [columns.greyKey, image.grey, png],
-    [columns.invertedKey, image.inverted, png],
-    [columns.invertedGreyKey, image.invertedGrey, png],
+  const objects: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
+    [master, image.files.master, png],
+    ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [
+      renditionKey(master, rendition, image.renditions.version),
+      image.files[rendition],
+      png,
+    ]),
+    [vectorKey(master, image.renditions.version), image.renditions.vector ? image.vector : null, { httpMetadata: { contentType: "image/svg+xml" } }],
     [columns.originalKey, image.original, { httpMetadata: { contentType: originalTypes[image.format] ?? "application/octet-stream" } }],
   ];
   try {
-    await Promise.all(objects.map(([key, body, options]) => (key && body ? bucket.put(key, body, options) : null)));
+    await Promise.all(objects.map(([key, body, options]) => (body ? bucket.put(key, body, options) : null)));
   } catch (error) {
     await bucket.delete(logoObjectKeys(columns)).catch(() => undefined);
     return fail("internal", `object storage write failed: ${(error as Error).message}`);
   }
   return ok({ columns });
-}
-
-function logoObjectKeys(logo: { originalKey: string; masterKey: string; greyKey: string; invertedKey: string | null; invertedGreyKey: string | null }): string[] {
-  return [logo.originalKey, logo.masterKey, logo.greyKey, logo.invertedKey, logo.invertedGreyKey].filter(
-    (key): key is string => key !== null,
-  );
 }

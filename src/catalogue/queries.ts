@@ -15,11 +15,13 @@ export interface CompanyMatch {
   companyName: string;
   /** The company's primary domain. */
   domain: string;
+  /** `#rrggbb`, where the catalogue knows it. */
+  brandColor: string | null;
 }
 
 const companyWithPrimaryDomain = (db: CatalogueDb) =>
   db
-    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(companies)
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)));
 
@@ -40,7 +42,7 @@ function companyByDomain(db: CatalogueDb, host: string) {
   const registrable = registrableDomain(host);
   if (registrable && registrable !== host) candidates.push(registrable);
   return db
-    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(matchedDomain)
     .innerJoin(companies, eq(companies.id, matchedDomain.companyId))
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
@@ -123,7 +125,7 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   // row again each time a sort or a window passes it, so each arm sorts only what it must.
   const arms: SQL[] = [];
   const exact = (tier: number, statement: SQLWrapper) =>
-    sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, NULL AS indexed FROM (${statement}) q`;
+    sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, q.brand_color AS brandColor, NULL AS indexed FROM (${statement}) q`;
   if (host.ok) arms.push(exact(TIER_DOMAIN, companyByDomain(db, host.domain)));
   if (byTicker) arms.push(exact(TIER_TICKER, byTicker));
   // The other matches are read only when the name tiers found fewer candidates than they
@@ -146,7 +148,7 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
       }
       seen.add(row.companyId);
       const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
-      hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, matchedBy });
+      hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, brandColor: row.brandColor, matchedBy });
     }
   };
   take(rows);
@@ -167,6 +169,7 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
       companyId: sql<number>`companyId`,
       companyName: sql<string>`companyName`,
       domain: sql<string>`domain`,
+      brandColor: sql<string | null>`brandColor`,
       indexed: sql<string | null>`indexed`,
     })
     .from(sql`(${arms})`)
@@ -205,7 +208,7 @@ function namedCandidates(key: string, wanted: number): SQL {
         SELECT * FROM (SELECT id, name_key <> ${key}, prominence FROM companies WHERE name_key >= ${key} AND name_key < ${upper}
           ORDER BY name_key, prominence DESC LIMIT ${RANGE_CANDIDATES})`;
   return sql`SELECT ${TIER_NAMED} AS tier, r.distant AS a, -r.prominence AS b, r.id AS c,
-      c.id AS companyId, c.name AS companyName, d.domain AS domain, ${indexedText(sql`c`)} AS indexed
+      c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
     FROM (
       SELECT * FROM (${candidates}) ORDER BY distant, prominence DESC, id LIMIT ${wanted}
     ) r
@@ -235,7 +238,7 @@ function otherCandidates(words: string[], limit: number, needed: SQL | null): SQ
       : sql`SELECT company_id AS id, prominence FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}
           ORDER BY prominence DESC, company_id LIMIT ${bounded(taken)}`;
   return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
-      c.id AS companyId, c.name AS companyName, d.domain AS domain, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
+      c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
     FROM (${best}) r
     JOIN companies c ON c.id = r.id
     JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
@@ -306,7 +309,7 @@ export async function companyDetail(db: CatalogueDb, companyId: number): Promise
 /** A logo by id, with the company it belongs to. */
 export async function findLogo(db: CatalogueDb, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
   const row = await db
-    .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain })
+    .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(logos)
     .innerJoin(companies, eq(companies.id, logos.companyId))
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))

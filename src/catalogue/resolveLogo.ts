@@ -1,8 +1,10 @@
 import type { Logo, LogoTone, LogoVariant } from "../../schema";
+import type { RenditionSet } from "../images/keys";
 import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
+import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
 
 /** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
@@ -13,6 +15,7 @@ export interface ResolvedLogo {
   companyId: number;
   companyName: string;
   domain: string;
+  brandColor: string | null;
   logoId: number;
   variant: LogoVariant;
   width: number;
@@ -20,20 +23,22 @@ export interface ResolvedLogo {
   tone: LogoTone;
   contentHash: string;
   masterKey: string;
-  greyKey: string;
-  invertedKey: string | null;
-  invertedGreyKey: string | null;
+  renditions: RenditionSet;
+  /** `X-Logo-Source`: imported into the catalogue, or discovered on the domain's site. */
+  source: "catalogue" | "discovered";
+  /** When a discovered logo was fetched (Unix ms); null for imported logos. */
+  fetchedAt: number | null;
 }
 
 /**
  * The default logo of a company: an icon before a wordmark (a hotlinked logo is usually shown
  * small and square), then by source set in the bundled sets' order (full-colour sets before the
- * monochrome ones); any other set (a manifest's, discovery's) after them.
+ * monochrome ones), then a manifest's, and last a logo discovered on the company's own site.
  */
 const sourcePreference: readonly string[] = sourceSets.map((s) => s.id);
 export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
-    const source = sourcePreference.indexOf(logo.sourceSet);
+    const source = logo.sourceSet === DISCOVERED_SOURCE_SET ? 90 : sourcePreference.indexOf(logo.sourceSet);
     return (logo.variant === variantFirst ? 0 : 100) + (source === -1 ? 50 : source);
   };
   return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];
@@ -66,9 +71,9 @@ async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<Resolve
     tone: logo.tone,
     contentHash: logo.contentHash,
     masterKey: logo.masterKey,
-    greyKey: logo.greyKey,
-    invertedKey: logo.invertedKey,
-    invertedGreyKey: logo.invertedGreyKey,
+    renditions: logo.renditions,
+    source: logoSourceOf(logo.sourceSet),
+    fetchedAt: logo.fetchedAt?.getTime() ?? null,
   };
 }
 
@@ -80,32 +85,43 @@ async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<Resolve
  */
 export const RESOLVE_TTL_SECONDS = 300;
 export const MISS_TTL_SECONDS = 60;
-const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v1";
+// The version names the shape of ResolvedLogo: entries of an older shape are never read.
+const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
 const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, 60_000);
 
-const cacheKeyOf = (subject: Subject) => `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`;
+// Remembered per subject: the lookup keeps a domain's subject object for repeat lookups.
+const cacheKeys = new WeakMap<Subject, string>();
+function cacheKeyOf(subject: Subject): string {
+  let key = cacheKeys.get(subject);
+  if (key === undefined) cacheKeys.set(subject, (key = `${subject.kind}/${encodeURIComponent(subject.value.toLowerCase())}`));
+  return key;
+}
 
 /** The resolution this isolate holds: the logo, null (known miss), or undefined (not held). */
 export function knownResolution(subject: Subject, now = Date.now()): ResolvedLogo | null | undefined {
   return isolateCache.get(cacheKeyOf(subject), now);
 }
 
+const cacheRequest = (subject: Subject) => new Request(`${CACHE_ORIGIN}/${cacheKeyOf(subject)}`);
+
 export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
   const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
 
-  const request = new Request(`${CACHE_ORIGIN}/${cacheKey}`);
-  const cached = await cachedResponse("resolve", request);
-  let logo: ResolvedLogo | null;
-  if (cached) {
-    logo = (await cached.json()) as ResolvedLogo | null;
-  } else {
-    logo = await resolveFromDb(db, subject);
-    const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
-    await storeResponse("resolve", request, Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
-  }
+  const cached = await cachedResponse("resolve", cacheRequest(subject));
+  if (!cached) return reresolve(db, subject, now);
+  const logo = (await cached.json()) as ResolvedLogo | null;
   isolateCache.set(cacheKey, logo, now);
+  return logo;
+}
+
+/** Resolves from D1, past both caches, and caches the answer: after a discovery wrote the subject's logo. */
+export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+  const logo = await resolveFromDb(db, subject);
+  const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
+  await storeResponse("resolve", cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
+  isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
 }

@@ -17,13 +17,13 @@ import type { CatalogueDb } from "../lib/db";
  * joins it; so a list is always exactly the companies of its prefix that rank above its floor,
  * and its head is the exact ranking. A company that is renamed away or removed leaves its lists
  * shorter by one instead of leaving a gap that only a scan of the catalogue could fill. The
- * triggers of migrations/0010 count each list and set its floor; the migration fills the lists
+ * triggers of migrations/0009 count each list and set its floor; the migration fills the lists
  * of the companies already there from the words the full-text index holds.
  *
  * The write path (importCompanyLogo) keeps the lists in the same transaction as the company's
  * rows, with the statements of `searchPrefixUpkeep`.
  */
-export const SEARCH_PREFIX_LIST_SIZE = 64; // also in the triggers of migrations/0010
+export const SEARCH_PREFIX_LIST_SIZE = 64; // also in the triggers of migrations/0009
 export const SHORT_PREFIX_LENGTH = 3;
 
 /**

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { getPlatformProxy, unstable_readConfig } from "wrangler";
+import { getPlatformProxy, unstable_dev, unstable_readConfig } from "wrangler";
 import { createDb, type Db } from "../lib/db";
 
 /**
@@ -50,6 +50,25 @@ export function writeStorageToolConfig(options: PlatformOptions, tool: string): 
   const configPath = join(dir, `${tool}-${process.pid}.json`);
   writeFileSync(configPath, JSON.stringify(storageToolConfig(config, options)));
   return configPath;
+}
+
+/**
+ * A tool worker of this project (its entry under src/cli/) run in workerd on a loopback port
+ * over the storage of `configPath`, for Node tools whose work belongs beside the storage or
+ * needs the Worker runtime. With --remote the bindings carry `remote: true` and wrangler
+ * proxies them to the account.
+ */
+export function startToolWorker(entry: string, configPath: string, options: PlatformOptions) {
+  // Tool workers never read `request.cf`; don't ask Cloudflare for its data.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+  return unstable_dev(join(projectRoot, entry), {
+    config: configPath,
+    persistTo: stateRoot(options),
+    ip: "127.0.0.1",
+    port: 0,
+    logLevel: "error",
+    experimental: { disableExperimentalWarning: true },
+  });
 }
 
 /** The local state directory, as wrangler's `--persist-to` names it. */

@@ -1,18 +1,34 @@
 import type { LogoTone } from "../../schema";
+import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast } from "./colour";
 
 /**
  * What a logo's stored renditions look like, decided from its pixels. Pure and
- * runtime-agnostic: the Node importer (sharp) and the Worker decode and encode PNGs their own
+ * runtime-agnostic: the Node importer (sharp) and the Worker decode and encode images their own
  * way, and both hand the decoded RGBA here, so every logo gets the same renditions whichever
- * way it entered the catalogue. The edge then only resizes (the Images binding can do nothing
- * else locally).
+ * way it entered the catalogue. The edge then only resizes and converts (the Images binding
+ * can do nothing else locally).
  *
- *   master         the logo as it is
- *   grey           greyscale (grey + alpha)
- *   inverted       colours inverted, for `dark` and `light` logos only (they vanish on a
- *                  background of their own tone)
- *   invertedGrey   inverted greyscale, likewise
+ *   master     the logo as it is
+ *   grey       greyscale that keeps each pixel's luminance, so a grey rendition has exactly
+ *              the contrast of its colour rendition on any background
+ *   light      for light pages (≈ white): the ink that vanishes there darkened, hue kept
+ *   dark       for dark pages (≈ #121212): the ink that vanishes there lightened, hue kept
+ *   lightGrey, darkGrey   their greyscale
+ *
+ * `light` and `dark` exist only when some ink needs changing; otherwise the master serves that
+ * page unchanged. Bump RENDITIONS_VERSION whenever what this module produces changes: the
+ * version is part of every derived rendition's key, so a changed rendition never reuses the key
+ * (and the immutable caches) of the old one, and `npm run rerender` knows what is out of date.
  */
+export const RENDITIONS_VERSION = 1;
+
+/** WCAG 2.2's bar for graphical objects (SC 1.4.11, non-text contrast). */
+export const MIN_CONTRAST = 3;
+
+/** The backgrounds `theme` names: white, and the dark surface of Material's dark theme. */
+export const PAGES = { light: [255, 255, 255], dark: [0x12, 0x12, 0x12] } as const satisfies Record<string, Rgb>;
+export type Page = keyof typeof PAGES;
+
 export interface Pixels {
   width: number;
   height: number;
@@ -25,45 +41,60 @@ export interface RenditionPixels {
   tone: LogoTone;
   master: Pixels;
   grey: Pixels;
-  inverted: Pixels | null;
-  invertedGrey: Pixels | null;
+  light: Pixels | null;
+  lightGrey: Pixels | null;
+  dark: Pixels | null;
+  darkGrey: Pixels | null;
+  /**
+   * What a lookup without a theme serves: the master, or `light` when white or near-white ink
+   * would vanish on the most common page there is (legible on white by default).
+   */
+  plain: "master" | "light";
 }
 
 export function renditionPixels(rgba: Pixels): RenditionPixels {
   if (rgba.channels !== 4) throw new Error("renditions start from RGBA pixels");
   const tone = measureTone(rgba.data);
-  const invertible = tone === "dark" || tone === "light";
-  const grey: Pixels = { width: rgba.width, height: rgba.height, channels: 2, data: toGreyAlpha(rgba.data) };
+  // An image that brings its own background (a full tile) is treated alike, its edge being where
+  // the page meets it; only by default is it left as it is, since it was made for its own page.
+  const onLight = inkOnPage(rgba, "light");
+  const onDark = inkOnPage(rgba, "dark");
+  const greyOf = (pixels: Pixels): Pixels => ({ ...pixels, channels: 2, data: toGreyAlpha(pixels.data) });
+  const grey = (pixels: Pixels | null) => pixels && greyOf(pixels);
   return {
     tone,
     master: rgba,
-    grey,
-    inverted: invertible ? { ...rgba, data: invertColour(rgba.data, 4) } : null,
-    invertedGrey: invertible ? { ...grey, data: invertColour(grey.data, 2) } : null,
+    grey: greyOf(rgba),
+    light: onLight?.pixels ?? null,
+    lightGrey: grey(onLight?.pixels ?? null),
+    dark: onDark?.pixels ?? null,
+    darkGrey: grey(onDark?.pixels ?? null),
+    plain: tone !== "opaque" && onLight?.nearWhiteVanishes ? "light" : "master",
   };
 }
 
-/** RGBA → grey + alpha, grey being Rec. 709 luma of the sRGB values (weights in 256ths). */
+/** Linear light → 8-bit sRGB by table (4096 steps are finer than 8-bit sRGB anywhere). */
+const ENCODE = Uint8Array.from({ length: 4097 }, (_, i) => fromLinear(i / 4096));
+
+/**
+ * RGBA → grey + alpha, grey being the sRGB encoding of the pixel's relative luminance: the
+ * grey has the very luminance, and so the WCAG contrast, of the colour it replaces.
+ */
 export function toGreyAlpha(rgba: Uint8Array): Uint8Array {
   const out = new Uint8Array(rgba.length / 2);
   for (let i = 0, o = 0; i < rgba.length; i += 4, o += 2) {
-    out[o] = (54 * rgba[i]! + 183 * rgba[i + 1]! + 19 * rgba[i + 2]! + 128) >> 8;
+    out[o] = ENCODE[Math.round(luminance(rgba[i]!, rgba[i + 1]!, rgba[i + 2]!) * 4096)]!;
     out[o + 1] = rgba[i + 3]!;
   }
   return out;
 }
 
-/** Every colour channel inverted, alpha (the last channel of each pixel) kept. */
-function invertColour(pixels: Uint8Array, channels: 2 | 4): Uint8Array {
-  const out = new Uint8Array(pixels);
-  for (let i = 0; i < out.length; i++) if (i % channels !== channels - 1) out[i] = 255 - out[i]!;
-  return out;
-}
-
 /**
- * Tone of the visible ink: the share of opaque pixels that are dark (luma < 0.3) or light
- * (luma > 0.8). 90 % either way makes the logo `dark` or `light`; an image with almost no
- * transparency brings its own background and is `opaque`. Every 7th pixel is enough to tell.
+ * Tone of the visible ink, for the record: the share of opaque pixels that are dark (relative
+ * luminance under 0.05, about #3f3f3f) or light (over 0.6). 90 % either way makes the logo
+ * `dark` or `light`; an image with almost no transparency brings its own background and is
+ * `opaque`. Every 7th pixel is enough to tell. Renditions do not depend on it, except that an
+ * `opaque` image is served as it is when no theme is asked for.
  */
 export function measureTone(rgba: Uint8Array): LogoTone {
   let sampled = 0;
@@ -72,11 +103,11 @@ export function measureTone(rgba: Uint8Array): LogoTone {
   let light = 0;
   for (let i = 0; i < rgba.length; i += 4 * 7) {
     sampled++;
-    if (rgba[i + 3]! < 128) continue;
+    if (rgba[i + 3]! < INK_ALPHA) continue;
     opaque++;
-    const luma = (0.2126 * rgba[i]! + 0.7152 * rgba[i + 1]! + 0.0722 * rgba[i + 2]!) / 255;
-    if (luma < 0.3) dark++;
-    else if (luma > 0.8) light++;
+    const luma = luminance(rgba[i]!, rgba[i + 1]!, rgba[i + 2]!);
+    if (luma < 0.05) dark++;
+    else if (luma > 0.6) light++;
   }
   if (opaque === 0) return "mixed";
   if (opaque / sampled > 0.98) return "opaque";
@@ -84,3 +115,197 @@ export function measureTone(rgba: Uint8Array): LogoTone {
   if (light / opaque >= 0.9) return "light";
   return "mixed";
 }
+
+/** A pixel at least half opaque is ink; anything less is where the page shows through. */
+const INK_ALPHA = 128;
+/** White or near white: as light as #cbcbcb or lighter, with next to no colour. */
+const NEAR_WHITE_LUMINANCE = 0.6;
+const NEAR_WHITE_CHROMA = 0.05;
+/** Share of the ink that must be near-white and vanish for the plain rendition to be the light one. */
+const NEAR_WHITE_SHARE = 0.1;
+// Aim a little past the bar, so that rounding to 8 bits never lands just under it.
+const TARGET_CONTRAST = MIN_CONTRAST * 1.02;
+
+/**
+ * The logo as it should be served on `page`, or null when it is legible there as it is.
+ *
+ * Ink that lacks contrast with the page changes only where the page is actually behind it: the
+ * low-contrast pixels reachable from the transparent surroundings (or the image's edge) through
+ * other low-contrast pixels. A white play button inside a red shape stays white on a white
+ * page, because red surrounds it, not the page. Those pixels get their lightness mirrored
+ * (hue and chroma kept; see withContrast), and so do the semi-transparent pixels of their edge.
+ *
+ * Ink enclosed by changed ink is seen against that ink's new colour: an enclosed region (a
+ * white glyph on a black badge) that would lose its contrast against the changed surround is
+ * changed the other way, against that surround.
+ */
+function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
+  const { width, height, data } = rgba;
+  const count = width * height;
+  const pageRgb = PAGES[page];
+  const pageY = luminance(pageRgb[0], pageRgb[1], pageRgb[2]);
+  const direction = page === "dark" ? "lighter" : "darker";
+
+  // Contrast under the bar means a luminance between these two (WCAG's ratio solved for Y).
+  const darkest = (pageY + 0.05) / MIN_CONTRAST - 0.05;
+  const lightest = MIN_CONTRAST * (pageY + 0.05) - 0.05;
+  const ink = new Uint8Array(count);
+  const low = new Uint8Array(count);
+  let inkCount = 0;
+  for (let p = 0, i = 0; p < count; p++, i += 4) {
+    if (data[i + 3]! < INK_ALPHA) continue;
+    ink[p] = 1;
+    inkCount++;
+    const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
+    if (y > darkest && y < lightest) low[p] = 1;
+  }
+
+  // 1. Vanishing ink: low-contrast pixels the page reaches.
+  const vanishing = new Uint8Array(count);
+  const queue = new Int32Array(count);
+  let head = 0;
+  let tail = 0;
+  for (let p = 0; p < count; p++) {
+    if (low[p] && touchesPage(p, width, height, ink)) {
+      vanishing[p] = 1;
+      queue[tail++] = p;
+    }
+  }
+  const reach = (q: number) => {
+    if (low[q] && !vanishing[q]) {
+      vanishing[q] = 1;
+      queue[tail++] = q;
+    }
+  };
+  while (head < tail) forNeighbours(queue[head++]!, width, height, reach);
+  const vanished = tail;
+  if (vanished === 0) return null;
+
+  const out = new Uint8Array(data);
+  const onPage = colourMap(pageY, direction);
+  let nearWhite = 0;
+  const nearWhiteOf = new Map<number, boolean>();
+  for (let p = 0, i = 0; p < count; p++, i += 4) {
+    const edge = !ink[p] && data[i + 3]! > 0 && hasNeighbour(p, width, height, vanishing);
+    if (!vanishing[p] && !edge) continue;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    if (vanishing[p] && page === "light") {
+      let white = nearWhiteOf.get(rgb);
+      if (white === undefined) {
+        white = luminance(data[i]!, data[i + 1]!, data[i + 2]!) >= NEAR_WHITE_LUMINANCE && toOklch([data[i]!, data[i + 1]!, data[i + 2]!]).c <= NEAR_WHITE_CHROMA;
+        nearWhiteOf.set(rgb, white);
+      }
+      if (white) nearWhite++;
+    }
+    writeRgb(out, i, onPage(rgb));
+  }
+
+  // 2. Enclosed ink that sat on changed ink: each region of other ink that the page never
+  //    reaches (it touches no transparency and no edge) is seen against the changed ink around it.
+  const region = new Int32Array(count).fill(-1);
+  for (let start = 0; start < count; start++) {
+    if (!ink[start] || vanishing[start] || region[start] !== -1) continue;
+    head = 0;
+    tail = 0;
+    queue[tail++] = start;
+    region[start] = start;
+    let enclosed = true;
+    const own: [number, number, number] = [0, 0, 0];
+    const around: [number, number, number, number] = [0, 0, 0, 0];
+    const visit = (q: number) => {
+      if (vanishing[q]) {
+        around[0] += data[q * 4]!;
+        around[1] += data[q * 4 + 1]!;
+        around[2] += data[q * 4 + 2]!;
+        around[3]++;
+      } else if (ink[q] && region[q] === -1) {
+        region[q] = start;
+        queue[tail++] = q;
+      }
+    };
+    while (head < tail) {
+      const p = queue[head++]!;
+      own[0] += data[p * 4]!;
+      own[1] += data[p * 4 + 1]!;
+      own[2] += data[p * 4 + 2]!;
+      if (enclosed && touchesPage(p, width, height, ink)) enclosed = false;
+      forNeighbours(p, width, height, visit);
+    }
+    if (!enclosed || around[3] === 0) continue;
+    const surround = withContrast(mean(around, around[3]!), pageY, direction, TARGET_CONTRAST);
+    const surroundY = luminance(...surround);
+    const colour = mean(own, tail);
+    if (contrastRatio(luminance(...colour), surroundY) >= MIN_CONTRAST) continue;
+    const onSurround = colourMap(surroundY, direction === "lighter" ? "darker" : "lighter");
+    for (let k = 0; k < tail; k++) {
+      const i = queue[k]! * 4;
+      writeRgb(out, i, onSurround((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!));
+    }
+  }
+
+  return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
+}
+
+const mean = (sum: readonly number[], n: number): Rgb => [Math.round(sum[0]! / n), Math.round(sum[1]! / n), Math.round(sum[2]! / n)];
+
+/** withContrast over packed 0xRRGGBB colours, remembered: logos have few distinct colours. */
+function colourMap(backgroundY: number, direction: "lighter" | "darker"): (rgb: number) => number {
+  const known = new Map<number, number>();
+  return (rgb) => {
+    let mapped = known.get(rgb);
+    if (mapped === undefined) {
+      const [r, g, b] = withContrast([rgb >> 16, (rgb >> 8) & 255, rgb & 255], backgroundY, direction, TARGET_CONTRAST);
+      mapped = (r << 16) | (g << 8) | b;
+      known.set(rgb, mapped);
+    }
+    return mapped;
+  };
+}
+
+function writeRgb(out: Uint8Array, i: number, rgb: number): void {
+  out[i] = rgb >> 16;
+  out[i + 1] = (rgb >> 8) & 255;
+  out[i + 2] = rgb & 255;
+}
+
+/** On the image's edge, or beside a pixel that is not ink: the page shows next to it. */
+function touchesPage(p: number, width: number, height: number, ink: Uint8Array): boolean {
+  const x = p % width;
+  if (x === 0 || x === width - 1 || p < width || p >= width * (height - 1)) return true;
+  return !ink[p - 1] || !ink[p + 1] || !ink[p - width] || !ink[p + width];
+}
+
+function hasNeighbour(p: number, width: number, height: number, set: Uint8Array): boolean {
+  const x = p % width;
+  return (x > 0 && set[p - 1] === 1) || (x < width - 1 && set[p + 1] === 1) || (p >= width && set[p - width] === 1) || (p < width * (height - 1) && set[p + width] === 1);
+}
+
+function forNeighbours(p: number, width: number, height: number, visit: (q: number) => void): void {
+  const x = p % width;
+  if (x > 0) visit(p - 1);
+  if (x < width - 1) visit(p + 1);
+  if (p >= width) visit(p - width);
+  if (p < width * (height - 1)) visit(p + width);
+}
+
+/** The colour most of the ink has (4-bit buckets, averaged), for tests and metadata; null without ink. */
+export function dominantInk(rgba: Pixels): Rgb | null {
+  const sums = new Float64Array(4096 * 4);
+  const { data } = rgba;
+  const step = rgba.channels;
+  for (let i = 0; i < data.length; i += step) {
+    if (data[i + step - 1]! < INK_ALPHA) continue;
+    const [r, g, b] = step === 4 ? [data[i]!, data[i + 1]!, data[i + 2]!] : [data[i]!, data[i]!, data[i]!];
+    const bucket = ((r >> 4) << 8) | ((g >> 4) << 4) | (b >> 4);
+    sums[bucket * 4]! += r;
+    sums[bucket * 4 + 1]! += g;
+    sums[bucket * 4 + 2]! += b;
+    sums[bucket * 4 + 3]!++;
+  }
+  let best = -1;
+  for (let bucket = 0; bucket < 4096; bucket++) if (sums[bucket * 4 + 3]! > (best === -1 ? 0 : sums[best * 4 + 3]!)) best = bucket;
+  if (best === -1) return null;
+  const n = sums[best * 4 + 3]!;
+  return [Math.round(sums[best * 4]! / n), Math.round(sums[best * 4 + 1]! / n), Math.round(sums[best * 4 + 2]! / n)];
+}
+

@@ -1,9 +1,10 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { accounts, apiClients, apiKeys, type KeyType, keyTypes } from "../../schema";
+import { accounts, apiClients, apiKeys, type KeyType, keyTypes, type LookupFallback } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
-import { generateKey, hashKey, keyTypeOf, visiblePrefix } from "./format";
+import { generateKey, hashKey, keyTypeOf, lastFourOf, visiblePrefix } from "./format";
+import { forgetKey } from "./verify";
 
 /** An origin as browsers send it: scheme, host and port, nothing else. */
 export const originSchema = z.string().transform((value, ctx) => {
@@ -46,6 +47,7 @@ export interface CreatedKey {
   /** The key itself: returned once, here, and never again. */
   key: string;
   prefix: string;
+  lastFour: string;
   allowedOrigins: string[];
   requireAttribution: boolean;
   perMinuteOverride: number | null;
@@ -72,6 +74,7 @@ export async function createKey(db: Db, raw: CreateKeyInput): Promise<Result<Cre
     type: input.type,
     keyHash: await hashKey(key),
     prefix: visiblePrefix(key),
+    lastFour: lastFourOf(key),
     allowedOrigins: input.allowedOrigins,
     requireAttribution: input.requireAttribution,
     perMinuteOverride: input.perMinute ?? null,
@@ -84,6 +87,7 @@ export async function createKey(db: Db, raw: CreateKeyInput): Promise<Result<Cre
     type: row.type,
     key,
     prefix: row.prefix,
+    lastFour: row.lastFour,
     allowedOrigins: row.allowedOrigins,
     requireAttribution: row.requireAttribution,
     perMinuteOverride: row.perMinuteOverride,
@@ -101,16 +105,82 @@ export interface RevokedKey {
 
 export async function revokeKey(db: Db, key: string): Promise<Result<RevokedKey>> {
   if (keyTypeOf(key) === null) return fail("invalid_argument", "Not an API key: expected pk_… or sk_… followed by 32 letters and digits");
-  const keyHash = await hashKey(key);
+  return revokeWhere(db, eq(apiKeys.keyHash, await hashKey(key)));
+}
+
+/** Revokes one of an account's keys by its id: another account's key is as unknown as a missing one. */
+export async function revokeAccountKey(db: Db, accountId: string, keyId: string): Promise<Result<RevokedKey>> {
+  return revokeWhere(db, and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId))!);
+}
+
+async function revokeWhere(db: Db, which: SQL): Promise<Result<RevokedKey>> {
   const now = new Date();
   const [revoked] = await db
     .update(apiKeys)
     .set({ revokedAt: now })
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .where(and(which, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id, prefix: apiKeys.prefix });
-  if (revoked) return ok({ ...revoked, revokedAt: now.toISOString(), alreadyRevoked: false });
+  if (revoked) {
+    // This isolate stops serving the key at once; others within KEY_CACHE_TTL_MS.
+    forgetKey(revoked.id);
+    return ok({ ...revoked, revokedAt: now.toISOString(), alreadyRevoked: false });
+  }
 
-  const existing = await db.query.apiKeys.findFirst({ where: eq(apiKeys.keyHash, keyHash) });
+  const existing = await db.query.apiKeys.findFirst({ where: which });
   if (!existing?.revokedAt) return fail("not_found", "No such key");
   return ok({ id: existing.id, prefix: existing.prefix, revokedAt: existing.revokedAt.toISOString(), alreadyRevoked: true });
+}
+
+/** What an account's key listing shows: never the key, only what identifies it to people. */
+export interface ListedKey {
+  id: string;
+  type: KeyType;
+  prefix: string;
+  /** Null for keys made before the last four characters were kept. */
+  lastFour: string | null;
+  allowedOrigins: string[];
+  requireAttribution: boolean;
+  perMinuteOverride: number | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Accounts hold a handful of keys; a listing stops here. */
+export const MAX_LISTED_KEYS = 100;
+
+/** An account's keys, live ones first, newest first within each group. */
+export async function listKeys(db: Db, accountId: string): Promise<ListedKey[]> {
+  return db
+    .select({
+      id: apiKeys.id,
+      type: apiKeys.type,
+      prefix: apiKeys.prefix,
+      lastFour: apiKeys.lastFour,
+      allowedOrigins: apiKeys.allowedOrigins,
+      requireAttribution: apiKeys.requireAttribution,
+      perMinuteOverride: apiKeys.perMinuteOverride,
+      createdAt: apiKeys.createdAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, accountId))
+    .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
+    .limit(MAX_LISTED_KEYS)
+    .all();
+}
+
+/**
+ * What lookups with this key answer for a domain without a logo when the URL does not say:
+ * a monogram, or (null) the spec's 404. Takes effect within the key cache's 10 seconds.
+ */
+export async function setKeyFallback(db: Db, key: string, fallback: LookupFallback | null): Promise<Result<{ id: string; prefix: string; fallback: LookupFallback | null }>> {
+  if (keyTypeOf(key) === null) return fail("invalid_argument", "Not an API key: expected pk_… or sk_… followed by 32 letters and digits");
+  const [updated] = await db
+    .update(apiKeys)
+    .set({ fallback })
+    .where(and(eq(apiKeys.keyHash, await hashKey(key)), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, prefix: apiKeys.prefix, fallback: apiKeys.fallback });
+  return updated ? ok(updated) : fail("not_found", "No such key");
 }

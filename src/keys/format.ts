@@ -27,6 +27,11 @@ export function visiblePrefix(key: string): string {
   return key.slice(0, 3 + PREFIX_BODY_LENGTH);
 }
 
+/** The key's last four characters: shown after the prefix, still far too little to guess the rest from. */
+export function lastFourOf(key: string): string {
+  return key.slice(-4);
+}
+
 export function hashKey(key: string): Promise<string> {
   return sha256Hex(key);
 }

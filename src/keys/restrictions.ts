@@ -38,7 +38,18 @@ function parseOrigin(value: string): string | null {
   }
 }
 
-export function checkRestrictions(key: VerifiedKey, origin: string | null): RestrictionResult {
+/** Whether the key's answers depend on the page asking (allowed origins, attribution). */
+export const isRestricted = (key: Pick<VerifiedKey, "allowedOrigins" | "requireAttribution">) => key.requireAttribution || key.allowedOrigins.length > 0;
+
+const UNRESTRICTED: RestrictionResult = { ok: true, cors: { "Access-Control-Allow-Origin": "*" } };
+
+/**
+ * What the key allows the page asking. The page's origin is read only for a restricted key:
+ * parsing `Referer` on every hotlink would cost the warm lookup more than the rest of it.
+ */
+export function checkRestrictions(key: VerifiedKey, headers: Headers): RestrictionResult {
+  if (!isRestricted(key)) return UNRESTRICTED;
+  const origin = requestOrigin(headers);
   if (key.requireAttribution && origin === null) {
     return { ok: false, message: "Attribution required: this key serves logos only to web pages (no Origin or Referer was sent)", headers: DECIDED_BY_PAGE };
   }

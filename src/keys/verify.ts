@@ -1,5 +1,5 @@
-import { eq } from "drizzle-orm";
-import { accounts, apiKeys, type KeyType, type Plan } from "../../schema";
+import { and, eq, type SQL } from "drizzle-orm";
+import { accounts, apiKeys, type KeyType, type LookupFallback, type Plan } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
 import { hashKey, keyTypeOf } from "./format";
@@ -12,6 +12,8 @@ export interface VerifiedKey {
   allowedOrigins: string[];
   requireAttribution: boolean;
   perMinuteOverride: number | null;
+  /** The key's answer to a domain without a logo when the URL does not say (null: 404). */
+  fallback: LookupFallback | null;
 }
 
 /**
@@ -28,14 +30,40 @@ export function knownKey(presented: string, now = Date.now()): VerifiedKey | nul
   return cache.get(presented, now);
 }
 
+/**
+ * Forgets a key in this isolate (after revoking it): its next request here goes back to D1.
+ * Other isolates still trust what they read for up to KEY_CACHE_TTL_MS.
+ */
+export function forgetKey(keyId: string): void {
+  cache.deleteWhere((key) => key?.id === keyId);
+}
+
 /** The live key behind a presented value, or null for anything unknown, malformed or revoked. */
 export async function verifyKey(db: Db, presented: string, now = Date.now()): Promise<VerifiedKey | null> {
   const known = knownKey(presented, now);
   if (known !== undefined) return known;
   if (keyTypeOf(presented) === null) return null;
-  const keyHash = await hashKey(presented);
+  const key = liveKey(await keyRecord(db, eq(apiKeys.keyHash, await hashKey(presented))));
+  cache.set(presented, key, now);
+  return key;
+}
 
-  const row = await db
+/**
+ * A live key of an account by its id, for the account's own pages (the portal's playground),
+ * which know keys by id and never hold the key itself.
+ */
+export async function accountKey(db: Db, accountId: string, keyId: string): Promise<VerifiedKey | null> {
+  return liveKey(await keyRecord(db, and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId))!));
+}
+
+function liveKey(row: Awaited<ReturnType<typeof keyRecord>>): VerifiedKey | null {
+  if (!row || row.revokedAt !== null) return null;
+  const { revokedAt: _revoked, ...key } = row;
+  return key;
+}
+
+function keyRecord(db: Db, which: SQL) {
+  return db
     .select({
       id: apiKeys.id,
       accountId: apiKeys.accountId,
@@ -44,17 +72,11 @@ export async function verifyKey(db: Db, presented: string, now = Date.now()): Pr
       allowedOrigins: apiKeys.allowedOrigins,
       requireAttribution: apiKeys.requireAttribution,
       perMinuteOverride: apiKeys.perMinuteOverride,
+      fallback: apiKeys.fallback,
       revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(eq(apiKeys.keyHash, keyHash))
+    .where(which)
     .get();
-  let key: VerifiedKey | null = null;
-  if (row) {
-    const { revokedAt, ...live } = row;
-    if (revokedAt === null) key = live;
-  }
-  cache.set(presented, key, now);
-  return key;
 }

@@ -33,6 +33,11 @@ export class BoundedCache<K, V> {
     this.entries.delete(key);
   }
 
+  /** Drops every entry whose value matches: for rare invalidations by something other than the key. */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, value] of this.entries) if (matches(value)) this.entries.delete(key);
+  }
+
   /** The value for `key`, made by `make` and kept the first time it is asked for. */
   remember(key: K, make: () => V): V {
     let value = this.entries.get(key);
@@ -63,5 +68,14 @@ export class ExpiringCache<K, V> {
 
   set(key: K, value: V, now = Date.now()): void {
     this.entries.set(key, { value, expires: now + this.ttlMs });
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  /** Drops every entry whose value matches. */
+  deleteWhere(matches: (value: V) => boolean): void {
+    this.entries.deleteWhere((entry) => matches(entry.value));
   }
 }

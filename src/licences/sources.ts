@@ -3,7 +3,7 @@
  * and the attribution that licence asks for. The seed (src/cli/seed/sets/) reads these to stamp
  * every logo's provenance; GET /licences serves them with the live counts.
  *
- * Only permissive licences: CC0 (no conditions), MIT (keep the copyright and permission notice)
+ * Only permissive licences: CC0 (no conditions), MIT and ISC (keep the copyright and permission notice)
  * and CC BY 4.0 (credit the author, link the licence, say what was changed). simple-icons records
  * a licence per icon, where a project's own logo comes under its project's licence (CC BY-SA,
  * GPL…): those keep it, recorded on the logo.
@@ -50,6 +50,15 @@ export const sourceSets = [
     link: "https://devicon.dev",
     attribution:
       "Devicon, Copyright (c) 2015 konpa, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+  },
+  {
+    id: "vscode-icons",
+    title: "vscode-icons by the vscode-icons contributors (Iconify set `vscode-icons`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/vscode-icons/vscode-icons/blob/master/LICENSE",
+    link: "https://github.com/vscode-icons/vscode-icons",
+    attribution:
+      "vscode-icons, Copyright The vscode-icons Contributors, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
   },
   {
     id: "web3icons",
@@ -108,6 +117,15 @@ export const sourceSets = [
     licenceUrl: "https://creativecommons.org/licenses/by/4.0/",
     link: "https://github.com/webalys-hq/streamline-vectors",
     attribution: `Logos from Streamline's free Logos set (https://www.streamlinehq.com), licensed under CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/). ${CHANGES}`,
+  },
+  {
+    id: "file-icons",
+    title: "File Icons by John Gardner (Iconify set `file-icons`)",
+    licence: "ISC",
+    licenceUrl: "https://github.com/file-icons/icons/blob/master/LICENSE.md",
+    link: "https://github.com/file-icons/icons",
+    attribution:
+      "File Icons, Copyright (c) 2016-2020, John Gardner, released under the ISC License: permission to use, copy, modify and/or distribute for any purpose with or without fee is granted, provided the copyright notice and permission notice appear in all copies; provided \"as is\", without warranty.",
   },
 ] as const satisfies readonly SourceSet[];
 

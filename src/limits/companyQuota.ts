@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { windowEnd, windowStart } from "./periods";
+import { DAY_MS, HISTORY_DAYS, windowEnd, windowStart } from "./periods";
 
 export interface CompanyQuotaDecision {
   allowed: boolean;
@@ -12,7 +12,8 @@ export interface CompanyQuotaDecision {
 
 /**
  * Unique companies an account touches per UTC day. One object per account; a call admits a
- * whole batch or nothing, and a company already counted today costs nothing again.
+ * whole batch or nothing, and a company already counted today costs nothing again. Only
+ * today's companies are kept; each day's count is kept HISTORY_DAYS days for usage reports.
  */
 export class CompanyQuota extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -26,6 +27,7 @@ export class CompanyQuota extends DurableObject<Env> {
         company_id INTEGER NOT NULL,
         PRIMARY KEY (day, company_id)
       ) WITHOUT ROWID`);
+      this.sql.exec("CREATE TABLE IF NOT EXISTS daily (day INTEGER PRIMARY KEY, companies INTEGER NOT NULL)");
     });
   }
 
@@ -35,6 +37,10 @@ export class CompanyQuota extends DurableObject<Env> {
     const { decision, unseen } = this.decide(companyIds, limit, now);
     if (!decision.allowed) return decision;
     for (const id of unseen) this.sql.exec("INSERT INTO companies_seen (day, company_id) VALUES (?, ?)", day, id);
+    if (unseen.length > 0) {
+      this.sql.exec("INSERT INTO daily (day, companies) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET companies = excluded.companies", day, decision.current);
+      this.sql.exec("DELETE FROM daily WHERE day < ?", day - HISTORY_DAYS * DAY_MS);
+    }
     return decision;
   }
 
@@ -57,5 +63,15 @@ export class CompanyQuota extends DurableObject<Env> {
   /** Unique companies counted today; reads only. */
   usage(now = Date.now()): number {
     return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM companies_seen WHERE day = ?", windowStart("day", now)).one().n;
+  }
+
+  /** Unique companies of each given day (UTC midnights); days without any are 0. */
+  history(days: number[]): number[] {
+    if (days.length === 0) return [];
+    const rows = this.sql
+      .exec<{ day: number; companies: number }>("SELECT day, companies FROM daily WHERE day BETWEEN ? AND ?", days[0]!, days[days.length - 1]!)
+      .toArray();
+    const byDay = new Map(rows.map((row) => [row.day, row.companies]));
+    return days.map((day) => byDay.get(day) ?? 0);
   }
 }

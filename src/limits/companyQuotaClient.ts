@@ -20,26 +20,15 @@ export interface CompanyUsage {
 
 const UNAVAILABLE = "Quota service temporarily unavailable. Try again later.";
 
-export function admitCompanies(
-  env: Pick<Env, "COMPANY_QUOTA">,
-  accountId: string,
-  plan: Plan,
-  companyIds: number[],
-  now = Date.now(),
-): Promise<Result<CompanyUsage>> {
-  return decide(env, accountId, plan, (quota, limit) => quota.admit(companyIds, limit, now));
-}
+type QuotaCall = (env: Pick<Env, "COMPANY_QUOTA">, accountId: string, plan: Plan, companyIds: number[], now?: number) => Promise<Result<CompanyUsage>>;
+
+/** Admits the companies, all or none, counting the ones not yet seen today. */
+export const admitCompanies: QuotaCall = (env, accountId, plan, companyIds, now = Date.now()) =>
+  decide(env, accountId, plan, (quota, limit) => quota.admit(companyIds, limit, now));
 
 /** Whether the companies would be admitted now, counting nothing (work to do before admitting). */
-export function checkCompanies(
-  env: Pick<Env, "COMPANY_QUOTA">,
-  accountId: string,
-  plan: Plan,
-  companyIds: number[],
-  now = Date.now(),
-): Promise<Result<CompanyUsage>> {
-  return decide(env, accountId, plan, (quota, limit) => quota.check(companyIds, limit, now));
-}
+export const checkCompanies: QuotaCall = (env, accountId, plan, companyIds, now = Date.now()) =>
+  decide(env, accountId, plan, (quota, limit) => quota.check(companyIds, limit, now));
 
 async function decide(
   env: Pick<Env, "COMPANY_QUOTA">,

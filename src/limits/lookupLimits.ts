@@ -37,6 +37,9 @@ export const SHARD_CAPACITY_PER_MINUTE = 1_000_000;
  */
 export const LEASE_SIZE = 1000;
 
+/** The daily history lookups are counted under (RateLimiter `counter`), for usage reports. */
+export const LOOKUP_COUNTER = "lookup";
+
 export function lookupWindows(key: Pick<VerifiedKey, "plan" | "perMinuteOverride">): LimitWindow[] {
   const plan = planLimits[key.plan].lookup;
   return [
@@ -82,7 +85,15 @@ export interface LookupLimitOptions {
 
 /** Spends one request of this isolate's lease for the key, when it holds one for this minute. */
 export function spendLease(key: VerifiedKey, now = Date.now()): LimitDecision | undefined {
-  return spendFrom(key.id, JSON.stringify(lookupWindows(key)), windowStart("minute", now));
+  return spendFrom(key.id, signatureOf(key), windowStart("minute", now));
+}
+
+/** The limits a lease was granted under, as a string; kept per key record, which the isolate keeps too. */
+const signatures = new WeakMap<VerifiedKey, string>();
+function signatureOf(key: VerifiedKey): string {
+  let signature = signatures.get(key);
+  if (signature === undefined) signatures.set(key, (signature = JSON.stringify(lookupWindows(key))));
+  return signature;
 }
 
 function spendFrom(keyId: string, signature: string, minute: number): LimitDecision | undefined {
@@ -124,7 +135,7 @@ async function acquire(
 ): Promise<LimitDecision | undefined> {
   const release = async (lease: Lease | undefined) => {
     if (!lease || lease.tokens === 0) return;
-    const released = rateLimiterFor(env, lease.limiter).release(lease.windows, lease.tokens, lease.grantedAt);
+    const released = rateLimiterFor(env, lease.limiter).release(lease.windows, lease.tokens, lease.grantedAt, LOOKUP_COUNTER);
     if (options.defer) options.defer(released);
     else await released;
   };
@@ -137,7 +148,7 @@ async function acquire(
     const index = (first + step) % shards;
     const name = limiterNames.keyShard(keyId, index, shards);
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-    const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now));
+    const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now, LOOKUP_COUNTER));
     if (decision.allowed) {
       const remaining = decision.remaining * shards;
       const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
@@ -196,4 +207,17 @@ export async function lookupUsage(
     }),
   );
   return { minute: minute!, month: month! };
+}
+
+/**
+ * A key's lookups on each of the given UTC days, summed over its shards. Like the month's
+ * count, a day counts requests when an isolate leases them; what a lease did not spend is
+ * given back to the day it was leased in when the isolate next takes one.
+ */
+export async function lookupHistory(env: Env, key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">, days: number[]): Promise<number[]> {
+  const shards = shardCount(lookupWindows(key));
+  const perShard = await Promise.all(
+    Array.from({ length: shards }, (_, index) => rateLimiterFor(env, limiterNames.keyShard(key.id, index, shards)).history(LOOKUP_COUNTER, days)),
+  );
+  return days.map((_, i) => perShard.reduce((sum, shard) => sum + (shard[i] ?? 0), 0));
 }

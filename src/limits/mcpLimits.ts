@@ -25,14 +25,17 @@ export function mcpWindows(plan: Plan, toolset: Toolset): LimitWindow[] {
 
 export type McpDecision = LimitDecision & { dailyLimit?: number };
 
+/** The daily history MCP calls are counted under (RateLimiter `counter`), for usage reports. */
+export const MCP_COUNTER = "mcp_request";
+
 /**
  * Counts one HTTP call of `messages` JSON-RPC messages: a batch costs what its messages would
  * cost one by one, and is admitted whole or not at all.
  */
 export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now(), messages = 1): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);
-  if (windows.length === 0) return { allowed: true, remaining: Number.MAX_SAFE_INTEGER, resetAt: now };
-  const decision = await askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.consume(windows, messages, now));
+  // Asked even without windows: the call still goes into the account's daily history.
+  const decision = await askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.consume(windows, messages, now, MCP_COUNTER));
   const daily = windows.find((w) => w.name === decision.refusedBy && w.period === "day");
   return daily ? { ...decision, dailyLimit: daily.limit } : decision;
 }

@@ -24,3 +24,17 @@ export function windowEnd(period: Period, now: number): number {
       return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
   }
 }
+
+export const DAY_MS = 86_400_000;
+
+/**
+ * How long the limiters keep their per-day counts (lookups per key, MCP calls and unique
+ * companies per account) for usage reports: at least 90 days, whatever the plan.
+ */
+export const HISTORY_DAYS = 100;
+
+/** The starts of the `days` UTC days ending with today's, oldest first. */
+export function lastDays(days: number, now: number): number[] {
+  const today = windowStart("day", now);
+  return Array.from({ length: days }, (_, i) => today - (days - 1 - i) * DAY_MS);
+}

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type Period, windowEnd, windowStart } from "./periods";
+import { DAY_MS, HISTORY_DAYS, type Period, windowEnd, windowStart } from "./periods";
 
 /** Far from the limit, a lease takes at most this fraction (1/n) of what is left. */
 export const LEASE_FRACTION = 64;
@@ -25,6 +25,10 @@ export interface LimitDecision {
  * Counts requests of one subject (a key, an account) in calendar windows. A Durable Object
  * runs one call at a time and SQLite writes are synchronous, so check-and-count is atomic:
  * at a limit of 10, 30 concurrent calls let exactly 10 through.
+ *
+ * Windows are forgotten once over. For usage reports, a call may also name a `counter`
+ * (`lookup`, `mcp_request`) whose admitted requests are added to a per-UTC-day history, kept
+ * HISTORY_DAYS days; it is written in the same call that counts, so it costs no extra call.
  */
 export class RateLimiter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -39,14 +43,21 @@ export class RateLimiter extends DurableObject<Env> {
         count INTEGER NOT NULL,
         PRIMARY KEY (name, window_start)
       ) WITHOUT ROWID`);
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS daily (
+        counter TEXT NOT NULL,
+        day INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (counter, day)
+      ) WITHOUT ROWID`);
     });
   }
 
   /**
    * Counts `cost` against every window, or against none when any would go over its limit.
-   * `now` comes from the caller so that every window agrees on one clock.
+   * `now` comes from the caller so that every window agrees on one clock; `counter` names the
+   * daily history the admitted requests are added to, if any.
    */
-  consume(windows: LimitWindow[], cost = 1, now = Date.now()): LimitDecision {
+  consume(windows: LimitWindow[], cost = 1, now = Date.now(), counter?: string): LimitDecision {
     const states = windows.map((window) => {
       const start = windowStart(window.period, now);
       const row = this.sql
@@ -74,7 +85,20 @@ export class RateLimiter extends DurableObject<Env> {
       const remaining = s.window.limit - s.used - cost;
       if (remaining < tightest.remaining) tightest = { remaining, resetAt: s.resetAt };
     }
+    if (counter !== undefined) this.addToHistory(counter, cost, now);
     return { allowed: true, ...tightest };
+  }
+
+  private addToHistory(counter: string, count: number, now: number): void {
+    const day = windowStart("day", now);
+    this.sql.exec(
+      `INSERT INTO daily (counter, day, count) VALUES (?, ?, ?)
+       ON CONFLICT (counter, day) DO UPDATE SET count = max(count + excluded.count, 0)`,
+      counter,
+      day,
+      count,
+    );
+    this.sql.exec("DELETE FROM daily WHERE counter = ? AND day < ?", counter, day - HISTORY_DAYS * DAY_MS);
   }
 
   /**
@@ -83,7 +107,7 @@ export class RateLimiter extends DurableObject<Env> {
    * that leases outstanding elsewhere can never hold back much; within LEASE_FRACTION requests
    * of the limit every lease is a single request, which makes the count exact where it matters.
    */
-  lease(windows: LimitWindow[], want: number, now = Date.now()): LimitDecision & { granted: number } {
+  lease(windows: LimitWindow[], want: number, now = Date.now(), counter?: string): LimitDecision & { granted: number } {
     let left = Number.MAX_SAFE_INTEGER;
     for (const window of windows) {
       const row = this.sql
@@ -92,12 +116,15 @@ export class RateLimiter extends DurableObject<Env> {
       left = Math.min(left, window.limit - (row?.count ?? 0));
     }
     const granted = Math.max(1, Math.min(want, Math.floor(left / LEASE_FRACTION)));
-    const decision = this.consume(windows, granted, now);
+    const decision = this.consume(windows, granted, now, counter);
     return { ...decision, granted: decision.allowed ? granted : 0 };
   }
 
-  /** Gives back requests a lease counted but never spent, in the windows it was granted in. */
-  release(windows: LimitWindow[], unspent: number, grantedAt: number): void {
+  /** Gives back requests a lease counted but never spent, in the windows (and the day) it was granted in. */
+  release(windows: LimitWindow[], unspent: number, grantedAt: number, counter?: string): void {
+    if (counter !== undefined) {
+      this.sql.exec("UPDATE daily SET count = max(count - ?, 0) WHERE counter = ? AND day = ?", unspent, counter, windowStart("day", grantedAt));
+    }
     for (const window of windows) {
       this.sql.exec(
         "UPDATE windows SET count = max(count - ?, 0) WHERE name = ? AND window_start = ?",
@@ -120,5 +147,15 @@ export class RateLimiter extends DurableObject<Env> {
         .toArray()[0];
       return { name: window.name, used: row?.count ?? 0, limit: window.limit, resetAt: windowEnd(window.period, now) };
     });
+  }
+
+  /** Per-day counts of `counter` on the given day starts (UTC midnights); days without requests are 0. */
+  history(counter: string, days: number[]): number[] {
+    if (days.length === 0) return [];
+    const rows = this.sql
+      .exec<{ day: number; count: number }>("SELECT day, count FROM daily WHERE counter = ? AND day BETWEEN ? AND ?", counter, days[0]!, days[days.length - 1]!)
+      .toArray();
+    const byDay = new Map(rows.map((row) => [row.day, row.count]));
+    return days.map((day) => byDay.get(day) ?? 0);
   }
 }

@@ -10,6 +10,7 @@ import { dependency } from "../lib/dependencies";
  *   sign-in:address:<ip>                 sign-in attempts from an address,
  *   sign-in:account:<email>:from:<ip>    for an account from an address,
  *   sign-in:account:<email>              for an account from anywhere
+ *   playground:address:<ip>              the landing page's playground, for visitors without a key
  */
 export const limiterNames = {
   keyShard: (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`),
@@ -17,6 +18,7 @@ export const limiterNames = {
   signInAddress: (address: string) => `sign-in:address:${address}`,
   signInAccountAtAddress: (email: string, address: string) => `sign-in:account:${email}:from:${address}`,
   signInAccount: (email: string) => `sign-in:account:${email}`,
+  playgroundAddress: (address: string) => `playground:address:${address}`,
 };
 
 export function rateLimiterFor(env: Pick<Env, "RATE_LIMITER">, name: string) {

@@ -2,21 +2,31 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { type AppEnv, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
-import { knownResolution, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
-import { renderPng, scaledHeight } from "../images/transform";
+import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
+import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
+import { lookKey, vectorKey } from "../images/keys";
+import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
+import { densityOf, densityRule, imageParams } from "../assets/imageParams";
+import { SVG_POLICY } from "../assets/svgPolicy";
+import { ladderUp } from "../assets/widths";
+import { signAssetUrlPermanently } from "../assets/signedUrls";
 import { keyTypeOf } from "../keys/format";
-import { checkRestrictions, requestOrigin } from "../keys/restrictions";
+import { checkRestrictions } from "../keys/restrictions";
+import { noteKeyUse } from "../keys/lastUsed";
 import { knownKey, verifyKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { createDb } from "../lib/db";
+import { dependency } from "../lib/dependencies";
 import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
 import { bearerToken, plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup, spendLease } from "../limits/lookupLimits";
 
 /**
- * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, and
- * the same by ticker (/ticker/{ticker}) and by name (/name/{name}).
+ * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, with
+ * `format` (png, webp, avif, jpg, svg) and `dpr` (1–3, or `retina=true` for 2), and the same
+ * by ticker (/ticker/{ticker}) and by name (/name/{name}).
  *
  * Order of checks, each answering with the spec's status and plain-text message:
  * key (401) → origin and attribution (403) → parameters (400) → limits (429) → logo (404).
@@ -32,15 +42,27 @@ const ANY_ORIGIN = { "Access-Control-Allow-Origin": "*" };
 const SECRET_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
 
 function optionsFor(maxSize: number) {
-  return z.object({
-    size: integerParam("size", 1, maxSize).default(128),
-    greyscale: booleanParam("greyscale").default(false),
-    theme: z.enum(["light", "dark"], { message: "Invalid theme: must be light or dark" }).optional(),
-  });
+  return z
+    .object({
+      size: integerParam("size", 1, maxSize).default(128),
+      greyscale: booleanParam("greyscale").default(false),
+      ...imageParams,
+      // What a domain without a logo gets: the spec's 404 (`none`), or a monogram; unset, the key's default.
+      fallback: z.enum(["monogram", "none"], { message: "Invalid fallback: must be monogram or none" }).optional(),
+    })
+    .refine(...densityRule)
+    .transform(({ retina, dpr, ...o }): LookupOptions => ({ ...o, dpr: densityOf({ dpr, retina }) }));
+}
+interface LookupOptions {
+  size: number;
+  greyscale: boolean;
+  theme?: "light" | "dark" | undefined;
+  format: RequestFormat;
+  dpr: Density;
+  fallback?: "monogram" | "none" | undefined;
 }
 const publishableOptions = optionsFor(800);
 const secretOptions = optionsFor(1200);
-type LookupOptions = z.infer<typeof publishableOptions>;
 
 type Caller = { kind: "publishable" | "secret"; cors: Record<string, string>; key: NonNullable<Awaited<ReturnType<typeof verifyKey>>> };
 
@@ -61,62 +83,114 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   }
 
   const key = token !== undefined && keyTypeOf(token) === "publishable" ? await verifyKey(db, token) : null;
-  return publishableCaller(c, key);
+  return publishableCaller(c.req.raw.headers, key);
 }
 
 type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
 
-function publishableCaller(c: Context<AppEnv>, key: Caller["key"] | null): Identified {
+function publishableCaller(headers: Headers, key: Caller["key"] | null): Identified {
   if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, ANY_ORIGIN) };
-  const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
+  const restriction = checkRestrictions(key, headers);
   if (!restriction.ok) return { ok: false, response: plainText(restriction.message, 403, restriction.headers) };
   return { ok: true, caller: { kind: "publishable", key, cors: restriction.cors } };
 }
 
 /**
- * A warm lookup, answered without a single await when the isolate already knows the key, the
- * subject and holds a lease: most hotlink traffic. Anything else takes the full path.
+ * A warm lookup, answered before the router without a single await when the isolate already
+ * knows the key and the subject and holds a lease: most hotlink traffic (src/index.ts asks it
+ * first). Anything else, undefined: the request takes the full path through the router, which
+ * answers it the same way. Read from the raw request: a warm redirect costs little more than
+ * a trivial Worker's, and routing and a Hono context were most of what it cost.
  */
-function warmRedirect(c: Context<AppEnv>, subject: Subject | { invalid: string }): Response | undefined {
-  if ("invalid" in subject || c.req.header("authorization") !== undefined) return undefined;
-  const vars = readVars(c.env);
-  if (vars.LOOKUP_RESPONSE !== "redirect") return undefined;
-  const token = c.req.query("token");
-  if (token === undefined) return undefined;
+export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
+  if (request.method !== "GET") return undefined;
+  const url = request.url;
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = url.indexOf("?", pathStart);
+  if (pathStart === -1 || queryStart === -1) return undefined;
+  // Escaped paths (IDN hosts, odd characters) are decoded by the router; they take its path.
+  const escape = url.indexOf("%", pathStart);
+  if (escape !== -1 && escape < queryStart) return undefined;
+  const vars = readVars(env);
+  if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
+  const query = queryOf("publishable", url, () => firstValues(url.slice(queryStart)));
+  if (query.token === undefined || !query.options.success || query.carriesSecretKey) return undefined;
+  const subject = subjectOf(url.slice(pathStart, queryStart));
+  if ("invalid" in subject) return undefined;
   const now = Date.now();
-  const key = knownKey(token, now);
+  const key = knownKey(query.token, now);
   if (!key || key.type !== "publishable") return undefined;
   const logo = knownResolution(subject, now);
   if (!logo) return undefined;
-  const identified = publishableCaller(c, key);
+  const identified = publishableCaller(request.headers, key);
   if (!identified.ok) return identified.response;
-  const { options: parsed, carriesSecretKey } = queryOf("publishable", c.req.url, () => c.req.query());
-  if (!parsed.success || carriesSecretKey) return undefined;
   const decision = spendLease(key, now);
   if (!decision) return undefined;
-  return redirectResponse(c, vars, logo, parsed.data, identified.caller.cors, rateLimitHeaders(decision));
+  refreshIfStale(env, logo, (work) => ctx.waitUntil(work), now);
+  return redirectResponse(env, vars, logo, query.options.data, identified.caller.cors, rateLimitHeaders(decision));
 }
 
 function redirectResponse(
-  c: Context<AppEnv>,
+  env: Env,
   vars: ReturnType<typeof readVars>,
   logo: ResolvedLogo,
   options: LookupOptions,
   cors: Record<string, string>,
   limitHeaders: Record<string, string>,
 ): Response {
-  const key = renditionKey(logo, options);
   // Never an address taken from the request's Host: this answer is cached publicly, and a
   // forged Host would poison it. Without a configured base the Location is relative.
-  const location = redirectTarget(vars.CDN_URL || vars.PUBLIC_BASE_URL, !!vars.CDN_URL, key, options.size);
+  const base = vars.PUBLIC_BASE_URL;
+  const secret = env.SIGNED_URL_SECRET;
+  let forLogo = redirectsFor.get(options);
+  if (!forLogo) redirectsFor.set(options, (forLogo = new WeakMap()));
+  let redirect = forLogo.get(logo);
+  if (!redirect || redirect.base !== base || redirect.vars !== vars || redirect.secret !== secret) {
+    const served = servedAs(logo, options);
+    redirect = { base, vars, secret, location: redirectTarget({ cdn: vars.CDN_URL, base, secret }, served), fallback: served.fallback };
+    forLogo.set(logo, redirect);
+  }
   // One plain header object: the hot path builds no Headers of its own.
-  return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": LOOKUP_CACHE, ...cors, ...limitHeaders } });
+  return new Response(null, {
+    status: 302,
+    headers: { Location: redirect.location, "Cache-Control": LOOKUP_CACHE, "X-Logo-Source": logo.source, ...cors, ...limitHeaders, ...redirect.fallback },
+  });
+}
+
+/**
+ * Warm redirects' answers, by the parsed options (remembered per query string) and the
+ * resolution (remembered per subject) they were built for, so a warm lookup neither builds
+ * nor hashes a string to find its Location. Both keys are the isolate's own objects, so the
+ * entries go when those are dropped.
+ */
+const redirectsFor = new WeakMap<
+  LookupOptions,
+  WeakMap<ResolvedLogo, { base: string; vars: ReturnType<typeof readVars>; secret: string | undefined; location: string; fallback: Record<string, string> }>
+>();
+
+/** What a lookup serves: which stored object, in which format, how wide, for which page. */
+interface Served {
+  key: string;
+  format: RequestFormat;
+  width: number;
+  page: "light" | "dark";
+  /** Set when the asked format could not be served: says what was served instead. */
+  fallback: Record<string, string>;
+}
+
+function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
+  const key = lookKey(logo, options);
+  const page = options.theme ?? "light";
+  const width = densityWidth(options.size, options.dpr, logo.width);
+  if (options.format !== "svg") return { key, format: options.format, width, page, fallback: {} };
+  // The vector original is the logo as it is: served only for a look its master serves, and
+  // only when the original is a vector that sanitised cleanly.
+  if (logo.renditions.vector && key === logo.masterKey) return { key: vectorKey(logo.masterKey, logo.renditions.version), format: "svg", width, page, fallback: {} };
+  return { key, format: "png", width, page, fallback: { "X-Logo-Format": "png" } };
 }
 
 /** `subject` is the validated subject, or the 400 message for one that is not valid. */
 async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
-  const warm = warmRedirect(c, subject);
-  if (warm) return warm;
   const identified = await identify(c);
   if (!identified.ok) return identified.response;
   const { caller } = identified;
@@ -126,68 +200,126 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   if ("invalid" in subject) return plainText(subject.invalid, 400, caller.cors);
 
   const now = Date.now();
-  const decision = await consumeLookup(c.env, caller.key, { now, defer: (work) => c.executionCtx.waitUntil(work) });
+  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const decision = await consumeLookup(c.env, caller.key, { now, defer });
   const limitHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) {
     return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
   }
+  const db = createDb(c.env.DB);
+  noteKeyUse(db, caller.key.id, defer, now);
 
-  const logo = await resolveLogo(createDb(c.env.DB), subject);
-  if (!logo) return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+  let logo = await resolveLogo(db, subject, now);
+  let miss: MissAnswer | null = null;
+  if (!logo && subject.kind === "domain") {
+    miss = await discoverOnMiss(c.env, subject.value, now);
+    if (miss.found) logo = await reresolve(db, subject);
+  }
+  if (!logo) {
+    const fallback = parsed.data.fallback ?? caller.key.fallback ?? "none";
+    if (fallback === "monogram") return monogramResponse(c, caller, subject, parsed.data, miss, limitHeaders);
+    return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
+  }
+  refreshIfStale(c.env, logo, (work) => c.executionCtx.waitUntil(work), now);
 
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    return redirectResponse(c, vars, logo, parsed.data, caller.cors, limitHeaders);
+    return redirectResponse(c.env, vars, logo, parsed.data, caller.cors, limitHeaders);
   }
-  const key = renditionKey(logo, parsed.data);
+  const served = servedAs(logo, parsed.data);
 
-  const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders });
-  headers.set("Content-Type", "image/png");
+  const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders, ...served.fallback });
+  headers.set("Content-Type", MIME_TYPES[served.format]);
+  if (served.format === "svg") headers.set("Content-Security-Policy", SVG_POLICY);
+  headers.set("X-Logo-Source", logo.source);
   if (caller.kind === "secret") {
-    for (const [name, value] of Object.entries(metadataHeaders(logo, parsed.data.size))) headers.set(name, value);
+    for (const [name, value] of Object.entries(metadataHeaders(logo, served.width))) headers.set(name, value);
   }
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-  const png = await renderPng(c.env, key, parsed.data.size, (work) => c.executionCtx.waitUntil(work));
-  if (!png) {
+  const bytes =
+    served.format === "svg"
+      ? await dependency("object storage", c.env.LOGOS.get(served.key).then((object) => object?.arrayBuffer() ?? null))
+      : await renderImage(c.env, served.key, { width: served.width, format: served.format, page: served.page }, (work) => c.executionCtx.waitUntil(work));
+  if (!bytes) {
     console.error(`lookup: object missing for logo ${logo.logoId}`);
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
-  headers.set("Content-Length", String(png.byteLength));
-  return new Response(png, { status: 200, headers });
+  headers.set("Content-Length", String(bytes.byteLength));
+  return new Response(bytes, { status: 200, headers });
 }
 
 /**
- * The stored rendition for the requested look: greyscale is its own rendition, and a logo that
- * would vanish on the requested background (dark ink on `dark`, light ink on `light`) is
- * served inverted.
+ * A miss answered with a monogram (`fallback=monogram`, or the key's default): the letter of
+ * the name the site gave itself when discovery looked at it, else of the domain. Cached for
+ * less than a logo: discovery may find the real one later (a minute while it is still under
+ * way). Redirect or bytes alike, the monogram is the answer itself: there is no object to
+ * redirect to.
  */
-export function renditionKey(logo: ResolvedLogo, options: Pick<LookupOptions, "greyscale" | "theme">): string {
-  const vanishes = (options.theme === "dark" && logo.tone === "dark") || (options.theme === "light" && logo.tone === "light");
-  if (vanishes && logo.invertedKey && logo.invertedGreyKey) return options.greyscale ? logo.invertedGreyKey : logo.invertedKey;
-  return options.greyscale ? logo.greyKey : logo.masterKey;
+function monogramResponse(
+  c: Context<AppEnv>,
+  caller: Caller,
+  subject: Subject,
+  options: LookupOptions,
+  miss: MissAnswer | null,
+  limitHeaders: Record<string, string>,
+): Response {
+  const site = miss && !miss.found ? miss.site : null;
+  // A ticker or name lookup letters what it names; a domain, the site's own name or itself.
+  const name = subject.kind === "domain" ? (site?.name ?? null) : subject.value;
+  const svg = monogramSvg({ domain: subject.value, name, brandColor: site?.brandColor ?? null, size: options.size, theme: options.theme, greyscale: options.greyscale });
+  const pending = miss !== null && !miss.found && miss.pending;
+  const headers: Record<string, string> = {
+    ...MONOGRAM_HEADERS,
+    "Cache-Control": `public, max-age=${pending ? 60 : 3600}`,
+    "X-Logo-Source": "monogram",
+    ...caller.cors,
+    ...limitHeaders,
+  };
+  if (caller.kind === "secret") {
+    Object.assign(headers, {
+      ...(subject.kind === "domain" ? { "X-Logo-Domain": subject.value } : {}),
+      "X-Company-Name": encodeURIComponent(name ?? ""),
+      "X-Logo-Width": String(options.size),
+      "X-Logo-Height": String(options.size),
+    });
+  }
+  const body = new TextEncoder().encode(svg);
+  headers["Content-Length"] = String(body.byteLength);
+  return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers });
 }
 
 /**
  * Where a redirect points: the CDN's image-resizing path over the R2 object when a CDN is
- * configured, otherwise this Worker's own asset route, which resizes through the Images
- * binding, so that following the redirect locally yields the real, transformed PNG.
+ * configured, otherwise this Worker's own asset route, which resizes and converts through the
+ * Images binding, so that following the redirect locally yields the real image. The asset
+ * route rounds unsigned widths to its ladder; the lookup signs its exact width. A vector is
+ * always served by the asset route, which adds the policy that forbids scripts.
  */
-export function redirectTarget(base: string, viaCdn: boolean, key: string, size: number): string {
-  if (viaCdn) return `${base}/cdn-cgi/image/width=${size},fit=contain,format=png/${key}`;
-  return `${base}/assets/${encodedKeys.remember(key, () => encodeAssetKey(key))}?width=${size}`;
+export function redirectTarget(to: { cdn: string; base: string; secret: string | undefined }, served: Omit<Served, "fallback">): string {
+  if (served.format === "svg") return `${to.base}/assets/${encodeAssetKey(served.key)}`;
+  const jpg = served.format === "jpg";
+  if (to.cdn) {
+    const options = `width=${served.width},fit=contain,format=${jpg ? "jpeg" : served.format}${jpg ? `,background=${served.page === "dark" ? "%23121212" : "white"}` : ""}`;
+    return `${to.cdn}/cdn-cgi/image/${options}/${served.key}`;
+  }
+  const query = `width=${to.secret ? served.width : ladderUp(served.width)}${served.format === "png" ? "" : `&format=${served.format}`}${jpg && served.page === "dark" ? "&theme=dark" : ""}`;
+  const url = `${to.base}/assets/${encodeAssetKey(served.key)}?${query}`;
+  return to.secret ? signAssetUrlPermanently(to.secret, url) : url;
 }
 
 /*
- * A warm lookup is mostly bookkeeping, and validating the query and encoding the asset key
- * were a third of it (npm run bench). Hotlinks repeat the same URLs, so the isolate remembers
- * both; entries are pure functions of their inputs and never go stale.
+ * A warm lookup is mostly bookkeeping, and validating the query and building the asset URL
+ * (encoding the key, signing the width) were a third of it (npm run bench). Hotlinks repeat
+ * the same URLs, so the isolate remembers both (the URL in redirectsFor); entries are pure
+ * functions of their inputs and never go stale.
  */
 const MEMO_SIZE = 10_000;
-const encodedKeys = new BoundedCache<string, string>(MEMO_SIZE);
 const parsedQueries = new BoundedCache<string, ParsedQuery>(MEMO_SIZE);
 
 interface ParsedQuery {
   options: ReturnType<typeof publishableOptions.safeParse>;
+  /** The publishable key of the query, as given. */
+  token: string | undefined;
   /** A secret key anywhere in the query, under any name, encoded or not. */
   carriesSecretKey: boolean;
 }
@@ -196,14 +328,19 @@ const SECRET_KEY = /sk_[0-9A-Za-z]{32}/;
 
 function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, string>): ParsedQuery {
   const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
-  return parsedQueries.remember(`${kind}${search}`, () => ({
-    options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(query()),
-    carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
-  }));
+  return parsedQueries.remember(`${kind}${search}`, () => {
+    const params = query();
+    return {
+      options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(params),
+      token: params.token,
+      carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
+    };
+  });
 }
 
 function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
   return {
+    ...(logo.brandColor ? { "X-Brand-Color": logo.brandColor } : {}),
     "X-Logo-Id": String(logo.logoId),
     "X-Company-Id": String(logo.companyId),
     // Header values are Latin-1: names travel percent-encoded UTF-8.
@@ -227,7 +364,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   const token = c.req.query("token");
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
-  const restriction = checkRestrictions(key, requestOrigin(c.req.raw.headers));
+  const restriction = checkRestrictions(key, c.req.raw.headers);
   if (!restriction.ok) return plainText(restriction.message, 403, restriction.headers);
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });
 }
@@ -266,6 +403,13 @@ function subjectOf(path: string): Subject | { invalid: string } {
 export const lookupRoutes = new Hono<AppEnv>()
   .options("/*", preflight)
   .on(["GET", "HEAD"], "/*", (c) => lookup(c, subjectOf(c.req.path)));
+
+/** Query parameters, each its first value, as the router's `c.req.query()` gives them. */
+function firstValues(search: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(search)) if (!Object.hasOwn(values, name)) values[name] = value;
+  return values;
+}
 
 function decodeURIComponentSafe(text: string): string {
   try {

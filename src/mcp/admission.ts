@@ -1,6 +1,8 @@
 import type { Logo, LogoVariant } from "../../schema";
 import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
+import { discoveredCatalogue } from "../discovery/onMiss";
+import { normaliseDomain } from "../lib/domain";
 import { admitCompanies, checkCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
@@ -31,10 +33,17 @@ export async function admittedLogo(ctx: ToolContext, logoId: number): Promise<Ad
 
 type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
 
-/** The best match of a search, and its logo of the preferred variant or else its best; not admitted yet. */
+/**
+ * The best match of a search, and its logo of the preferred variant or else its best; not
+ * admitted yet. A query that is a domain unknown to the catalogue asks the domain's own site.
+ */
 export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
-  const [company] = await searchCompanies(ctx.catalogue, query, 1);
-  const chosen = company ? chooseLogo(await logosOfCompany(ctx.catalogue, company.companyId), variant) : null;
+  let catalogue = ctx.catalogue;
+  let [company] = await searchCompanies(catalogue, query, 1);
+  const domain = company ? null : normaliseDomain(query.trim());
+  const discovered = domain?.ok ? await discoveredCatalogue(ctx.env, domain.domain) : null;
+  if (discovered) [company] = await searchCompanies((catalogue = discovered), query, 1);
+  const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company.companyId), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return ok({ company, ...chosen });
 }

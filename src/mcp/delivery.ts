@@ -1,17 +1,23 @@
 import type { z } from "zod";
 import type { Logo } from "../../schema";
 import { assetUrl } from "../assets/codec";
+import { ladderDown } from "../assets/widths";
+import { logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/queries";
-import { renderPng, scaledHeight } from "../images/transform";
+import { vectorKey } from "../images/keys";
+import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
 import { base64Length } from "../lib/encoding";
 import type { ToolContext } from "./context";
 import type { deliveryRecordSchema } from "./schemas";
 
 /**
  * How a logo leaves the MCP tools: its delivery record (spec "Logo delivery record") and its
- * PNG bytes. Every logo is delivered as its PNG master, or that master scaled down to
- * `maxWidth`; a `maxWidth` at or above the master's width changes nothing, so URLs and
- * resource URIs carry it only when it scales.
+ * bytes. Every logo is delivered as its master, or that master scaled down to `maxWidth`
+ * (rounded down to the public asset route's width ladder, so that the record's URL serves
+ * exactly what the record says); a `maxWidth` at or above the master's width changes nothing,
+ * so URLs and resource URIs carry it only when it scales. `format` is PNG unless asked
+ * otherwise; `svg` delivers the sanitised vector where the logo has one, and PNG (said so by
+ * the record's `format`) where it has none.
  */
 export const MAX_BASE64_CHARS = 5 * 1024 * 1024;
 
@@ -19,25 +25,47 @@ export type Delivery = z.infer<typeof deliveryRecordSchema>;
 
 /** The width a delivery scales to, or undefined when it serves the master as stored. */
 export function scaledWidth(logo: Pick<Logo, "width">, maxWidth: number | undefined): number | undefined {
-  return maxWidth !== undefined && maxWidth < logo.width ? maxWidth : undefined;
+  const width = maxWidth === undefined ? undefined : ladderDown(maxWidth);
+  return width !== undefined && width < logo.width ? width : undefined;
 }
 
 export const resourceUri = (logoId: number, width?: number) => `qt://logo/${logoId}${width === undefined ? "" : `?maxWidth=${width}`}`;
 
-/** What every record of a logo starts with: which logo, whose, and which variant. */
+/** What every seven-tool record of a logo starts with: which logo, whose, and which variant. */
 function logoIdentity(company: CompanyMatch, logo: Logo) {
-  return { logoId: logo.id, companyId: company.companyId, companyName: company.companyName, domain: company.domain, variant: logo.variant };
+  return {
+    logoId: logo.id,
+    companyId: company.companyId,
+    companyName: company.companyName,
+    domain: company.domain,
+    ...(company.brandColor ? { brandColor: company.brandColor } : {}),
+    variant: logo.variant,
+  };
 }
 
-export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, options: { maxWidth?: number; fallback?: boolean } = {}): Delivery {
-  const width = scaledWidth(logo, options.maxWidth);
-  const widthQuery = width === undefined ? "" : `?maxWidth=${width}`;
+/** The format a delivery is in: the one asked for, except svg for a logo without a vector. */
+export const deliveredFormat = (logo: Pick<Logo, "renditions">, format: RequestFormat = "png"): RequestFormat =>
+  format === "svg" && !logo.renditions.vector ? "png" : format;
+
+export function deliveryRecord(
+  base: string,
+  company: CompanyMatch,
+  logo: Logo,
+  options: { maxWidth?: number; fallback?: boolean; format?: RequestFormat } = {},
+): Delivery {
+  const format = deliveredFormat(logo, options.format);
+  // A vector has no pixel width to scale to.
+  const width = format === "svg" ? undefined : scaledWidth(logo, options.maxWidth);
+  const query = new URLSearchParams();
+  if (width !== undefined) query.set("maxWidth", String(width));
+  if (format !== "png" && format !== "svg") query.set("format", format);
+  const key = format === "svg" ? vectorKey(logo.masterKey, logo.renditions.version) : logo.masterKey;
   return {
     ...logoIdentity(company, logo),
     ...(options.fallback ? { variantFallback: true as const } : {}),
-    format: "png",
-    mimeType: "image/png",
-    url: `${assetUrl(base, logo.masterKey)}${widthQuery}`,
+    format,
+    mimeType: MIME_TYPES[format],
+    url: `${assetUrl(base, key)}${query.size > 0 ? `?${query}` : ""}`,
     resourceUri: resourceUri(logo.id, width),
     width: width ?? logo.width,
     height: width === undefined ? logo.height : scaledHeight(logo.width, logo.height, width),
@@ -45,6 +73,7 @@ export function deliveryRecord(base: string, company: CompanyMatch, logo: Logo, 
     sourceWidth: logo.width,
     sourceHeight: logo.height,
     dimensionsStatus: "known",
+    source: logoSourceOf(logo.sourceSet),
   };
 }
 
@@ -60,7 +89,11 @@ export function metadataRecord(company: CompanyMatch, logo: Logo) {
 /** The three-tool form's record: the stored size and the format the logo was imported in. */
 export function threeToolRecord(company: CompanyMatch, logo: Logo) {
   return {
-    ...logoIdentity(company, logo),
+    logoId: logo.id,
+    companyId: company.companyId,
+    companyName: company.companyName,
+    domain: company.domain,
+    variant: logo.variant,
     width: logo.width,
     height: logo.height,
     format: logo.format,
@@ -70,25 +103,33 @@ export function threeToolRecord(company: CompanyMatch, logo: Logo) {
 /** Largest master read for an upload to the file API (which takes far more; logos are never near it). */
 export const MAX_UPLOAD_BASE64 = 64 * 1024 * 1024;
 
-export type PngRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: "unavailable" | "too_large" };
+export type ImageRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: "unavailable" | "too_large" };
 
 /**
- * The PNG a delivery names, refused as `too_large` when its base64 would exceed `maxBase64`
- * characters (spec: 5 MB) before the bytes are read where the size is known up front.
- * `unavailable` covers a missing object and a failed resize alike.
+ * The image a delivery names (PNG unless `format` says otherwise), refused as `too_large` when
+ * its base64 would exceed `maxBase64` characters (spec: 5 MB) before the bytes are read where
+ * the size is known up front. `unavailable` covers a missing object and a failed resize alike.
  */
-export async function readPng(ctx: ToolContext, logo: Logo, maxWidth: number | undefined, maxBase64 = MAX_BASE64_CHARS): Promise<PngRead> {
+export async function readImage(
+  ctx: ToolContext,
+  logo: Logo,
+  maxWidth: number | undefined,
+  options: { maxBase64?: number; format?: RequestFormat } = {},
+): Promise<ImageRead> {
+  const maxBase64 = options.maxBase64 ?? MAX_BASE64_CHARS;
+  const format = deliveredFormat(logo, options.format);
   const width = scaledWidth(logo, maxWidth);
   try {
-    if (width === undefined) {
-      // Sized first, so an oversized object is never transferred at all.
-      const head = await ctx.env.LOGOS.head(logo.masterKey);
+    if (format === "svg" || (format === "png" && width === undefined)) {
+      // Stored as served: sized first, so an oversized object is never transferred at all.
+      const key = format === "svg" ? vectorKey(logo.masterKey, logo.renditions.version) : logo.masterKey;
+      const head = await ctx.env.LOGOS.head(key);
       if (head && base64Length(head.size) > maxBase64) return { ok: false, reason: "too_large" };
-      const object = head && (await ctx.env.LOGOS.get(logo.masterKey));
+      const object = head && (await ctx.env.LOGOS.get(key));
       if (!object) return { ok: false, reason: "unavailable" };
       return { ok: true, bytes: new Uint8Array(await object.arrayBuffer()) };
     }
-    const rendered = await renderPng(ctx.env, logo.masterKey, width, ctx.defer);
+    const rendered = await renderImage(ctx.env, logo.masterKey, { width: width ?? logo.width, format, page: "light" }, ctx.defer);
     if (!rendered) return { ok: false, reason: "unavailable" };
     if (base64Length(rendered.byteLength) > maxBase64) return { ok: false, reason: "too_large" };
     return { ok: true, bytes: new Uint8Array(rendered) };
@@ -102,4 +143,5 @@ export const RETRIEVAL_FAILED = "Unable to retrieve image. Try again or use retu
 export const TOO_LARGE = "Logo file exceeds 5MB. Use returnType: 'url' instead";
 
 /** A file name that says what the file is, for uploads: `logo-stripe.com-42.png`. */
-export const pngFileName = (domain: string, logoId: number) => `logo-${domain.replace(/[^a-z0-9.-]/gi, "_")}-${logoId}.png`;
+export const logoFileName = (domain: string, logoId: number, format: RequestFormat = "png") =>
+  `logo-${domain.replace(/[^a-z0-9.-]/gi, "_")}-${logoId}.${format}`;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { logoVariants } from "../../schema";
+import { requestFormats } from "../images/transform";
 
 /**
  * The parameters and records the tools share, with the spec's ranges ("Other limits") and
@@ -46,41 +47,42 @@ export function returnTypeSchema<const T extends readonly [string, ...string[]]>
     .describe(oneOf([`${first} (default)`, ...rest]));
 }
 
+export const formatSchema = z
+  .enum(requestFormats, { message: `format must be ${oneOf(requestFormats.map((f) => `'${f}'`))}` })
+  .default("png")
+  .describe("Image format: 'png' (default), 'webp', 'avif', 'jpg' (on white), or 'svg' (the sanitised vector where the logo has one; PNG otherwise, as the result's format says)");
+
+const brandColor = z.string().optional().describe("The company's brand colour, #rrggbb, where the catalogue knows it");
 const dimension = z.number().int().nullable();
 
-/** Logo metadata record (search result, seven-tool form). */
-export const logoMetadataSchema = z.object({
+/** What every record of a logo starts with: which logo, whose, and which variant. */
+const logoIdentitySchema = z.object({
   logoId: z.number(),
   companyId: z.number(),
   companyName: z.string(),
   domain: z.string(),
+  brandColor,
   variant: variantSchema,
+});
+
+/** Logo metadata record (search result, seven-tool form). */
+export const logoMetadataSchema = logoIdentitySchema.extend({
   sourceWidth: z.number(),
   sourceHeight: z.number(),
 });
 
 /** The three-tool form's record: output size and stored format instead of source size. */
-export const threeToolLogoSchema = z.object({
-  logoId: z.number(),
-  companyId: z.number(),
-  companyName: z.string(),
-  domain: z.string(),
-  variant: variantSchema,
+export const threeToolLogoSchema = logoIdentitySchema.omit({ brandColor: true }).extend({
   width: z.number(),
   height: z.number(),
   format: z.string(),
 });
 
 /** Logo delivery record (get_logo, fetch_logo, fetch_logos entries). */
-export const deliveryRecordSchema = z.object({
-  logoId: z.number(),
-  companyId: z.number(),
-  companyName: z.string(),
-  domain: z.string(),
-  variant: variantSchema,
+export const deliveryRecordSchema = logoIdentitySchema.extend({
   variantFallback: z.boolean().optional(),
-  format: z.literal("png"),
-  mimeType: z.literal("image/png"),
+  format: z.enum(requestFormats),
+  mimeType: z.string(),
   url: z.string(),
   resourceUri: z.string(),
   width: dimension,
@@ -88,6 +90,8 @@ export const deliveryRecordSchema = z.object({
   sourceWidth: dimension,
   sourceHeight: dimension,
   dimensionsStatus: z.enum(["known", "unknown"]),
+  /** Provenance, as X-Logo-Source on image answers. */
+  source: z.enum(["catalogue", "discovered"]),
 });
 
 export const usageSchema = z.object({

@@ -48,7 +48,7 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
  */
 
 /** Signs the browser in: a fresh id every time, and any session it brought along is ended (no fixation). */
-export async function replaceSession(c: Context<AppEnv>, db: Db, accountId: string): Promise<void> {
+export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, accountId: string): Promise<void> {
   await endSession(db, getCookie(c, SESSION_COOKIE));
   const session = await startSession(db, accountId);
   setCookie(c, SESSION_COOKIE, session.id, {
@@ -60,11 +60,11 @@ export async function replaceSession(c: Context<AppEnv>, db: Db, accountId: stri
   });
 }
 
-export function currentSession(c: Context<AppEnv>, db: Db): Promise<SessionAccount | null> {
+export function currentSession<E extends AppEnv>(c: Context<E>, db: Db): Promise<SessionAccount | null> {
   return sessionAccount(db, getCookie(c, SESSION_COOKIE));
 }
 
-export async function endBrowserSession(c: Context<AppEnv>, db: Db): Promise<void> {
+export async function endBrowserSession<E extends AppEnv>(c: Context<E>, db: Db): Promise<void> {
   await endSession(db, getCookie(c, SESSION_COOKIE));
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
 }
@@ -94,7 +94,7 @@ function fromThisSite(c: Context<AppEnv>): boolean {
 }
 
 /** The address sign-in attempts are counted by. */
-export function clientAddress(c: Context<AppEnv>): string {
+export function clientAddress<E extends AppEnv>(c: Context<E>): string {
   return c.req.header("cf-connecting-ip") ?? "unknown";
 }
 

@@ -28,8 +28,18 @@ export interface LogoOptions {
   /** Output width in pixels, 1-1200 (default 128); aspect ratio kept. */
   size?: number;
   greyscale?: boolean;
-  /** The background the logo goes on: a logo that would vanish on it comes inverted. */
+  /** The background the logo goes on: ink that would vanish on it comes lighter or darker, its hue kept. */
   theme?: "light" | "dark";
+  /**
+   * A domain without a logo: "monogram" answers with a generated SVG monogram (`source:
+   * "monogram"`, logoId and companyId 0) instead of NotFoundError; "none" insists on the
+   * error whatever the key's default.
+   */
+  fallback?: "monogram" | "none";
+  /** Image format (default png); `svg` is the sanitised vector where the logo has one, PNG otherwise (see `format` in the result). */
+  format?: "png" | "webp" | "avif" | "jpg" | "svg";
+  /** Pixel density: the image is `size × dpr` wide, but never wider than the stored master. */
+  dpr?: 1 | 2 | 3;
 }
 
 export interface LogoMetadata {
@@ -43,6 +53,12 @@ export interface LogoMetadata {
   sourceWidth: number;
   sourceHeight: number;
   contentType: string;
+  /** Where the image comes from: the catalogue, discovered on the domain's own site, or a generated monogram. */
+  source: "catalogue" | "discovered" | "monogram";
+  /** The format served: the one asked for, or png where an svg was asked of a raster-only logo. */
+  format: string;
+  /** The company's brand colour (`#rrggbb`), where the catalogue knows it. */
+  brandColor: string | null;
 }
 
 export interface Logo extends LogoMetadata {
@@ -121,7 +137,7 @@ export class LogoLookup {
     }
   }
 
-  /** A company's logo as PNG bytes with its metadata. */
+  /** A company's logo as image bytes (PNG unless `format` says otherwise) with its metadata. */
   async get(domain: string, options: LogoOptions = {}): Promise<Logo> {
     const response = await this.lookup(domain, options);
     const metadata = metadataOf(response);
@@ -186,6 +202,9 @@ export class LogoLookup {
     const params = new URLSearchParams({ size: String(size) });
     if (options.greyscale) params.set("greyscale", "true");
     if (options.theme) params.set("theme", options.theme);
+    if (options.fallback) params.set("fallback", options.fallback);
+    if (options.format && options.format !== "png") params.set("format", options.format);
+    if (options.dpr && options.dpr !== 1) params.set("dpr", String(options.dpr));
     return this.request(`/${encodeURIComponent(domain.trim())}?${params}`);
   }
 
@@ -199,7 +218,7 @@ export class LogoLookup {
       let response: Response;
       try {
         response = await this.fetcher(url, {
-          headers: { Authorization: `Bearer ${this.secretKey}`, Accept: "image/png, application/json" },
+          headers: { Authorization: `Bearer ${this.secretKey}`, Accept: "image/*, application/json" },
           signal: AbortSignal.timeout(this.timeoutMs),
         });
       } catch (cause) {
@@ -248,6 +267,8 @@ export class LogoLookup {
   }
 }
 
+const sourceOf = (value: string): LogoMetadata["source"] => (value === "discovered" || value === "monogram" ? value : "catalogue");
+
 function metadataOf(response: Response): LogoMetadata {
   const header = (name: string) => response.headers.get(name) ?? "";
   const number = (name: string) => Number(header(name));
@@ -262,8 +283,14 @@ function metadataOf(response: Response): LogoMetadata {
     sourceWidth: number("x-source-width"),
     sourceHeight: number("x-source-height"),
     contentType: header("content-type"),
+    source: sourceOf(header("x-logo-source")),
+    format: formatOf(header("content-type")),
+    brandColor: /^#[0-9a-f]{6}$/.test(header("x-brand-color")) ? header("x-brand-color") : null,
   };
 }
+
+const FORMATS: Record<string, string> = { "image/png": "png", "image/webp": "webp", "image/avif": "avif", "image/jpeg": "jpg", "image/svg+xml": "svg" };
+const formatOf = (contentType: string) => FORMATS[contentType.split(";")[0]!.trim()] ?? contentType;
 
 /**
  * The service answers lookups in plain text and its JSON surfaces as `{error: <message>,

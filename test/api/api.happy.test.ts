@@ -40,7 +40,7 @@ describe("REST API with a secret key", () => {
     });
     const logo = (body.logos as { url: string }[])[1]!;
     const image = await exports.default.fetch(logo.url);
-    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().files.master);
 
     for (const query of ["domain=www.stripe.dev", "ticker=NYSE:STRP", "name=stripe"]) {
       const found = await rest(`/v1/companies/lookup?${query}`, key);

@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeAssetKey, encodeAssetKey } from "../../src/assets/codec";
-import { darkLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addCompany } from "../helpers/catalogue";
 
 const BASE = "https://logos.test";
@@ -42,8 +42,10 @@ describe("GET /assets/{key}", () => {
 
   it("scales down to maxWidth, keeping the aspect, and never up", async () => {
     const { path } = await storedLogo();
+    // 20 is not on the width ladder: the largest rung under it serves.
     const small = await get(`${path}?maxWidth=20`);
-    expect(await env.IMAGES.info(small.body!)).toMatchObject({ width: 20, height: 10 });
+    expect(await env.IMAGES.info(small.body!)).toMatchObject({ width: 16, height: 8 });
+    expect(await env.IMAGES.info((await get(`${path}?maxWidth=10`)).body!)).toMatchObject({ width: 10, height: 5 });
     const large = await get(`${path}?maxWidth=3200`);
     expect(await env.IMAGES.info(large.body!)).toMatchObject({ width: 40, height: 20 });
     expect(small.headers.get("etag")).not.toBe(large.headers.get("etag"));
@@ -57,11 +59,60 @@ describe("GET /assets/{key}", () => {
     expect(await response.text()).toBe("");
   });
 
-  it.each(["maxWidth=0", "maxWidth=3201", "maxWidth=abc", "maxWidth=-5", "width=0", "maxWidth=10&width=10"])("refuses %s with 400", async (query) => {
+  it.each([
+    ["maxWidth=0", /^Invalid maxWidth/],
+    ["maxWidth=3201", /^Invalid maxWidth/],
+    ["maxWidth=abc", /^Invalid maxWidth/],
+    ["maxWidth=-5", /^Invalid maxWidth/],
+    ["width=0", /^Invalid width/],
+    ["maxWidth=10&width=10", /^Invalid maxWidth/],
+    ["format=gif", /^Invalid format/],
+    ["dpr=4", /^Invalid dpr/],
+    ["dpr=2&retina=1", /^Invalid retina/],
+    ["theme=blue", /^Invalid theme/],
+    ["width=10&width=20", /^Invalid query: a parameter is repeated$/],
+    ["size=10", /^Unknown parameter: size$/],
+  ])("refuses %s with 400", async (query, message) => {
     const { path } = await storedLogo();
     const response = await get(`${path}?${query}`);
     expect(response.status).toBe(400);
-    expect(await response.text()).toMatch(/^Invalid (maxWidth|width)/);
+    expect(await response.text()).toMatch(message);
+  });
+
+  it("converts to webp, avif and jpg, with dpr, and says PNG where a vector is asked of a raster", async () => {
+    const { path } = await storedLogo();
+    for (const [query, type, width] of [
+      ["width=16&format=webp", "image/webp", 16],
+      ["width=16&format=avif", "image/avif", 16],
+      ["width=16&format=jpg", "image/jpeg", 16],
+      ["width=16&dpr=2", "image/png", 32],
+      ["maxWidth=16&retina=true", "image/png", 32],
+      ["width=16&dpr=3", "image/png", 48],
+    ] as const) {
+      const response = await get(`${path}?${query}`);
+      expect(response.headers.get("content-type"), query).toBe(type);
+      expect(await env.IMAGES.info(response.body!), query).toMatchObject({ width });
+    }
+    const fallback = await get(`${path}?format=svg`);
+    expect([fallback.headers.get("content-type"), fallback.headers.get("x-logo-format")]).toEqual(["image/png", "png"]);
+  });
+
+  it("serves a sanitised vector as image/svg+xml under a policy that forbids scripts", async () => {
+    const domain = `vector-${crypto.randomUUID().slice(0, 8)}.com`;
+    await addCompany({ name: "Vector Co", domains: [domain] }, vectorLogo40x20());
+    const keys = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key);
+    const master = keys.find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+    const vector = keys.find((k) => k.endsWith(".v1.svg"))!;
+    for (const path of [`/assets/${encodeAssetKey(vector)}`, `/assets/${encodeAssetKey(master)}?format=svg`]) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get("content-type")).toBe("image/svg+xml");
+      expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await response.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    }
+    // The original as imported is never served, vector or not.
+    expect((await get(`/assets/${encodeAssetKey(keys.find((k) => k.includes(".original."))!)}`)).status).toBe(404);
   });
 
   it("serves nothing outside the logo renditions: 404, never another object", async () => {
@@ -112,6 +163,26 @@ describe("asset key codec", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("row 2: GET /assets/{key}?width=3200&junk=<random> without credentials", () => {
+  it("is refused, and unsigned widths render one image per rung of the ladder, cached under what they are", async () => {
+    const { path } = await storedLogo();
+    for (let i = 0; i < 3; i++) {
+      const response = await get(`${path}?width=3200&junk=${crypto.randomUUID()}`);
+      expect(response.status).toBe(400);
+      expect(await response.text()).toBe("Unknown parameter: junk");
+    }
+    // Eleven widths, one rendering: the same image, ETag and cache entry for all of them.
+    const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => get(`${path}?width=${1000 + i}`)));
+    expect(new Set(answers.map((a) => a.headers.get("etag"))).size).toBe(1);
+    expect(new Set(answers.map((a) => a.headers.get("x-image-width")))).toEqual(new Set(["1024"]));
+    const cached = await caches.default.match(`https://assets.logo-lookup.internal/v2/${path.slice("/assets/".length)}/1024/-/1/png`);
+    expect(cached?.status).toBe(200);
+    // Parameters in another order, or a signature that does not hold, are no new images either.
+    expect((await get(`${path}?format=png&width=1009`)).headers.get("etag")).toBe(answers[0]!.headers.get("etag"));
+    expect((await get(`${path}?width=1009&signature=${"A".repeat(43)}`)).status).toBe(403);
   });
 });
 

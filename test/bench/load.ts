@@ -13,19 +13,17 @@
  * delivery a duplicate; and workerd's memory (RSS) flat: sampled every second, it may grow
  * while caches and objects fill in the first half, not in the second.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import Stripe from "stripe";
 import { createAccount } from "../../src/accounts/accounts";
-import { importManifest } from "../../src/cli/importer/importManifest";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
-import { writeSeedManifest } from "../../src/cli/seed/seed";
 import { createKey } from "../../src/keys/apiKeys";
 import { accessTokenThroughOAuth } from "../helpers/oauthClient";
-import { bundleWorker, run, workerOptions, wrangler } from "../helpers/workerd";
+import { bundleWorker, seededState, workerOptions, workerdProcesses } from "../helpers/workerd";
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 500);
@@ -39,12 +37,8 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 /** Resident memory of the workerd processes this process started, in MiB. */
 function workerdRssMiB(): number {
   let kib = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+  for (const { pid } of workerdProcesses()) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (name !== "workerd" || parent !== process.pid) continue;
       kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
     } catch {
       // The process ended while we looked.
@@ -69,17 +63,11 @@ async function loop(workers: number, until: number, once: () => Promise<string>)
 
 async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "logo-lookup-load-"));
-  const state = join(work, "state");
   const dist = join(projectRoot, ".wrangler", "load", "dist");
   try {
     log("Bundling the Worker and preparing a local state…");
     bundleWorker(dist);
-    run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-    const seed = writeSeedManifest(join(work, "seed"));
-    const rows = readFileSync(seed.manifest, "utf8").split("\n").filter((line) => /"domains":\["github\.com"/.test(line));
-    const manifest = join(work, "seed", "load.jsonl");
-    writeFileSync(manifest, `${rows.join("\n")}\n`);
-    await importManifest(manifest, { persistTo: state });
+    const state = await seededState(work, /^github\.com$/);
 
     const platform = await openPlatform({ persistTo: state });
     const keys: string[] = [];

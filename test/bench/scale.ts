@@ -21,7 +21,7 @@
  *
  * The load: the triggers (full-text index, prefix list bookkeeping) are dropped for it and
  * put back after; the full-text index is filled in one pass from the finished tables (what the
- * triggers write row by row, as migrations/0010 fills it), and the prefix lists are computed
+ * triggers write row by row, as migrations/0009 fills it), and the prefix lists are computed
  * in Node with the write path's own searchPrefixesOf and list size (an insert-only history of
  * the write path leaves every list exactly the best SEARCH_PREFIX_LIST_SIZE of its prefix with
  * the next one as its floor, which is what is loaded).
@@ -52,7 +52,7 @@ if (sizes.some((size) => !Number.isInteger(size) || size < 1000)) throw new Erro
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Raise when the catalogue should be rebuilt for a reason the cache key cannot see. */
-const DATASET_VERSION = "2";
+const DATASET_VERSION = "3";
 const SEED = 20_261_102;
 const SPEC_LOGOS = 17_000_000;
 /** D1's maximum database size (developers.cloudflare.com/d1/platform/limits/), and the share to keep free. */
@@ -247,7 +247,7 @@ async function loadTables(d1: D1Database, size: number) {
   const domains = new InsertStatements("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ");
   const tickers = new InsertStatements("INSERT INTO company_tickers (ticker, exchange, company_id) VALUES ");
   const logos = new InsertStatements(
-    "INSERT INTO logos (company_id, variant, format, original_key, master_key, grey_key, inverted_key, inverted_grey_key, width, height, bytes, source_hash, content_hash, tone, source_set, licence, created_at, updated_at) VALUES ",
+    "INSERT INTO logos (company_id, variant, format, original_key, master_key, renditions, width, height, bytes, source_hash, content_hash, tone, source_set, licence, source_url, fetched_at, created_at, updated_at) VALUES ",
   );
   const lists = new PrefixLists();
   const counts = { companies: 0, domains: 0, tickers: 0, withAliases: 0, logos: 0 };
@@ -271,7 +271,7 @@ async function loadTables(d1: D1Database, size: number) {
     for (const logo of company.logos) {
       counts.logos++;
       logos.add(
-        `(${company.id},${literal(logo.variant)},${literal(logo.format)},${literal(logo.originalKey)},${literal(logo.masterKey)},${literal(logo.greyKey)},${literal(logo.invertedKey)},${literal(logo.invertedGreyKey)},${logo.width},${logo.height},${logo.bytes},${literal(logo.sourceHash)},${literal(logo.contentHash)},${literal(logo.tone)},${literal(logo.sourceSet)},${literal(logo.licence)},${now},${now})`,
+        `(${company.id},${literal(logo.variant)},${literal(logo.format)},${literal(logo.originalKey)},${literal(logo.masterKey)},${literal(JSON.stringify(logo.renditions))},${logo.width},${logo.height},${logo.bytes},${literal(logo.sourceHash)},${literal(logo.contentHash)},${literal(logo.tone)},${literal(logo.sourceSet)},${literal(logo.licence)},${literal(logo.sourceUrl)},${logo.fetchedAt?.getTime() ?? "NULL"},${now},${now})`,
       );
     }
     const searchable = { ...company, tickers: company.ticker ? [company.ticker.symbol] : [] };
@@ -290,7 +290,7 @@ async function loadTables(d1: D1Database, size: number) {
 
 /**
  * What the triggers would have written, row by row, in one pass from the same view
- * (catalogue_search_source, migrations/0010). Then the index's segments are merged.
+ * (catalogue_search_source, migrations/0009). Then the index's segments are merged.
  */
 async function fillSearchIndex(d1: D1Database, size: number) {
   const step = 100_000;
@@ -339,7 +339,7 @@ function databaseFile(state: string): string {
   return largest;
 }
 
-const KEY_COLUMNS = ["original_key", "master_key", "grey_key", "inverted_key", "inverted_grey_key"];
+const KEY_COLUMNS = ["original_key", "master_key"];
 const HASH_COLUMNS = ["source_hash", "content_hash"];
 
 /**
@@ -660,7 +660,7 @@ function reportSize(catalogue: Catalogue, measurement: Measurement, fresh: boole
   }
   console.log(`${"total".padEnd(26)} ${mib(total).padStart(11)} ${(total / build.companies).toFixed(1).padStart(10)}   (file ${mib(bytes.file)})`);
   console.log(
-    `Of the logos: R2 key columns ${(bytes.keyColumns / build.logos).toFixed(1)} B/logo (derivable from primary domain, variant, source set and content hash); ` +
+    `Of the logos: R2 key columns ${(bytes.keyColumns / build.logos).toFixed(1)} B/logo (the master's and the original's, derivable from primary domain, variant, source set, content hash and format); ` +
       `SHA-256 columns as hex rather than bytes ${(bytes.hexHashes / build.logos).toFixed(1)} B/logo.`,
   );
 

@@ -19,7 +19,7 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
   const add = (match: CompanyMatch | null | undefined, matchedBy: SearchHit["matchedBy"]) => {
     if (match && !seen.has(match.companyId) && hits.length < limit) {
       seen.add(match.companyId);
-      hits.push({ companyId: match.companyId, companyName: match.companyName, domain: match.domain, matchedBy });
+      hits.push({ companyId: match.companyId, companyName: match.companyName, domain: match.domain, brandColor: match.brandColor, matchedBy });
     }
   };
   const trimmed = query.trim();
@@ -38,7 +38,7 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
   // Every name of the range, in ranking order, a page at a time until enough pass the word check.
   for (let offset = 0; hits.length < limit; offset += PAGE) {
     const rows = await db.all<CompanyMatch & { indexed: string }>(sql`
-      SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, ${indexedText(sql`c`)} AS indexed
+      SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
       FROM companies c JOIN company_domains d ON d.company_id = c.id AND d.is_primary = 1
       WHERE c.name_key >= ${key} AND c.name_key < ${`${key}\u{10FFFF}`}
       ORDER BY c.name_key <> ${key}, c.prominence DESC, c.id LIMIT ${PAGE} OFFSET ${offset}`);
@@ -47,7 +47,7 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
   }
   // Every full-text match, by prominence.
   const others = await db.all<CompanyMatch>(sql`
-    SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain
+    SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor
     FROM catalogue_search f JOIN companies c ON c.id = f.rowid
     JOIN company_domains d ON d.company_id = c.id AND d.is_primary = 1
     WHERE catalogue_search MATCH ${match}

@@ -16,7 +16,8 @@
  */
 import type { LogoTone, LogoVariant, logos } from "../../schema";
 import { nameKey } from "../../src/catalogue/importLogo";
-import { originalKey, renditionKey } from "../../src/images/keys";
+import { masterKey, originalKey } from "../../src/images/keys";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
 
 export interface SyntheticCompany {
   id: number;
@@ -140,7 +141,6 @@ function syntheticLogos(random: () => number, primaryDomain: string): SyntheticL
     const contentHash = hex(random, 64);
     const tone = drawShare(random, toneShares);
     const parts = { primaryDomain, variant, sourceSet, contentHash };
-    const inverted = tone === "dark" || tone === "light";
     // SVGs are rasterised 1,200 px wide; rasters keep their size.
     const width = format === "svg" ? 1200 : 64 + Math.floor(random() * 449);
     const aspect = variant === "icon" ? 0.8 + random() * 0.2 : 0.15 + random() * 0.4;
@@ -148,10 +148,10 @@ function syntheticLogos(random: () => number, primaryDomain: string): SyntheticL
       variant,
       format,
       originalKey: originalKey(parts, format),
-      masterKey: renditionKey(parts, "master"),
-      greyKey: renditionKey(parts, "grey"),
-      invertedKey: inverted ? renditionKey(parts, "inverted") : null,
-      invertedGreyKey: inverted ? renditionKey(parts, "invertedGrey") : null,
+      masterKey: masterKey(parts),
+      // As the import decides them from pixels (src/images/renditions.ts): ink that vanishes on
+      // a page of its own tone gets a rendition for that page; white ink is lightened by default.
+      renditions: { version: RENDITIONS_VERSION, light: tone === "light", dark: tone === "dark", plain: tone === "light" ? "light" : "master", vector: format === "svg" },
       width,
       height: Math.max(1, Math.round(width * aspect)),
       bytes: 2_000 + Math.floor(random() ** 2 * 60_000),
@@ -160,6 +160,9 @@ function syntheticLogos(random: () => number, primaryDomain: string): SyntheticL
       tone,
       sourceSet,
       licence: drawShare(random, licenceShares),
+      // Imported, not discovered: no fetch provenance.
+      sourceUrl: null,
+      fetchedAt: null,
     };
   });
 }

@@ -6,6 +6,8 @@ import { type CompanyLogoInput, importCompanyLogo, nameKey } from "../../src/cat
 import { createDb } from "../../src/lib/db";
 import { fail, ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";
+import { logoObjectKeys } from "../../src/images/keys";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import { blackPng, preparedFrom, redPng } from "../fixtures/images";
 
 const db = createDb(env.DB);
@@ -58,7 +60,8 @@ describe("importCompanyLogo", () => {
     expect(logo!.contentHash).toBe(await sha256Hex(blackPng));
     const keys = await objectKeys();
     expect(keys).toHaveLength(5);
-    for (const key of [logo!.masterKey, logo!.greyKey, logo!.invertedKey, logo!.invertedGreyKey, logo!.originalKey]) {
+    expect(logo!.renditions).toEqual({ version: RENDITIONS_VERSION, light: false, dark: true, plain: "master", vector: false });
+    for (const key of logoObjectKeys(logo!)) {
       expect(keys).toContain(key);
       expect(key).toMatch(/^logos\/acme\.com\/icon\.test\.[0-9a-f]{16}\./);
     }
@@ -98,14 +101,14 @@ describe("importCompanyLogo", () => {
     await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
     const oldKeys = await objectKeys();
     const result = await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () =>
-      ok(await preparedFrom(redPng, { tone: "mixed", inverted: null, invertedGrey: null })),
+      ok(await preparedFrom(redPng, { tone: "mixed", files: { master: redPng, grey: redPng }, renditions: { version: RENDITIONS_VERSION, light: false, dark: false, plain: "master", vector: false } })),
     );
     expect(result.ok && result.value.outcome).toBe("updated");
     const newKeys = await objectKeys();
     expect(newKeys).toHaveLength(3);
     expect(newKeys.filter((k) => oldKeys.includes(k))).toEqual([]);
     const logo = (await db.select().from(logos).all())[0]!;
-    expect(logo).toMatchObject({ tone: "mixed", invertedKey: null, contentHash: await sha256Hex(redPng) });
+    expect(logo).toMatchObject({ tone: "mixed", renditions: { dark: false }, contentHash: await sha256Hex(redPng) });
     expect(await db.select().from(logos).all()).toHaveLength(1);
   });
 

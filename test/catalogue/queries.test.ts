@@ -31,7 +31,7 @@ async function add(name: string, domains: string[], extra: Partial<CompanyLogoIn
 beforeEach(async () => {
   await add("Stripe", ["stripe.com"], { prominence: 3 });
   await add("Stripe Bakery", ["stripebakery.example.com"]);
-  await add("GitHub", ["github.com"], { aliases: ["GH"] });
+  await add("GitHub", ["github.com"], { aliases: ["GH"], brandColor: "#181717" });
   await add("GitHub Docs", ["docs.github.com"]);
   await add("Coca-Cola", ["coca-cola.com"], { ticker: { symbol: "KO", exchange: "NYSE" } });
   await add("Meta", ["meta.com"], { aliases: ["Facebook"], ticker: { symbol: "META", exchange: "NASDAQ" } });
@@ -40,7 +40,7 @@ beforeEach(async () => {
 
 describe("findCompanyByDomain", () => {
   it("matches the exact host first, then its registrable domain", async () => {
-    expect(await findCompanyByDomain(db, "github.com")).toEqual({ companyId: ids.GitHub, companyName: "GitHub", domain: "github.com" });
+    expect(await findCompanyByDomain(db, "github.com")).toEqual({ companyId: ids.GitHub, companyName: "GitHub", domain: "github.com", brandColor: "#181717" });
     expect((await findCompanyByDomain(db, "docs.github.com"))?.companyName).toBe("GitHub Docs");
     expect((await findCompanyByDomain(db, "gist.github.com"))?.companyName).toBe("GitHub");
     expect(await findCompanyByDomain(db, "unknown.example")).toBeNull();

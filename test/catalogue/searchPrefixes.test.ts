@@ -120,7 +120,7 @@ describe("the prefix lists, kept by the import's write path", () => {
     });
     const kept = await snapshot();
 
-    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0010_"))!;
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0009_"))!;
     const rebuild = migration.queries.filter((q) => /search_prefix_staging/.test(q));
     expect(rebuild.length).toBeGreaterThan(0);
     await env.DB.batch([env.DB.prepare("DELETE FROM search_prefixes"), env.DB.prepare("DELETE FROM search_prefix_lists"), ...rebuild.map((q) => env.DB.prepare(q))]);

@@ -15,7 +15,7 @@ export interface CommandResult {
 }
 
 /** Runs one of the project's tools the way an operator would, against a private state directory. */
-export function tool(script: "admin" | "import" | "seed", args: string[], state: string): CommandResult {
+export function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string): CommandResult {
   const result = spawnSync(bin("tsx"), [join(root, "src/cli", `${script}.ts`), ...args, "--persist-to", state], {
     cwd: root,
     encoding: "utf8",

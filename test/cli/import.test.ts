@@ -3,6 +3,9 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { contrastOf } from "../../src/images/colour";
+import { logoObjectKeys, renditionKey, vectorKey } from "../../src/images/keys";
+import { PAGES } from "../../src/images/renditions";
 import { freshState, tool, withPlatform } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
@@ -69,10 +72,10 @@ describe("npm run import", () => {
     const acme = rows.find((l) => l.format === "svg")!;
     expect(acme).toMatchObject({ width: 1200, height: 600, variant: "full", tone: "dark", sourceSet: "fixtures", licence: "CC0-1.0" });
     const beta = rows.find((l) => l.format === "png")!;
-    expect(beta).toMatchObject({ width: 300, height: 100, tone: "opaque", sourceSet: "manifest", licence: "unknown", invertedKey: null });
+    expect(beta).toMatchObject({ width: 300, height: 100, tone: "opaque", sourceSet: "manifest", licence: "unknown", renditions: { light: false, dark: false, vector: false } });
   });
 
-  it("stores a PNG master, the original, a real greyscale and, for dark logos, inverted renditions", async () => {
+  it("stores a PNG master, the original, a real greyscale, the sanitised vector and, for dark ink, a rendition for dark pages", async () => {
     await withPlatform(state.dir, async ({ db, bucket }) => {
       const acme = (await db.select().from(logos).all()).find((l) => l.format === "svg")!;
       const read = async (key: string | null) => new Uint8Array(await (await bucket.get(key!))!.arrayBuffer());
@@ -80,12 +83,16 @@ describe("npm run import", () => {
       expect(master).toMatchObject({ format: "png", width: 1200, height: 600 });
       expect(new TextDecoder().decode(await read(acme.originalKey))).toBe(wideSvg("#111111"));
 
-      const grey = await sharp(await read(acme.greyKey)).metadata();
+      expect(acme.renditions).toMatchObject({ light: false, dark: true, plain: "master", vector: true });
+      const grey = await sharp(await read(renditionKey(acme.masterKey, "grey"))).metadata();
       expect(grey).toMatchObject({ format: "png", channels: 2, width: 1200, height: 600 });
-      const inverted = await sharp(await read(acme.invertedKey)).ensureAlpha().raw().toBuffer();
+      const dark = await sharp(await read(renditionKey(acme.masterKey, "dark"))).ensureAlpha().raw().toBuffer();
       const centre = (600 / 2) * 1200 * 4 + (1200 / 2) * 4;
-      expect([...inverted.subarray(centre, centre + 4)]).toEqual([0xee, 0xee, 0xee, 255]);
-      expect(acme.invertedGreyKey).toMatch(/\.inverted-grey\.png$/);
+      const [r, g, b, a] = dark.subarray(centre, centre + 4);
+      expect([r === g && g === b, a]).toEqual([true, 255]);
+      expect(contrastOf([r!, g!, b!], PAGES.dark)).toBeGreaterThanOrEqual(3);
+      expect(await bucket.head(renditionKey(acme.masterKey, "darkGrey"))).not.toBeNull();
+      expect(new TextDecoder().decode(await read(vectorKey(acme.masterKey)))).toContain('<rect x="10" y="10" width="180" height="80" fill="#111111"></rect>');
     });
   });
 
@@ -109,7 +116,7 @@ describe("npm run import", () => {
     expect(acmeAfter.contentHash).not.toBe(acmeBefore.contentHash);
     expect(after.objects).toHaveLength(before.objects.length);
     expect(after.objects).not.toContain(acmeBefore.masterKey);
-    const referenced = after.logos.flatMap((l) => [l.originalKey, l.masterKey, l.greyKey, l.invertedKey, l.invertedGreyKey]).filter(Boolean).sort();
+    const referenced = after.logos.flatMap((l) => logoObjectKeys(l)).sort();
     expect(after.objects).toEqual(referenced);
   });
 

@@ -3,10 +3,11 @@ import { createServer, type Server } from "node:http";
 /**
  * A stand-in for the part of Stripe's API the service calls, on 127.0.0.1: Checkout Sessions
  * created (`POST /v1/checkout/sessions`, form-encoded with bracketed keys) and retrieved
- * (`GET /v1/checkout/sessions/{id}`), with Stripe's bearer authentication and error shape
+ * (`GET /v1/checkout/sessions/{id}`), and customer portal sessions created
+ * (`POST /v1/billing_portal/sessions`), with Stripe's bearer authentication and error shape
  * (`{error: {type, code, message}}`). Tests drive it through two routes of its own:
- * `POST /_complete/{id}` marks a session paid, as a customer finishing checkout would, and
- * `GET /_sessions/{id}` shows the parameters it was created with.
+ * `POST /_complete/{id}` marks a checkout session paid, as a customer finishing checkout would,
+ * and `GET /_sessions/{id}` shows the parameters a session (checkout or portal) was created with.
  */
 export const FAKE_STRIPE_SECRET_KEY = "sk_test_fake_0123456789";
 
@@ -29,7 +30,7 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       res.end(JSON.stringify(body));
     };
 
-    const control = /^\/_(complete|sessions)\/(cs_\w+)$/.exec(url.pathname);
+    const control = /^\/_(complete|sessions)\/((?:cs|bps)_\w+)$/.exec(url.pathname);
     if (control) {
       const stored = sessions.get(control[2]!);
       if (!stored) return send({ status: 404, body: { error: "no such session" } });
@@ -62,6 +63,27 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
         cancel_url: params.cancel_url ?? null,
         subscription: null,
         livemode: false,
+      };
+      sessions.set(id, { params, session });
+      return send({ status: 200, body: session });
+    }
+    if (req.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
+      const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
+      if (!params.customer) return send(stripeError(400, "invalid_request_error", "Missing required param: customer.", "parameter_missing"));
+      if (!params.customer.startsWith("cus_")) return send(stripeError(400, "invalid_request_error", `No such customer: '${params.customer}'`, "resource_missing"));
+      const id = `bps_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
+      const session = {
+        id,
+        object: "billing_portal.session",
+        configuration: "bpc_fake_default",
+        created: Math.floor(Date.now() / 1000),
+        customer: params.customer,
+        flow: null,
+        livemode: false,
+        locale: null,
+        on_behalf_of: null,
+        return_url: params.return_url ?? null,
+        url: `https://billing.stripe.com/p/session/test_${id.slice(4)}`,
       };
       sessions.set(id, { params, session });
       return send({ status: 200, body: session });

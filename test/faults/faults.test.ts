@@ -97,6 +97,13 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
     }
   });
 
+  it("portal pages answer a 503 page when D1 does", async () => {
+    const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/portal`, { headers: { Cookie: "session=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG" } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(await response.text()).toContain("The portal is briefly unavailable");
+  });
+
   it("portal sign-in answers JSON 503 when the limiter or D1 does", async () => {
     const { email } = await mcpAccount();
     for (const vars of [{ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }, { DB: brokenDatabase(fault) }] as Partial<Env>[]) {

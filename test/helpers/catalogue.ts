@@ -14,7 +14,7 @@ export async function addCompany(input: Partial<CompanyLogoInput> & { name: stri
   const result = await importCompanyLogo(
     db,
     env.LOGOS,
-    { aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: await sha256Hex(image.master), ...input },
+    { aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: await sha256Hex(image.files.master), ...input },
     async () => ok(image),
   );
   if (!result.ok) throw new Error(result.error.message);

@@ -1,7 +1,10 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { importManifest } from "../../src/cli/importer/importManifest";
 import { projectRoot } from "../../src/cli/platform";
+import { writeSeedManifest } from "../../src/cli/seed/seed";
 
 /**
  * Running the Worker on workerd from Node, as the benchmarks and the conformance run do:
@@ -41,4 +44,36 @@ export function workerOptions(dist: string, name: string, vars: Record<string, s
     bindings: { ...(base.bindings as object), ...vars },
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
   };
+}
+
+/** The /proc entries (stat fields after the name, and the pid) of the workerd processes this process started. */
+export function workerdProcesses(): { pid: string; stat: string[] }[] {
+  const found: { pid: string; stat: string[] }[] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (name === "workerd" && Number(fields[1]) === process.pid) found.push({ pid, stat: fields });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * A fresh local state under `work` with the migrations applied and the seed catalogue's logos
+ * of the primary domains `domains` matches imported: what the bench and load runs start from.
+ */
+export async function seededState(work: string, domains: RegExp): Promise<string> {
+  const state = join(work, "state");
+  run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  const seed = writeSeedManifest(join(work, "seed"));
+  const primary = (line: string) => /"domains":\["([^"]+)"/.exec(line)?.[1] ?? "";
+  const rows = readFileSync(seed.manifest, "utf8").split("\n").filter((line) => domains.test(primary(line)));
+  const manifest = join(work, "seed", "slice.jsonl");
+  writeFileSync(manifest, `${rows.join("\n")}\n`);
+  await importManifest(manifest, { persistTo: state });
+  return state;
 }

@@ -1,27 +1,82 @@
 import { describe, expect, it } from "vitest";
-import { renditionPixels } from "../../src/images/renditions";
+import { contrastOf, hueDistance, toOklch } from "../../src/images/colour";
+import { lookRendition, type RenditionSet } from "../../src/images/keys";
+import { dominantInk, PAGES, type Pixels, renditionPixels } from "../../src/images/renditions";
 
-/** A w×1 RGBA strip of one colour, with `transparent` fully transparent pixels after it. */
-function strip(rgb: [number, number, number], opaque: number, transparent = opaque) {
-  const data = new Uint8Array((opaque + transparent) * 4);
-  for (let i = 0; i < opaque; i++) data.set([...rgb, 255], i * 4);
-  return { width: opaque + transparent, height: 1, channels: 4 as const, data };
+/** An RGBA image from rows of characters, one colour per character; "." is transparent. */
+function picture(rows: string[], colours: Record<string, [number, number, number]>): Pixels {
+  const width = rows[0]!.length;
+  const data = new Uint8Array(width * rows.length * 4);
+  rows.forEach((row, y) =>
+    [...row].forEach((ch, x) => {
+      if (ch !== ".") data.set([...colours[ch]!, 255], (y * width + x) * 4);
+    }),
+  );
+  return { width, height: rows.length, channels: 4, data };
 }
+const pixel = (p: Pixels, x: number, y: number) => [...p.data.slice((y * p.width + x) * 4, (y * p.width + x) * 4 + 3)] as [number, number, number];
 
 describe("renditions from pixels", () => {
-  it("black ink on transparency is dark, and gets inverted renditions with alpha kept", () => {
-    const r = renditionPixels(strip([0, 0, 0], 70));
-    expect(r.tone).toBe("dark");
-    expect([...r.inverted!.data.slice(0, 4)]).toEqual([255, 255, 255, 255]);
-    expect([...r.inverted!.data.slice(-4)]).toEqual([255, 255, 255, 0]);
-    expect([...r.grey.data.slice(0, 2)]).toEqual([0, 255]);
-    expect([...r.invertedGrey!.data.slice(0, 2)]).toEqual([255, 255]);
+  it("black ink on transparency gets a light rendition for dark pages, alpha kept, and none for light pages", () => {
+    const r = renditionPixels(picture(["....", ".##.", ".##.", "...."], { "#": [0, 0, 0] }));
+    expect(r.light).toBeNull();
+    expect(pixel(r.dark!, 1, 1)).toEqual([255, 255, 255]);
+    expect(r.dark!.data[3]).toBe(0);
+    expect([...r.grey.data.slice(10, 12)]).toEqual([0, 255]);
+    expect([...r.darkGrey!.data.slice(10, 12)]).toEqual([255, 255]);
+    expect(r.plain).toBe("master");
   });
 
-  it("a mid-tone mark is mixed and has no inverted renditions; a full-bleed image is opaque", () => {
-    const green = renditionPixels(strip([30, 160, 80], 70));
-    expect(green.tone).toBe("mixed");
-    expect(green.inverted).toBeNull();
-    expect(renditionPixels(strip([0, 0, 0], 140, 0)).tone).toBe("opaque");
+  it("ink with enough contrast is served unchanged; navy turns light and stays blue", () => {
+    const red = renditionPixels(picture([".....", ".###.", "....."], { "#": [255, 0, 0] }));
+    expect([red.light, red.dark]).toEqual([null, null]);
+    const navy = renditionPixels(picture([".....", ".###.", "....."], { "#": [26, 31, 113] }));
+    const light = pixel(navy.dark!, 2, 1);
+    expect(contrastOf(light, PAGES.dark)).toBeGreaterThanOrEqual(3);
+    expect(toOklch(light).l).toBeGreaterThan(toOklch([26, 31, 113]).l);
+    expect(hueDistance(toOklch(light).h, toOklch([26, 31, 113]).h)).toBeLessThan(5);
+  });
+
+  it("changes only the ink the page reaches: a white mark inside red stays white on white", () => {
+    const rows = ["........", ".RRRRRR.", ".RWWWWR.", ".RRRRRR.", "........"];
+    const r = renditionPixels(picture(rows, { R: [255, 0, 0], W: [255, 255, 255] }));
+    expect(r.light).toBeNull();
+    expect(r.plain).toBe("master");
+  });
+
+  it("white ink is served dark by default, since the page is most often white", () => {
+    const r = renditionPixels(picture([".....", ".###.", "....."], { "#": [255, 255, 255] }));
+    expect(r.plain).toBe("light");
+    expect(pixel(r.light!, 2, 1)).toEqual([0, 0, 0]);
+    const set: RenditionSet = { version: 1, light: true, dark: false, plain: r.plain, vector: false };
+    expect(lookRendition(set, { greyscale: false })).toBe("light");
+    expect(lookRendition(set, { greyscale: true, theme: "dark" })).toBe("grey");
+  });
+
+  it("a glyph on a badge whose colour flips flips the other way, so it stays legible", () => {
+    const rows = [".......", ".BBBBB.", ".BWWWB.", ".BBBBB.", "......."];
+    const r = renditionPixels(picture(rows, { B: [0, 0, 0], W: [255, 255, 255] }));
+    expect(pixel(r.dark!, 1, 1)).toEqual([255, 255, 255]);
+    expect(contrastOf(pixel(r.dark!, 3, 2), pixel(r.dark!, 1, 1))).toBeGreaterThanOrEqual(3);
+    expect(dominantInk(r.dark!)).toEqual([255, 255, 255]);
+  });
+
+  it("a full-bleed tile is served as it is by default, and on a page of its own colour the tile changes, its content following", () => {
+    const rows = ["BBBBBBB", "BBRRRBB", "BBRRRBB", "BBBBBBB"];
+    const r = renditionPixels(picture(rows, { B: [0, 0, 0], R: [177, 6, 15] }));
+    expect(r.plain).toBe("master");
+    expect(r.light).toBeNull();
+    expect(pixel(r.dark!, 0, 0)).toEqual([255, 255, 255]);
+    // The dim red is reached through the tile, so it is lightened too: still red, legible on both.
+    const red = pixel(r.dark!, 3, 1);
+    expect(hueDistance(toOklch(red).h, toOklch([177, 6, 15]).h)).toBeLessThan(5);
+    expect(contrastOf(red, PAGES.dark)).toBeGreaterThanOrEqual(3);
+    expect(contrastOf(red, [255, 255, 255])).toBeGreaterThanOrEqual(3);
+  });
+
+  it("keeps each pixel's luminance in greyscale, so grey renditions have the colour's contrast", () => {
+    const r = renditionPixels(picture(["#"], { "#": [255, 0, 0] }));
+    const grey = r.grey.data[0]!;
+    expect(Math.abs(contrastOf([grey, grey, grey], PAGES.dark) - contrastOf([255, 0, 0], PAGES.dark))).toBeLessThan(0.05);
   });
 });

@@ -43,13 +43,18 @@ describe("readVars", () => {
       STRIPE_PRICE_LAUNCH: "price_other_launch",
       STRIPE_PRICE_GROWTH: "price_other_growth",
       STRIPE_PRICE_ENTERPRISE: "price_other_enterprise",
+      SIGNUP: "off",
+      DISCOVERY: "off",
+      DISCOVERY_BUDGET_MS: "100",
+      DISCOVERY_MISS_TTL_S: "60",
+      DISCOVERY_RESOLVE: "a.test=127.0.0.1:9",
     };
     const names = Object.keys(varsSchema.shape);
     for (const name of names) {
       const value = changed[name];
       expect(value, `a changed value for ${name}`).toBeDefined();
       readVars(env);
-      expect((readVars({ ...env, [name]: value } as Env) as Record<string, unknown>)[name]).toBe(value);
+      expect(String((readVars({ ...env, [name]: value } as Env) as Record<string, unknown>)[name])).toBe(value);
     }
   });
 });

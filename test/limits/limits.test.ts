@@ -72,3 +72,51 @@ describe("CompanyQuota", () => {
     expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
   });
 });
+
+describe("daily history for usage reports", () => {
+  const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+
+  it("counts admitted requests per UTC day under a counter, gives back released ones, and never counts refusals", async () => {
+    const limiter = rateLimiterFor(env, "key:history");
+    const windows = [{ name: "lookup-minute", period: "minute" as const, limit: 5 }];
+    await limiter.consume(windows, 3, at("2026-11-21T23:59:10Z"), "lookup");
+    expect((await limiter.consume(windows, 3, at("2026-11-21T23:59:20Z"), "lookup")).allowed).toBe(false);
+    const leased = await limiter.lease(windows, 10, at("2026-11-22T00:00:05Z"), "lookup");
+    expect(leased.granted).toBe(1);
+    await limiter.consume(windows, 2, at("2026-11-22T08:00:00Z"), "lookup");
+    // A counter of its own, and calls naming none, stay out of it.
+    await limiter.consume(windows, 1, at("2026-11-22T09:00:00Z"), "other");
+    await limiter.consume(windows, 1, at("2026-11-22T09:00:00Z"));
+    await limiter.release(windows, 1, at("2026-11-22T00:00:05Z"), "lookup");
+    expect(await limiter.history("lookup", [day("2026-11-20"), day("2026-11-21"), day("2026-11-22")])).toEqual([0, 3, 2]);
+    expect(await limiter.history("other", [day("2026-11-22")])).toEqual([1]);
+  });
+
+  it("keeps at least 90 days of history", async () => {
+    const limiter = rateLimiterFor(env, "key:history-retention");
+    const quota = companyQuotaFor(env, "history-retention");
+    const first = day("2026-08-01");
+    await limiter.consume([], 4, first + 3_600_000, "mcp_request");
+    await quota.admit([1, 2], 30, first + 3_600_000);
+    const ninetyDaysLater = first + 90 * 86_400_000;
+    await limiter.consume([], 1, ninetyDaysLater, "mcp_request");
+    await quota.admit([3], 30, ninetyDaysLater);
+    expect(await limiter.history("mcp_request", [first, ninetyDaysLater])).toEqual([4, 1]);
+    expect(await quota.history([first, first + 86_400_000, ninetyDaysLater])).toEqual([2, 0, 1]);
+    // Past the kept days, a day is forgotten by the next write.
+    const later = first + 101 * 86_400_000;
+    await limiter.consume([], 1, later, "mcp_request");
+    await quota.admit([4], 30, later);
+    expect(await limiter.history("mcp_request", [first, ninetyDaysLater, later])).toEqual([0, 1, 1]);
+    expect(await quota.history([first, ninetyDaysLater, later])).toEqual([0, 1, 1]);
+  });
+
+  it("counts each day's unique companies, not the calls that touched them", async () => {
+    const quota = companyQuotaFor(env, "history-unique");
+    const now = at("2026-11-22T10:00:00Z");
+    await quota.admit([1, 2], 30, now);
+    await quota.admit([2, 3], 30, now);
+    await quota.admit([3], 30, now);
+    expect(await quota.history([day("2026-11-22")])).toEqual([3]);
+  });
+});

@@ -12,6 +12,7 @@ const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["pl
   allowedOrigins: [],
   requireAttribution: false,
   perMinuteOverride,
+  fallback: null,
 });
 
 describe("lookup limits", () => {

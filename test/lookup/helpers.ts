@@ -2,6 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { decodeAssetKey } from "../../src/assets/codec";
+import type { PreparedImage } from "../../src/catalogue/importLogo";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 
@@ -9,11 +10,13 @@ export const BASE = "https://logos.test";
 
 let companies = 0;
 /** A fresh company per call, so the isolate's resolve cache never carries over between tests. */
-export async function freshCompany(overrides: { ticker?: { symbol: string; exchange: string }; name?: string } = {}) {
+export async function freshCompany(
+  overrides: { ticker?: { symbol: string; exchange: string }; name?: string; brandColor?: string; image?: PreparedImage } = {},
+) {
   const n = ++companies;
   const domain = `acme-${n}-${crypto.randomUUID().slice(0, 8)}.com`;
   const name = overrides.name ?? `Acme ${n} ${domain.slice(-12, -4)}`;
-  const written = await addCompany({ name, domains: [domain], ticker: overrides.ticker }, darkLogo40x20());
+  const written = await addCompany({ name, domains: [domain], ticker: overrides.ticker, brandColor: overrides.brandColor }, overrides.image ?? darkLogo40x20());
   return { domain, name, ...written };
 }
 

@@ -35,6 +35,12 @@ describe("400 naming the parameter", () => {
     ["size=", /^Invalid size/],
     ["greyscale=maybe", /^Invalid greyscale: must be true, 1, yes, false, 0 or no$/],
     ["theme=blue", /^Invalid theme: must be light or dark$/],
+    ["format=gif", /^Invalid format: must be png, webp, avif, jpg, svg$/],
+    ["format=PNG", /^Invalid format/],
+    ["dpr=4", /^Invalid dpr: must be 1, 2 or 3$/],
+    ["dpr=1.5", /^Invalid dpr/],
+    ["retina=sure", /^Invalid retina: must be true, 1, yes, false, 0 or no$/],
+    ["dpr=2&retina=true", /^Invalid retina: give dpr or retina, not both$/],
   ])("%s", async (query, message) => {
     const { domain } = await freshCompany();
     const token = await freshKey();

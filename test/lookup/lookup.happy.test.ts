@@ -22,8 +22,9 @@ describe("GET /{domain}: redirect (the default)", () => {
     expect(reset).toBeGreaterThan(before);
     expect(reset).toBeLessThanOrEqual(before + 61);
     const location = response.headers.get("location")!;
-    // No public base URL is configured here: the Location is relative (never the request's Host).
-    expect(location).toMatch(/^\/assets\/[A-Za-z0-9_-]+\?width=128$/);
+    // Relative (no public base URL is configured here, and never the request's Host), and
+    // signed, so the asset route serves this exact width rather than its ladder's.
+    expect(location).toMatch(/^\/assets\/[A-Za-z0-9_-]+\?width=128&signature=[\w-]{43}$/);
     expect(assetKeyOf(location)).toMatch(new RegExp(`^logos/${domain.replaceAll(".", "\\.")}/icon\\.test\\.[0-9a-f]{16}\\.png$`));
   });
 
@@ -41,12 +42,12 @@ describe("GET /{domain}: redirect (the default)", () => {
 
   it.each([
     ["", ".png"],
-    ["&greyscale=true", ".grey.png"],
-    ["&greyscale=YES", ".grey.png"],
+    ["&greyscale=true", ".v1.grey.png"],
+    ["&greyscale=YES", ".v1.grey.png"],
     ["&greyscale=0", ".png"],
     ["&theme=light", ".png"],
-    ["&theme=dark", ".inverted.png"],
-    ["&theme=dark&greyscale=1", ".inverted-grey.png"],
+    ["&theme=dark", ".v1.dark.png"],
+    ["&theme=dark&greyscale=1", ".v1.dark-grey.png"],
   ])("serves the rendition for %j", async (query, suffix) => {
     const { domain } = await freshCompany();
     const token = await freshKey();
@@ -143,6 +144,7 @@ describe("the secret-key path (server SDK)", () => {
       "x-logo-height": "600",
       "x-source-width": "40",
       "x-source-height": "20",
+      "x-logo-source": "catalogue",
     });
     expect(await imageInfo(response)).toMatchObject({ width: 1200, height: 600 });
   });

@@ -4,6 +4,7 @@ import { expect } from "vitest";
 import type { Plan } from "../../schema";
 import { oauthHelpers } from "../../src/oauth/authorizationServer";
 import { addCompany } from "../helpers/catalogue";
+import type { PreparedImage } from "../../src/catalogue/importLogo";
 import { darkLogo40x20 } from "../fixtures/images";
 import { authorizeUrl, BASE, exchangeCode, mcpAccount, pkcePair, registerClient } from "../oauth/helpers";
 
@@ -70,9 +71,20 @@ export function failure(result: CallToolResult): string {
 
 let companies = 0;
 /** A company with an icon and, optionally, a wordmark, both 40×20 PNGs. */
-export async function company(name: string, domains: string[], options: { full?: boolean; icon?: boolean; ticker?: string; aliases?: string[]; prominence?: number } = {}) {
-  const base = { name, domains, aliases: options.aliases ?? [], prominence: options.prominence ?? 0, ...(options.ticker ? { ticker: { symbol: options.ticker, exchange: "NYSE" } } : {}) };
-  const image = { ...darkLogo40x20(), contentHash: `${++companies}`.padStart(64, "a") };
+export async function company(
+  name: string,
+  domains: string[],
+  options: { full?: boolean; icon?: boolean; ticker?: string; aliases?: string[]; prominence?: number; brandColor?: string; image?: PreparedImage } = {},
+) {
+  const base = {
+    name,
+    domains,
+    aliases: options.aliases ?? [],
+    prominence: options.prominence ?? 0,
+    brandColor: options.brandColor,
+    ...(options.ticker ? { ticker: { symbol: options.ticker, exchange: "NYSE" } } : {}),
+  };
+  const image = { ...(options.image ?? darkLogo40x20()), contentHash: `${++companies}`.padStart(64, "a") };
   const ids: { companyId: number; icon?: number; full?: number } = { companyId: 0 };
   if (options.icon !== false) {
     const icon = await addCompany({ ...base, variant: "icon" }, image);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
 import { feedback } from "../../schema";
 import { db } from "../helpers/catalogue";
-import { darkLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { BASE } from "../oauth/helpers";
 import { agent, assetPath, company, structured } from "./helpers";
 
@@ -61,7 +61,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     const image = await exports.default.fetch(record.url as string);
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
-    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().files.master);
   });
 
   it("get_logo with maxWidth scales down only, and base64 is the PNG itself", async () => {
@@ -79,7 +79,50 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
 
     const larger = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 3200, returnType: "base64" }));
     expect(larger).toMatchObject({ width: 40, height: 20, resourceUri: `qt://logo/${acme.icon}` });
-    expect(larger.base64).toBe(pngBase64(darkLogo40x20().master));
+    expect(larger.base64).toBe(pngBase64(darkLogo40x20().files.master));
+  });
+});
+
+describe("seven-tool form: formats and brand colours", () => {
+  const bytesOf = (base64: string) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+
+  it("get_logo and fetch_logo deliver WebP, AVIF and JPEG on request, PNG by default, with the brand colour", async () => {
+    const acme = await company("Format Co", ["formatco.example"], { brandColor: "#ff6600" });
+    const { call } = await agent();
+    const png = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon }));
+    expect(png).toMatchObject({ format: "png", mimeType: "image/png", brandColor: "#ff6600" });
+
+    for (const [format, mimeType, isIt] of [
+      ["webp", "image/webp", (b: Uint8Array) => String.fromCharCode(...b.slice(8, 12)) === "WEBP"],
+      ["avif", "image/avif", (b: Uint8Array) => String.fromCharCode(...b.slice(4, 8)) === "ftyp"],
+      ["jpg", "image/jpeg", (b: Uint8Array) => b[0] === 0xff && b[1] === 0xd8],
+    ] as const) {
+      const record = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format }));
+      expect(record, format).toMatchObject({ format, mimeType, width: 16, height: 8 });
+      expect(isIt(bytesOf(record.base64 as string)), format).toBe(true);
+      expect(record.url).toMatch(new RegExp(`\\?maxWidth=16&format=${format}$`));
+      const image = await exports.default.fetch(record.url as string);
+      expect(image.headers.get("content-type"), format).toBe(mimeType);
+      expect(await env.IMAGES.info(image.body!), format).toMatchObject({ width: 16 });
+    }
+    const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Format Co", format: "webp", returnType: "base64" }));
+    expect(fetched).toMatchObject({ ok: true, format: "webp", mimeType: "image/webp", brandColor: "#ff6600" });
+    expect(String.fromCharCode(...bytesOf(fetched.base64 as string).slice(8, 12))).toBe("WEBP");
+    const searched = structured<{ results: Record<string, unknown>[] }>(await call("search_logos", { query: "Format Co" }));
+    expect(searched.results[0]).toMatchObject({ brandColor: "#ff6600" });
+  });
+
+  it("format svg delivers the sanitised vector where there is one, and says png where there is none", async () => {
+    const vector = await company("Vector Labs", ["vectorlabs.example"], { image: vectorLogo40x20() });
+    const raster = await company("Raster Labs", ["rasterlabs.example"]);
+    const { call } = await agent();
+    const svg = structured<Record<string, unknown>>(await call("get_logo", { logoId: vector.icon, format: "svg", returnType: "base64" }));
+    expect(svg).toMatchObject({ format: "svg", mimeType: "image/svg+xml" });
+    expect(new TextDecoder().decode(bytesOf(svg.base64 as string))).toMatch(/^<svg /);
+    const served = await exports.default.fetch(svg.url as string);
+    expect([served.headers.get("content-type"), served.headers.get("content-security-policy")?.startsWith("default-src 'none'")]).toEqual(["image/svg+xml", true]);
+    const png = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Raster Labs", format: "svg" }));
+    expect(png).toMatchObject({ logoId: raster.icon, format: "png", mimeType: "image/png" });
   });
 });
 
@@ -95,7 +138,8 @@ describe("seven-tool form: fetching", () => {
       expect(record).not.toHaveProperty("variantFallback");
     }
     const fellBack = structured(await call("fetch_logo", { query: "Iconic Labs", variant: "full", maxWidth: 20, returnType: "base64" }));
-    expect(fellBack).toMatchObject({ ok: true, logoId: iconOnly.icon, variant: "icon", variantFallback: true, width: 20, height: 10 });
+    // 20 is served as the ladder's 16 (README "Public assets"), and the record says so.
+    expect(fellBack).toMatchObject({ ok: true, logoId: iconOnly.icon, variant: "icon", variantFallback: true, width: 16, height: 8 });
     expect(typeof fellBack.base64).toBe("string");
   });
 
@@ -108,7 +152,7 @@ describe("seven-tool form: fetching", () => {
     expect(record.url).toMatch(/\/assets\//);
 
     const [upload] = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-filer.example-${acme.icon}.png`)).json()) as Record<string, unknown>[];
-    expect(upload).toMatchObject({ id: record.file_id, mimeType: "image/png", sizeBytes: darkLogo40x20().master.byteLength, anthropicVersion: "2023-06-01" });
+    expect(upload).toMatchObject({ id: record.file_id, mimeType: "image/png", sizeBytes: darkLogo40x20().files.master.byteLength, anthropicVersion: "2023-06-01" });
   });
 
   it("get_company_logos lists every logo, filters by variant and reports usage", async () => {
@@ -213,10 +257,11 @@ describe("resources", () => {
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "qt://logo/{logoId}{?maxWidth}", mimeType: "image/png" })]);
 
     const full = await client.readResource({ uri: `qt://logo/${acme.icon}` });
-    expect(full.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().master) }]);
+    expect(full.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) }]);
     const small = await client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=20` });
+    expect(small.contents[0]!.uri).toBe(`qt://logo/${acme.icon}?maxWidth=16`);
     const png = Uint8Array.from(atob((small.contents[0] as { blob: string }).blob), (c) => c.charCodeAt(0));
-    expect(new DataView(png.buffer).getUint32(16)).toBe(20);
+    expect(new DataView(png.buffer).getUint32(16)).toBe(16);
   });
 });
 
@@ -242,7 +287,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
     const acme = await company("Signed Co", ["signed.example"]);
     const { call } = await agent("launch", { toolset: "three" });
     const encoded = structured(await call("get_logo", { logoId: acme.icon }));
-    expect(encoded).toEqual({ base64: pngBase64(darkLogo40x20().master), mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
+    expect(encoded).toEqual({ base64: pngBase64(darkLogo40x20().files.master), mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
 
     const linked = structured<{ url: string; expiresIn: number }>(await call("get_logo", { logoId: acme.icon, returnType: "url" }));
     expect(linked).toMatchObject({ expiresIn: 3600, mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
@@ -251,7 +296,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
     expect(Number(url.searchParams.get("expires")) - Date.now() / 1000).toBeGreaterThan(3590);
     const image = await exports.default.fetch(linked.url);
     expect(image.status).toBe(200);
-    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().master);
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().files.master);
     expect(assetPath(linked.url)).toMatch(/^\/assets\//);
   });
 });

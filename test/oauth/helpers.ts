@@ -1,6 +1,7 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { createAccount } from "../../src/accounts/accounts";
 import { db } from "../helpers/catalogue";
+import { rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
 export const BASE = "https://logos.test";
 export const REDIRECT_URI = "http://127.0.0.1:33418/callback";
@@ -144,4 +145,10 @@ export async function atConsent(clientName = "Test Agent") {
   await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
   const html = await (await browser.fetch(url)).text();
   return { account, clientId, verifier, browser, url, html, handle: handleOf(html)! };
+}
+
+/** Counts `attempts` sign-in attempts against the limiter `name` in one call, as that many attempts would. */
+export async function spendSignIns(name: string, limit: number, attempts: number): Promise<void> {
+  const decision = await rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], attempts);
+  if (!decision.allowed) throw new Error(`could not spend ${attempts} sign-in attempts of ${name}`);
 }

@@ -50,6 +50,17 @@ describe("LogoLookup.get / getStream", () => {
     expect(widthOf((await sdk.get("sdk-one.com", { size: 1200 })).bytes)).toBe(1200);
   });
 
+  it("asks for other formats and densities, and reports the format served and the brand colour", async () => {
+    await addCompany({ name: "Company sdk-webp.com", domains: ["sdk-webp.com"], brandColor: "#0a2540" }, { ...darkLogo40x20(), contentHash: "c".padStart(64, "c") });
+    const { sdk } = await client();
+    const logo = await sdk.get("sdk-webp.com", { size: 16, dpr: 2, format: "webp" });
+    expect(String.fromCharCode(...logo.bytes.slice(8, 12))).toBe("WEBP");
+    expect(logo).toMatchObject({ width: 32, height: 16, contentType: "image/webp", format: "webp", brandColor: "#0a2540" });
+    // A raster-only logo asked for as SVG comes as PNG, and says so.
+    const fallback = await sdk.get("sdk-webp.com", { format: "svg" });
+    expect([isPng(fallback.bytes), fallback.format]).toEqual([true, "png"]);
+  });
+
   it("streams the same bytes", async () => {
     await companies("sdk-stream.com");
     const { sdk } = await client();

@@ -4,6 +4,7 @@ import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
 import { parseCommandLine, storageOptions, UsageError } from "../args";
+import { discoveryCommands } from "./discovery";
 
 /**
  * Operator commands. Each parses and checks its arguments before touching storage, so a
@@ -109,4 +110,5 @@ export const commands: Record<string, Command> = {
       return { storage: storage(values), run: (db) => revokeKey(db, key) };
     },
   },
+  ...discoveryCommands,
 };

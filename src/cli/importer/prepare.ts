@@ -1,13 +1,14 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
-import { type Pixels, renditionPixels } from "../../images/renditions";
-import { sha256Hex } from "../../lib/encoding";
+import { preparedFromPixels } from "../../catalogue/preparedImage";
+import type { Pixels } from "../../images/renditions";
 
 /**
- * Image work at import time (sharp, Node side), so that the edge only ever resizes: the
- * Images binding can do nothing else locally. Every logo leaves here as a PNG master (vector
- * sources rasterised at least MASTER_MIN_WIDTH wide), its greyscale rendition and, for logos
- * that would vanish on a background of their own tone, inverted renditions.
+ * Image work at import time (sharp, Node side), so that the edge only ever resizes and converts:
+ * the Images binding can do nothing else locally. Every logo leaves here as a PNG master (vector
+ * sources rasterised at least MASTER_MIN_WIDTH wide), the renditions src/images/renditions.ts
+ * decides from its pixels (greyscale, and for light and dark pages where some ink would vanish
+ * there), and, for SVG sources, a sanitised copy of the vector.
  */
 export const MASTER_MIN_WIDTH = 1200;
 /** Raster sources are kept at their own size up to this width, the largest any route serves. */
@@ -42,28 +43,8 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const renditions = renditionPixels({ width: info.width, height: info.height, channels: 4, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
-    const [master, grey, inverted, invertedGrey] = await Promise.all([
-      encodePng(renditions.master),
-      encodePng(renditions.grey),
-      renditions.inverted && encodePng(renditions.inverted),
-      renditions.invertedGrey && encodePng(renditions.invertedGrey),
-    ]);
-    return {
-      ok: true,
-      logo: {
-        format,
-        original: input,
-        master,
-        grey,
-        inverted,
-        invertedGrey,
-        width: info.width,
-        height: info.height,
-        contentHash: await sha256Hex(master),
-        tone: renditions.tone,
-      },
-    };
+    const rgba = { width: info.width, height: info.height, channels: 4 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    return { ok: true, logo: { ...(await preparedFromPixels(format, input, rgba, encodePng)), format } };
   } catch (error) {
     return { ok: false, error: `image could not be converted: ${(error as Error).message}` };
   }

@@ -6,7 +6,7 @@
  *
  *   POST /source-hash  {domains, variant, sourceSet}        → {sourceHash: string | null}
  *   POST /logo         multipart: `input` (JSON) and, when the image changed, `image` (JSON
- *                      metadata) with `original`, `master`, `grey`, `inverted`, `invertedGrey`
+ *                      metadata) with `original`, `vector` and a `file:<rendition>` per PNG rendition
  *                      → Result<ImportedLogo>, or {ok:false, needsImage:true}
  */
 import { type CompanyLogoInput, importCompanyLogo, type PreparedImage, storedSourceHash } from "../../catalogue/importLogo";
@@ -41,13 +41,13 @@ export default {
           needsImage = true;
           return fail("invalid_argument", "image needed");
         }
+        const files: Record<string, Uint8Array> = {};
+        for (const [name, part] of form) if (name.startsWith("file:") && part instanceof File) files[name.slice(5)] = new Uint8Array(await part.arrayBuffer());
         const image: PreparedImage = {
-          ...(JSON.parse(meta) as Omit<PreparedImage, "original" | "master" | "grey" | "inverted" | "invertedGrey">),
+          ...(JSON.parse(meta) as Omit<PreparedImage, "original" | "files" | "vector">),
           original: (await bytesOf(form, "original"))!,
-          master: (await bytesOf(form, "master"))!,
-          grey: (await bytesOf(form, "grey"))!,
-          inverted: await bytesOf(form, "inverted"),
-          invertedGrey: await bytesOf(form, "invertedGrey"),
+          files: files as PreparedImage["files"],
+          vector: await bytesOf(form, "vector"),
         };
         return { ok: true, value: image };
       });

@@ -1,10 +1,8 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
-import { unstable_dev } from "wrangler";
 import type { LogoVariant } from "../../../schema";
 import type { CompanyLogoInput, ImportedLogo, PreparedImage } from "../../catalogue/importLogo";
 import type { Result } from "../../lib/errors";
-import { type PlatformOptions, projectRoot, stateRoot, writeStorageToolConfig } from "../platform";
+import { type PlatformOptions, startToolWorker, writeStorageToolConfig } from "../platform";
 
 export type WriteResult = Result<ImportedLogo> | { ok: false; needsImage: true };
 
@@ -18,17 +16,7 @@ export interface ImportWriter {
 export async function startImportWriter(options: PlatformOptions): Promise<ImportWriter> {
   const configPath = writeStorageToolConfig(options, "importer");
 
-  // The import worker never reads `request.cf`; don't ask Cloudflare for its data.
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  const worker = await unstable_dev(join(projectRoot, "src/cli/importer/worker.ts"), {
-    config: configPath,
-    persistTo: stateRoot(options),
-    ip: "127.0.0.1",
-    port: 0,
-    logLevel: "error",
-    // With --remote the bindings carry `remote: true` and wrangler proxies them to the account.
-    experimental: { disableExperimentalWarning: true },
-  });
+  const worker = await startToolWorker("src/cli/importer/worker.ts", configPath, options);
 
   const post = async <T>(path: string, body: string | FormData): Promise<T> => {
     // Serialise here: the fetch wrangler hands out does not recognise Node's FormData.
@@ -46,9 +34,10 @@ export async function startImportWriter(options: PlatformOptions): Promise<Impor
       const form = new FormData();
       form.set("input", JSON.stringify(input));
       if (image) {
-        const { original, master, grey, inverted, invertedGrey, ...meta } = image;
+        const { original, files, vector, ...meta } = image;
         form.set("image", JSON.stringify(meta));
-        const parts = { original, master, grey, inverted, invertedGrey };
+        const parts: Record<string, Uint8Array | null | undefined> = { original, vector };
+        for (const [name, bytes] of Object.entries(files)) parts[`file:${name}`] = bytes;
         for (const [name, bytes] of Object.entries(parts)) if (bytes) form.set(name, new Blob([bytes]));
       }
       return post<WriteResult>("/logo", form);

@@ -41,12 +41,14 @@ export const brandSchema = z
     iconify: names,
     lobeIcons: names,
     devicon: names,
+    vscodeIcons: names,
     web3icons: names,
     cryptocurrencyIcons: names,
     coreuiBrands: names,
     fa6Brands: names,
     boxicons: names,
     streamlineLogos: names,
+    fileIcons: names,
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;

@@ -1,7 +1,7 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
 import { toBase64 } from "../../lib/encoding";
 import type { ToolContext } from "../context";
-import { readPng, resourceUri, scaledWidth } from "../delivery";
+import { readImage, resourceUri, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
 import { admittedLogo } from "../admission";
 
@@ -59,7 +59,7 @@ export function registerLogoResource(server: McpServer, ctx: ToolContext) {
       }
       const { logo } = admitted.value;
 
-      const png = await readPng(ctx, logo, maxWidth);
+      const png = await readImage(ctx, logo, maxWidth);
       if (!png.ok) {
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,

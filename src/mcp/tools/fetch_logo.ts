@@ -3,9 +3,9 @@ import { z } from "zod";
 import { toBase64 } from "../../lib/encoding";
 import { admittedMatch } from "../admission";
 import type { ToolContext } from "../context";
-import { deliveryRecord, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
+import { deliveryRecord, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
-import { deliveryRecordSchema, maxWidthSchema, querySchema, returnTypeSchema, variantSchema } from "../schemas";
+import { deliveryRecordSchema, formatSchema, maxWidthSchema, querySchema, returnTypeSchema, variantSchema } from "../schemas";
 
 /**
  * fetch_logo (spec 2, seven-tool form): one logo by company name, domain or ticker, the best
@@ -16,6 +16,7 @@ const inputSchema = z.object({
   variant: variantSchema.optional().describe("Preferred variant: 'full' (wordmark) or 'icon'; falls back to the other with variantFallback: true"),
   maxWidth: maxWidthSchema.optional(),
   returnType: returnTypeSchema(["url", "base64"]),
+  format: formatSchema,
 });
 
 export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
@@ -25,8 +26,8 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
     {
       title: "Fetch a logo",
       description:
-        "Fetch the logo of one company by name, domain or ticker: a public PNG URL (default) or base64 PNG data, " +
-        "optionally scaled down to maxWidth. Counts the company towards the daily unique-company quota.",
+        "Fetch the logo of one company by name, domain or ticker: a public image URL (default) or base64 image data, " +
+        "optionally scaled down to maxWidth; PNG unless format asks for WebP, AVIF, JPEG or the SVG vector. Counts the company towards the daily unique-company quota.",
       inputSchema,
       outputSchema: deliveryRecordSchema.extend({ ok: z.literal(true), base64: z.string().optional() }),
       failure: "Failed to fetch logo. Try again later",
@@ -36,9 +37,9 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
       if (!found.ok) return toolError(found.error.message);
 
       const { company, logo, fallback } = found.value;
-      const record = deliveryRecord(ctx.caller.base, company, logo, { maxWidth: args.maxWidth, fallback });
+      const record = deliveryRecord(ctx.caller.base, company, logo, { maxWidth: args.maxWidth, fallback, format: args.format });
       if (args.returnType === "url") return toolResult({ ok: true, ...record }, [record]);
-      const png = await readPng(ctx, logo, args.maxWidth);
+      const png = await readImage(ctx, logo, args.maxWidth, { format: args.format });
       if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
       return toolResult({ ok: true, ...record, base64: toBase64(png.bytes) }, [record]);
     },

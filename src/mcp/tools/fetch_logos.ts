@@ -3,11 +3,12 @@ import { z } from "zod";
 import type { Logo } from "../../../schema";
 import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../catalogue/queries";
 import { chooseLogo } from "../../catalogue/resolveLogo";
+import { discoveredCatalogue } from "../../discovery/onMiss";
 import { normaliseDomain } from "../../lib/domain";
 import { base64Length, toBase64 } from "../../lib/encoding";
 import { admit } from "../admission";
 import type { ToolContext } from "../context";
-import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
+import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, maxWidthSchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -47,9 +48,12 @@ type Entry =
 async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["variant"] | undefined): Promise<Entry> {
   const host = normaliseDomain(domain);
   if (!host.ok) return { domain, ok: false, error: "Invalid domain format" };
-  const company = await findCompanyByDomain(ctx.catalogue, host.domain);
+  let catalogue = ctx.catalogue;
+  let company = await findCompanyByDomain(catalogue, host.domain);
+  const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain);
+  if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
   if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
-  const chosen = chooseLogo(await logosOfCompany(ctx.catalogue, company.companyId), wanted);
+  const chosen = chooseLogo(await logosOfCompany(catalogue, company.companyId), wanted);
   if (!chosen) return { domain, ok: false, error: `No logo found for domain ${domain}` };
   return { domain, ok: true, company, ...chosen };
 }
@@ -102,7 +106,7 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
         });
         const success = { domain: entry.domain, ok: true as const, resolvedDomain, ...record };
         if (args.returnType === "base64") {
-          const png = await readPng(ctx, entry.logo, args.maxWidth);
+          const png = await readImage(ctx, entry.logo, args.maxWidth);
           if (!png.ok) {
             results.push({ domain: entry.domain, ok: false, error: png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED });
             continue;

@@ -6,9 +6,9 @@ import { uploadFile } from "../../files/fileApi";
 import { base64Length, toBase64 } from "../../lib/encoding";
 import { admittedLogo } from "../admission";
 import type { ToolContext } from "../context";
-import { deliveryRecord, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, pngFileName, RETRIEVAL_FAILED, readPng, TOO_LARGE } from "../delivery";
+import { deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
-import { deliveryRecordSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
+import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
 /**
  * get_logo (spec 2): one logo by id. Seven-tool form: the delivery record with its public URL,
@@ -24,10 +24,15 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
     {
       title: "Get a logo",
       description:
-        "Get a logo by its id from search results. Always returns the public PNG URL; returnType 'base64' adds the PNG data, " +
-        "'file' uploads the PNG to the AI provider's file API and returns its file_id (only for workflows set up to use that id; " +
+        "Get a logo by its id from search results. Always returns the public image URL (PNG unless format asks for WebP, AVIF, JPEG " +
+        "or the SVG vector); returnType 'base64' adds the image data, 'file' uploads the image to the AI provider's file API and returns its file_id (only for workflows set up to use that id; " +
         "falls back to base64 when the upload fails). maxWidth scales down only. Counts the company towards the daily unique-company quota.",
-      inputSchema: z.object({ logoId: logoIdSchema, maxWidth: maxWidthSchema.optional(), returnType: returnTypeSchema(["url", "base64", "file"]) }),
+      inputSchema: z.object({
+        logoId: logoIdSchema,
+        maxWidth: maxWidthSchema.optional(),
+        returnType: returnTypeSchema(["url", "base64", "file"]),
+        format: formatSchema,
+      }),
       outputSchema: deliveryRecordSchema.extend({ base64: z.string().optional(), file_id: z.string().optional() }),
       // `file` sends the logo to the AI provider.
       annotations: { openWorldHint: true },
@@ -37,14 +42,14 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
       const found = await admittedLogo(ctx, args.logoId);
       if (!found.ok) return toolError(found.error.message);
 
-      const record = deliveryRecord(ctx.caller.base, found.value.company, found.value.logo, { maxWidth: args.maxWidth });
+      const record = deliveryRecord(ctx.caller.base, found.value.company, found.value.logo, { maxWidth: args.maxWidth, format: args.format });
       if (args.returnType === "url") return toolResult(record, [record]);
 
       const limit = args.returnType === "file" ? MAX_UPLOAD_BASE64 : undefined;
-      const png = await readPng(ctx, found.value.logo, args.maxWidth, limit);
+      const png = await readImage(ctx, found.value.logo, args.maxWidth, { maxBase64: limit, format: args.format });
       if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
       if (args.returnType === "file") {
-        const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: pngFileName(record.domain, record.logoId), mimeType: "image/png" });
+        const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: logoFileName(record.domain, record.logoId, record.format), mimeType: record.mimeType });
         if (upload.ok) return toolResult({ ...record, file_id: upload.value.fileId }, [record]);
         // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
         if (base64Length(png.bytes.byteLength) > MAX_BASE64_CHARS) return toolError(TOO_LARGE);
@@ -87,7 +92,7 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         if (!signed.ok) return toolError(signed.error.message);
         return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
       }
-      const png = await readPng(ctx, logo, undefined);
+      const png = await readImage(ctx, logo, undefined);
       if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
       return toolResult({ base64: toBase64(png.bytes), ...common });
     },

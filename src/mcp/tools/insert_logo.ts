@@ -3,7 +3,7 @@ import { z } from "zod";
 import { deleteFile, uploadFile } from "../../files/fileApi";
 import { admissible, admit, bestMatch, usageMeta } from "../admission";
 import type { ToolContext } from "../context";
-import { MAX_UPLOAD_BASE64, pngFileName, readPng } from "../delivery";
+import { logoFileName, MAX_UPLOAD_BASE64, readImage } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { querySchema, usageMetaSchema } from "../schemas";
 
@@ -78,9 +78,9 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
       const before = await admissible(ctx, [company.companyId]);
       if (!before.ok) return toolError(before.error.message);
 
-      const png = await readPng(ctx, logo, undefined, MAX_UPLOAD_BASE64);
+      const png = await readImage(ctx, logo, undefined, { maxBase64: MAX_UPLOAD_BASE64 });
       if (!png.ok) return toolError(FAILURE);
-      const blobName = pngFileName(company.domain, logo.id);
+      const blobName = logoFileName(company.domain, logo.id);
       const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
       if (!upload.ok) return toolError(FAILURE);
       const fileId = upload.value.fileId;

@@ -23,12 +23,14 @@ export function loadIconSets(): IconSets {
     "iconify-logos": () => iconifySet(source("iconify-logos"), "iconify", "@iconify-json/logos"),
     "lobe-icons": () => lobeIconsSet(source("lobe-icons")),
     devicon: () => iconifySet(source("devicon"), "devicon", "@iconify-json/devicon"),
+    "vscode-icons": () => iconifySet(source("vscode-icons"), "vscodeIcons", "@iconify-json/vscode-icons"),
     web3icons: () => iconifySet(source("web3icons"), "web3icons", "@iconify-json/token-branded"),
     "cryptocurrency-icons": () => iconifySet(source("cryptocurrency-icons"), "cryptocurrencyIcons", "@iconify-json/cryptocurrency-color"),
     "simple-icons": () => simpleIcons,
     "coreui-brands": () => iconifySet(source("coreui-brands"), "coreuiBrands", "@iconify-json/cib"),
     "fa6-brands": () => iconifySet(source("fa6-brands"), "fa6Brands", "@iconify-json/fa6-brands"),
     "boxicons-brands": () => iconifySet(source("boxicons-brands"), "boxicons", "@iconify-json/bxl"),
+    "file-icons": () => iconifySet(source("file-icons"), "fileIcons", "@iconify-json/file-icons"),
     "streamline-logos": () => iconifySet(source("streamline-logos"), "streamlineLogos", "@iconify-json/streamline-logos"),
   };
   return { all: sourceSets.map((s) => loaders[s.id]()), simpleIcons: simpleIcons.icons };

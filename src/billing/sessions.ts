@@ -1,0 +1,80 @@
+import { eq } from "drizzle-orm";
+import { accounts, billingAccounts, checkoutSessions } from "../../schema";
+import type { Db } from "../lib/db";
+import { fail, ok, type Result } from "../lib/errors";
+import { callStripe, type PaidPlan, priceOf } from "./stripe";
+
+/**
+ * The two Stripe-hosted pages a customer is sent to: Checkout, to buy a plan, and the
+ * customer portal, to manage what they bought (card, invoices, cancellation). Shared by the
+ * JSON API and the portal's pages, which only differ in how they send the customer there.
+ */
+const STRIPE_UNAVAILABLE = "Billing is not available right now. Try again later";
+
+/** Where Stripe sends the customer back to: the portal's plan page, which reports the outcome. */
+export const returnPath = {
+  checkoutSuccess: "/portal/billing?checkout=success&session_id={CHECKOUT_SESSION_ID}",
+  checkoutCancelled: "/portal/billing?checkout=cancelled",
+  billingPortal: "/portal/billing",
+};
+
+/** A Stripe Checkout Session in subscription mode for `plan`, recorded so its credentials can be collected once. */
+export async function createCheckoutSession(
+  env: Env,
+  db: Db,
+  accountId: string,
+  plan: PaidPlan,
+  base: string,
+): Promise<Result<{ id: string; url: string; plan: PaidPlan }>> {
+  const price = priceOf(env, plan);
+  if (!price) return fail("invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
+  const [existing, account] = await Promise.all([
+    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, accountId), columns: { stripeCustomerId: true } }),
+    db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
+  ]);
+  const session = await callStripe(env, "creating a checkout session", (stripe) =>
+    stripe.checkout.sessions.create({
+      mode: "subscription",
+      line_items: [{ price, quantity: 1 }],
+      client_reference_id: accountId,
+      ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
+      metadata: { accountId, plan },
+      subscription_data: { metadata: { accountId, plan } },
+      success_url: `${base}${returnPath.checkoutSuccess}`,
+      cancel_url: `${base}${returnPath.checkoutCancelled}`,
+    }),
+  );
+  if (!session?.url) return fail("unavailable", STRIPE_UNAVAILABLE);
+  await db.insert(checkoutSessions).values({ id: session.id, accountId, plan, createdAt: new Date() });
+  return ok({ id: session.id, url: session.url, plan });
+}
+
+/** The Stripe customer of an account, once a checkout made one. */
+export async function stripeCustomerOf(db: Db, accountId: string): Promise<string | null> {
+  const row = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, accountId), columns: { stripeCustomerId: true } });
+  return row?.stripeCustomerId ?? null;
+}
+
+/** A customer portal session for the account's Stripe customer; accounts that never paid have none. */
+export async function createBillingPortalSession(env: Env, db: Db, accountId: string, base: string): Promise<Result<{ url: string }>> {
+  const customer = await stripeCustomerOf(db, accountId);
+  if (!customer) return fail("not_found", "This account has no billing details yet: upgrade to a paid plan first");
+  const session = await callStripe(env, "creating a billing portal session", (stripe) =>
+    stripe.billingPortal.sessions.create({ customer, return_url: `${base}${returnPath.billingPortal}` }),
+  );
+  if (!session) return fail("unavailable", STRIPE_UNAVAILABLE);
+  return ok({ url: session.url });
+}
+
+export type CheckoutState = "complete" | "open" | "unavailable";
+
+/**
+ * Whether a checkout of this service's was paid: from the checkout.session.completed webhook
+ * when it has arrived, otherwise from Stripe itself (the customer may be back before the webhook).
+ */
+export async function checkoutState(env: Env, row: { id: string; accountId: string; completedAt: Date | null }): Promise<CheckoutState> {
+  if (row.completedAt) return "complete";
+  const session = await callStripe(env, "retrieving a checkout session", (stripe) => stripe.checkout.sessions.retrieve(row.id));
+  if (!session) return "unavailable";
+  return session.status === "complete" && session.client_reference_id === row.accountId ? "complete" : "open";
+}

@@ -1,0 +1,60 @@
+import { DurableObject } from "cloudflare:workers";
+import { type DiscoveryOutcome, runDiscovery } from "./run";
+
+/**
+ * One object per domain under discovery: concurrent misses of one domain share the one
+ * discovery in flight instead of each fetching the site. The object holds no storage: what a
+ * discovery settles (a logo, a remembered miss) is in D1, where every lookup reads it.
+ *
+ * A caller waits at most its budget. When the discovery outlives it, the object puts one
+ * message on the discovery queue; the queue's consumer calls back here with a long budget,
+ * joining the discovery if it is still running, or starting it again if the object was
+ * evicted meanwhile (a settled domain is never fetched twice: runDiscovery checks D1 first).
+ *
+ * Why an object rather than a claim row in D1: waiters join the running discovery's promise
+ * and hear its outcome the moment it settles, with no polling and no stale claims to expire.
+ */
+export type CoordinatedOutcome = DiscoveryOutcome | { status: "pending" };
+
+export interface DiscoveryMessage {
+  domain: string;
+  refresh: boolean;
+}
+
+export class DiscoveryCoordinator extends DurableObject<Env> {
+  private running: Promise<DiscoveryOutcome> | null = null;
+  private queued = false;
+
+  async discover(domain: string, options: { budgetMs: number; refresh?: boolean }): Promise<CoordinatedOutcome> {
+    const refresh = options.refresh ?? false;
+    if (!this.running) {
+      this.queued = false;
+      this.running = runDiscovery(this.env, domain, { refresh })
+        .catch((error): DiscoveryOutcome => {
+          console.error(`discovery of ${domain} failed`, error);
+          return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null };
+        })
+        .finally(() => {
+          this.running = null;
+        });
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const budget = new Promise<"pending">((resolve) => {
+      timer = setTimeout(() => resolve("pending"), options.budgetMs);
+    });
+    const outcome = await Promise.race([this.running, budget]);
+    clearTimeout(timer);
+    if (outcome !== "pending") return outcome;
+    if (!this.queued) {
+      this.queued = true;
+      try {
+        await this.env.DISCOVERY_QUEUE.send({ domain, refresh } satisfies DiscoveryMessage);
+      } catch (error) {
+        // The next caller past its budget tries again.
+        this.queued = false;
+        console.error(`discovery of ${domain}: not queued`, error);
+      }
+    }
+    return { status: "pending" };
+  }
+}

@@ -1,0 +1,244 @@
+import { importCompanyLogo } from "../catalogue/importLogo";
+import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
+import type { Db } from "../lib/db";
+import { sha256Hex } from "../lib/encoding";
+import { ok } from "../lib/errors";
+import { decodeDataUrl, fetchLimited, type Fetched, type ResolveMap } from "./fetcher";
+import { decodeIcon, type DecodedIcon, prepareIcon } from "./image";
+import { brandColour, type DeclaredIcon, type ManifestFacts, type PageFacts, readManifest, readPage } from "./page";
+import { type IconFormat, sniffFormat } from "./sniff";
+
+/**
+ * Discovery: a registrable domain's own site asked for its icon, the best one ranked, and the
+ * winner written into the catalogue through the importer's write path (same object layout,
+ * renditions and atomic write), with its provenance (`source_set = discovered`, the icon's
+ * URL, when it was fetched).
+ *
+ * Where the icon can be: `<link rel>` icon, shortcut icon, apple-touch-icon(-precomposed) and
+ * mask-icon; the web app manifest's icons; then /favicon.ico and /apple-touch-icon.png when
+ * nothing the page names is usable. Ranking: a vector first, then the largest raster,
+ * square-ish marks before banners, nothing under 32 px unless nothing else exists.
+ */
+const PAGE = { maxBytes: 512 * 1024, timeoutMs: 4000, overflow: "truncate", accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1" } as const;
+const MANIFEST = { maxBytes: 256 * 1024, timeoutMs: 4000, overflow: "refuse", accept: "application/manifest+json,application/json;q=0.9,*/*;q=0.1" } as const;
+const ICON = { maxBytes: 5 * 1024 * 1024, timeoutMs: 5000, overflow: "refuse", accept: "image/svg+xml,image/png,image/x-icon,image/*;q=0.9,*/*;q=0.1" } as const;
+/** Candidates fetched per round, best declared first, and at most this many rounds of what the page names. */
+const FETCHED_PER_ROUND = 4;
+const MAX_NAMED = 12;
+const MIN_EDGE = 32;
+
+export interface DiscoveryEnv {
+  DB: D1Database;
+  LOGOS: R2Bucket;
+  IMAGES: ImagesBinding;
+}
+
+export type CandidateSource = "link icon" | "apple-touch-icon" | "mask-icon" | "manifest" | "/favicon.ico" | "/apple-touch-icon.png";
+
+export interface CandidateReport {
+  url: string;
+  from: CandidateSource;
+  /** Largest edge the page declares (`sizes`), "any" for a scalable icon. */
+  declaredSize: number | "any" | null;
+  declaredType: string | null;
+  /** What the fetched bytes turned out to be. */
+  format?: IconFormat;
+  width?: number;
+  height?: number;
+  score?: number;
+  /** Why the candidate was refused, or was not fetched. */
+  refused?: string;
+}
+
+export interface DiscoveryReport {
+  domain: string;
+  outcome: "found" | "nothing";
+  /** Why nothing was taken (outcome `nothing`). */
+  reason?: string;
+  page: string | null;
+  name: string;
+  brandColor: string | null;
+  chosen?: { url: string; format: IconFormat; width: number; height: number; companyId: number; logoId: number; written: "created" | "updated" | "unchanged" };
+  candidates: CandidateReport[];
+}
+
+interface Candidate extends CandidateReport {
+  decoded?: DecodedIcon;
+  bytes?: Uint8Array;
+}
+
+/** The domain's site, asked and ranked, and the winner written into the catalogue. */
+export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, resolve: ResolveMap, now = new Date()): Promise<DiscoveryReport> {
+  const site = await readSite(domain, resolve);
+  const brandColor = brandColour(site.manifest?.themeColor) ?? brandColour(site.page?.themeColor);
+  const name = site.manifest?.name ?? site.page?.siteName ?? site.page?.applicationName ?? site.page?.title ?? domain;
+  const report: DiscoveryReport = { domain, outcome: "nothing", page: site.pageUrl, name, brandColor, candidates: [] };
+
+  // Round one: what the page and manifest name; round two, only if that yields nothing usable: the well-known paths.
+  const named = candidatesOf(site);
+  const origin = site.pageUrl ?? `https://${domain}/`;
+  const wellKnown: Candidate[] = [
+    { url: new URL("/favicon.ico", origin).href, from: "/favicon.ico", declaredSize: null, declaredType: null },
+    { url: new URL("/apple-touch-icon.png", origin).href, from: "/apple-touch-icon.png", declaredSize: null, declaredType: null },
+  ];
+  const examined = [...named];
+  let winner = await bestOf(env, named, resolve);
+  if (!winner) {
+    examined.push(...wellKnown);
+    winner = await bestOf(env, wellKnown, resolve);
+  }
+  report.candidates = examined.map(({ decoded: _decoded, bytes: _bytes, ...shown }) => shown);
+  if (!winner) {
+    report.reason = site.pageUrl === null ? "the site did not answer" : "no usable icon";
+    return report;
+  }
+
+  const { decoded, bytes, format } = winner;
+  const prepared = await prepareIcon(format!, bytes!, decoded!);
+  const written = await importCompanyLogo(
+    db,
+    env.LOGOS,
+    {
+      name,
+      domains: [domain],
+      aliases: [],
+      prominence: 0,
+      variant: "icon",
+      sourceSet: DISCOVERED_SOURCE_SET,
+      // The site's own icon; its terms are the site's.
+      licence: "unknown",
+      sourceHash: await sha256Hex(bytes!),
+      brandColor: brandColor ?? undefined,
+      provenance: { sourceUrl: winner.url.startsWith("data:") ? `${site.pageUrl ?? origin} (inline data: URL)` : winner.url, fetchedAt: now },
+    },
+    async () => ok(prepared),
+    now,
+  );
+  if (!written.ok) {
+    report.reason = `catalogue write failed: ${written.error.message}`;
+    return report;
+  }
+  report.outcome = "found";
+  report.chosen = {
+    url: winner.url,
+    format: format!,
+    width: prepared.width,
+    height: prepared.height,
+    companyId: written.value.companyId,
+    logoId: written.value.logoId,
+    written: written.value.outcome,
+  };
+  return report;
+}
+
+interface Site {
+  pageUrl: string | null;
+  page: PageFacts | null;
+  manifestUrl: string | null;
+  manifest: ManifestFacts | null;
+}
+
+async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
+  let fetched: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
+  if (!fetched.ok) fetched = await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
+  if (!fetched.ok) return { pageUrl: null, page: null, manifestUrl: null, manifest: null };
+  // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
+  const page = await readPage(fetched.bytes).catch(() => null);
+  if (!page) return { pageUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
+  const base = resolveUrl(page.baseHref, fetched.url) ?? fetched.url;
+  const manifestUrl = resolveUrl(page.manifestHref, base);
+  let manifest: ManifestFacts | null = null;
+  if (manifestUrl && !manifestUrl.startsWith("data:")) {
+    const file = await fetchLimited(manifestUrl, MANIFEST, resolve);
+    manifest = file.ok ? readManifest(file.bytes) : null;
+  }
+  return { pageUrl: base, page, manifestUrl, manifest };
+}
+
+/** An href against its base: absolute, protocol-relative and relative URLs, and `data:`; null when unusable. */
+function resolveUrl(href: string | null | undefined, base: string): string | null {
+  if (!href) return null;
+  if (/^data:/i.test(href.trim())) return href.trim();
+  try {
+    return new URL(href.trim(), base).href;
+  } catch {
+    return null;
+  }
+}
+
+const sourceOf = (icon: DeclaredIcon): CandidateSource => (icon.rel === "icon" ? "link icon" : icon.rel);
+
+function candidatesOf(site: Site): Candidate[] {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  const add = (icons: DeclaredIcon[], base: string | null) => {
+    for (const icon of icons) {
+      const url = base ? resolveUrl(icon.href, base) : null;
+      if (!url || seen.has(url)) continue;
+      seen.add(url);
+      out.push({ url, from: sourceOf(icon), declaredSize: icon.size === Infinity ? "any" : icon.size, declaredType: icon.type });
+    }
+  };
+  add(site.page?.icons ?? [], site.pageUrl);
+  add(site.manifest?.icons ?? [], site.manifestUrl);
+  return out.sort((a, b) => declaredRank(b) - declaredRank(a)).slice(0, MAX_NAMED);
+}
+
+const isVectorHint = (c: CandidateReport) => c.declaredType === "image/svg+xml" || c.declaredSize === "any" || /\.svgz?(?:[?#]|$)/i.test(c.url) || /^data:image\/svg/i.test(c.url);
+
+/** Before fetching: what the page says about a candidate (vector, then declared size). */
+function declaredRank(c: CandidateReport): number {
+  if (c.from === "mask-icon") return 60;
+  if (isVectorHint(c)) return 100_000;
+  return typeof c.declaredSize === "number" ? c.declaredSize : (c.from === "apple-touch-icon" ? 180 : c.from === "manifest" ? 144 : 32);
+}
+
+/**
+ * After decoding: a vector first, then the largest edge, halved for banners (more than 2:1)
+ * and cut for wide-ish marks; under MIN_EDGE only when nothing else exists. A mask-icon is a
+ * single-colour silhouette and counts for less than any colour icon of 64 px and up.
+ */
+export function score(from: CandidateSource, icon: { width: number; height: number; vector: boolean }): number {
+  const short = Math.min(icon.width, icon.height);
+  const ratio = Math.max(icon.width, icon.height) / Math.max(1, short);
+  const shape = ratio <= 1.25 ? 1 : ratio <= 2 ? 0.6 : 0.3;
+  if (from === "mask-icon") return 60 * shape;
+  const base = (icon.vector ? 100_000 : 0) + short * shape;
+  return icon.vector || short >= MIN_EDGE ? base : base - 1_000_000;
+}
+
+/** Fetches and decodes candidates, best declared first, until one round gives a usable icon. */
+async function bestOf(env: DiscoveryEnv, candidates: Candidate[], resolve: ResolveMap): Promise<Candidate | null> {
+  let best: Candidate | null = null;
+  for (let start = 0; start < candidates.length && !best; start += FETCHED_PER_ROUND) {
+    const round = candidates.slice(start, start + FETCHED_PER_ROUND);
+    await Promise.all(round.map((candidate) => examine(env, candidate, resolve)));
+    for (const candidate of round) {
+      if (candidate.score !== undefined && (!best || candidate.score > best.score!)) best = candidate;
+    }
+  }
+  return best;
+}
+
+async function examine(env: DiscoveryEnv, candidate: Candidate, resolve: ResolveMap): Promise<void> {
+  let bytes: Uint8Array;
+  if (candidate.url.startsWith("data:")) {
+    const inline = decodeDataUrl(candidate.url, ICON.maxBytes);
+    if (!inline) return void (candidate.refused = "unreadable data: URL");
+    bytes = inline.bytes;
+  } else {
+    const fetched = await fetchLimited(candidate.url, ICON, resolve);
+    if (!fetched.ok) return void (candidate.refused = fetched.reason);
+    bytes = fetched.bytes;
+  }
+  const format = sniffFormat(bytes);
+  if (!format) return void (candidate.refused = "not an image (by its first bytes)");
+  candidate.format = format;
+  const decoded = await decodeIcon(env.IMAGES, bytes, format);
+  if (!decoded.ok) return void (candidate.refused = decoded.error.message);
+  candidate.width = decoded.value.sourceWidth;
+  candidate.height = decoded.value.sourceHeight;
+  candidate.score = Math.round(score(candidate.from, { ...decoded.value.pixels, vector: decoded.value.vector }) * 10) / 10;
+  candidate.decoded = decoded.value;
+  candidate.bytes = bytes;
+}

@@ -1,0 +1,66 @@
+import { DISCOVERED_REFRESH_MS } from "../catalogue/provenance";
+import { readVars } from "../env";
+import { BoundedCache } from "../lib/boundedCache";
+import { type CatalogueDb, catalogueWriter, createDb } from "../lib/db";
+import { registrableDomain } from "../lib/domain";
+import { discoveryFor } from "./coordinatorClient";
+import { rememberedMiss } from "./misses";
+import { queueRefresh } from "./queue";
+
+/**
+ * What every surface that takes a domain (the lookup routes, the REST lookup, the MCP tools)
+ * does when the catalogue has no logo for it: ask the domain's coordinator to discover one,
+ * waiting at most DISCOVERY_BUDGET_MS. Never throws: a discovery that fails is a miss.
+ */
+export type MissAnswer =
+  | { found: true }
+  /** `site`: what the site said of itself when it was looked at, for the monogram. */
+  | { found: false; pending: boolean; site: { name: string | null; brandColor: string | null } | null };
+
+const NOT_FOUND: MissAnswer = { found: false, pending: false, site: null };
+
+export async function discoverOnMiss(env: Env, host: string, now = Date.now()): Promise<MissAnswer> {
+  const vars = readVars(env);
+  const domain = registrableDomain(host);
+  if (vars.DISCOVERY === "off" || !domain) return NOT_FOUND;
+  try {
+    const miss = await rememberedMiss(createDb(env.DB), domain, now);
+    if (miss) return { found: false, pending: false, site: { name: miss.siteName, brandColor: miss.brandColor } };
+    const outcome = await discoveryFor(env, domain).discover(domain, { budgetMs: vars.DISCOVERY_BUDGET_MS });
+    if (outcome.status === "found") return { found: true };
+    if (outcome.status === "pending") return { found: false, pending: true, site: null };
+    return { found: false, pending: false, site: { name: outcome.siteName, brandColor: outcome.brandColor } };
+  } catch (error) {
+    console.error(`discovery: ${domain} unavailable`, error);
+    return NOT_FOUND;
+  }
+}
+
+/**
+ * discoverOnMiss for a caller that reads the catalogue again when a logo was found: the
+ * session to read it with (one on the primary, where the discovery wrote and a replica may not
+ * have caught up yet), or null when nothing was found.
+ */
+export async function discoveredCatalogue(env: Env, host: string): Promise<CatalogueDb | null> {
+  return (await discoverOnMiss(env, host)).found ? catalogueWriter(env.DB) : null;
+}
+
+// One refresh request per domain and isolate a day is plenty: the queue does the rest.
+const refreshAsked = new BoundedCache<string, number>(10_000);
+
+/**
+ * A discovered logo older than 30 days is served as it is and fetched again in the
+ * background. Cheap enough for the warm path: a comparison, and a queue message at most once
+ * a day per domain and isolate.
+ */
+export function refreshIfStale(
+  env: Env,
+  logo: { source: "catalogue" | "discovered"; fetchedAt: number | null; domain: string },
+  defer: (work: Promise<unknown>) => void,
+  now = Date.now(),
+): void {
+  if (logo.source !== "discovered" || logo.fetchedAt === null || now - logo.fetchedAt < DISCOVERED_REFRESH_MS) return;
+  if (readVars(env).DISCOVERY === "off" || (refreshAsked.get(logo.domain) ?? 0) > now - 86_400_000) return;
+  refreshAsked.set(logo.domain, now);
+  defer(queueRefresh(env, logo.domain).catch((error) => console.error(`discovery: refresh of ${logo.domain} not queued`, error)));
+}

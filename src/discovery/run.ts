@@ -1,0 +1,58 @@
+import { findCompanyByDomain } from "../catalogue/queries";
+import { readVars } from "../env";
+import { createDb } from "../lib/db";
+import { discoverDomain, type DiscoveryReport } from "./discover";
+import { parseResolve } from "./fetcher";
+import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
+
+/**
+ * One discovery of one registrable domain, as the coordinator runs it: nothing is fetched
+ * when the domain is settled already (the catalogue has it, or its miss is remembered),
+ * unless this is the 30-day refresh of a discovered logo. A site with nothing usable is
+ * remembered for DISCOVERY_MISS_TTL_S.
+ */
+export type DiscoveryOutcome =
+  | { status: "found"; companyId: number }
+  | { status: "nothing"; reason: string; siteName: string | null; brandColor: string | null };
+
+export async function runDiscovery(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryOutcome> {
+  const db = createDb(env.DB);
+  if (!options.refresh) {
+    const company = await findCompanyByDomain(db, domain);
+    if (company) return { status: "found", companyId: company.companyId };
+    const miss = await rememberedMiss(db, domain, now);
+    if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor };
+  }
+  const report = await discoverAndRecord(env, domain, options, now);
+  if (report.outcome === "found") return { status: "found", companyId: report.chosen!.companyId };
+  return { status: "nothing", reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
+}
+
+/**
+ * Discovers now, whatever is settled, and records the outcome: a found logo clears the
+ * domain's remembered miss; nothing found is remembered, except by a refresh, which keeps the
+ * logo it has. What operators run (`npm run admin -- discover`), and the coordinator's work.
+ */
+export async function discoverAndRecord(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryReport> {
+  const db = createDb(env.DB);
+  const vars = readVars(env);
+  const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now));
+  console.log(JSON.stringify({ discovery: summary(report), refresh: options.refresh }));
+  if (report.outcome === "found") await forgetMiss(db, domain);
+  else if (!options.refresh) {
+    const facts = { reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
+    await rememberMiss(db, domain, facts, vars.DISCOVERY_MISS_TTL_S, now);
+  }
+  return report;
+}
+
+/** What the logs keep of a discovery: enough to tell why, without every candidate's detail. */
+function summary(report: DiscoveryReport) {
+  return {
+    domain: report.domain,
+    outcome: report.outcome,
+    reason: report.reason,
+    chosen: report.chosen?.url.slice(0, 200),
+    candidates: report.candidates.length,
+  };
+}

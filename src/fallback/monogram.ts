@@ -1,0 +1,102 @@
+import { domainToUnicode } from "node:url";
+
+/**
+ * The monogram that stands in for a logo that does not exist (`fallback=monogram`): the first
+ * letter of the company's name or of its domain on the brand colour, or on a colour derived
+ * from the domain so a domain always gets the same one.
+ *
+ * It is an SVG we write ourselves, not a PNG. Text must render in any script (a domain may be
+ * Chinese, Arabic, Devanagari, …): a PNG would need a rasteriser with fonts for every script.
+ * The Images binding draws no text, and on Cloudflare it does not rasterise SVG at all (only
+ * the local binding, sharp, does), so an SVG rasterised by it would work on a laptop and fail in
+ * production. Served as SVG, the letter is drawn by the viewer's own fonts, locally and in
+ * production alike, crisp at any size. The document holds nothing but a rectangle and one
+ * escaped character, and is served with a CSP that allows nothing to load or run.
+ */
+export interface MonogramRequest {
+  /** Normalised (punycode) host the lookup named. */
+  domain: string;
+  /** The company's or site's name, when known. */
+  name: string | null;
+  /** `#rrggbb`, when known. */
+  brandColor: string | null;
+  size: number;
+  theme?: "light" | "dark" | undefined;
+  greyscale: boolean;
+}
+
+export const MONOGRAM_CONTENT_TYPE = "image/svg+xml; charset=utf-8";
+export const MONOGRAM_HEADERS = {
+  "Content-Type": MONOGRAM_CONTENT_TYPE,
+  "Content-Security-Policy": "default-src 'none'",
+  "X-Content-Type-Options": "nosniff",
+} as const;
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** The first letter or digit of `text` as one grapheme (combining marks kept), upper-cased where the script has case. */
+export function firstLetter(text: string): string | null {
+  for (const { segment } of segmenter.segment(text.normalize("NFC"))) {
+    if (/^[\p{L}\p{N}]/u.test(segment)) return segment.toLocaleUpperCase();
+  }
+  return null;
+}
+
+/** The domain's own name in Unicode (`xn--bcher-kva.ch` → `bücher.ch`). */
+export function unicodeDomain(domain: string): string {
+  return domainToUnicode(domain) || domain;
+}
+
+export function monogramLetter(name: string | null, domain: string): string {
+  return (name && firstLetter(name)) || firstLetter(unicodeDomain(domain)) || "?";
+}
+
+/** A stable colour per domain: the hue from an FNV-1a hash, saturation and lightness fixed so white text reads on it. */
+export function domainColour(domain: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < domain.length; i++) hash = Math.imul(hash ^ domain.charCodeAt(i), 0x01000193);
+  return hslToHex((hash >>> 0) % 360, 0.55, 0.42);
+}
+
+function hslToHex(hue: number, saturation: number, lightness: number): string {
+  const a = saturation * Math.min(lightness, 1 - lightness);
+  const channel = (n: number) => {
+    const k = (n + hue / 30) % 12;
+    return Math.round(255 * (lightness - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return toHex([channel(0), channel(8), channel(4)]);
+}
+
+const toHex = (rgb: number[]) => `#${rgb.map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, "0")).join("")}`;
+const rgbOf = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+/** Rec. 709 luma of sRGB values, 0–1 (as src/images/renditions.ts measures tone). */
+const luma = ([r, g, b]: number[]) => (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+const mix = (rgb: number[], towards: number, share: number) => rgb.map((v) => v + (towards - v) * share);
+
+/** The tile's colour for the request: greyscale as luma, and never so close to the page's background that the tile vanishes. */
+export function tileColour(request: Pick<MonogramRequest, "domain" | "brandColor" | "theme" | "greyscale">): string {
+  let rgb = rgbOf(request.brandColor ?? domainColour(request.domain));
+  if (request.theme === "dark" && luma(rgb) < 0.18) rgb = mix(rgb, 255, 0.3);
+  if (request.theme === "light" && luma(rgb) > 0.85) rgb = mix(rgb, 0, 0.3);
+  if (request.greyscale) {
+    const grey = luma(rgb) * 255;
+    rgb = [grey, grey, grey];
+  }
+  return toHex(rgb);
+}
+
+const escapeXml = (text: string) =>
+  text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[ch]!);
+
+export function monogramSvg(request: MonogramRequest): string {
+  const letter = escapeXml(monogramLetter(request.name, request.domain));
+  const tile = tileColour(request);
+  const ink = luma(rgbOf(tile)) < 0.6 ? "#ffffff" : "#1f2328";
+  const size = request.size;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 100 100" role="img" aria-label="${letter}">` +
+    `<rect width="100" height="100" rx="18" fill="${tile}"/>` +
+    `<text x="50" y="50" dominant-baseline="central" text-anchor="middle" font-family="system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif" font-size="56" font-weight="600" fill="${ink}">${letter}</text>` +
+    `</svg>`
+  );
+}

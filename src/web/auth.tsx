@@ -1,0 +1,194 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { createAccount, emailSchema, passwordSchema } from "../accounts/accounts";
+import { signIn, signInAllowed } from "../accounts/signIn";
+import { readVars } from "../env";
+import { createDb } from "../lib/db";
+import { statusOf } from "../lib/errors";
+import { clientAddress, currentSession, endBrowserSession, replaceSession } from "../portal/sessions";
+import { Page, render, SubmitRow } from "./layout";
+import { field, portalPath, type WebEnv } from "./session";
+
+/**
+ * Sign-up, sign-in and sign-out pages. They share the JSON sign-in's rules: the same
+ * validation, 10 attempts a minute per account and 20 per address (sign-up counts as an
+ * attempt), forms accepted only from this origin (hono/csrf, attached by the router), and a
+ * fresh session id at every sign-in.
+ */
+export const authPages = new Hono<WebEnv>();
+
+interface FormState {
+  email?: string;
+  error?: string;
+  fieldErrors?: { email?: string; password?: string };
+  next?: string;
+  notice?: string;
+}
+
+function Field(props: { name: "email" | "password"; label: string; value?: string; error?: string | undefined; autocomplete: string; hint?: string }) {
+  const described = [props.hint ? `${props.name}-hint` : "", props.error ? `${props.name}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <>
+      <label for={props.name}>{props.label}</label>
+      <input
+        id={props.name}
+        name={props.name}
+        type={props.name}
+        autocomplete={props.autocomplete}
+        required
+        value={props.value}
+        aria-invalid={props.error ? "true" : undefined}
+        aria-describedby={described || undefined}
+      />
+      {props.hint && (
+        <p class="hint" id={`${props.name}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      {props.error && (
+        <p class="field-error" id={`${props.name}-error`}>
+          {props.error}
+        </p>
+      )}
+    </>
+  );
+}
+
+function SignInPage(props: FormState & { signupOpen: boolean }) {
+  return (
+    <Page title="Sign in" narrow signupOpen={props.signupOpen}>
+      <h1>Sign in</h1>
+      {props.notice && <p class="notice">{props.notice}</p>}
+      {props.error && (
+        <p class="alert" role="alert" id="form-error">
+          {props.error}
+        </p>
+      )}
+      <form method="post" action="/portal/login" class="card">
+        {props.next && <input type="hidden" name="next" value={props.next} />}
+        <Field name="email" label="Email" value={props.email} autocomplete="username" error={props.fieldErrors?.email} />
+        <Field name="password" label="Password" autocomplete="current-password" error={props.fieldErrors?.password} />
+        <SubmitRow label="Sign in" />
+      </form>
+      {props.signupOpen && (
+        <p>
+          New here? <a href="/portal/signup">Create an account</a>
+        </p>
+      )}
+    </Page>
+  );
+}
+
+function SignUpPage(props: FormState) {
+  return (
+    <Page title="Create account" narrow signupOpen>
+      <h1>Create your account</h1>
+      <p class="muted">Free plan: 500,000 lookups a month per key, and MCP access for your AI tools. No card needed.</p>
+      {props.error && (
+        <p class="alert" role="alert" id="form-error">
+          {props.error}
+        </p>
+      )}
+      <form method="post" action="/portal/signup" class="card">
+        <Field name="email" label="Email" value={props.email} autocomplete="username" error={props.fieldErrors?.email} />
+        <Field
+          name="password"
+          label="Password"
+          autocomplete="new-password"
+          hint="At least 10 characters."
+          error={props.fieldErrors?.password}
+        />
+        <SubmitRow label="Create account" />
+      </form>
+      <p>
+        Already have an account? <a href="/portal/login">Sign in</a>
+      </p>
+    </Page>
+  );
+}
+
+function SignUpClosedPage() {
+  return (
+    <Page title="Sign-up is closed" narrow>
+      <h1>Sign-up is closed</h1>
+      <p>This service does not take new accounts on its own. Ask its operator for one.</p>
+      <p>
+        <a href="/portal/login">Sign in</a>
+      </p>
+    </Page>
+  );
+}
+
+const signupOpen = (env: Env) => readVars(env).SIGNUP === "on";
+
+authPages.get("/portal/login", async (c) => {
+  if (await currentSession(c, createDb(c.env.DB))) return c.redirect(portalPath(c.req.query("next")), 303);
+  const next = c.req.query("next");
+  const notice = c.req.query("ended") ? "Your session ended. Sign in again to continue." : c.req.query("signedOut") ? "You are signed out." : undefined;
+  return render(c, <SignInPage next={next ? portalPath(next) : undefined} notice={notice} signupOpen={signupOpen(c.env)} />);
+});
+
+authPages.post("/portal/login", async (c) => {
+  const form = await c.req.parseBody();
+  const email = field(form, "email");
+  const next = portalPath(field(form, "next"));
+  const db = createDb(c.env.DB);
+  const result = await signIn(c.env, db, { email, password: field(form, "password") }, clientAddress(c));
+  if (!result.ok) {
+    if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
+    const message = result.error.code === "invalid_argument" ? "Enter your email address and password." : result.error.message;
+    return render(c, <SignInPage email={email} error={message} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
+  }
+  await replaceSession(c, db, result.value.id);
+  return c.redirect(next, 303);
+});
+
+authPages.post("/portal/logout", async (c) => {
+  await endBrowserSession(c, createDb(c.env.DB));
+  return c.redirect("/portal/login?signedOut=1", 303);
+});
+
+authPages.get("/portal/signup", async (c) => {
+  if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
+  if (await currentSession(c, createDb(c.env.DB))) return c.redirect("/portal", 303);
+  return render(c, <SignUpPage />);
+});
+
+const signUpInput = z.object({ email: emailSchema, password: passwordSchema });
+
+authPages.post("/portal/signup", async (c) => {
+  if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
+  const form = await c.req.parseBody();
+  const email = field(form, "email");
+  const parsed = signUpInput.safeParse({ email, password: field(form, "password") });
+  if (!parsed.success) {
+    const fieldErrors: FormState["fieldErrors"] = {};
+    for (const issue of parsed.error.issues) {
+      const name = issue.path[0];
+      if ((name === "email" || name === "password") && !fieldErrors[name]) {
+        fieldErrors[name] = name === "email" ? "Enter an email address, like name@example.com." : `The password ${issue.message}.`;
+      }
+    }
+    return render(c, <SignUpPage email={email} fieldErrors={fieldErrors} error="Check the fields below." />, 400);
+  }
+  const limit = await signInAllowed(c.env, clientAddress(c), parsed.data.email);
+  if (!limit.allowed) {
+    c.header("Retry-After", String(limit.retryAfter));
+    return render(c, <SignUpPage email={email} error="Too many attempts. Try again in a minute." />, 429);
+  }
+  const db = createDb(c.env.DB);
+  const created = await createAccount(db, { ...parsed.data, plan: "free" });
+  if (!created.ok) {
+    if (created.error.code === "conflict") {
+      return render(c, <SignUpPage email={email} fieldErrors={{ email: "An account with this email already exists. Sign in instead." }} error="Check the fields below." />, 409);
+    }
+    return failed(c, created.error.message);
+  }
+  await replaceSession(c, db, created.value.id);
+  return c.redirect("/portal?welcome=1", 303);
+});
+
+function failed(c: Context<WebEnv>, detail: string) {
+  console.error(`portal: sign-up failed: ${detail}`);
+  return render(c, <SignUpPage error="Your account could not be created. Try again later." />, 500);
+}

@@ -1,0 +1,159 @@
+import { and, eq } from "drizzle-orm";
+import { type Context, Hono } from "hono";
+import { billingAccounts, checkoutSessions, plans } from "../../schema";
+import { checkoutState, createBillingPortalSession, createCheckoutSession } from "../billing/sessions";
+import { type PaidPlan, paidPlans, priceOf } from "../billing/stripe";
+import { publicBase } from "../env";
+import { createDb, type Db } from "../lib/db";
+import { type ErrorCode, statusOf } from "../lib/errors";
+import { planLimits } from "../limits/plans";
+import type { SessionAccount } from "../portal/sessions";
+import { planNames } from "./dashboard";
+import { count, dateTime } from "./format";
+import { Page, render } from "./layout";
+import { field, signedIn, type WebEnv } from "./session";
+
+/**
+ * The plan page: every plan with its limits and price (src/limits/plans.ts), "Upgrade"
+ * through a Stripe Checkout Session, "Manage billing" through Stripe's customer portal for
+ * accounts that have a Stripe customer, and what happened when Stripe sends the customer back.
+ */
+export const billingPages = new Hono<WebEnv>();
+
+type Subscription = typeof billingAccounts.$inferSelect;
+
+interface Outcome {
+  tone: "notice" | "warning" | "alert";
+  message: string;
+}
+
+function mcpLine(plan: (typeof plans)[number]): string {
+  const { perDay, perMinute } = planLimits[plan].mcp;
+  return perDay !== null ? `${count(perDay)} MCP calls a day` : `${count(perMinute ?? 0)} MCP calls a minute`;
+}
+
+function price(plan: (typeof plans)[number]): string {
+  const usd = planLimits[plan].monthlyUsd;
+  if (usd === null) return "Custom";
+  return usd === 0 ? "Free" : `$${count(usd)} a month`;
+}
+
+function BillingPage(props: { account: SessionAccount; subscription: Subscription | undefined; purchasable: PaidPlan[]; outcome?: Outcome | undefined }) {
+  const current = props.account.plan;
+  const rank = (plan: (typeof plans)[number]) => plans.indexOf(plan);
+  const hasCustomer = !!props.subscription?.stripeCustomerId;
+  return (
+    <Page title="Plan" account={props.account} section="billing">
+      <h1>Plan and billing</h1>
+      {props.outcome && (
+        <p class={props.outcome.tone} role={props.outcome.tone === "alert" ? "alert" : "status"}>
+          {props.outcome.message}
+        </p>
+      )}
+      <section class="card" aria-labelledby="current-heading">
+        <h2 id="current-heading">Your plan: {planNames[current]}</h2>
+        {props.subscription ? (
+          <dl class="facts">
+            <dt>Subscription</dt>
+            <dd>{props.subscription.status}</dd>
+            {props.subscription.currentPeriodEnd && (
+              <>
+                <dt>{props.subscription.cancelAtPeriodEnd ? "Ends" : "Renews"}</dt>
+                <dd>{dateTime(props.subscription.currentPeriodEnd)}</dd>
+              </>
+            )}
+          </dl>
+        ) : (
+          <p class="muted">No subscription: you are on the {planNames[current]} plan at no charge.</p>
+        )}
+        {hasCustomer && (
+          <form method="post" action="/portal/billing/manage">
+            <div class="actions">
+              <button type="submit">Manage billing</button>
+              <span class="hint">Card, invoices and cancellation, on Stripe.</span>
+            </div>
+          </form>
+        )}
+      </section>
+      <h2>Plans</h2>
+      <div class="plans">
+        {plans.map((plan) => {
+          const limits = planLimits[plan];
+          const isCurrent = plan === current;
+          const canBuy = (props.purchasable as string[]).includes(plan) && rank(plan) > rank(current);
+          return (
+            <section class={isCurrent ? "plan current" : "plan"} aria-labelledby={`plan-${plan}`}>
+              <h3 id={`plan-${plan}`}>
+                {planNames[plan]}
+                {isCurrent && <span class="badge live"> current</span>}
+              </h3>
+              <p class="price">{price(plan)}</p>
+              <ul>
+                <li>{count(limits.lookup.perMonth)} lookups a month per key</li>
+                <li>{count(limits.lookup.perMinute)} lookups a minute per key</li>
+                <li>{mcpLine(plan)}</li>
+                <li>{count(limits.companiesPerDay)} companies a day through MCP</li>
+              </ul>
+              {canBuy && (
+                <form method="post" action="/portal/billing/checkout">
+                  <input type="hidden" name="plan" value={plan} />
+                  <button class="primary" type="submit" aria-label={`Upgrade to ${planNames[plan]}`}>
+                    Upgrade
+                  </button>
+                </form>
+              )}
+              {!canBuy && !isCurrent && rank(plan) > rank(current) && <p class="hint">Contact us for this plan.</p>}
+            </section>
+          );
+        })}
+      </div>
+    </Page>
+  );
+}
+
+async function billingPage(c: Context<WebEnv>, outcome?: Outcome, status: 200 | 400 | 404 | 503 | 500 = 200) {
+  const account = c.get("account");
+  const db = createDb(c.env.DB);
+  const subscription = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, account.id) });
+  const purchasable = paidPlans.filter((plan) => priceOf(c.env, plan) !== null);
+  return render(c, <BillingPage account={account} subscription={subscription} purchasable={purchasable} outcome={outcome} />, status);
+}
+
+/** What to tell a customer Stripe just sent back (`?checkout=success&session_id=…` or `?checkout=cancelled`). */
+async function returnOutcome(env: Env, db: Db, account: SessionAccount, checkout: string | undefined, sessionId: string | undefined): Promise<Outcome | undefined> {
+  if (checkout === "cancelled") return { tone: "warning", message: "Checkout cancelled. Nothing was charged, and your plan is unchanged." };
+  if (checkout !== "success" || !sessionId) return undefined;
+  const row = /^cs_\w{1,250}$/.test(sessionId)
+    ? await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, account.id)) })
+    : undefined;
+  if (!row) return { tone: "alert", message: "That checkout was not started from this account." };
+  const state = await checkoutState(env, row);
+  if (state === "open") return { tone: "warning", message: "This checkout is not complete yet. Nothing was charged." };
+  if (state === "unavailable") return { tone: "warning", message: "We could not reach Stripe to confirm this checkout. Reload this page in a moment." };
+  if (account.plan === row.plan) return { tone: "notice", message: `Payment received: you are on the ${planNames[row.plan]} plan.` };
+  return { tone: "notice", message: `Payment received. Your plan changes to ${planNames[row.plan]} as soon as Stripe confirms the subscription: reload this page in a moment.` };
+}
+
+billingPages.get("/portal/billing", signedIn, async (c) => {
+  const outcome = await returnOutcome(c.env, createDb(c.env.DB), c.get("account"), c.req.query("checkout"), c.req.query("session_id"));
+  return billingPage(c, outcome);
+});
+
+const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 503 | 500] => {
+  const status = statusOf(code);
+  return [{ tone: "alert", message }, status === 400 || status === 404 || status === 503 ? status : 500];
+};
+
+billingPages.post("/portal/billing/checkout", signedIn, async (c) => {
+  const plan = field(await c.req.parseBody(), "plan");
+  if (!(paidPlans as readonly string[]).includes(plan)) return billingPage(c, ...failure("invalid_argument", "Choose one of the plans below."));
+  const session = await createCheckoutSession(c.env, createDb(c.env.DB), c.get("account").id, plan as PaidPlan, publicBase(c.env, c.req.url));
+  if (!session.ok) return billingPage(c, ...failure(session.error.code, session.error.message));
+  return c.redirect(session.value.url, 303);
+});
+
+billingPages.post("/portal/billing/manage", signedIn, async (c) => {
+  const session = await createBillingPortalSession(c.env, createDb(c.env.DB), c.get("account").id, publicBase(c.env, c.req.url));
+  if (!session.ok) return billingPage(c, ...failure(session.error.code, session.error.message));
+  return c.redirect(session.value.url, 303);
+});

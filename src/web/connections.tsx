@@ -1,0 +1,136 @@
+import { CimdFetchError, type GrantSummary, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { Hono } from "hono";
+import { publicBase } from "../env";
+import { oauthHelpers, SCOPE_DESCRIPTIONS } from "../oauth/authorizationServer";
+import type { SessionAccount } from "../portal/sessions";
+import { dateTime } from "./format";
+import { Page, render } from "./layout";
+import { signedIn, type WebEnv } from "./session";
+
+/**
+ * Connections: the MCP clients this account approved through OAuth (one grant per approval;
+ * grants are stored under the account's id). Disconnecting revokes the grant, which deletes
+ * its access and refresh tokens with it, so they stop working at once.
+ */
+export const connectionsPages = new Hono<WebEnv>();
+
+/** Accounts approve a handful of clients; a listing stops here. */
+const MAX_CONNECTIONS = 100;
+
+interface Connection {
+  grantId: string;
+  clientName: string;
+  redirectHost: string;
+  scopes: string[];
+  approvedAt: Date;
+}
+
+async function connectionsOf(helpers: OAuthHelpers, accountId: string): Promise<Connection[]> {
+  const { items } = await helpers.listUserGrants(accountId, { limit: MAX_CONNECTIONS });
+  const connections = await Promise.all(items.map((grant) => describe(helpers, grant)));
+  return connections.sort((a, b) => b.approvedAt.getTime() - a.approvedAt.getTime());
+}
+
+async function describe(helpers: OAuthHelpers, grant: GrantSummary): Promise<Connection> {
+  let client = null;
+  try {
+    client = await helpers.lookupClient(grant.clientId);
+  } catch (error) {
+    // A metadata-document client whose document cannot be fetched now is still listed, by its id.
+    if (!(error instanceof CimdFetchError)) throw error;
+  }
+  const redirect = grant.redirectUri ?? client?.redirectUris[0];
+  let redirectHost = "unknown";
+  try {
+    if (redirect) redirectHost = new URL(redirect).host;
+  } catch {
+    // Not a URL: leave it unknown.
+  }
+  return {
+    grantId: grant.id,
+    clientName: client?.clientName || grant.clientId,
+    redirectHost,
+    scopes: grant.scope,
+    // The library keeps Unix seconds.
+    approvedAt: new Date(grant.createdAt * 1000),
+  };
+}
+
+function ConnectionsPage(props: { account: SessionAccount; connections: Connection[]; notice?: string | undefined }) {
+  return (
+    <Page title="Connections" account={props.account} section="connections">
+      <h1>Connections</h1>
+      <p class="muted">
+        AI tools you allowed to use this account through MCP. Disconnecting one signs it out at once: its tokens stop working, and it has to ask you again.
+      </p>
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
+      {props.connections.length === 0 ? (
+        <p class="card">
+          No connected applications. Point an MCP client at <code>/mcp</code> to connect one.
+        </p>
+      ) : (
+        <div class="table-wrap" tabindex={0} role="region" aria-labelledby="connections-caption">
+          <table>
+            <caption id="connections-caption">Connected applications</caption>
+            <thead>
+              <tr>
+                <th scope="col">Application</th>
+                <th scope="col">Sends access to</th>
+                <th scope="col">Can</th>
+                <th scope="col">Approved</th>
+                <th scope="col">
+                  <span class="muted">Action</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.connections.map((connection) => (
+                <tr>
+                  <td>{connection.clientName}</td>
+                  <td>{connection.redirectHost}</td>
+                  <td>
+                    <ul>
+                      {connection.scopes.map((scope) => (
+                        <li>{SCOPE_DESCRIPTIONS[scope] ?? scope}</li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>{dateTime(connection.approvedAt)}</td>
+                  <td>
+                    <form method="post" action={`/portal/connections/${encodeURIComponent(connection.grantId)}/disconnect`}>
+                      <button type="submit" class="danger" aria-label={`Disconnect ${connection.clientName}`}>
+                        Disconnect
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
+}
+
+connectionsPages.get("/portal/connections", signedIn, async (c) => {
+  const account = c.get("account");
+  const connections = await connectionsOf(oauthHelpers(c.env, publicBase(c.env, c.req.url)), account.id);
+  const notice = c.req.query("disconnected") ? "Disconnected: that application's tokens no longer work." : undefined;
+  return render(c, <ConnectionsPage account={account} connections={connections} notice={notice} />);
+});
+
+connectionsPages.post("/portal/connections/:grantId/disconnect", signedIn, async (c) => {
+  const account = c.get("account");
+  const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
+  const grantId = c.req.param("grantId");
+  // Only a grant of this account: the library files grants under their user, the account id.
+  const connection = (await connectionsOf(helpers, account.id)).find((g) => g.grantId === grantId);
+  if (!connection) return render(c, <ConnectionsPage account={account} connections={await connectionsOf(helpers, account.id)} notice="That connection no longer exists." />, 404);
+  await helpers.revokeGrant(grantId, account.id);
+  return c.redirect("/portal/connections?disconnected=1", 303);
+});

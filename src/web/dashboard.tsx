@@ -1,0 +1,134 @@
+import { Hono } from "hono";
+import { publicBase } from "../env";
+import { type ListedKey, listKeys } from "../keys/apiKeys";
+import { createDb } from "../lib/db";
+import { dailyUsage } from "../limits/history";
+import { lookupUsage } from "../limits/lookupLimits";
+import { windowEnd } from "../limits/periods";
+import { type PlanLimits, planLimits } from "../limits/plans";
+import type { SessionAccount } from "../portal/sessions";
+import { count, dateTime } from "./format";
+import { Page, render } from "./layout";
+import { assetImages, keyImages, Playground, type PlaygroundResult, resolveTyped } from "./playground";
+import { signedIn, type WebEnv } from "./session";
+
+/**
+ * The dashboard: the plan, this month's lookups against the plan's monthly figure, today's MCP
+ * calls and companies against the daily caps, when each resets, and the playground.
+ */
+export const dashboardPages = new Hono<WebEnv>();
+
+export const planNames: Record<SessionAccount["plan"], string> = { free: "Free", launch: "Launch", growth: "Growth", enterprise: "Enterprise" };
+
+interface Overview {
+  monthLookups: number;
+  mcpToday: number;
+  companiesToday: number;
+  monthResets: number;
+  dayResets: number;
+}
+
+async function overview(env: Env, account: SessionAccount, keys: ListedKey[], now: number): Promise<Overview> {
+  const [months, today] = await Promise.all([
+    Promise.all(keys.map((key) => lookupUsage(env, { ...key, plan: account.plan }, now))),
+    dailyUsage(env, account.id, account.plan, [], 1, now),
+  ]);
+  return {
+    monthLookups: months.reduce((sum, usage) => sum + usage.month.used, 0),
+    mcpToday: today.mcpCalls[0] ?? 0,
+    companiesToday: today.companies[0] ?? 0,
+    monthResets: windowEnd("month", now),
+    dayResets: windowEnd("day", now),
+  };
+}
+
+function mcpCap(limits: PlanLimits): string {
+  const { perDay, perDayThreeTool, perMinute } = limits.mcp;
+  if (perDay !== null) return `${count(perDay)} a day (${count(perDayThreeTool ?? perDay)} with the three-tool form)`;
+  return perMinute !== null ? `no daily cap; ${count(perMinute)} a minute` : "no cap";
+}
+
+function DashboardPage(props: {
+  account: SessionAccount;
+  overview: Overview;
+  welcome: boolean;
+  playground: Parameters<typeof Playground>[0];
+}) {
+  const limits = planLimits[props.account.plan];
+  const { overview } = props;
+  return (
+    <Page title="Dashboard" account={props.account} section="dashboard">
+      <h1>Dashboard</h1>
+      {props.welcome && (
+        <p class="notice" role="status">
+          Your account is ready. <a href="/portal/keys">Create a publishable key</a> to put logos on your site.
+        </p>
+      )}
+      <div class="grid">
+        <section class="card" aria-labelledby="plan-heading">
+          <h2 id="plan-heading">Plan</h2>
+          <p class="figure">{planNames[props.account.plan]}</p>
+          <p class="hint">
+            <a href="/portal/billing">Compare plans</a>
+          </p>
+        </section>
+        <section class="card" aria-labelledby="lookups-heading">
+          <h2 id="lookups-heading">Lookups this month</h2>
+          <p class="figure">{count(overview.monthLookups)}</p>
+          <meter id="lookups-meter" min={0} max={limits.lookup.perMonth} value={Math.min(overview.monthLookups, limits.lookup.perMonth)} aria-labelledby="lookups-heading" />
+          <p class="hint">
+            Each key may make {count(limits.lookup.perMonth)} a month and {count(limits.lookup.perMinute)} a minute. Resets {dateTime(overview.monthResets)}.
+          </p>
+        </section>
+        <section class="card" aria-labelledby="mcp-heading">
+          <h2 id="mcp-heading">MCP calls today</h2>
+          <p class="figure">{count(overview.mcpToday)}</p>
+          {limits.mcp.perDay !== null && (
+            <meter min={0} max={limits.mcp.perDay} value={Math.min(overview.mcpToday, limits.mcp.perDay)} aria-labelledby="mcp-heading" />
+          )}
+          <p class="hint">
+            Limit: {mcpCap(limits)}. Resets {dateTime(overview.dayResets)}.
+          </p>
+        </section>
+        <section class="card" aria-labelledby="companies-heading">
+          <h2 id="companies-heading">Companies today</h2>
+          <p class="figure">{count(overview.companiesToday)}</p>
+          <meter min={0} max={limits.companiesPerDay} value={Math.min(overview.companiesToday, limits.companiesPerDay)} aria-labelledby="companies-heading" />
+          <p class="hint">
+            Unique companies through MCP tools: {count(limits.companiesPerDay)} a day. Resets {dateTime(overview.dayResets)}.
+          </p>
+        </section>
+      </div>
+      <Playground {...props.playground} />
+    </Page>
+  );
+}
+
+dashboardPages.get("/portal", signedIn, async (c) => {
+  const account = c.get("account");
+  const db = createDb(c.env.DB);
+  const now = Date.now();
+  const keys = await listKeys(db, account.id);
+  const publishable = keys.filter((key) => key.type === "publishable" && key.revokedAt === null);
+  const selectedKey = publishable.find((key) => key.id === c.req.query("key")) ?? publishable[0];
+  const base = publicBase(c.env, c.req.url);
+  const typed = c.req.query("domain")?.trim();
+
+  let result: PlaygroundResult | null = null;
+  if (typed) {
+    const found = await resolveTyped(db, typed);
+    result =
+      "logo" in found
+        ? { ...found, images: selectedKey ? keyImages(found.logo, found.domain, selectedKey.id) : assetImages(c.env, base, found.logo) }
+        : found;
+  }
+  return render(
+    c,
+    <DashboardPage
+      account={account}
+      overview={await overview(c.env, account, keys, now)}
+      welcome={c.req.query("welcome") === "1"}
+      playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey }}
+    />,
+  );
+});

@@ -1,0 +1,206 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { readVars } from "../env";
+import { type ResolvedLogo, resolveLogo } from "../catalogue/resolveLogo";
+import { scaledHeight } from "../images/transform";
+import type { ListedKey } from "../keys/apiKeys";
+import { noteKeyUse } from "../keys/lastUsed";
+import { accountKey } from "../keys/verify";
+import { createDb, type Db } from "../lib/db";
+import { normaliseDomain } from "../lib/domain";
+import { plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
+import { consumeLookup } from "../limits/lookupLimits";
+import { limiterNames, rateLimiterFor } from "../limits/rateLimiterClient";
+import { lookKey } from "../images/keys";
+import { redirectTarget } from "../lookup/lookup";
+import { keyLabel } from "./format";
+import { signedIn, type WebEnv } from "./session";
+
+/**
+ * The playground: a domain's logo at a few sizes on light and dark, and the `<img>` that
+ * embeds it. Signed in, every image is a lookup with one of the account's publishable keys,
+ * counted against its limits like a lookup from the account's own site (the page knows keys
+ * only by id, so the images go through /portal/playground/logo). A visitor without an
+ * account sees the public asset URLs instead, a few domains a minute per address.
+ */
+export const PLAYGROUND_SIZES = [32, 64, 128] as const;
+export const PLAYGROUND_THEMES = ["light", "dark"] as const;
+type Theme = (typeof PLAYGROUND_THEMES)[number];
+/** Domains a minute a visitor without an account may try on the landing page. */
+export const GUEST_TRIES_PER_MINUTE = 30;
+
+export interface PlaygroundImage {
+  size: number;
+  theme: Theme;
+  src: string;
+  width: number;
+  height: number;
+}
+
+export type PlaygroundResult = { domain: string; logo: ResolvedLogo; images: PlaygroundImage[] } | { domain: string; error: string };
+
+/** The logo a typed domain names, or what to say instead. */
+export async function resolveTyped(db: Db, typed: string): Promise<{ domain: string; logo: ResolvedLogo } | { domain: string; error: string }> {
+  const normalised = normaliseDomain(hostOf(typed));
+  if (!normalised.ok) return { domain: typed, error: `“${typed}” is not a domain name. Try one like github.com.` };
+  const logo = await resolveLogo(db, { kind: "domain", value: normalised.domain });
+  if (!logo) return { domain: normalised.domain, error: `No logo for ${normalised.domain} yet.` };
+  return { domain: normalised.domain, logo };
+}
+
+/** People paste addresses: a URL (or a host with a path) counts by its host. */
+function hostOf(typed: string): string {
+  if (!/[/:]/.test(typed)) return typed;
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(typed) ? typed : `http://${typed}`).hostname;
+  } catch {
+    return typed;
+  }
+}
+
+function images(logo: ResolvedLogo, src: (size: number, theme: Theme) => string): PlaygroundImage[] {
+  return PLAYGROUND_THEMES.flatMap((theme) =>
+    PLAYGROUND_SIZES.map((size) => ({ size, theme, src: src(size, theme), width: size, height: scaledHeight(logo.width, logo.height, size) })),
+  );
+}
+
+/** Images for a signed-in account: lookups with its key `keyId`. */
+export function keyImages(logo: ResolvedLogo, domain: string, keyId: string): PlaygroundImage[] {
+  return images(logo, (size, theme) => `/portal/playground/logo?${new URLSearchParams({ key: keyId, domain, size: String(size), theme })}`);
+}
+
+/** Where a lookup of `logo` at `size` on a `theme` page redirects to, as the lookup route builds it. */
+function lookupTarget(env: Env, base: string, logo: ResolvedLogo, size: number, theme: Theme): string {
+  const key = lookKey(logo, { theme, greyscale: false });
+  return redirectTarget({ cdn: readVars(env).CDN_URL, base, secret: env.SIGNED_URL_SECRET }, { key, format: "png", width: size, page: theme });
+}
+
+/** Images for a visitor: the public, permanent asset URLs a lookup would redirect to. */
+export function assetImages(env: Env, base: string, logo: ResolvedLogo): PlaygroundImage[] {
+  return images(logo, (size, theme) => lookupTarget(env, base, logo, size, theme));
+}
+
+/** Counts one try of a visitor without an account; false once the address has used its minute. */
+export async function guestMayTry(env: Env, address: string): Promise<boolean> {
+  const decision = await rateLimiterFor(env, limiterNames.playgroundAddress(address)).consume([
+    { name: "playground", period: "minute", limit: GUEST_TRIES_PER_MINUTE },
+  ]);
+  return decision.allowed;
+}
+
+export function Playground(props: {
+  action: string;
+  base: string;
+  typed?: string | undefined;
+  result?: PlaygroundResult | null | undefined;
+  /** The account's live publishable keys, and the one the images use. */
+  keys?: ListedKey[];
+  selectedKey?: ListedKey | undefined;
+  headingLevel?: 2 | 3;
+}) {
+  const Heading = props.headingLevel === 3 ? "h3" : "h2";
+  const result = props.result;
+  const token = props.selectedKey ? keyLabel(props.selectedKey) : "YOUR_PUBLISHABLE_KEY";
+  const snippetImage = result && "logo" in result ? result.images.find((i) => i.theme === "light" && i.size === 128) : undefined;
+  return (
+    <section class="card playground" aria-labelledby="playground-heading">
+      <Heading id="playground-heading">Try a domain</Heading>
+      <form method="get" action={props.action}>
+        <div>
+          <label for="domain">Domain</label>
+          <input id="domain" name="domain" type="text" inputmode="url" autocomplete="off" spellcheck={false} placeholder="github.com" required value={props.typed ?? ""} />
+        </div>
+        {props.keys && props.keys.length > 0 && (
+          <div>
+            <label for="key">Publishable key</label>
+            <select id="key" name="key">
+              {props.keys.map((key) => (
+                <option value={key.id} selected={key.id === props.selectedKey?.id}>
+                  {keyLabel(key)}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        <button class="primary" type="submit">
+          Show logo
+        </button>
+      </form>
+      {props.keys && props.keys.length === 0 && (
+        <p class="hint">
+          Logos here come from the public asset URLs. <a href="/portal/keys">Create a publishable key</a> to try real lookups, counted on your usage.
+        </p>
+      )}
+      <div class="result" aria-live="polite">
+        {result && "error" in result && <p class="warning">{result.error}</p>}
+        {result && "logo" in result && (
+          <>
+            <p>
+              <strong>{result.logo.companyName}</strong> <span class="muted">({result.domain})</span>
+            </p>
+            <div class="swatches">
+              {PLAYGROUND_THEMES.map((theme) => (
+                <div class={`swatch ${theme}`}>
+                  {result.images
+                    .filter((image) => image.theme === theme)
+                    .map((image) => (
+                      <figure>
+                        <img src={image.src} alt={`${result.logo.companyName} logo, ${image.size} pixels wide, on ${theme}`} width={image.width} height={image.height} />
+                        <figcaption>
+                          {image.size} px, {theme}
+                        </figcaption>
+                      </figure>
+                    ))}
+                </div>
+              ))}
+            </div>
+            <h3>Embed it</h3>
+            <pre id="snippet">
+              <code>{`<img src="${props.base}/${result.domain}?token=${token}&size=128" alt="${result.logo.companyName} logo" width="128" height="${snippetImage?.height ?? 128}">`}</code>
+            </pre>
+            <p class="hint">
+              {props.selectedKey
+                ? `Uses your key ${token}: put the whole key in its place (it was shown once, when you created it).`
+                : "Put one of your publishable keys in place of YOUR_PUBLISHABLE_KEY."}
+            </p>
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
+
+const imageQuery = z.object({
+  key: z.string().min(1).max(64),
+  domain: z.string().min(1).max(253),
+  size: z.coerce.number().int().min(1).max(800),
+  theme: z.enum(PLAYGROUND_THEMES),
+});
+
+/**
+ * One playground image: a lookup with the account's key `key`, counted one request at a time
+ * (no lease: the count the usage page shows is then exact), answered like a lookup: a redirect
+ * to the rendition. Never cached, so each image shown is one lookup counted.
+ */
+export const playgroundImages = new Hono<WebEnv>();
+
+playgroundImages.get("/portal/playground/logo", signedIn, async (c) => {
+  const query = imageQuery.safeParse(c.req.query());
+  if (!query.success) return plainText("Invalid playground request", 400);
+  const db = createDb(c.env.DB);
+  const key = await accountKey(db, c.get("account").id, query.data.key);
+  if (!key || key.type !== "publishable") return plainText("No such publishable key", 404);
+  const domain = normaliseDomain(query.data.domain);
+  if (!domain.ok) return plainText("Invalid domain format", 400);
+
+  const now = Date.now();
+  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const decision = await consumeLookup(c.env, key, { now, defer, leaseSize: 1 });
+  const headers = { "Cache-Control": "no-store", ...rateLimitHeaders(decision) };
+  if (!decision.allowed) return plainText("Rate limit exceeded", 429, { ...headers, "Retry-After": retryAfter(decision.resetAt, now) });
+  noteKeyUse(db, key.id, defer, now);
+  const logo = await resolveLogo(db, { kind: "domain", value: domain.domain });
+  if (!logo) return plainText("Logo not found", 404, headers);
+  const location = lookupTarget(c.env, readVars(c.env).PUBLIC_BASE_URL, logo, query.data.size, query.data.theme);
+  return new Response(null, { status: 302, headers: { ...headers, Location: location } });
+});

@@ -1,0 +1,64 @@
+import { Hono } from "hono";
+import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
+import { unavailableIn } from "../lib/dependencies";
+import { retryLater } from "../lib/responses";
+import { authPages } from "./auth";
+import { billingPages } from "./billing";
+import { connectionsPages } from "./connections";
+import { dashboardPages } from "./dashboard";
+import { keysPages } from "./keys";
+import { Page, render } from "./layout";
+import { playgroundImages } from "./playground";
+import type { WebEnv } from "./session";
+import { usagePages } from "./usage";
+
+/**
+ * The portal as a web app, under /portal: server-rendered pages (Hono JSX), forms that work
+ * without scripts, one stylesheet and one small script served as files (webAssets). Every
+ * form posted here must come from this origin (hono/csrf: Origin or Sec-Fetch-Site), and the
+ * session cookie is SameSite=Lax, so no other site can post a form with it.
+ */
+export const portalPages = new Hono<WebEnv>();
+
+portalPages.use("/portal/*", csrf());
+portalPages.use("/portal", csrf());
+for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages]) portalPages.route("/", pages);
+// Any other path under /portal is a missing page of the portal, not a domain to look up.
+portalPages.all("/portal/*", (c) =>
+  render(
+    c,
+    <Page title="Not found" narrow>
+      <h1>No such page</h1>
+      <p>
+        <a href="/portal">Go to the portal</a>
+      </p>
+    </Page>,
+    404,
+  ),
+);
+
+portalPages.onError((error, c) => {
+  // hono/csrf refuses a cross-site form with a bare 403.
+  const refused = error instanceof HTTPException && error.status === 403;
+  const unavailable = unavailableIn(error);
+  if (unavailable) console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
+  else if (!refused) console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
+  if (unavailable) c.header("Retry-After", retryLater["Retry-After"]);
+  const [title, heading, text] = refused
+    ? ["Refused", "This form came from another site", "Forms of this portal are accepted only from its own pages."]
+    : unavailable
+      ? ["Unavailable", "The portal is briefly unavailable", "Part of the service did not answer. Try again in a few seconds."]
+      : ["Something went wrong", "Something went wrong", "Try again in a moment."];
+  return render(
+    c,
+    <Page title={title} narrow>
+      <h1>{heading}</h1>
+      <p>{text}</p>
+      <p>
+        <a href="/portal">Back to the portal</a>
+      </p>
+    </Page>,
+    refused ? 403 : unavailable ? 503 : 500,
+  );
+});

@@ -1,0 +1,68 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { logos } from "../../schema";
+import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
+import { prepareLogo } from "../../src/cli/importer/prepare";
+import { LEGACY_RENDITIONS, logoObjectKeys, renditionKey } from "../../src/images/keys";
+import { sha256Hex } from "../../src/lib/encoding";
+import { ok } from "../../src/lib/errors";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
+import { freshState, tool, withPlatform } from "./helpers";
+
+let state: { dir: string; cleanup: () => void };
+
+const mark = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100"><circle cx="50" cy="50" r="40" fill="${fill}"/></svg>`;
+
+beforeAll(async () => {
+  state = freshState();
+  // The catalogue as the previous renditions version left it: a master, a greyscale and, for
+  // dark and light logos, inverted renditions. One logo's original is gone: it cannot be re-rendered.
+  await withPlatform(state.dir, async ({ db, bucket }) => {
+    for (const [name, fill] of [["black", "#000000"], ["white", "#ffffff"], ["gone", "#1a1f71"]] as const) {
+      const svg = new TextEncoder().encode(mark(fill));
+      const prepared = await prepareLogo(svg);
+      if (!prepared.ok) throw new Error(prepared.error);
+      const input: CompanyLogoInput = { name, domains: [`${name}.com`], aliases: [], prominence: 0, variant: "icon", sourceSet: "manifest", licence: "CC0-1.0", sourceHash: await sha256Hex(svg) };
+      const written = await importCompanyLogo(db, bucket, input, async () => ok(prepared.logo));
+      if (!written.ok) throw new Error(written.error.message);
+    }
+    for (const logo of await db.select().from(logos).all()) {
+      await bucket.delete(logoObjectKeys(logo).filter((key) => key !== logo.masterKey && key !== logo.originalKey));
+      for (const legacy of ["grey", "inverted"]) await bucket.put(`${logo.masterKey.slice(0, -4)}.${legacy}.png`, new Uint8Array([1]));
+      await db.update(logos).set({ renditions: LEGACY_RENDITIONS }).where(eq(logos.id, logo.id));
+      if (logo.masterKey.includes("gone.com")) await bucket.delete(logo.originalKey);
+    }
+  });
+});
+afterAll(() => state.cleanup());
+
+const snapshot = () =>
+  withPlatform(state.dir, async ({ db, bucket }) => ({
+    logos: (await db.select().from(logos).all()).sort((a, b) => a.id - b.id),
+    objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
+  }));
+
+describe("npm run rerender", () => {
+  it("re-renders logos made by an older renditions version from their originals, and a second run does nothing", async () => {
+    const first = tool("rerender", [], state.dir);
+    expect(first.status).toBe(2);
+    expect(first.json()).toMatchObject({ logos: 3, updated: 2, unchanged: 0, failed: 1, version: RENDITIONS_VERSION, failures: [{ error: expect.stringMatching(/^original .* is missing$/) }] });
+    expect(first.stderr).toContain("re-rendering 3 logos");
+    expect(first.stderr).toContain("3/3 logos");
+
+    const after = await snapshot();
+    const byDomain = (domain: string) => after.logos.find((l) => l.masterKey.includes(domain))!;
+    expect(byDomain("black.com").renditions).toEqual({ version: RENDITIONS_VERSION, light: false, dark: true, plain: "master", vector: true });
+    expect(byDomain("white.com").renditions).toEqual({ version: RENDITIONS_VERSION, light: true, dark: false, plain: "light", vector: true });
+    expect(byDomain("gone.com").renditions.version).toBe(0);
+    // Every object is one a row names: the legacy renditions of the re-rendered logos are gone.
+    const referenced = after.logos.filter((l) => l.renditions.version > 0).flatMap((l) => logoObjectKeys(l));
+    const gone = byDomain("gone.com");
+    expect(after.objects).toEqual([...referenced, gone.masterKey, renditionKey(gone.masterKey, "grey", 0), `${gone.masterKey.slice(0, -4)}.inverted.png`].sort());
+
+    const second = tool("rerender", [], state.dir);
+    expect(second.json()).toMatchObject({ logos: 1, updated: 0, failed: 1 });
+    expect(await snapshot()).toEqual(after);
+  });
+
+});

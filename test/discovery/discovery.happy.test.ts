@@ -1,0 +1,224 @@
+import { createMessageBatch, getQueueResult, createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it, vi } from "vitest";
+import { companies, companyDomains, logos } from "../../schema";
+import { discoverDomain } from "../../src/discovery/discover";
+import { parseResolve } from "../../src/discovery/fetcher";
+import worker from "../../src/index";
+import { db } from "../helpers/catalogue";
+import { BASE, fetchWith, freshKey } from "../lookup/helpers";
+import { claimSite, type FakeSite, ico, image, page, png, svg, text } from "./helpers";
+
+const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
+const follow = async (response: Response) => {
+  // Relative: no public base URL is configured in the tests.
+  return get(response.headers.get("location")!);
+};
+const storedLogo = async (domain: string) =>
+  db
+    .select({ logo: logos, name: companies.name, brandColor: companies.brandColor })
+    .from(companyDomains)
+    .innerJoin(companies, eq(companies.id, companyDomains.companyId))
+    .innerJoin(logos, eq(logos.companyId, companies.id))
+    .where(eq(companyDomains.domain, domain))
+    .get();
+
+/** Looks the site up once and returns the answer and what was stored. */
+async function firstLookup(site: FakeSite, query = "") {
+  const token = await freshKey();
+  const response = await get(`/${site.host}?token=${token}${query}`);
+  return { token, response, stored: await storedLogo(site.host) };
+}
+
+describe("discovery on a miss: what the site offers", () => {
+  it("serves the site's best link icon on the first lookup, marked discovered, and writes it with its provenance", async () => {
+    const site = await claimSite({});
+    await site.set({
+      "/": page(
+        `<title>Acme Widgets — Home</title><meta property="og:site_name" content="Acme Widgets"><meta name="theme-color" content="#3A7">
+         <link rel="icon" sizes="16x16" href="/favicon-16.png"><link rel="icon" sizes="32x32" href="/favicon-32.png">
+         <link rel="apple-touch-icon" href="/apple-touch-icon-180.png">`,
+      ),
+      "/favicon-16.png": image(png(16, 16)),
+      "/favicon-32.png": image(png(32, 32)),
+      "/apple-touch-icon-180.png": image(png(180, 180, [20, 90, 200, 255])),
+    });
+    const { response, stored } = await firstLookup(site);
+    expect(response.status).toBe(302);
+    expect(response.headers.get("x-logo-source")).toBe("discovered");
+    expect(stored).toMatchObject({
+      name: "Acme Widgets",
+      brandColor: "#33aa77",
+      logo: { sourceSet: "discovered", sourceUrl: `https://${site.host}/apple-touch-icon-180.png`, width: 180, height: 180, variant: "icon" },
+    });
+    expect(stored!.logo.fetchedAt).toBeInstanceOf(Date);
+    const png128 = await follow(response);
+    expect(png128.status).toBe(200);
+    expect(png128.headers.get("x-logo-source")).toBe("discovered");
+    expect(await env.IMAGES.info(png128.body!)).toMatchObject({ format: "image/png", width: 128, height: 128 });
+  });
+
+  it("answers the second lookup from the catalogue without asking the site again", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const { token, response } = await firstLookup(site);
+    expect(response.headers.get("x-logo-source")).toBe("discovered");
+    const asked = (await site.requests()).length;
+    const again = await get(`/${site.host}?token=${token}&size=64`);
+    expect(again.status).toBe(302);
+    expect(again.headers.get("x-logo-source")).toBe("discovered");
+    expect((await site.requests()).length).toBe(asked);
+  });
+
+  it("takes a vector icon over a larger raster, rasterised to a 1200 px master", async () => {
+    const site = await claimSite({
+      "/": page('<link rel="icon" type="image/svg+xml" href="/icon.svg"><link rel="apple-touch-icon" sizes="180x180" href="/touch.png">'),
+      "/icon.svg": text(svg(), "image/svg+xml"),
+      "/touch.png": image(png(180, 180)),
+    });
+    const { stored } = await firstLookup(site);
+    expect(stored?.logo).toMatchObject({ format: "svg", width: 1200, height: 1200, sourceUrl: `https://${site.host}/icon.svg` });
+  });
+
+  it("reads a manifest-only site: the largest manifest icon and the manifest's name", async () => {
+    const site = await claimSite({
+      "/": page('<link rel="manifest" href="/app/site.webmanifest">'),
+      "/app/site.webmanifest": text(
+        JSON.stringify({ name: "Manifest Co", theme_color: "#112233", icons: [{ src: "icon-192.png", sizes: "192x192" }, { src: "/app/icon-512.png", sizes: "512x512", purpose: "any maskable" }] }),
+        "application/manifest+json",
+      ),
+      "/app/icon-192.png": image(png(192, 192)),
+      "/app/icon-512.png": image(png(512, 512)),
+    });
+    const { stored } = await firstLookup(site);
+    expect(stored).toMatchObject({ name: "Manifest Co", brandColor: "#112233", logo: { width: 512, sourceUrl: `https://${site.host}/app/icon-512.png` } });
+  });
+
+  it("decodes an ICO-only site's /favicon.ico, taking its largest entry (BMP with alpha)", async () => {
+    const site = await claimSite({
+      "/": page("<title>Old School</title>"),
+      "/favicon.ico": image(ico([{ bmp: { size: 16, rgba: [255, 0, 0, 255] } }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]), "image/x-icon"),
+    });
+    const { response, stored } = await firstLookup(site);
+    expect(response.status).toBe(302);
+    expect(stored).toMatchObject({ name: "Old School", logo: { format: "ico", width: 48, height: 48, sourceUrl: `https://${site.host}/favicon.ico` } });
+    const master = await env.LOGOS.get(stored!.logo.masterKey);
+    expect(await env.IMAGES.info(master!.body)).toMatchObject({ format: "image/png", width: 48, height: 48 });
+  });
+
+  it("takes the PNG entry of an ICO when it is the largest", async () => {
+    const site = await claimSite({
+      "/": page('<link rel="shortcut icon" href="/favicon.ico">'),
+      "/favicon.ico": image(ico([{ bmp: { size: 32, rgba: [255, 0, 0, 255] } }, { png: png(64, 64), size: 64 }]), "image/vnd.microsoft.icon"),
+    });
+    expect((await firstLookup(site)).stored?.logo).toMatchObject({ width: 64, height: 64 });
+  });
+
+  it("resolves hrefs against <base href>, and reads uppercase and multi-valued rel", async () => {
+    const site = await claimSite({
+      "/": page('<BASE HREF="/static/"><LINK REL="Shortcut ICON" HREF="img/mark.png"><link rel="alternate icon" href="/tiny.png">'),
+      "/static/img/mark.png": image(png(96, 96)),
+      "/tiny.png": image(png(16, 16)),
+    });
+    expect((await firstLookup(site)).stored?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/static/img/mark.png` });
+  });
+
+  it("handles protocol-relative and data: URLs, and prefers square marks to banners", async () => {
+    const inline = `data:image/png;base64,${btoa(String.fromCharCode(...png(80, 80)))}`;
+    const site = await claimSite({});
+    await site.set({
+      "/": page(`<link rel="icon" href="//${site.host}/banner.png"><link rel="icon" href="${inline}">`),
+      "/banner.png": image(png(400, 100)),
+    });
+    const { stored } = await firstLookup(site);
+    expect(stored?.logo).toMatchObject({ width: 80, height: 80 });
+    expect(stored!.logo.sourceUrl).toContain("inline data: URL");
+  });
+
+  it("falls back to /apple-touch-icon.png when the page names nothing usable, and takes a tiny icon only when nothing else exists", async () => {
+    const touch = await claimSite({ "/": page('<link rel="icon" href="/missing.png">'), "/apple-touch-icon.png": image(png(120, 120)) });
+    expect((await firstLookup(touch)).stored?.logo).toMatchObject({ width: 120, sourceUrl: `https://${touch.host}/apple-touch-icon.png` });
+    const tiny = await claimSite({ "/": page('<link rel="icon" href="/16.png">'), "/16.png": image(png(16, 16)) });
+    expect((await firstLookup(tiny)).stored?.logo).toMatchObject({ width: 16 });
+  });
+});
+
+describe("discovery on a miss: misses, concurrency, the queue", () => {
+  it("answers 404 for a site with no icon, and does not fetch it again within the miss TTL", async () => {
+    const site = await claimSite({ "/": page("<title>Nothing Here</title>") });
+    const { token, response, stored } = await firstLookup(site);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toBe("Logo not found");
+    expect(stored).toBeUndefined();
+    const asked = (await site.requests()).map((r) => r.path).sort();
+    expect(asked).toEqual(["/", "/apple-touch-icon.png", "/favicon.ico"]);
+    for (let i = 0; i < 3; i++) expect((await get(`/${site.host}?token=${token}`)).status).toBe(404);
+    expect((await site.requests()).length).toBe(asked.length);
+  });
+
+  it("starts one discovery for 20 concurrent first lookups", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const token = await freshKey();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(`/${site.host}?token=${token}`)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(302));
+    const requests = await site.requests();
+    expect(requests.filter((r) => r.path === "/")).toHaveLength(1);
+    expect(requests.filter((r) => r.path === "/i.png")).toHaveLength(1);
+  });
+
+  it("past its budget answers a miss, and the queue finishes the discovery so the next lookup is a hit", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const token = await freshKey();
+    const first = await fetchWith({ DISCOVERY_BUDGET_MS: "0" }, `${BASE}/${site.host}?token=${token}&fallback=monogram`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-logo-source")).toBe("monogram");
+    // A miss still under way is cached briefly: the logo is on its way.
+    expect(first.headers.get("cache-control")).toBe("public, max-age=60");
+
+    const batch = createMessageBatch("logo-discovery", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: false } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["m1"]);
+
+    const second = await get(`/${site.host}?token=${token}`);
+    expect(second.status).toBe(302);
+    expect(second.headers.get("x-logo-source")).toBe("discovered");
+    expect((await site.requests()).filter((r) => r.path === "/")).toHaveLength(1);
+  });
+
+  it("refreshes a discovered logo from the queue: a new icon replaces the old one and the fetch time moves on", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/v1.png">'), "/v1.png": image(png(64, 64)) });
+    const { stored: before } = await firstLookup(site);
+    await site.set({ "/": page('<link rel="icon" href="/v2.png">'), "/v2.png": image(png(128, 128)) });
+    const batch = createMessageBatch("logo-discovery", [{ id: "r1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["r1"]);
+    const after = await storedLogo(site.host);
+    expect(after?.logo).toMatchObject({ id: before!.logo.id, width: 128, sourceUrl: `https://${site.host}/v2.png` });
+    expect(after!.logo.fetchedAt!.getTime()).toBeGreaterThanOrEqual(before!.logo.fetchedAt!.getTime());
+    expect(await env.LOGOS.head(before!.logo.masterKey)).toBeNull();
+  });
+
+  it("serves a discovered logo older than 30 days as it is and has the queue fetch it again", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/old.png">'), "/old.png": image(png(64, 64)) });
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    expect((await discoverDomain(env, db, site.host, parseResolve(env.DISCOVERY_RESOLVE, ""), longAgo)).outcome).toBe("found");
+    await site.set({ "/": page('<link rel="icon" href="/new.png">'), "/new.png": image(png(96, 96)) });
+    const token = await freshKey();
+    const stale = await get(`/${site.host}?token=${token}`);
+    expect(stale.status).toBe(302);
+    expect((await storedLogo(site.host))?.logo.width).toBe(64);
+    // The refresh arrives through the real queue, whenever its consumer runs.
+    await vi.waitFor(async () => expect((await storedLogo(site.host))?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/new.png` }), { timeout: 15_000, interval: 100 });
+    expect((await storedLogo(site.host))!.logo.fetchedAt!.getTime()).toBeGreaterThan(longAgo.getTime());
+  });
+
+  it("is off with DISCOVERY=off: the site is never asked", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const token = await freshKey();
+    const response = await fetchWith({ DISCOVERY: "off" }, `${BASE}/${site.host}?token=${token}`, { redirect: "manual" });
+    expect(response.status).toBe(404);
+    expect(await site.requests()).toEqual([]);
+  });
+});

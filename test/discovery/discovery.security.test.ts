@@ -1,0 +1,145 @@
+import { env, exports } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { discoverDomain } from "../../src/discovery/discover";
+import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
+import { db } from "../helpers/catalogue";
+import { BASE, freshKey } from "../lookup/helpers";
+import { claimSite, elsewhereRequests, image, page, png, text } from "./helpers";
+
+const get = (path: string) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual" });
+const resolve = () => parseResolve(env.DISCOVERY_RESOLVE, "");
+
+describe("SSRF: URLs a site names are checked before anything is fetched", () => {
+  it.each([
+    ["http://169.254.169.254/latest/meta-data/", /IP address 169\.254\.169\.254/],
+    ["http://[::1]/icon.png", /IP address \[::1\]/],
+    ["http://0x7f.1/icon.png", /IP address 127\.0\.0\.1/],
+    ["http://2130706433/icon.png", /IP address 127\.0\.0\.1/],
+    ["file:///etc/passwd", /scheme file:/],
+    ["ftp://example.com/icon.png", /scheme ftp:/],
+    ["https://example.com:8080/icon.png", /port 8080/],
+    ["http://localhost/icon.png", /not a public name/],
+    ["http://metadata.google.internal/icon.png", /not a public name/],
+    ["https://user:secret@example.com/icon.png", /credentials/],
+  ])("refuses %s", (url, reason) => {
+    const checked = checkUrl(url, resolve());
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.reason).toMatch(reason);
+  });
+
+  it("honours DISCOVERY_RESOLVE only locally, only for loopback, only for the hosts it names", () => {
+    const spec = "a-site.com=127.0.0.1:8001,b-site.com=10.0.0.5:80,c-site.com=[::1]:8003";
+    expect(parseResolve(spec, "https://logos.example.com").size).toBe(0);
+    const map = parseResolve(spec, "");
+    expect([...map.keys()].sort()).toEqual(["a-site.com", "c-site.com"]);
+    expect(checkUrl("https://www.a-site.com/x.png?v=1", map)).toMatchObject({ ok: true, fetchUrl: "http://127.0.0.1:8001/x.png?v=1" });
+    expect(checkUrl("https://other-site.com/x.png", map)).toMatchObject({ ok: true, fetchUrl: "https://other-site.com/x.png" });
+    // A resolved host on another port is still refused: the port rule comes first.
+    expect(checkUrl("https://a-site.com:8080/x.png", map).ok).toBe(false);
+  });
+
+  it("refuses icon URLs and redirects that point at another loopback port or at private addresses, fetching nothing there", async () => {
+    const site = await claimSite({});
+    const elsewhere = `127.0.0.1:${site.elsewherePort}`;
+    await site.set({
+      "/": page(
+        `<link rel="icon" href="http://${elsewhere}/direct.png"><link rel="icon" sizes="512x512" href="http://localhost:${site.elsewherePort}/named.png">
+         <link rel="apple-touch-icon" href="/hop.png"><link rel="icon" href="http://${site.host}:8080/port.png"><link rel="icon" href="http://[::1]:${site.elsewherePort}/v6.png">
+         <link rel="icon" href="file:///etc/passwd"><link rel="icon" href="http://169.254.169.254/latest/meta-data/">`,
+      ),
+      "/hop.png": { status: 302, location: `http://${elsewhere}/redirected.png` },
+    });
+    const before = (await elsewhereRequests()).length;
+    const report = await discoverDomain(env, db, site.host, resolve());
+    expect(report.outcome).toBe("nothing");
+    const refused = Object.fromEntries(report.candidates.map((c) => [c.url, c.refused]));
+    expect(refused).toMatchObject({
+      [`http://${elsewhere}/direct.png`]: expect.stringMatching(/^(port \d+|IP address .*) refused$/),
+      [`http://localhost:${site.elsewherePort}/named.png`]: expect.stringMatching(/port/),
+      [`https://${site.host}/hop.png`]: expect.stringMatching(/^(port \d+|IP address .*) refused$/),
+      [`http://${site.host}:8080/port.png`]: expect.stringMatching(/port 8080/),
+      "file:///etc/passwd": expect.stringMatching(/scheme/),
+      "http://169.254.169.254/latest/meta-data/": expect.stringMatching(/IP address/),
+    });
+    expect((await elsewhereRequests()).length).toBe(before);
+    // The one hop that was fetched is the site's own redirect; the loopback target never was.
+    expect((await site.requests()).map((r) => r.path)).toContain("/hop.png");
+  });
+
+  it("cuts off a 50 MB icon at 5 MB and an endless page at 512 KiB, and still answers", async () => {
+    const huge = await claimSite({ "/": page('<link rel="icon" href="/huge.png"><link rel="icon" href="/ok.png">'), "/huge.png": { type: "image/png", size: 50 * 1024 * 1024 }, "/ok.png": image(png(48, 48)) });
+    const report = await discoverDomain(env, db, huge.host, resolve());
+    expect(report.candidates.find((c) => c.url.endsWith("/huge.png"))?.refused).toMatch(/larger than 5242880 bytes/);
+    expect(report.chosen?.url).toBe(`https://${huge.host}/ok.png`);
+    expect(await huge.sent()).toBeLessThan(20 * 1024 * 1024);
+
+    const endless = await claimSite({ "/": { endless: true }, "/favicon.ico": image(png(40, 40)) });
+    const token = await freshKey();
+    const response = await get(`/${endless.host}?token=${token}`);
+    expect(response.status).toBe(302);
+    expect(await endless.sent()).toBeLessThan(20 * 1024 * 1024);
+  });
+
+  it("judges fetched files by their bytes, not their Content-Type", async () => {
+    const site = await claimSite({
+      "/": page('<link rel="icon" href="/lies.png"><link rel="icon" href="/real.bin">'),
+      "/lies.png": text("<html>not an image</html>", "image/png"),
+      "/real.bin": image(png(64, 64), "text/html"),
+    });
+    const report = await discoverDomain(env, db, site.host, resolve());
+    expect(report.candidates.find((c) => c.url.endsWith("/lies.png"))?.refused).toMatch(/not an image/);
+    expect(report.chosen).toMatchObject({ url: `https://${site.host}/real.bin`, format: "png" });
+  });
+
+  it("sends a fixed User-Agent and nothing of the caller's request", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const token = await freshKey();
+    await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual", headers: { Cookie: "session=secret", Authorization: "Bearer x", Referer: "https://customer.example/" } });
+    for (const { headers } of await site.requests()) {
+      expect(headers["user-agent"]).toMatch(/^logo-lookup-discovery\//);
+      expect(headers.cookie).toBeUndefined();
+      expect(headers.authorization).toBeUndefined();
+      expect(headers.referer).toBeUndefined();
+    }
+  });
+});
+
+describe("hostile pages and manifests", () => {
+  const attribute = fc.oneof(fc.constantFrom("icon", "ICON", "shortcut icon", "apple-touch-icon", "mask-icon", "manifest", "", "icon icon"), fc.string({ maxLength: 20 }));
+  const href = fc.oneof(
+    fc.constantFrom("/i.png", "i.png", "//x", "data:image/png;base64,AAAA", "data:,", "javascript:alert(1)", "http://[::1]/", "https://", "%%", "/m.json", "../../../../i.png"),
+    fc.string({ maxLength: 40 }),
+  );
+  const link = fc.record({ rel: attribute, href, sizes: fc.oneof(fc.constantFrom("16x16", "any", "0x0", "99999x99999", "1x1 2x2"), fc.string({ maxLength: 12 })) });
+  const html = fc.tuple(fc.array(link, { maxLength: 6 }), fc.string({ maxLength: 200 }), fc.boolean()).map(
+    ([links, noise, base]) =>
+      `${base ? `<base href="${noise.slice(0, 10)}">` : ""}<title>${noise}</title>` +
+      links.map((l) => `<link rel="${l.rel}" href="${l.href}" sizes="${l.sizes}">`).join("") +
+      `<meta name="theme-color" content="${noise.slice(0, 8)}">${noise}`,
+  );
+  const manifest = fc.oneof(
+    fc.json(),
+    fc.record({
+      name: fc.oneof(fc.string(), fc.integer()),
+      icons: fc.oneof(fc.array(fc.record({ src: fc.oneof(href, fc.integer()), sizes: fc.oneof(fc.string(), fc.constant(null)), purpose: fc.string() }), { maxLength: 4 }), fc.string()),
+    }).map((m) => JSON.stringify(m)),
+  );
+
+  it("never answer a lookup with a 5xx", async () => {
+    const token = await freshKey();
+    await fc.assert(
+      fc.asyncProperty(html, manifest, async (head, manifestBody) => {
+        const site = await claimSite({
+          "/": page(`${head}<link rel="manifest" href="/m.json">`),
+          "/m.json": text(manifestBody, "application/manifest+json"),
+          "/i.png": image(png(33, 33)),
+        });
+        const response = await get(`/${site.host}?token=${token}&fallback=monogram`);
+        expect(response.status).toBeLessThan(500);
+        expect([200, 302]).toContain(response.status);
+      }),
+      { numRuns: 30 },
+    );
+  });
+});

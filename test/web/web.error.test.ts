@@ -1,0 +1,176 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
+import { fetchWith, freshCompany } from "../lookup/helpers";
+import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
+
+const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  body: new URLSearchParams(fields).toString(),
+  headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+});
+
+describe("sign-up refuses", () => {
+  it("a short password and a malformed email, saying which field is wrong", async () => {
+    const browser = new Browser();
+    const short = await browser.postForm("/portal/signup", { email: freshEmail(), password: "too-short" });
+    expect(short.status).toBe(400);
+    const shortPage = await short.text();
+    expect(shortPage).toContain("The password must be at least 10 characters.");
+    expect(shortPage).toContain('aria-invalid="true"');
+    const malformed = await browser.postForm("/portal/signup", { email: "not-an-email", password: PASSWORD });
+    expect(malformed.status).toBe(400);
+    expect(await textOf(malformed)).toContain("Enter an email address, like name@example.com.");
+    expect(browser.cookies.has("session")).toBe(false);
+  });
+
+  it("an email that already has an account", async () => {
+    const { email } = await signedUp();
+    const again = await new Browser().postForm("/portal/signup", { email: email.toUpperCase(), password: PASSWORD });
+    expect(again.status).toBe(409);
+    expect(await textOf(again)).toContain("An account with this email already exists. Sign in instead.");
+  });
+
+  it("everyone when SIGNUP is off", async () => {
+    const page = await fetchWith({ SIGNUP: "off" }, `${BASE}/portal/signup`);
+    expect(page.status).toBe(403);
+    expect(await textOf(page)).toContain("Sign-up is closed");
+    const email = freshEmail();
+    const posted = await fetchWith({ SIGNUP: "off" }, `${BASE}/portal/signup`, form({ email, password: PASSWORD }));
+    expect(posted.status).toBe(403);
+    expect(posted.headers.get("set-cookie")).toBeNull();
+    const login = await fetchWith({ SIGNUP: "off" }, `${BASE}/portal/login`);
+    expect(await login.text()).not.toContain('href="/portal/signup"');
+    // Nothing was created: signing up with sign-up open afterwards still works.
+    expect((await new Browser().postForm("/portal/signup", { email, password: PASSWORD })).status).toBe(303);
+  });
+
+  it("more attempts than sign-in allows", async () => {
+    const email = freshEmail();
+    const headers = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 200)}` };
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) await new Browser().postForm("/portal/login", { email, password: "wrong password!" }, headers);
+    const refused = await new Browser().postForm("/portal/signup", { email, password: PASSWORD }, headers);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("sign-in refuses", () => {
+  it("a wrong password, keeping the email and saying so", async () => {
+    const { email } = await signedUp();
+    const browser = new Browser();
+    const response = await browser.postForm("/portal/login", { email, password: "not the password" });
+    expect(response.status).toBe(401);
+    const html = await response.text();
+    expect(html).toContain('role="alert"');
+    expect(await textOf(new Response(html))).toContain("Invalid email or password");
+    expect(html).toContain(`value="${email}"`);
+    expect(browser.cookies.has("session")).toBe(false);
+  });
+
+  it("empty fields, and the eleventh attempt of a minute", async () => {
+    const empty = await new Browser().postForm("/portal/login", {});
+    expect(empty.status).toBe(400);
+    expect(await textOf(empty)).toContain("Enter your email address and password.");
+    const email = freshEmail();
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) await new Browser().postForm("/portal/login", { email, password: "wrong password!" });
+    const limited = await new Browser().postForm("/portal/login", { email, password: "wrong password!" });
+    expect(limited.status).toBe(429);
+    expect(await textOf(limited)).toContain("Too many sign-in attempts");
+  });
+});
+
+describe("keys refuse", () => {
+  it("origins that are not origins, and origins or attribution on a secret key", async () => {
+    const { browser } = await signedUp();
+    const withPath = await browser.postForm("/portal/keys", { type: "publishable", origins: "https://example.com/shop" });
+    expect(withPath.status).toBe(400);
+    expect(await textOf(withPath)).toContain('"https://example.com/shop" must be an origin without a path');
+    const secret = await browser.postForm("/portal/keys", { type: "secret", origins: "https://example.com" });
+    expect(secret.status).toBe(400);
+    expect(await textOf(secret)).toContain("apply to publishable keys only");
+    const attribution = await browser.postForm("/portal/keys", { type: "secret", attribution: "required" });
+    expect(attribution.status).toBe(400);
+    const type = await browser.postForm("/portal/keys", { type: "admin" });
+    expect(type.status).toBe(400);
+    expect(await textOf(type)).toContain("Choose publishable or secret.");
+    expect(await textOf(await browser.fetch("/portal/keys"))).toContain("No keys yet");
+  });
+
+  it("to revoke a key that does not exist or is already revoked", async () => {
+    const { browser } = await signedUp();
+    expect((await browser.fetch(`/portal/keys/${crypto.randomUUID()}/revoke`)).status).toBe(404);
+    expect((await browser.postForm(`/portal/keys/${crypto.randomUUID()}/revoke`, {})).status).toBe(404);
+    const html = await (await browser.postForm("/portal/keys", { type: "publishable" })).text();
+    expect(createdKeyOf(html)).toBeDefined();
+    const id = /href="\/portal\/keys\/([\w-]+)\/revoke"/.exec(html)![1]!;
+    expect((await browser.postForm(`/portal/keys/${id}/revoke`, {})).status).toBe(303);
+    expect((await browser.fetch(`/portal/keys/${id}/revoke`)).status).toBe(404);
+  });
+});
+
+describe("the playground refuses", () => {
+  it("a domain that is no domain, one without a logo, and images with a bad key or query", async () => {
+    const { browser } = await signedUp();
+    expect(await textOf(await browser.fetch("/portal?domain=not%20a%20domain"))).toContain("is not a domain name");
+    expect(await textOf(await browser.fetch("/portal?domain=nothing-here-at-all.com"))).toContain("No logo for nothing-here-at-all.com yet.");
+    const { domain } = await freshCompany();
+    expect((await browser.fetch(`/portal/playground/logo?key=${crypto.randomUUID()}&domain=${domain}&size=64&theme=light`)).status).toBe(404);
+    expect((await browser.fetch(`/portal/playground/logo?domain=${domain}&size=64&theme=light`)).status).toBe(400);
+    expect((await browser.fetch(`/portal/playground/logo?key=x&domain=${domain}&size=9000&theme=light`)).status).toBe(400);
+  });
+
+  it("visitors past their tries of the minute", async () => {
+    const headers = { Accept: "text/html", "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 200)}` };
+    let last: Response | undefined;
+    for (let i = 0; i <= 30; i++) last = await exports.default.fetch(`${BASE}/?domain=example.com`, { headers });
+    expect(last!.status).toBe(429);
+    expect(await textOf(last!)).toContain("That is 30 domains this minute");
+  });
+});
+
+describe("billing refuses", () => {
+  it("a plan that is not sold by checkout, an unknown plan, and Manage billing without a customer", async () => {
+    const { browser } = await signedUp();
+    const enterprise = await browser.postForm("/portal/billing/checkout", { plan: "enterprise" });
+    expect(enterprise.status).toBe(400);
+    expect(await textOf(enterprise)).toContain("The enterprise plan is not sold through checkout here; contact us");
+    expect((await browser.postForm("/portal/billing/checkout", { plan: "free" })).status).toBe(400);
+    const manage = await browser.postForm("/portal/billing/manage", {});
+    expect(manage.status).toBe(404);
+    expect(await textOf(manage)).toContain("upgrade to a paid plan first");
+  });
+
+  it("says so when Stripe refuses the call", async () => {
+    const { browser } = await signedUp();
+    const response = await fetchWith({ STRIPE_SECRET_KEY: "sk_test_revoked" }, `${BASE}/portal/billing/checkout`, {
+      ...form({ plan: "launch" }),
+      headers: { ...form({}).headers, Cookie: `session=${browser.cookies.get("session")}` },
+    });
+    expect(response.status).toBe(503);
+    expect(await textOf(response)).toContain("Billing is not available right now");
+  });
+
+  it("reports a return with someone else's or a malformed checkout as not this account's", async () => {
+    const { browser } = await signedUp();
+    for (const id of ["cs_test_unknown", "not-a-session"]) {
+      expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("That checkout was not started from this account.");
+    }
+  });
+});
+
+describe("connections refuse", () => {
+  it("to disconnect a grant the account does not have", async () => {
+    const { browser } = await signedUp();
+    const response = await browser.postForm("/portal/connections/no-such-grant/disconnect", {});
+    expect(response.status).toBe(404);
+    expect(await textOf(response)).toContain("That connection no longer exists.");
+  });
+});
+
+it("answers an unknown page of the portal with a page, not a lookup", async () => {
+  const { browser } = await signedUp();
+  const response = await browser.fetch("/portal/nothing-here");
+  expect(response.status).toBe(404);
+  expect(response.headers.get("content-type")).toContain("text/html");
+});

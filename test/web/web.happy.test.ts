@@ -1,0 +1,224 @@
+import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it, vi } from "vitest";
+import { apiKeys, billingAccounts } from "../../schema";
+import { sentToStripe } from "../billing/helpers";
+import { db } from "../helpers/catalogue";
+import { freshCompany } from "../lookup/helpers";
+import { mcpAccount, tokensFor } from "../oauth/helpers";
+import { admitCompanies } from "../../src/limits/companyQuotaClient";
+import { countMcpRequest } from "../../src/limits/mcpLimits";
+import { BASE, Browser, createdKeyOf, PASSWORD, signedUp, textOf } from "./helpers";
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+async function createKey(browser: Browser, fields: Record<string, string> = { type: "publishable" }) {
+  const response = await browser.postForm("/portal/keys", fields);
+  expect(response.status).toBe(201);
+  const key = createdKeyOf(await response.text());
+  expect(key).toBeDefined();
+  return key!;
+}
+
+const accountIdOf = async (browser: Browser) => ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
+
+describe("sign-up and sign-in", () => {
+  it("creates a Free account, signs it in, and the sign-in page then signs in again", async () => {
+    const { browser, email } = await signedUp();
+    const dashboard = await textOf(await browser.fetch("/portal?welcome=1"));
+    expect(dashboard).toContain("Your account is ready");
+    expect(dashboard).toContain("Plan Free");
+    expect(dashboard).toContain(email);
+
+    const out = await browser.postForm("/portal/logout", {});
+    expect(out.status).toBe(303);
+    expect((await browser.fetch("/portal")).status).toBe(303);
+    const back = await browser.postForm("/portal/login", { email: email.toUpperCase(), password: PASSWORD, next: "/portal/usage" });
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe("/portal/usage");
+    expect((await browser.fetch("/portal/usage")).status).toBe(200);
+  });
+
+  it("sends a signed-out browser to sign in and back to the page it asked for", async () => {
+    const response = await new Browser().fetch("/portal/usage?x=1");
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`/portal/login?next=${encodeURIComponent("/portal/usage?x=1")}`);
+    const page = await new Browser().fetch(response.headers.get("location")!);
+    expect(await page.text()).toContain('name="next" value="/portal/usage?x=1"');
+  });
+});
+
+describe("keys", () => {
+  it("shows a new key once, then lists it by prefix and last four characters with its settings", async () => {
+    const { browser } = await signedUp();
+    const created = await browser.postForm("/portal/keys", { type: "publishable", origins: "https://shop.example.com\nhttps://www.example.com/", attribution: "required" });
+    const html = await created.text();
+    const key = createdKeyOf(html)!;
+    expect(key).toMatch(/^pk_/);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+
+    const listing = await browser.fetch("/portal/keys");
+    const page = await listing.text();
+    expect(page).not.toContain(key);
+    const text = await textOf(new Response(page));
+    expect(text).toContain(`${key.slice(0, 9)}…${key.slice(-4)} publishable`);
+    expect(text).toContain("https://shop.example.com, https://www.example.com");
+    expect(text).toContain("required");
+    expect(text).toContain("never");
+  });
+
+  it("creates secret keys for servers", async () => {
+    const { browser } = await signedUp();
+    const key = await createKey(browser, { type: "secret" });
+    expect(key).toMatch(/^sk_/);
+    const search = await exports.default.fetch(`${BASE}/v1/companies/search?q=x`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(search.status).toBe(200);
+  });
+
+  it("notes when a key was last used, off the warm path", async () => {
+    const { browser } = await signedUp();
+    const key = await createKey(browser);
+    const { domain } = await freshCompany();
+    expect((await exports.default.fetch(`${BASE}/${domain}?token=${key}`, { redirect: "manual" })).status).toBe(302);
+    await vi.waitFor(async () => {
+      const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.prefix, key.slice(0, 9)) });
+      expect(row?.lastUsedAt).toBeInstanceOf(Date);
+    });
+    // Created, then last used: two times, then the origins.
+    expect(await textOf(await browser.fetch("/portal/keys"))).toMatch(/publishable \S+ \S+ UTC \S+ \S+ UTC any/);
+  });
+
+  it("revokes a key after a confirmation page; this server refuses it at once", async () => {
+    const { browser } = await signedUp();
+    const key = await createKey(browser);
+    const { domain } = await freshCompany();
+    expect((await exports.default.fetch(`${BASE}/${domain}?token=${key}`, { redirect: "manual" })).status).toBe(302);
+    const id = /href="\/portal\/keys\/([\w-]+)\/revoke"/.exec(await (await browser.fetch("/portal/keys")).text())![1]!;
+
+    const confirm = await textOf(await browser.fetch(`/portal/keys/${id}/revoke`));
+    expect(confirm).toContain(`Revoke ${key.slice(0, 9)}…${key.slice(-4)}?`);
+    expect(confirm).toContain("within 10 seconds");
+    const revoked = await browser.postForm(`/portal/keys/${id}/revoke`, {});
+    expect(revoked.status).toBe(303);
+    expect(await textOf(await browser.fetch(revoked.headers.get("location")!))).toContain("is revoked");
+    const refused = await exports.default.fetch(`${BASE}/${domain}?token=${key}`, { redirect: "manual" });
+    expect(refused.status).toBe(401);
+  });
+});
+
+describe("playground and usage", () => {
+  it("counts each playground image as one lookup of the chosen key, and reports it by day with MCP calls and companies", async () => {
+    const { browser } = await signedUp();
+    const key = await createKey(browser);
+    const { domain, name } = await freshCompany();
+    const page = await browser.fetch(`/portal?domain=${encodeURIComponent(`https://www.${domain}/`)}`);
+    const html = await page.text();
+    expect(html).toContain(name);
+    const images = [...html.matchAll(/src="(\/portal\/playground\/logo\?[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
+    expect(images).toHaveLength(6);
+    for (const src of images) {
+      const image = await browser.fetch(src);
+      expect(image.status).toBe(302);
+      expect(image.headers.get("location")).toMatch(/^\/assets\/.+\?width=(32|64|128)&signature=[\w-]{43}$/);
+      expect(image.headers.get("cache-control")).toBe("no-store");
+    }
+    expect(html).toContain(`token=${key.slice(0, 9)}…${key.slice(-4)}&amp;size=128`);
+
+    const accountId = await accountIdOf(browser);
+    await countMcpRequest(env, accountId, "free", "seven");
+    await countMcpRequest(env, accountId, "free", "three");
+    await admitCompanies(env, accountId, "free", [1, 2, 3]);
+
+    const usage = await textOf(await browser.fetch("/portal/usage"));
+    expect(usage).toContain(`${today()} 6 6 2 3`);
+    const csv = await browser.fetch("/portal/usage.csv");
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="usage-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const rows = (await csv.text()).trim().split("\r\n");
+    expect(rows[0]).toBe(`date,lookups ${key.slice(0, 9)}…${key.slice(-4)},lookups,mcp_calls,companies`);
+    expect(rows).toHaveLength(31);
+    expect(rows.at(-1)).toBe(`${today()},6,6,2,3`);
+
+    const dashboard = await textOf(await browser.fetch("/portal"));
+    expect(dashboard).toContain("Lookups this month 6");
+    expect(dashboard).toContain("MCP calls today 2");
+    expect(dashboard).toContain("Companies today 3");
+  });
+
+  it("shows a visitor on the landing page the public asset URLs, without an account", async () => {
+    const { domain, name } = await freshCompany();
+    const response = await exports.default.fetch(`${BASE}/?domain=${domain}`, { headers: { Accept: "text/html" } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain(name);
+    expect([...html.matchAll(/src="(https:\/\/logos\.test\/assets\/[^"]+)"/g)]).toHaveLength(6);
+    expect(html).toContain("token=YOUR_PUBLISHABLE_KEY");
+  });
+});
+
+describe("plan and billing", () => {
+  it("lists the plans with their limits and prices, and Upgrade goes to Stripe Checkout", async () => {
+    const { browser } = await signedUp();
+    const page = await textOf(await browser.fetch("/portal/billing"));
+    expect(page).toContain("Launch $29 a month 5,000,000 lookups a month per key");
+    expect(page).toContain("Enterprise Custom");
+    const upgrade = await browser.postForm("/portal/billing/checkout", { plan: "launch" });
+    expect(upgrade.status).toBe(303);
+    const url = upgrade.headers.get("location")!;
+    expect(url).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
+    const sent = await sentToStripe(url.split("/").pop()!);
+    expect(sent.success_url).toBe(`${BASE}/portal/billing?checkout=success&session_id={CHECKOUT_SESSION_ID}`);
+    expect(sent.cancel_url).toBe(`${BASE}/portal/billing?checkout=cancelled`);
+
+    expect(await textOf(await browser.fetch("/portal/billing?checkout=cancelled"))).toContain("Checkout cancelled");
+    const id = url.split("/").pop()!;
+    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("This checkout is not complete yet");
+    await fetch(`${env.STRIPE_API_BASE}/_complete/${id}`, { method: "POST" });
+    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("Payment received. Your plan changes to Launch");
+  });
+
+  it("Manage billing opens Stripe's customer portal for an account with a customer", async () => {
+    const { browser } = await signedUp();
+    const accountId = await accountIdOf(browser);
+    await db.insert(billingAccounts).values({ accountId, stripeCustomerId: "cus_portal_1", status: "active", plan: "launch", stateAt: 1, lastEventId: "evt_1", updatedAt: new Date() });
+    const manage = await browser.postForm("/portal/billing/manage", {});
+    expect(manage.status).toBe(303);
+    const url = manage.headers.get("location")!;
+    expect(url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
+    const sent = await sentToStripe(`bps_${url.split("test_").pop()}`);
+    expect(sent).toEqual({ customer: "cus_portal_1", return_url: `${BASE}/portal/billing` });
+  });
+});
+
+describe("connections", () => {
+  it("lists the MCP clients the account approved, and Disconnect stops their tokens at once", async () => {
+    const account = await mcpAccount();
+    const tokens = await tokensFor(account.email);
+    const mcp = (token: string) =>
+      exports.default.fetch(`${BASE}/mcp`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    expect((await mcp(tokens.access_token)).status).toBe(200);
+
+    const browser = new Browser();
+    await browser.postForm("/portal/login", { email: account.email, password: PASSWORD });
+    const listed = await browser.fetch("/portal/connections");
+    const html = await listed.text();
+    const text = await textOf(new Response(html));
+    expect(text).toContain("Test Agent 127.0.0.1:33418 Search for company logos and fetch them, counted against your plan Stay connected without signing in again (refresh tokens)");
+    const action = /action="(\/portal\/connections\/[^"]+\/disconnect)"/.exec(html)![1]!;
+
+    const disconnected = await browser.postForm(action, {});
+    expect(disconnected.status).toBe(303);
+    expect(await textOf(await browser.fetch(disconnected.headers.get("location")!))).toContain("No connected applications");
+    expect((await mcp(tokens.access_token)).status).toBe(401);
+    const refreshed = await exports.default.fetch(`${BASE}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: tokens.clientId }).toString(),
+    });
+    expect(refreshed.status).toBe(400);
+  });
+});

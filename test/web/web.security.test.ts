@@ -1,0 +1,138 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { approveAs, authorizeUrl, pkcePair, registerClient } from "../oauth/helpers";
+import { freshCompany } from "../lookup/helpers";
+import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
+
+const PAGES = ["/portal", "/portal/keys", "/portal/usage", "/portal/billing", "/portal/connections"];
+
+describe("every page", () => {
+  it("forbids framing and anything inline, and keeps signed-in pages out of caches", async () => {
+    const { browser } = await signedUp();
+    const visits: Array<[string, () => Promise<Response>]> = [
+      ...PAGES.map((path): [string, () => Promise<Response>] => [path, () => browser.fetch(path)]),
+      ["/portal/login", () => new Browser().fetch("/portal/login")],
+      ["/portal/signup", () => new Browser().fetch("/portal/signup")],
+      ["/", () => exports.default.fetch(`${BASE}/`, { headers: { Accept: "text/html" } })],
+    ];
+    for (const [path, visit] of visits) {
+      const page = await visit();
+      expect(page.status, path).toBe(200);
+      const csp = page.headers.get("content-security-policy")!;
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).toContain("default-src 'none'");
+      expect(csp, path).toMatch(/script-src 'self';/);
+      expect(csp, path).not.toContain("unsafe");
+      expect(page.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(page.headers.get("cache-control"), path).toBe("no-store");
+      const html = await page.text();
+      expect(html.startsWith("<!doctype html>"), path).toBe(true);
+      // No inline script or style for the policy to have to allow.
+      expect(html, path).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+      expect(html, path).not.toMatch(/\sstyle=|<style/);
+      expect(html, path).not.toMatch(/\son[a-z]+=/);
+    }
+  });
+
+  it("serves its stylesheet and script as files, cacheable, never sniffed", async () => {
+    const html = await (await new Browser().fetch("/portal/login")).text();
+    for (const path of [/href="(\/portal\/assets\/portal\.\w+\.css)"/.exec(html)![1]!, /src="(\/portal\/assets\/portal\.\w+\.js)"/.exec(html)![1]!]) {
+      const file = await exports.default.fetch(`${BASE}${path}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get("cache-control")).toContain("immutable");
+      expect(file.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
+});
+
+describe("forms posted from another site", () => {
+  it("change nothing: no account, no sign-in, no key, no revocation, no disconnection, no checkout", async () => {
+    const { browser } = await signedUp();
+    const email = freshEmail();
+    const attempts: Array<[string, Record<string, string>]> = [
+      ["/portal/signup", { email, password: PASSWORD }],
+      ["/portal/login", { email, password: PASSWORD }],
+      ["/portal/keys", { type: "publishable" }],
+      ["/portal/billing/checkout", { plan: "launch" }],
+      ["/portal/billing/manage", {}],
+      ["/portal/logout", {}],
+    ];
+    for (const [path, fields] of attempts) {
+      const foreign: Record<string, string>[] = [{ Origin: "https://evil.example" }, { Origin: "null", "Sec-Fetch-Site": "cross-site" }];
+      for (const headers of foreign) {
+        const response = await browser.postForm(path, fields, headers);
+        expect(response.status, path).toBe(403);
+        expect(response.headers.get("set-cookie"), path).toBeNull();
+      }
+    }
+    expect(await textOf(await browser.fetch("/portal/keys"))).toContain("No keys yet");
+    expect((await new Browser().postForm("/portal/login", { email, password: PASSWORD })).status).toBe(401);
+  });
+});
+
+describe("accounts see only their own", () => {
+  it("keys, which another account can neither revoke nor use in its playground", async () => {
+    const owner = await signedUp();
+    const html = await (await owner.browser.postForm("/portal/keys", { type: "publishable" })).text();
+    const key = createdKeyOf(html)!;
+    const id = /href="\/portal\/keys\/([\w-]+)\/revoke"/.exec(html)![1]!;
+    const other = await signedUp();
+    expect(await (await other.browser.fetch("/portal/keys")).text()).not.toContain(key.slice(0, 9));
+    expect((await other.browser.fetch(`/portal/keys/${id}/revoke`)).status).toBe(404);
+    expect((await other.browser.postForm(`/portal/keys/${id}/revoke`, {})).status).toBe(404);
+    const { domain } = await freshCompany();
+    expect((await other.browser.fetch(`/portal/playground/logo?key=${id}&domain=${domain}&size=64&theme=light`)).status).toBe(404);
+    expect((await other.browser.fetch(`/portal?domain=${domain}&key=${id}`)).status).toBe(200);
+    expect(await textOf(await other.browser.fetch(`/portal?domain=${domain}&key=${id}`))).not.toContain(key.slice(0, 9));
+    // Still live for its owner.
+    expect((await exports.default.fetch(`${BASE}/${domain}?token=${key}`, { redirect: "manual" })).status).toBe(302);
+  });
+
+  it("connections, which another account cannot disconnect", async () => {
+    const owner = await signedUp();
+    const clientId = await registerClient(undefined, "Owner's Agent");
+    const { challenge } = await pkcePair();
+    await approveAs(new Browser(), authorizeUrl(clientId, challenge), owner.email);
+    const listed = await (await owner.browser.fetch("/portal/connections")).text();
+    const action = /action="(\/portal\/connections\/[^"]+\/disconnect)"/.exec(listed)![1]!;
+    const other = await signedUp();
+    expect(await textOf(await other.browser.fetch("/portal/connections"))).not.toContain("Owner's Agent");
+    expect((await other.browser.postForm(action, {})).status).toBe(404);
+    expect(await textOf(await owner.browser.fetch("/portal/connections"))).toContain("Owner's Agent");
+  });
+});
+
+describe("sign-in", () => {
+  it("follows `next` only to a page of the portal", async () => {
+    const { email } = await signedUp();
+    for (const next of ["https://evil.example/portal", "//evil.example/portal", "/\\evil.example", "/lookup", "javascript:alert(1)"]) {
+      const response = await new Browser().postForm("/portal/login", { email, password: PASSWORD, next });
+      expect(response.status, next).toBe(303);
+      expect(response.headers.get("location"), next).toBe("/portal");
+    }
+  });
+
+  it("replaces the session id the browser brought (no fixation)", async () => {
+    const { browser, email } = await signedUp();
+    const before = browser.cookies.get("session");
+    await browser.postForm("/portal/login", { email, password: PASSWORD });
+    expect(browser.cookies.get("session")).not.toBe(before);
+    const stale = new Browser();
+    stale.cookies.set("session", before!);
+    expect((await stale.fetch("/portal")).status).toBe(303);
+  });
+});
+
+describe("the landing page", () => {
+  it("is only for browsers asking for HTML: other clients of / get what they always got, and lookups are untouched", async () => {
+    const plain = await exports.default.fetch(`${BASE}/`);
+    expect(plain.status).toBe(401);
+    expect(await plain.text()).toBe("Missing or invalid token");
+    const json = await exports.default.fetch(`${BASE}/`, { headers: { Accept: "application/json" } });
+    expect(json.status).toBe(401);
+    const { domain } = await freshCompany();
+    const lookup = await exports.default.fetch(`${BASE}/${domain}`, { headers: { Accept: "text/html" } });
+    expect(lookup.status).toBe(401);
+    expect(await lookup.text()).toBe("Missing or invalid token");
+  });
+});
