@@ -4,9 +4,14 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
 /**
  * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
  *
- * Lookups by domain and ticker are primary-key or index point reads, and search goes
- * through the FTS5 table `catalogue_search` (migrations/0001_catalogue_search.sql),
- * which triggers keep in step with these tables inside the same write.
+ * Lookups by domain and ticker are primary-key or index point reads. Search reads two
+ * structures beside these tables: the contentless FTS5 table `catalogue_search` over names,
+ * aliases, domains and tickers, which triggers keep in step inside the same write, and
+ * `search_prefixes`, the best-known companies for every one- to three-character prefix, which
+ * the import's write path keeps (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
+ * migrations/0009_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
+ * `company_domains`, `company_tickers` and the prefix tables are WITHOUT ROWID (their text keys
+ * are stored once, not in the table and again in an index).
  */
 export const companies = sqliteTable(
   "companies",
@@ -25,7 +30,9 @@ export const companies = sqliteTable(
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
   (t) => [
-    index("companies_name_key_idx").on(t.nameKey, t.prominence),
+    // Ordered as search ranks names: the better known first, then by id. A range of one name
+    // key, or the first rows of a prefix range, is then read in the order it is shown.
+    index("companies_name_key_idx").on(t.nameKey, sql`${t.prominence} desc`),
     check("companies_brand_color_check", sql`${t.brandColor} IS NULL OR ${t.brandColor} GLOB '#[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'`),
   ],
 );
@@ -41,10 +48,10 @@ export const companyDomains = sqliteTable(
       .references(() => companies.id, { onDelete: "cascade" }),
     isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
   },
-  (t) => [
-    index("company_domains_company_idx").on(t.companyId),
-    uniqueIndex("company_domains_one_primary_idx").on(t.companyId).where(sql`${t.isPrimary} = 1`),
-  ],
+  // One index serves a company's domains and its primary (covering: the table's key, the
+  // domain, is in every entry). "One primary per company" is kept by triggers of
+  // migrations/0009 rather than a second, partial unique index as large as this one.
+  (t) => [index("company_domains_company_idx").on(t.companyId, t.isPrimary)],
 );
 
 /** Stock tickers. `exchange` is '' when unknown, so that (ticker, exchange) can be a key. */
@@ -150,6 +157,52 @@ export const discoveryMisses = sqliteTable("discovery_misses", {
   brandColor: text("brand_color"),
   checkedAt: integer("checked_at", { mode: "timestamp_ms" }).notNull(),
 });
+
+/**
+ * Which list of `search_prefixes` an entry is on: `name`, companies whose name key starts with
+ * the prefix; `word`, companies with any indexed word (of the name, an alias, a domain or a
+ * ticker) that starts with it.
+ */
+export const searchPrefixKinds = ["name", "word"] as const;
+export type SearchPrefixKind = (typeof searchPrefixKinds)[number];
+
+/**
+ * For every prefix of one to three characters, the best-known companies it leads to: the
+ * candidates of a short search, which would otherwise rank a large part of the catalogue.
+ * Each list holds at most SEARCH_PREFIX_LIST_SIZE companies (src/catalogue/searchPrefixes.ts).
+ */
+export const searchPrefixes = sqliteTable(
+  "search_prefixes",
+  {
+    kind: text("kind", { enum: searchPrefixKinds }).notNull(),
+    prefix: text("prefix").notNull(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    /** The company's prominence, copied so that a list is ranked without reading companies. */
+    prominence: integer("prominence").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.prefix, t.companyId] }), index("search_prefixes_company_idx").on(t.companyId)],
+);
+
+/**
+ * One row per list of `search_prefixes`: its length and, once it has been full, its floor, the
+ * rank (prominence, then id) of the best company it left out. A list holds exactly the
+ * companies of its prefix that rank above its floor, so its head is always the exact ranking;
+ * a rename or removal shortens it rather than leaving a gap to fill (triggers of
+ * migrations/0009 keep `size` and the floor).
+ */
+export const searchPrefixLists = sqliteTable(
+  "search_prefix_lists",
+  {
+    kind: text("kind", { enum: searchPrefixKinds }).notNull(),
+    prefix: text("prefix").notNull(),
+    size: integer("size").notNull().default(0),
+    floorProminence: integer("floor_prominence"),
+    floorCompanyId: integer("floor_company_id"),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.prefix] })],
+);
 
 export type Company = typeof companies.$inferSelect;
 export type Logo = typeof logos.$inferSelect;

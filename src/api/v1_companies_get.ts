@@ -1,10 +1,10 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assetUrl } from "../assets/codec";
 import { logoSourceOf } from "../catalogue/provenance";
-import { discoverOnMiss } from "../discovery/onMiss";
+import { discoveredCatalogue } from "../discovery/onMiss";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
 import { normaliseDomain } from "../lib/domain";
-import { createDb, type Db } from "../lib/db";
+import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { publicBase } from "../env";
 import { type ApiEnv, secretKeyRoute } from "./auth";
@@ -69,21 +69,22 @@ function companyBody(base: string, company: CompanyDetail) {
   };
 }
 
-async function detailOf(db: Db, companyId: number | undefined) {
+async function detailOf(db: CatalogueDb, companyId: number | undefined) {
   return companyId === undefined ? null : companyDetail(db, companyId);
 }
 
 export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
   api.openapi(lookup, async (c) => {
     const { domain, ticker, name } = c.req.valid("query");
-    const db = createDb(c.env.DB);
+    let db = catalogueReader(c.env.DB);
     let match;
     if (domain !== undefined) {
       const host = normaliseDomain(domain);
       if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
-      if (!match && (await discoverOnMiss(c.env, host.domain)).found) match = await findCompanyByDomain(db, host.domain);
+      const discovered = match ? null : await discoveredCatalogue(c.env, host.domain);
+      if (discovered) match = await findCompanyByDomain((db = discovered), host.domain);
     } else if (ticker !== undefined) {
       match = await findCompanyByTicker(db, ticker);
     } else {
@@ -96,7 +97,7 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
 
   api.openapi(byId, async (c) => {
     const { companyId } = c.req.valid("param");
-    const company = await companyDetail(createDb(c.env.DB), companyId);
+    const company = await companyDetail(catalogueReader(c.env.DB), companyId);
     if (!company) return jsonError(c, "not_found", `No company found with ID ${companyId}`);
     return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
   });

@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { searchCompanies } from "../catalogue/queries";
-import { createDb } from "../lib/db";
+import { catalogueReader } from "../lib/db";
 import { type ApiEnv, secretKeyRoute } from "./auth";
 import { CompanyHit, commonErrors } from "./schemas";
 
@@ -30,7 +30,7 @@ const route = secretKeyRoute({
 export function registerSearchCompanies(api: OpenAPIHono<ApiEnv>) {
   api.openapi(route, async (c) => {
     const { q, limit } = c.req.valid("query");
-    const results = await searchCompanies(createDb(c.env.DB), q, limit);
+    const results = await searchCompanies(catalogueReader(c.env.DB), q, limit);
     return c.json({ results }, 200);
   });
 }

@@ -4,8 +4,9 @@ import { type Company, companies, companyDomains, companyTickers, type Logo, typ
 import { derivedRenditions, LOGO_PREFIX, type LogoKeyParts, logoObjectKeys, masterKey, originalKey, type RenditionSet, renditionKey, vectorKey } from "../images/keys";
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
-import type { Db } from "../lib/db";
+import type { CatalogueDb } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
+import { type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
 
 /**
  * Writing logos of companies into the catalogue: the step import rows turn into, one at a time
@@ -65,12 +66,12 @@ export interface StoredLogoKey {
 }
 
 /** The stored logo that an input would replace, if any: lets callers skip image work up front. */
-export async function storedSourceHash(db: Db, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
+export async function storedSourceHash(db: CatalogueDb, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
   return (await storedSourceHashes(db, [{ domains, variant, sourceSet }]))[0]!;
 }
 
 /** storedSourceHash for many inputs in one query, in input order. */
-export async function storedSourceHashes(db: Db, keys: StoredLogoKey[]): Promise<Array<string | null>> {
+export async function storedSourceHashes(db: CatalogueDb, keys: StoredLogoKey[]): Promise<Array<string | null>> {
   if (keys.length === 0) return [];
   const wanted = JSON.stringify(keys.flatMap((k, index) => k.domains.map((domain) => [index, domain, k.variant, k.sourceSet])));
   const rows = await db.all<{ position: number; sourceHash: string }>(sql`
@@ -97,7 +98,7 @@ export interface ObjectStore {
 }
 
 export async function importCompanyLogo(
-  db: Db,
+  db: CatalogueDb,
   bucket: R2Bucket,
   input: CompanyLogoInput,
   image: () => Promise<Result<PreparedImage>>,
@@ -114,7 +115,7 @@ export async function importCompanyLogo(
  * fail, what was put is deleted and the inputs are imported one at a time instead, so that a
  * bad input fails alone.
  */
-export async function importCompanyLogos(db: Db, bucket: ObjectStore, items: LogoImport[], now = new Date()): Promise<Array<Result<ImportedLogo>>> {
+export async function importCompanyLogos(db: CatalogueDb, bucket: ObjectStore, items: LogoImport[], now = new Date()): Promise<Array<Result<ImportedLogo>>> {
   if (items.length === 0) return [];
   const plan = await planWrites(db, await readCatalogue(db, items.map((item) => item.input)), items, now);
   const written = await writePlan(db, bucket, plan);
@@ -138,7 +139,10 @@ interface CompanyState {
   /** The batch statement whose RETURNING gives the id of a created company. */
   createdBy?: number;
   primaryDomain: string;
-  row: Pick<Company, "name" | "aliases" | "brandColor" | "prominence"> | undefined;
+  row: Pick<Company, "name" | "nameKey" | "aliases" | "brandColor" | "prominence"> | undefined;
+  /** Every domain and ticker symbol it holds: with the row, what its search prefix lists follow. */
+  domains: string[];
+  tickers: string[];
   /** By variant and source set. */
   logos: Map<string, LogoState>;
 }
@@ -178,31 +182,37 @@ const logoSlot = (variant: string, sourceSet: string) => `${variant} ${sourceSet
 const tickerSlot = (ticker: { symbol: string; exchange: string }) => `${ticker.symbol} ${ticker.exchange}`;
 
 /** Everything the decisions need about the companies the inputs name, in one round trip. */
-async function readCatalogue(db: Db, inputs: CompanyLogoInput[]): Promise<CatalogueState> {
+async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promise<CatalogueState> {
   const named = sql`(SELECT value FROM json_each(${JSON.stringify([...new Set(inputs.flatMap((i) => i.domains))])}))`;
   const tickers = JSON.stringify(inputs.flatMap((i) => (i.ticker ? [[i.ticker.symbol, i.ticker.exchange]] : [])));
   const owningCompany = db.select({ id: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named));
-  const [owners, companyRows, primaryRows, logoRows, tickerRows] = await db.batch([
+  const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers] = await db.batch([
     db.select({ domain: companyDomains.domain, companyId: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named)),
     db.select().from(companies).where(inArray(companies.id, owningCompany)),
     db
-      .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
+      .select({ domain: companyDomains.domain, companyId: companyDomains.companyId, isPrimary: companyDomains.isPrimary })
       .from(companyDomains)
-      .where(and(inArray(companyDomains.companyId, owningCompany), eq(companyDomains.isPrimary, true))),
+      .where(inArray(companyDomains.companyId, owningCompany)),
     db.select().from(logos).where(inArray(logos.companyId, owningCompany)),
     db
       .select()
       .from(companyTickers)
       .where(sql`(${companyTickers.ticker}, ${companyTickers.exchange}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${tickers}))`),
+    db.select({ ticker: companyTickers.ticker, companyId: companyTickers.companyId }).from(companyTickers).where(inArray(companyTickers.companyId, owningCompany)),
   ]);
   const byId = new Map<number, CompanyState>();
   const company = (id: number) => {
     let state = byId.get(id);
-    if (!state) byId.set(id, (state = { id, primaryDomain: "", row: undefined, logos: new Map() }));
+    if (!state) byId.set(id, (state = { id, primaryDomain: "", row: undefined, domains: [], tickers: [], logos: new Map() }));
     return state;
   };
   for (const row of companyRows) company(row.id).row = row;
-  for (const row of primaryRows) company(row.companyId).primaryDomain = row.domain;
+  for (const row of domainRows) {
+    const owner = company(row.companyId);
+    owner.domains.push(row.domain);
+    if (row.isPrimary) owner.primaryDomain = row.domain;
+  }
+  for (const row of heldTickers) company(row.companyId).tickers.push(row.ticker);
   for (const row of logoRows) {
     const keys = logoObjectKeys(row);
     company(row.companyId).logos.set(logoSlot(row.variant, row.sourceSet), {
@@ -226,7 +236,7 @@ async function readCatalogue(db: Db, inputs: CompanyLogoInput[]): Promise<Catalo
  * Decides each input in turn and records its statements, updating the state as its write
  * would: later inputs see the companies, domains, tickers and logos of earlier ones.
  */
-async function planWrites(db: Db, state: CatalogueState, items: LogoImport[], now: Date): Promise<WritePlan> {
+async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImport[], now: Date): Promise<WritePlan> {
   const plan: WritePlan = { decisions: [], statements: [], logos: [] };
   for (const { input, image } of items) {
     // Which company the row is about: the one owning any of its domains, or a new one.
@@ -280,6 +290,9 @@ async function planWrites(db: Db, state: CatalogueState, items: LogoImport[], no
       put = { columns: storedColumns(parts, prepared.value), image: prepared.value };
     }
 
+    // Where the company stands in the search prefix lists before this input's write.
+    const listedBefore: ListedCompany | null = company?.row ? listed(company.row, company.domains, company.tickers) : null;
+
     // Rows. A new company's id is not known before the batch runs; D1 runs a batch as one
     // serialised transaction, so right after its insert the new company is the one with the
     // highest id, and later on the one owning its primary domain.
@@ -293,17 +306,23 @@ async function planWrites(db: Db, state: CatalogueState, items: LogoImport[], no
       updatedAt: now,
       ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
     };
-    const owner: CompanyState = company ?? { id: undefined, createdBy: statements.length, primaryDomain, row: undefined, logos: new Map() };
+    const owner: CompanyState = company ?? { id: undefined, createdBy: statements.length, primaryDomain, row: undefined, domains: [], tickers: [], logos: new Map() };
     if (!company) statements.push(db.insert(companies).values({ ...companyValues, createdAt: now }).returning({ id: companies.id }));
     else if (companyChanged) statements.push(db.update(companies).set(companyValues).where(eq(companies.id, companyRef)));
     if (companyChanged) owner.row = { brandColor: null, ...owner.row, ...companyValues };
     for (const [index, domain] of newDomains.entries()) {
       statements.push(db.insert(companyDomains).values({ domain, companyId: companyRef as number, isPrimary: !company && index === 0 }));
       state.domains.set(domain, owner);
+      owner.domains.push(domain);
     }
     if (input.ticker && tickerMissing) {
       statements.push(db.insert(companyTickers).values({ ticker: input.ticker.symbol, exchange: input.ticker.exchange, companyId: companyRef as number }));
       state.tickers.set(tickerSlot(input.ticker), owner);
+      owner.tickers.push(input.ticker.symbol);
+    }
+    // The search prefix lists follow the company's name, aliases, domains, tickers and prominence.
+    if (companyChanged || newDomains.length > 0 || tickerMissing) {
+      statements.push(...searchPrefixUpkeep(db, companyRef, listedBefore, listed(owner.row!, owner.domains, owner.tickers)));
     }
     let logo = existingLogo;
     if (logoRowChanged) {
@@ -362,13 +381,17 @@ async function planWrites(db: Db, state: CatalogueState, items: LogoImport[], no
   return plan;
 }
 
+function listed(row: NonNullable<CompanyState["row"]>, domains: string[], tickers: string[]): ListedCompany {
+  return { prefixes: searchPrefixesOf({ nameKey: row.nameKey, name: row.name, aliases: row.aliases, domains, tickers }), prominence: row.prominence };
+}
+
 /** A company of the catalogue by id; one created earlier in this write by its primary domain. */
 function referenceTo(company: CompanyState): SQL | number {
   return company.id ?? sql`(SELECT ${companyDomains.companyId} FROM ${companyDomains} WHERE ${companyDomains.domain} = ${company.primaryDomain})`;
 }
 
 /** Objects first, then the rows in one batch, then the replaced objects. */
-async function writePlan(db: Db, bucket: ObjectStore, plan: WritePlan): Promise<Result<true>> {
+async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan): Promise<Result<true>> {
   if (plan.statements.length === 0) return ok(true);
   const puts = plan.logos.filter((logo) => logo.put);
   // Keys the catalogue already references are never deleted on failure: an image may come
@@ -409,7 +432,7 @@ async function writePlan(db: Db, bucket: ObjectStore, plan: WritePlan): Promise<
  * the replaced objects. A logo already at `image`'s renditions version with the same master is
  * left as it is, so running it again changes nothing.
  */
-export async function replaceLogoImage(db: Db, bucket: ObjectStore, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
+export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
   if (logo.renditions.version === image.renditions.version && logo.contentHash === image.contentHash) return ok("unchanged");
   // The key's domain segment is the company's primary domain when the logo was written.
   const primaryDomain = logo.masterKey.slice(LOGO_PREFIX.length, logo.masterKey.indexOf("/", LOGO_PREFIX.length));

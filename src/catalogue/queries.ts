@@ -1,12 +1,14 @@
-import { and, asc, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { companies, companyDomains, companyTickers, type Logo, logos } from "../../schema";
-import type { Db } from "../lib/db";
+import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain, registrableDomain } from "../lib/domain";
 import { nameKey } from "./importLogo";
+import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
 
 /**
- * Read side of the catalogue: finding a company by domain, ticker or name, full-text search,
- * and a company's logos. Every lookup is an index read; search is one FTS5 query.
+ * Read side of the catalogue: finding a company by domain, ticker or name, search, and a
+ * company's logos. Every lookup is one statement of index reads; a search is one batch.
  */
 export interface CompanyMatch {
   companyId: number;
@@ -17,7 +19,7 @@ export interface CompanyMatch {
   brandColor: string | null;
 }
 
-const companyWithPrimaryDomain = (db: Db) =>
+const companyWithPrimaryDomain = (db: CatalogueDb) =>
   db
     .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(companies)
@@ -28,37 +30,45 @@ const companyWithPrimaryDomain = (db: Db) =>
  * can be a company of its own), otherwise its registrable domain (`shop.acme.co.uk` →
  * `acme.co.uk`). `host` must be normalised (see normaliseDomain).
  */
-export async function findCompanyByDomain(db: Db, host: string): Promise<CompanyMatch | null> {
+export async function findCompanyByDomain(db: CatalogueDb, host: string): Promise<CompanyMatch | null> {
+  return (await companyByDomain(db, host).get()) ?? null;
+}
+
+const matchedDomain = alias(companyDomains, "matched_domain");
+
+/** One statement: the host and its registrable domain, the exact host first. */
+function companyByDomain(db: CatalogueDb, host: string) {
   const candidates = [host];
   const registrable = registrableDomain(host);
   if (registrable && registrable !== host) candidates.push(registrable);
-  const rows = await db
-    .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
-    .from(companyDomains)
-    .where(inArray(companyDomains.domain, candidates))
-    .all();
-  const hit = candidates.map((c) => rows.find((r) => r.domain === c)).find((r) => r !== undefined);
-  if (!hit) return null;
-  return (await companyWithPrimaryDomain(db).where(eq(companies.id, hit.companyId)).get()) ?? null;
+  return db
+    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
+    .from(matchedDomain)
+    .innerJoin(companies, eq(companies.id, matchedDomain.companyId))
+    .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
+    .where(inArray(matchedDomain.domain, candidates))
+    .orderBy(desc(sql`${matchedDomain.domain} = ${host}`))
+    .limit(1);
 }
 
 /** `AAPL` or `NASDAQ:AAPL`; without an exchange, the most prominent holder of the symbol. */
-export async function findCompanyByTicker(db: Db, input: string): Promise<CompanyMatch | null> {
+export async function findCompanyByTicker(db: CatalogueDb, input: string): Promise<CompanyMatch | null> {
+  const statement = companyByTicker(db, input);
+  return statement ? ((await statement.get()) ?? null) : null;
+}
+
+function companyByTicker(db: CatalogueDb, input: string) {
   const [exchange, symbol] = input.includes(":") ? input.toUpperCase().split(":", 2) : [undefined, input.toUpperCase()];
   if (!symbol) return null;
-  const holder = await db
-    .select({ companyId: companyTickers.companyId })
-    .from(companyTickers)
-    .innerJoin(companies, eq(companies.id, companyTickers.companyId))
+  return companyWithPrimaryDomain(db)
+    .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))
     .where(and(eq(companyTickers.ticker, symbol), exchange === undefined ? undefined : eq(companyTickers.exchange, exchange)))
     .orderBy(desc(companies.prominence), asc(companies.id))
-    .get();
-  if (!holder) return null;
-  return (await companyWithPrimaryDomain(db).where(eq(companies.id, holder.companyId)).get()) ?? null;
+    .limit(1);
 }
 
 /** Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie. */
-export async function findCompanyByName(db: Db, name: string): Promise<CompanyMatch | null> {
+export async function findCompanyByName(db: CatalogueDb, name: string): Promise<CompanyMatch | null> {
   const key = nameKey(name);
   if (key === "") return null;
   return (
@@ -80,95 +90,158 @@ export interface SearchHit extends CompanyMatch {
  * then names that start with the query, each by prominence, then any other match of the words
  * in names, aliases, domains or tickers, by prominence.
  *
- * Built to stay fast at a million companies (`npm run bench:search`): nothing ranks every
- * match. A short prefix ("a") matches hundreds of thousands of companies, and ranking them
- * all by bm25 took 400 ms; instead
- *  - the name tiers read the most prominent names starting with the query from
- *    companies_name_key_idx (a range of the index), keeping those whose indexed words start
- *    with every query word, as the full-text match would;
- *  - the last tier ranks at most OTHER_CANDIDATES full-text matches, taken in index order.
- * Both are one D1 batch.
+ * Bounded by design: whatever the catalogue's size, a search reads at most a few thousand rows
+ * (D1 bills rows read), in one statement (`npm run bench:scale`). Nothing ranks every match:
+ *  - the names that start with the query come from the name prefix list of its first three
+ *    characters (search_prefixes: the best known first) and, for a longer name key, also from
+ *    the first RANGE_CANDIDATES names of its range of companies_name_key_idx; the exact name
+ *    from its own range of that index, best known first. Candidates whose indexed words do not
+ *    start with every query word are dropped, as the full-text match would drop them;
+ *  - the other matches come from the full-text index for words longer than three characters
+ *    (at most OTHER_CANDIDATES, taken in index order), or from a word prefix list when every
+ *    word is short: a short prefix term would make the index merge the postings of every word
+ *    it starts. They are read only when the name tiers leave room. Long words are asked as
+ *    they are: asking them by their first four characters from a four-character prefix index
+ *    read more rows (a domain query about 1,980 instead of 174 at a million companies), ranked
+ *    domains worse and made the index a quarter larger (npm run bench:scale).
+ * The lists hold the exact best-known companies of each prefix, so a short query ranks as
+ * ranking every match would; a longer one does too unless its prefix is both crowded and far
+ * from the best known of its first three characters.
  */
 const PREFIX_CANDIDATES_PER_HIT = 4;
+const RANGE_CANDIDATES = 200;
 const OTHER_CANDIDATES = 500;
+/** Fewer when their text must be read to check the words the full-text query left out. */
+const CHECKED_CANDIDATES = 200;
 
-export async function searchCompanies(db: Db, query: string, limit: number): Promise<SearchHit[]> {
+export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
+  const trimmed = query.trim();
+  const host = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
+  const key = nameKey(trimmed);
+  const words = indexedWords(trimmed).slice(0, 12);
+  const byName = key !== "" && words.length > 0;
+  const byTicker = /^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed) ? companyByTicker(db, trimmed) : null;
+  // Every tier is one arm of one statement, its rows ordered by (tier, a, b, c). D1 counts a
+  // row again each time a sort or a window passes it, so each arm sorts only what it must.
+  const arms: SQL[] = [];
+  const exact = (tier: number, statement: SQLWrapper) =>
+    sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, q.brand_color AS brandColor, NULL AS indexed FROM (${statement}) q`;
+  if (host.ok) arms.push(exact(TIER_DOMAIN, companyByDomain(db, host.domain)));
+  if (byTicker) arms.push(exact(TIER_TICKER, byTicker));
+  // The other matches are read only when the name tiers found fewer candidates than they
+  // wanted: a typed prefix ("nort") is answered by its names, and the full-text candidates
+  // would cost most of the rows the search reads.
+  const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
+  if (byName) arms.push(sql`SELECT * FROM named`, otherCandidates(words, limit, sql`(SELECT count(*) FROM named) < ${wanted}`));
+  if (arms.length === 0) return [];
+  const named = byName ? sql`WITH named AS MATERIALIZED (${namedCandidates(key, wanted)}) ` : sql``;
+  const rows = await rowsOf(db, sql`${named}${sql.join(arms, sql` UNION ALL `)}`);
+
   const hits: SearchHit[] = [];
   const seen = new Set<number>();
-  const add = (match: CompanyMatch | null, matchedBy: SearchHit["matchedBy"]) => {
-    if (match && !seen.has(match.companyId) && hits.length < limit) {
-      seen.add(match.companyId);
-      hits.push({ ...match, matchedBy });
+  const take = (found: typeof rows) => {
+    for (const row of found) {
+      if (seen.has(row.companyId) || hits.length >= limit) continue;
+      if (row.indexed !== null) {
+        const tokens = indexedWords(row.indexed);
+        if (!words.every((word) => tokens.some((token) => token.startsWith(word)))) continue;
+      }
+      seen.add(row.companyId);
+      const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
+      hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, brandColor: row.brandColor, matchedBy });
     }
   };
-
-  const trimmed = query.trim();
-  const domain = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
-  if (domain.ok) add(await findCompanyByDomain(db, domain.domain), "domain");
-  if (/^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed)) add(await findCompanyByTicker(db, trimmed), "ticker");
-
-  const match = ftsQuery(trimmed);
-  const key = nameKey(trimmed);
-  if (!match || key === "" || hits.length >= limit) return hits;
-
-  const closeness = sql`${companies.nameKey} <> ${key}`;
-  const startsWithQuery = db
-    .select({ id: companies.id })
-    .from(companies)
-    .where(and(gte(companies.nameKey, key), lt(companies.nameKey, `${key}\u{10FFFF}`)))
-    .orderBy(closeness, desc(companies.prominence), asc(companies.id))
-    .limit(limit * PREFIX_CANDIDATES_PER_HIT)
-    .as("starts_with_query");
-  const named = db
-    .select({
-      companyId: companies.id,
-      companyName: companies.name,
-      domain: companyDomains.domain,
-      brandColor: companies.brandColor,
-      indexed: sql<string>`coalesce(catalogue_search.name, '') || ' ' || coalesce(catalogue_search.aliases, '') || ' ' || coalesce(catalogue_search.domains, '') || ' ' || coalesce(catalogue_search.tickers, '')`,
-    })
-    .from(startsWithQuery)
-    .innerJoin(companies, eq(companies.id, startsWithQuery.id))
-    .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
-    // The indexed text by rowid, no MATCH: a MATCH per row would merge the posting lists of
-    // every word starting with the query again for each row.
-    .innerJoin(sql`catalogue_search`, sql`catalogue_search.rowid = ${startsWithQuery.id}`)
-    .orderBy(closeness, desc(companies.prominence), asc(companies.id));
-
-  const candidates = db
-    .select({ id: sql<number>`catalogue_search.rowid`.as("candidate_id") })
-    .from(sql`catalogue_search`)
-    .where(sql`catalogue_search MATCH ${match}`)
-    .limit(OTHER_CANDIDATES)
-    .as("candidates");
-  const others = companyWithPrimaryDomain(db)
-    .innerJoin(candidates, eq(candidates.id, companies.id))
-    .orderBy(desc(companies.prominence), asc(companies.id))
-    // Room for the companies of the name tiers, which match too and are skipped.
-    .limit(limit * (PREFIX_CANDIDATES_PER_HIT + 1) + hits.length);
-
-  const [namedRows, otherRows] = await db.batch([named, others]);
-  const words = indexedWords(trimmed).slice(0, 12);
-  for (const { indexed, ...row } of namedRows) {
-    const tokens = indexedWords(indexed);
-    if (words.every((word) => tokens.some((token) => token.startsWith(word)))) add(row, "name");
-  }
-  for (const row of otherRows) add(row, "name");
+  take(rows);
+  // The name tiers were full but their words did not match often enough: the other matches
+  // after all, in a statement of their own.
+  const namedRows = rows.filter((row) => row.tier === TIER_NAMED).length;
+  if (byName && hits.length < limit && namedRows >= wanted) take(await rowsOf(db, otherCandidates(words, limit, null)));
   return hits;
 }
 
+const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER] = [0, 1, 2, 3];
+
+/** The rows of the arms, in ranking order: drizzle's builder, as raw statements cannot be batched with parameters. */
+function rowsOf(db: CatalogueDb, arms: SQL) {
+  return db
+    .select({
+      tier: sql<number>`tier`,
+      companyId: sql<number>`companyId`,
+      companyName: sql<string>`companyName`,
+      domain: sql<string>`domain`,
+      brandColor: sql<string | null>`brandColor`,
+      indexed: sql<string | null>`indexed`,
+    })
+    .from(sql`(${arms})`)
+    .orderBy(sql`tier`, sql`a`, sql`b`, sql`c`);
+}
+
+
 /**
- * Words as the full-text index (unicode61, remove_diacritics 2) sees them: lower case, accents
- * removed, split at anything but letters and digits.
+ * What the full-text index holds of the company row `c`, from the tables (the index keeps no
+ * copy): name, aliases (as JSON, whose punctuation splits words all the same), domains, tickers.
  */
-function indexedWords(text: string): string[] {
-  return (
-    text
-      .normalize("NFKD")
-      .replace(/\p{M}/gu, "")
-      .toLowerCase()
-      .match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []
-  );
+export const indexedText = (c: SQL) => sql`${c}.name || ' ' || ${c}.aliases
+  || ' ' || coalesce((SELECT group_concat(domain, ' ') FROM company_domains WHERE company_id = ${c}.id), '')
+  || ' ' || coalesce((SELECT group_concat(ticker, ' ') FROM company_tickers WHERE company_id = ${c}.id), '')`;
+
+/**
+ * The name tiers: the exact name, then names that start with the query, each by prominence
+ * (a = not the exact name, b = −prominence, c = id). Candidates come with their name key and
+ * prominence from the prefix list and from covering reads of companies_name_key_idx, whose
+ * order is the ranking's within a name; only the best `wanted` are read in full. The same
+ * company may come from two sources: the caller keeps its first row.
+ */
+function namedCandidates(key: string, wanted: number): SQL {
+  const upper = `${key}\u{10FFFF}`;
+  const short = Array.from(key).length <= SHORT_PREFIX_LENGTH;
+  const candidates = short
+    ? // The list is exactly the best known of this prefix; the exact name from its own range.
+      sql`SELECT * FROM (SELECT id, 0 AS distant, prominence FROM companies WHERE name_key = ${key} ORDER BY prominence DESC, id LIMIT ${wanted})
+        UNION ALL
+        SELECT company_id, 1, prominence FROM search_prefixes WHERE kind = 'name' AND prefix = ${key}`
+    : // The best known of the first three characters that start with the whole key, and the
+      // first names of the key's range (the exact name, if any, first).
+      sql`SELECT c.id AS id, c.name_key <> ${key} AS distant, c.prominence AS prominence FROM search_prefixes s JOIN companies c ON c.id = s.company_id
+          WHERE s.kind = 'name' AND s.prefix = ${leading(key, SHORT_PREFIX_LENGTH)} AND c.name_key >= ${key} AND c.name_key < ${upper}
+        UNION ALL
+        SELECT * FROM (SELECT id, name_key <> ${key}, prominence FROM companies WHERE name_key >= ${key} AND name_key < ${upper}
+          ORDER BY name_key, prominence DESC LIMIT ${RANGE_CANDIDATES})`;
+  return sql`SELECT ${TIER_NAMED} AS tier, r.distant AS a, -r.prominence AS b, r.id AS c,
+      c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
+    FROM (
+      SELECT * FROM (${candidates}) ORDER BY distant, prominence DESC, id LIMIT ${wanted}
+    ) r
+    JOIN companies c ON c.id = r.id
+    JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
+}
+
+/**
+ * The last tier: any other match of the words, by prominence (a = 0, b = −prominence, c = id);
+ * read only when `needed` holds (a LIMIT of 0 reads nothing, where a WHERE would read them all).
+ */
+function otherCandidates(words: string[], limit: number, needed: SQL | null): SQL {
+  const long = words.filter((word) => Array.from(word).length > SHORT_PREFIX_LENGTH);
+  const longestShort = words.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
+  // The source matched every word unless some were left out of it: those are checked on the
+  // indexed text, before the best known are taken (the source is bounded). Otherwise room for
+  // the companies of the other tiers, which match too and are skipped.
+  const partial = long.length > 0 ? long.length < words.length : words.length > 1;
+  const candidates = partial ? CHECKED_CANDIDATES : OTHER_CANDIDATES;
+  const taken = partial ? candidates : limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2;
+  const bounded = (count: number) => (needed ? sql`CASE WHEN ${needed} THEN ${count} ELSE 0 END` : sql`${count}`);
+  const best =
+    long.length > 0
+      ? sql`SELECT c.id AS id, c.prominence AS prominence FROM (
+            SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(long.join(" "))} LIMIT ${bounded(candidates)}
+          ) f JOIN companies c ON c.id = f.id ORDER BY c.prominence DESC, c.id LIMIT ${taken}`
+      : sql`SELECT company_id AS id, prominence FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}
+          ORDER BY prominence DESC, company_id LIMIT ${bounded(taken)}`;
+  return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
+      c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
+    FROM (${best}) r
+    JOIN companies c ON c.id = r.id
+    JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
 }
 
 /** The host of a pasted URL (`https://www.stripe.com/pricing`), or null for anything else. */
@@ -198,7 +271,7 @@ export function ftsQuery(text: string): string | null {
 }
 
 /** A company by id, with its primary domain. */
-export async function findCompany(db: Db, companyId: number): Promise<CompanyMatch | null> {
+export async function findCompany(db: CatalogueDb, companyId: number): Promise<CompanyMatch | null> {
   return (await companyWithPrimaryDomain(db).where(eq(companies.id, companyId)).get()) ?? null;
 }
 
@@ -211,7 +284,7 @@ export interface CompanyDetail extends CompanyMatch {
 }
 
 /** Everything the catalogue knows of a company: hosts (primary first), tickers, aliases, logos. */
-export async function companyDetail(db: Db, companyId: number): Promise<CompanyDetail | null> {
+export async function companyDetail(db: CatalogueDb, companyId: number): Promise<CompanyDetail | null> {
   const [company, domains, tickers, companyLogos] = await db.batch([
     db.select().from(companies).where(eq(companies.id, companyId)),
     db.select().from(companyDomains).where(eq(companyDomains.companyId, companyId)).orderBy(desc(companyDomains.isPrimary), asc(companyDomains.domain)),
@@ -234,7 +307,7 @@ export async function companyDetail(db: Db, companyId: number): Promise<CompanyD
 }
 
 /** A logo by id, with the company it belongs to. */
-export async function findLogo(db: Db, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
+export async function findLogo(db: CatalogueDb, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
   const row = await db
     .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
     .from(logos)
@@ -248,11 +321,11 @@ export async function findLogo(db: Db, logoId: number): Promise<{ logo: Logo; co
 }
 
 /** The logos of several companies at once, for search results. */
-export async function logosOfCompanies(db: Db, companyIds: number[]): Promise<Logo[]> {
+export async function logosOfCompanies(db: CatalogueDb, companyIds: number[]): Promise<Logo[]> {
   if (companyIds.length === 0) return [];
   return db.select().from(logos).where(inArray(logos.companyId, companyIds)).orderBy(asc(logos.variant), asc(logos.id)).all();
 }
 
-export async function logosOfCompany(db: Db, companyId: number): Promise<Logo[]> {
+export async function logosOfCompany(db: CatalogueDb, companyId: number): Promise<Logo[]> {
   return db.select().from(logos).where(eq(logos.companyId, companyId)).orderBy(asc(logos.variant), asc(logos.id)).all();
 }

@@ -2,7 +2,7 @@ import type { Logo, LogoTone, LogoVariant } from "../../schema";
 import type { RenditionSet } from "../images/keys";
 import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
-import type { Db } from "../lib/db";
+import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
 import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
@@ -54,7 +54,7 @@ export function chooseLogo(logos: Logo[], variant?: LogoVariant): { logo: Logo; 
   return { logo, fallback: variant !== undefined && logo.variant !== variant };
 }
 
-async function resolveFromDb(db: Db, subject: Subject): Promise<ResolvedLogo | null> {
+async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<ResolvedLogo | null> {
   let company: CompanyMatch | null;
   if (subject.kind === "domain") company = await findCompanyByDomain(db, subject.value);
   else if (subject.kind === "ticker") company = await findCompanyByTicker(db, subject.value);
@@ -105,7 +105,7 @@ export function knownResolution(subject: Subject, now = Date.now()): ResolvedLog
 
 const cacheRequest = (subject: Subject) => new Request(`${CACHE_ORIGIN}/${cacheKeyOf(subject)}`);
 
-export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
   const known = isolateCache.get(cacheKey, now);
   if (known !== undefined) return known;
@@ -118,7 +118,7 @@ export async function resolveLogo(db: Db, subject: Subject, now = Date.now()): P
 }
 
 /** Resolves from D1, past both caches, and caches the answer: after a discovery wrote the subject's logo. */
-export async function reresolve(db: Db, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
+export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const logo = await resolveFromDb(db, subject);
   const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
   await storeResponse("resolve", cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));

@@ -1,7 +1,7 @@
 import { DISCOVERED_REFRESH_MS } from "../catalogue/provenance";
 import { readVars } from "../env";
 import { BoundedCache } from "../lib/boundedCache";
-import { createDb } from "../lib/db";
+import { type CatalogueDb, catalogueWriter, createDb } from "../lib/db";
 import { registrableDomain } from "../lib/domain";
 import { discoveryFor } from "./coordinatorClient";
 import { rememberedMiss } from "./misses";
@@ -34,6 +34,15 @@ export async function discoverOnMiss(env: Env, host: string, now = Date.now()): 
     console.error(`discovery: ${domain} unavailable`, error);
     return NOT_FOUND;
   }
+}
+
+/**
+ * discoverOnMiss for a caller that reads the catalogue again when a logo was found: the
+ * session to read it with (one on the primary, where the discovery wrote and a replica may not
+ * have caught up yet), or null when nothing was found.
+ */
+export async function discoveredCatalogue(env: Env, host: string): Promise<CatalogueDb | null> {
+  return (await discoverOnMiss(env, host)).found ? catalogueWriter(env.DB) : null;
 }
 
 // One refresh request per domain and isolate a day is plenty: the queue does the rest.

@@ -1,7 +1,7 @@
 import type { Logo, LogoVariant } from "../../schema";
 import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
-import { discoverOnMiss } from "../discovery/onMiss";
+import { discoveredCatalogue } from "../discovery/onMiss";
 import { normaliseDomain } from "../lib/domain";
 import { admitCompanies, checkCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
 import { fail, ok, type Result } from "../lib/errors";
@@ -26,7 +26,7 @@ async function admitted<T extends { company: CompanyMatch }>(ctx: ToolContext, s
 
 /** A logo by id (get_logo, the logo resource). */
 export async function admittedLogo(ctx: ToolContext, logoId: number): Promise<Admitted<{ logo: Logo; company: CompanyMatch }>> {
-  const found = await findLogo(ctx.db, logoId);
+  const found = await findLogo(ctx.catalogue, logoId);
   if (!found) return fail("not_found", `Logo with ID ${logoId} not found`);
   return admitted(ctx, found);
 }
@@ -38,10 +38,12 @@ type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
  * admitted yet. A query that is a domain unknown to the catalogue asks the domain's own site.
  */
 export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
-  let [company] = await searchCompanies(ctx.db, query, 1);
+  let catalogue = ctx.catalogue;
+  let [company] = await searchCompanies(catalogue, query, 1);
   const domain = company ? null : normaliseDomain(query.trim());
-  if (domain?.ok && (await discoverOnMiss(ctx.env, domain.domain)).found) [company] = await searchCompanies(ctx.db, query, 1);
-  const chosen = company ? chooseLogo(await logosOfCompany(ctx.db, company.companyId), variant) : null;
+  const discovered = domain?.ok ? await discoveredCatalogue(ctx.env, domain.domain) : null;
+  if (discovered) [company] = await searchCompanies((catalogue = discovered), query, 1);
+  const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company.companyId), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return ok({ company, ...chosen });
 }
@@ -63,9 +65,9 @@ export async function admittedCompany(
   companyId: number,
   only: LogoVariant | undefined,
 ): Promise<Admitted<{ company: CompanyMatch; logos: Logo[] }>> {
-  const company = await findCompany(ctx.db, companyId);
+  const company = await findCompany(ctx.catalogue, companyId);
   if (!company) return fail("not_found", `No company found with ID ${companyId}`);
-  const logos = (await logosOfCompany(ctx.db, companyId)).filter((logo) => only === undefined || logo.variant === only);
+  const logos = (await logosOfCompany(ctx.catalogue, companyId)).filter((logo) => only === undefined || logo.variant === only);
   return admitted(ctx, { company, logos }, logos.length > 0);
 }
 

@@ -1,5 +1,5 @@
 import type { Plan } from "../../schema";
-import type { Db } from "../lib/db";
+import type { CatalogueDb, Db } from "../lib/db";
 import type { Toolset } from "../limits/mcpLimits";
 
 /** Who is calling /mcp, as the endpoint established it before any tool runs. */
@@ -21,7 +21,10 @@ export interface McpCaller {
 export interface ToolContext {
   caller: McpCaller;
   env: Env;
+  /** Accounts, limits, feedback: the primary database. */
   db: Db;
+  /** Catalogue reads: this request's D1 session, served by the nearest replica where replicated. */
+  catalogue: CatalogueDb;
   /** Work to finish after the response (cache writes). */
   defer: (work: Promise<unknown>) => void;
 }

@@ -5,7 +5,7 @@ import { accounts, apiClients } from "../../schema";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { planLimits } from "../limits/plans";
 import { keyTypeOf } from "../keys/format";
-import { createDb } from "../lib/db";
+import { catalogueReader, createDb } from "../lib/db";
 import { dependency } from "../lib/dependencies";
 import { bearerToken, jsonError, jsonErrorHandler, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
@@ -96,7 +96,7 @@ mcp.all("/mcp", localHostOnly, async (c) => {
     requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,
   };
   const request = body.text === null ? c.req.raw : new Request(c.req.raw, { body: body.text });
-  return serveMcp(request, { caller, env: c.env, db, defer: (work) => c.executionCtx.waitUntil(work) });
+  return serveMcp(request, { caller, env: c.env, db, catalogue: catalogueReader(c.env.DB), defer: (work) => c.executionCtx.waitUntil(work) });
 });
 
 /** JSON-RPC messages in a body: the length of a batch, otherwise one (malformed bodies included). */

@@ -14,8 +14,8 @@ import { blackPng, preparedFrom, redPng } from "../fixtures/images";
 
 /**
  * importCompanyLogos writes many inputs in one batch; whatever the inputs, the catalogue it
- * leaves (rows, ids, search index, objects) and the results it gives must be those of
- * importCompanyLogo called on each input in turn.
+ * leaves (rows, ids, search index and prefix lists, objects) and the results it gives must be
+ * those of importCompanyLogo called on each input in turn.
  */
 const db = createDb(env.DB);
 const now = new Date("2026-11-01T00:00:00Z");
@@ -32,7 +32,9 @@ async function snapshot() {
     domains: await db.select().from(companyDomains).orderBy(asc(companyDomains.domain)).all(),
     tickers: await db.select().from(companyTickers).orderBy(asc(companyTickers.ticker), asc(companyTickers.exchange)).all(),
     logos: await db.select().from(logos).orderBy(asc(logos.id)).all(),
-    search: (await env.DB.prepare("SELECT rowid, name, aliases, domains, tickers FROM catalogue_search ORDER BY rowid").all()).results,
+    search: (await env.DB.prepare("SELECT rowid FROM catalogue_search ORDER BY rowid").all()).results,
+    prefixes: (await env.DB.prepare("SELECT * FROM search_prefixes ORDER BY kind, prefix, company_id").all()).results,
+    prefixLists: (await env.DB.prepare("SELECT * FROM search_prefix_lists ORDER BY kind, prefix").all()).results,
     objects: await Promise.all(
       objects.objects.map(async (o) => ({
         key: o.key,

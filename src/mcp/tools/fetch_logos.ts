@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Logo } from "../../../schema";
 import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../catalogue/queries";
 import { chooseLogo } from "../../catalogue/resolveLogo";
-import { discoverOnMiss } from "../../discovery/onMiss";
+import { discoveredCatalogue } from "../../discovery/onMiss";
 import { normaliseDomain } from "../../lib/domain";
 import { base64Length, toBase64 } from "../../lib/encoding";
 import { admit } from "../admission";
@@ -48,10 +48,12 @@ type Entry =
 async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["variant"] | undefined): Promise<Entry> {
   const host = normaliseDomain(domain);
   if (!host.ok) return { domain, ok: false, error: "Invalid domain format" };
-  let company = await findCompanyByDomain(ctx.db, host.domain);
-  if (!company && (await discoverOnMiss(ctx.env, host.domain)).found) company = await findCompanyByDomain(ctx.db, host.domain);
+  let catalogue = ctx.catalogue;
+  let company = await findCompanyByDomain(catalogue, host.domain);
+  const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain);
+  if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
   if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
-  const chosen = chooseLogo(await logosOfCompany(ctx.db, company.companyId), wanted);
+  const chosen = chooseLogo(await logosOfCompany(catalogue, company.companyId), wanted);
   if (!chosen) return { domain, ok: false, error: `No logo found for domain ${domain}` };
   return { domain, ok: true, company, ...chosen };
 }

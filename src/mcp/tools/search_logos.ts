@@ -25,9 +25,9 @@ const inputSchema = z.object({
 });
 
 async function searchLogos(ctx: ToolContext, text: string, limit: number): Promise<{ hit: SearchHit; logo: Logo }[]> {
-  const hits = await searchCompanies(ctx.db, text, limit);
+  const hits = await searchCompanies(ctx.catalogue, text, limit);
   const logos = await logosOfCompanies(
-    ctx.db,
+    ctx.catalogue,
     hits.map((hit) => hit.companyId),
   );
   const found: { hit: SearchHit; logo: Logo }[] = [];

@@ -1,6 +1,6 @@
 /**
- * A synthetic catalogue for the search benchmark (test/bench/search.ts): as many companies as
- * asked, the same ones for the same seed.
+ * A synthetic catalogue for the scale benchmark (test/bench/scale.ts): as many companies as
+ * asked, with their logo rows, the same ones for the same seed.
  *
  * Names combine word lists the way real registries look: a brand stem ("Acme", "Northwind",
  * or an invented one like "Zentora"), usually an industry ("Logistics", "Labs") and sometimes
@@ -8,8 +8,16 @@
  * of companies ("Acme Logistics", "Acme Labs", "Acme Foods Inc"…) and prefix searches meet
  * the crowded index ranges a real catalogue has. Every company has one primary domain; some
  * have a second one, aliases, or (about 5 %) a ticker; prominence runs 0–10, mostly low.
+ *
+ * Logos follow the seed catalogue's shape (1.17 a company: every company an icon, one in six a
+ * wordmark too), with its formats, tones, source sets and licences, and the R2 keys the import
+ * would give them (src/images/keys.ts); no image bytes exist. They are drawn from a stream of
+ * their own, so the companies of a seed are the same with or without them.
  */
+import type { LogoTone, LogoVariant, logos } from "../../schema";
 import { nameKey } from "../../src/catalogue/importLogo";
+import { masterKey, originalKey } from "../../src/images/keys";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
 
 export interface SyntheticCompany {
   id: number;
@@ -20,7 +28,11 @@ export interface SyntheticCompany {
   /** Primary first. */
   domains: string[];
   ticker?: { symbol: string; exchange: string };
+  logos: SyntheticLogo[];
 }
+
+/** A row of `logos` as the import writes it, without its id, company and times. */
+export type SyntheticLogo = Required<Omit<typeof logos.$inferInsert, "id" | "companyId" | "createdAt" | "updatedAt">>;
 
 /** sfc32: small, fast, and the same sequence on every platform for a given seed. */
 export function seededRandom(seed: number): () => number {
@@ -81,9 +93,84 @@ const suffixes = ["Inc", "Ltd", "LLC", "GmbH", "Co", "Corp", "PLC", "SA", "AG", 
 const tlds = ["com", "com", "com", "com", "com", "com", "io", "co", "net", "ai", "de", "co.uk", "fr", "app"];
 const exchanges = ["NYSE", "NASDAQ", "LSE", "XETRA", "TSX", "ASX"];
 
+/** The seed catalogue's sets, by their share of its logos. */
+const sourceSetShares: [string, number][] = [
+  ["simple-icons", 0.49],
+  ["iconify-logos", 0.32],
+  ["web3icons", 0.095],
+  ["lobe-icons", 0.063],
+  ["devicon", 0.011],
+  ["fa6-brands", 0.008],
+  ["coreui-brands", 0.004],
+  ["streamline-logos", 0.003],
+  ["cryptocurrency-icons", 0.002],
+  ["boxicons-brands", 0.004],
+];
+const licenceShares: [string, number][] = [
+  ["CC0-1.0", 0.8],
+  ["MIT", 0.17],
+  ["CC-BY-4.0", 0.015],
+  ["Apache-2.0", 0.008],
+  ["CC-BY-SA-4.0", 0.007],
+];
+const toneShares: [LogoTone, number][] = [
+  ["mixed", 0.5],
+  ["dark", 0.3],
+  ["light", 0.1],
+  ["opaque", 0.1],
+];
+
+function drawShare<T>(random: () => number, shares: [T, number][]): T {
+  let r = random() * shares.reduce((sum, [, share]) => sum + share, 0);
+  for (const [value, share] of shares) {
+    r -= share;
+    if (r < 0) return value;
+  }
+  return shares.at(-1)![0];
+}
+
+const hex = (random: () => number, digits: number) =>
+  Array.from({ length: digits / 8 }, () => Math.floor(random() * 2 ** 32).toString(16).padStart(8, "0")).join("");
+
+/** One company's logos: an icon, and for one in six a wordmark. */
+function syntheticLogos(random: () => number, primaryDomain: string): SyntheticLogo[] {
+  const variants: LogoVariant[] = random() < 0.175 ? ["icon", "full"] : ["icon"];
+  return variants.map((variant) => {
+    const sourceSet = drawShare(random, sourceSetShares);
+    const format = random() < 0.8 ? "svg" : "png";
+    const contentHash = hex(random, 64);
+    const tone = drawShare(random, toneShares);
+    const parts = { primaryDomain, variant, sourceSet, contentHash };
+    // SVGs are rasterised 1,200 px wide; rasters keep their size.
+    const width = format === "svg" ? 1200 : 64 + Math.floor(random() * 449);
+    const aspect = variant === "icon" ? 0.8 + random() * 0.2 : 0.15 + random() * 0.4;
+    return {
+      variant,
+      format,
+      originalKey: originalKey(parts, format),
+      masterKey: masterKey(parts),
+      // As the import decides them from pixels (src/images/renditions.ts): ink that vanishes on
+      // a page of its own tone gets a rendition for that page; white ink is lightened by default.
+      renditions: { version: RENDITIONS_VERSION, light: tone === "light", dark: tone === "dark", plain: tone === "light" ? "light" : "master", vector: format === "svg" },
+      width,
+      height: Math.max(1, Math.round(width * aspect)),
+      bytes: 2_000 + Math.floor(random() ** 2 * 60_000),
+      sourceHash: hex(random, 64),
+      contentHash,
+      tone,
+      sourceSet,
+      licence: drawShare(random, licenceShares),
+      // Imported, not discovered: no fetch provenance.
+      sourceUrl: null,
+      fetchedAt: null,
+    };
+  });
+}
+
 /** Generates `count` companies with ids 1…count, in id order, for `seed`. */
 export function* syntheticCompanies(count: number, seed: number): Generator<SyntheticCompany> {
   const random = seededRandom(seed);
+  const logoRandom = seededRandom(seed ^ 0x5bd1e995);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   // A heavy head: the first stem is drawn ~4 % of the time, the first 200 together ~30 %.
   const stem = () => stems[Math.floor(stems.length * random() ** 2.5)]!;
@@ -146,6 +233,7 @@ export function* syntheticCompanies(count: number, seed: number): Generator<Synt
       prominence: Math.min(10, Math.floor(11 * random() ** 3)),
       domains: companyDomains,
       ...(ticker ? { ticker } : {}),
+      logos: syntheticLogos(logoRandom, companyDomains[0]!),
     };
   }
 }

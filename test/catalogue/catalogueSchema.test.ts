@@ -1,0 +1,36 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+
+async function company(id: number) {
+  await env.DB.prepare("INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at) VALUES (?1, ?2, ?2, 0, 0, 0)").bind(id, `c${id}`).run();
+}
+
+describe("company_domains keeps one primary domain a company", () => {
+  it("refuses a second primary, by insert or by update, and writes nothing", async () => {
+    await company(1);
+    await env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('one.example', 1, 1), ('two.example', 1, 0)").run();
+    await expect(env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('three.example', 1, 1)").run()).rejects.toThrow(
+      /one primary domain/,
+    );
+    await expect(env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'two.example'").run()).rejects.toThrow(/one primary domain/);
+    const { results } = await env.DB.prepare("SELECT domain, is_primary FROM company_domains ORDER BY domain").all();
+    expect(results).toEqual([
+      { domain: "one.example", is_primary: 1 },
+      { domain: "two.example", is_primary: 0 },
+    ]);
+  });
+
+  it("lets each company have its own primary, and a primary move within one company", async () => {
+    await company(1);
+    await company(2);
+    await env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('one.example', 1, 1), ('two.example', 2, 1), ('three.example', 1, 0)").run();
+    await env.DB.batch([
+      env.DB.prepare("UPDATE company_domains SET is_primary = 0 WHERE domain = 'one.example'"),
+      env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'three.example'"),
+    ]);
+    // Re-marking the primary itself is no second primary.
+    await env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'three.example'").run();
+    const { results } = await env.DB.prepare("SELECT domain FROM company_domains WHERE is_primary = 1 ORDER BY domain").all();
+    expect(results).toEqual([{ domain: "three.example" }, { domain: "two.example" }]);
+  });
+});
