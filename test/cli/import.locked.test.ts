@@ -23,11 +23,14 @@ let pool: ConvertPool;
 beforeAll(async () => {
   state = freshState();
   manifest = await flatPngManifest(join(state.dir, "locked"), ROWS, (i) => ({ name: `Locked ${i}`, domain: `locked-${i}.com` }), 48);
-  [platform, writer] = await Promise.all([openSharedPlatform(state.dir), startImportWriter({ persistTo: state.dir })]);
+  // One after the other: two workerd processes opening the same new SQLite file at once can
+  // meet its lock while they set it up.
+  platform = await openSharedPlatform(state.dir);
+  writer = await startImportWriter({ persistTo: state.dir });
   pool = startConvertPool();
 });
 afterAll(async () => {
-  await Promise.all([platform.dispose(), writer.stop(), pool.close()]);
+  await Promise.all([platform?.dispose(), writer?.stop(), pool?.close()]);
   state.cleanup();
 });
 

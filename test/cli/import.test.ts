@@ -24,7 +24,9 @@ const wideSvg = (fill: string) =>
 
 beforeAll(async () => {
   state = freshState();
-  [platform, writer] = await Promise.all([openSharedPlatform(state.dir), startImportWriter({ persistTo: state.dir })]);
+  // One after the other: two workerd processes opening the same SQLite file at once can meet its lock.
+  platform = await openSharedPlatform(state.dir);
+  writer = await startImportWriter({ persistTo: state.dir });
   pool = startConvertPool();
   dir = join(state.dir, "manifest");
   const { mkdirSync } = await import("node:fs");

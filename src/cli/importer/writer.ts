@@ -64,7 +64,7 @@ async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
     mainFields: ["module", "main"],
     logLevel: "silent",
   });
-  const mf = new Miniflare({
+  const runtime = {
     ...convertV4MiniflareOptions({
       workers: [
         {
@@ -79,12 +79,24 @@ async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
       ],
     }),
     resourcePersistencePath: join(stateRoot(options), "v3"),
-  });
-  await mf.ready;
-  return {
-    fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, init)) as unknown as Response,
-    stop: () => mf.dispose(),
   };
+  // workerd sets up the SQLite files as it starts; another process starting on the same files
+  // at that moment (the dev server beside the first start's seeding) makes it fail with
+  // SQLITE_BUSY. It is started again after a short wait.
+  for (let attempt = 1; ; attempt++) {
+    const mf = new Miniflare(runtime);
+    try {
+      await mf.ready;
+      return {
+        fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, init)) as unknown as Response,
+        stop: () => mf.dispose(),
+      };
+    } catch (error) {
+      await mf.dispose().catch(() => undefined);
+      if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(String((error as Error).message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
 }
 
 /** With --remote: wrangler's dev server, whose bindings carry `remote: true` and reach the account. */
