@@ -96,8 +96,20 @@ async function main(): Promise<number> {
     try {
       const base = (await mf.unsafeGetDirectURL("logo-lookup")).href.replace(/\/$/, "");
       const token = await accessTokenThroughOAuth(base, MCP_EMAIL, PASSWORD);
-      // Warm-up: every key once, so memory is measured with the isolate's caches in use.
-      for (const key of keys) await (await fetch(`${base}/github.com?token=${key}`, { redirect: "manual" })).arrayBuffer();
+      // Lookups asked and served per key and minute window (the window the Worker reports in X-RateLimit-Reset).
+      const asked = new Map<string, number>();
+      const served = new Map<string, number>();
+      const count = (key: number, status: number, reset: string | null | undefined) => {
+        const window = `${key}@${reset}`;
+        asked.set(window, (asked.get(window) ?? 0) + 1);
+        if (status === 302) served.set(window, (served.get(window) ?? 0) + 1);
+      };
+      // Warm-up: every key once, so memory is measured with the isolate's caches in use; these count too.
+      for (const [index, key] of keys.entries()) {
+        const response = await fetch(`${base}/github.com?token=${key}`, { redirect: "manual" });
+        await response.arrayBuffer();
+        count(index, response.status, response.headers.get("x-ratelimit-reset"));
+      }
       const rssBefore = workerdRssMiB();
 
       const payload = JSON.stringify({
@@ -111,9 +123,6 @@ async function main(): Promise<number> {
 
       log(`Loading for ${seconds} s: ${connections} lookup connections over ${keyCount} keys (${perMinute} a minute each), MCP and webhook replays alongside…`);
       const until = Date.now() + seconds * 1000;
-      // Lookups asked and served per key and minute window (the window the Worker reports in X-RateLimit-Reset).
-      const asked = new Map<string, number>();
-      const served = new Map<string, number>();
       const statuses = new Map<number, number>();
       let next = 0;
       const lookups = autocannon({
@@ -129,9 +138,9 @@ async function main(): Promise<number> {
             },
             onResponse: (status: number, _body: string, context: { key?: number }, headers: Record<string, string>) => {
               statuses.set(status, (statuses.get(status) ?? 0) + 1);
-              const window = `${context.key}@${headers["x-ratelimit-reset"]}`;
-              asked.set(window, (asked.get(window) ?? 0) + 1);
-              if (status === 302) served.set(window, (served.get(window) ?? 0) + 1);
+              // autocannon hands the headers over as the Worker spelled them.
+              const reset = Object.entries(headers).find(([name]) => name.toLowerCase() === "x-ratelimit-reset")?.[1];
+              count(context.key!, status, reset);
             },
           },
         ],
