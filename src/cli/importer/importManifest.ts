@@ -27,6 +27,8 @@ export interface ImportManifestOptions extends PlatformOptions {
   pool?: ConvertPool;
   /** Called once the rows are written, before the writer stops (benchmarks read workerd's CPU here). */
   onFinished?: () => void;
+  /** Called with the report so far after each batch is written. */
+  onProgress?: (report: ImportReport) => void;
 }
 
 export type ImportSummary = ImportReport & { seconds: number; rowsPerSecond: number };
@@ -67,7 +69,10 @@ export async function importManifest(manifest: string, options: ImportManifestOp
       convert: pool.convert,
       batchSize: options.batchSize ?? (options.remote ? 100 : 250),
       checkpoint,
-      onProgress: (r) => progress.update(r.rows, { failed: r.failed }),
+      onProgress: (r) => {
+        progress.update(r.rows, { failed: r.failed });
+        options.onProgress?.(r);
+      },
       onFailure: ({ line, error }) => progress.note(`line ${line}: ${error}`),
     });
     const seconds = (Date.now() - started) / 1000;
