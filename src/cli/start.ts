@@ -50,6 +50,10 @@ const { demo, resuming } = await withPlatform(async (db) => ({
   resuming: seeding && (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
 }));
 const base = `http://localhost:${port}`;
+const example = `${base}/${EXAMPLE_DOMAIN}?token=${demo.publishableKey}`;
+// A lookup made before its company is written is remembered as a miss for a minute, so on a
+// first start the example is offered once its batch is in (a resumed seeding has it already).
+const offerLater = seeding && !resuming;
 log(`
 Logo lookup is starting at ${base}
 
@@ -57,8 +61,8 @@ Logo lookup is starting at ${base}
   Publishable key  ${demo.publishableKey}
   Secret key       ${demo.secretKey}   (shown once; new keys are issued at every start)
 
-  Try              ${base}/${EXAMPLE_DOMAIN}?token=${demo.publishableKey}
-                   ${base}/health
+  Try              ${offerLater ? `${base}/health, and a lookup once seeding has written its first logos` : example}
+                   ${offerLater ? "" : `${base}/health`}
 `);
 
 const devVars = join(projectRoot, ".dev.vars");
@@ -73,7 +77,9 @@ if (seeding) {
       ? "Resuming the interrupted seeding of the bundled catalogue beside the server…"
       : "Seeding the bundled logo catalogue beside the server (first start only; best-known companies first, a few minutes on two cores)…",
   );
-  seeder = seedBesideTheServer(seededMark, log);
+  seeder = seedBesideTheServer(seededMark, log, () => {
+    if (offerLater) log(`\n  Try              ${example}\n`);
+  });
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

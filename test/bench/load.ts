@@ -192,6 +192,7 @@ async function main(): Promise<number> {
       console.log(`MCP          ${JSON.stringify(Object.fromEntries(mcp))} (Free: 50 a day)`);
       console.log(`webhooks     ${JSON.stringify(Object.fromEntries(webhooks))}`);
       console.log(`workerd RSS  ${rssBefore.toFixed(0)} MiB after warm-up, ${rssMiddle.toFixed(0)} MiB half-way, ${rssAfter.toFixed(0)} MiB at the end`);
+      console.log(`             every 5 s: ${rss.filter((_, i) => i % 5 === 4).map((m) => m.toFixed(0)).join(", ")} MiB`);
       console.log(failures.length === 0 ? "\nall checks held" : `\nFAILED:\n  ${failures.join("\n  ")}`);
       return failures.length === 0 ? 0 : 1;
     } finally {

@@ -9,6 +9,8 @@ export const defaultSeedDir = join(projectRoot, ".wrangler", "seed");
 
 /** The lookup `npm start` suggests trying; its company is seeded first. */
 export const EXAMPLE_DOMAIN = "github.com";
+/** How seeding says that the example's company is in (npm start offers the lookup then). */
+export const EXAMPLE_SEEDED = `seeding: ${EXAMPLE_DOMAIN} and the best-known companies are in`;
 
 /**
  * Writes the seed catalogue as an ordinary import manifest (JSON Lines) with its SVG files,
@@ -70,7 +72,7 @@ export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"
   const onProgress = ({ rows, created }: { rows: number; created: number }) => {
     if (!first || rows === 0) return;
     first = false;
-    if (created > 0) (options.stream ?? process.stderr).write(`seeding: ${EXAMPLE_DOMAIN} and the best-known companies are in; the rest follow\n`);
+    if (created > 0) (options.stream ?? process.stderr).write(`${EXAMPLE_SEEDED}; the rest follow\n`);
   };
   const report = await importManifest(manifest, { label: "seeding", batchSize: 100, onProgress, ...options });
   return { companies, logos, ...report };

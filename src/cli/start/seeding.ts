@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { projectRoot } from "../platform";
+import { EXAMPLE_SEEDED } from "../seed/seed";
 
 /**
  * The first start seeds the bundled catalogue beside the server instead of before it, so the
@@ -11,15 +12,23 @@ import { projectRoot } from "../platform";
  * When it finishes, `mark` is written and later starts skip it; a seeding interrupted (Ctrl-C,
  * a crash) leaves no mark, and the next start resumes it where it stopped.
  */
-export function seedBesideTheServer(mark: string, log: (message: string) => void) {
+export function seedBesideTheServer(mark: string, log: (message: string) => void, onExampleSeeded: () => void) {
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
   const seed = [tsx, join(projectRoot, "src", "cli", "seed.ts"), "--plain-progress"];
   // `nice` applies to every thread the seeding starts; Windows has no such command.
   const [command, ...args] = process.platform === "win32" ? seed : ["nice", "-n", "10", ...seed];
   // A group of its own, so that stopping it stops the workerd it starts too.
-  const child = spawn(command!, args, { cwd: projectRoot, detached: true, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(command!, args, { cwd: projectRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text));
+  // Its progress goes to our stderr as it comes; the line that says the example is in is also a cue.
+  let pending = "";
+  child.stderr.setEncoding("utf8").on("data", (text: string) => {
+    process.stderr.write(text);
+    const lines = (pending + text).split("\n");
+    pending = lines.pop()!;
+    if (lines.some((line) => line.startsWith(EXAMPLE_SEEDED))) onExampleSeeded();
+  });
   child.on("exit", (code) => {
     if (code !== 0 && code !== 2) {
       log(`Seeding stopped${code === null ? "" : ` (exit code ${code})`}; the next npm start resumes it.`);
