@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configurableNames, localSigningSecret, writeOverrides } from "../../src/cli/start/overrides";
+import { onLineStarting } from "../../src/cli/start/seeding";
+import { EXAMPLE_SEEDED } from "../../src/cli/seed/seed";
 import { root } from "./helpers";
 
 describe("npm start configuration overrides", () => {
@@ -35,5 +37,27 @@ describe("npm start configuration overrides", () => {
     expect(localSigningSecret(devVars, { SIGNED_URL_SECRET: "from-the-environment" })).toEqual({});
     writeFileSync(devVars, "SIGNED_URL_SECRET=from-dev-vars\n");
     expect(localSigningSecret(devVars, {})).toEqual({});
+  });
+});
+
+describe("npm start beside its seeding", () => {
+  it("offers the example once, when seeding's line saying it is in has arrived whole, however the output is cut", () => {
+    let offered = 0;
+    const feed = onLineStarting(EXAMPLE_SEEDED, () => offered++);
+    feed("seeding: 0/5,817 rows in 5 s (0/s)\nseeding: github.com and the best");
+    expect(offered).toBe(0);
+    feed("-known companies are in; the rest follow");
+    expect(offered).toBe(0);
+    feed("\nseeding: 100/5,817 rows in 10 s (10/s, 571 s left)\n");
+    expect(offered).toBe(1);
+    feed(`${EXAMPLE_SEEDED}; the rest follow\n`);
+    expect(offered).toBe(1);
+  });
+
+  it("does not take a progress line for the cue", () => {
+    let offered = 0;
+    const feed = onLineStarting(EXAMPLE_SEEDED, () => offered++);
+    feed("seeding: 1,200/5,817 rows in 110 s (11/s, 420 s left)\nSeeded 5020 companies and 5817 logos in 530s.\n");
+    expect(offered).toBe(0);
   });
 });

@@ -22,12 +22,10 @@ export function seedBesideTheServer(mark: string, log: (message: string) => void
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text));
   // Its progress goes to our stderr as it comes; the line that says the example is in is also a cue.
-  let pending = "";
+  const watch = onLineStarting(EXAMPLE_SEEDED, onExampleSeeded);
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
     process.stderr.write(text);
-    const lines = (pending + text).split("\n");
-    pending = lines.pop()!;
-    if (lines.some((line) => line.startsWith(EXAMPLE_SEEDED))) onExampleSeeded();
+    watch(text);
   });
   child.on("exit", (code) => {
     if (code !== 0 && code !== 2) {
@@ -46,5 +44,20 @@ export function seedBesideTheServer(mark: string, log: (message: string) => void
     stop() {
       if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
     },
+  };
+}
+
+/** Feeds output in chunks as it comes; calls `then` once, for the first whole line starting with `prefix`. */
+export function onLineStarting(prefix: string, then: () => void): (chunk: string) => void {
+  let pending = "";
+  let seen = false;
+  return (chunk) => {
+    if (seen) return;
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop()!;
+    if (lines.some((line) => line.startsWith(prefix))) {
+      seen = true;
+      then();
+    }
   };
 }
