@@ -5,6 +5,7 @@ import { derivedRenditions, LOGO_PREFIX, type LogoKeyParts, logoObjectKeys, mast
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
+import { causesOf } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
 import { type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
 
@@ -535,9 +536,7 @@ async function putImages(bucket: ObjectStore, images: Array<{ columns: StoredIma
 
 /** The innermost message of an error's causes: the database's own, not the query drizzle wraps it in. */
 function rootCause(error: unknown): string {
-  let inner = error as Error;
-  while (inner.cause instanceof Error) inner = inner.cause;
-  return inner.message;
+  return ([...causesOf(error)].findLast((at) => at instanceof Error) as Error | undefined)?.message ?? String(error);
 }
 
 /** R2 deletes at most 1,000 keys a call. */

@@ -19,10 +19,13 @@ export class Unavailable extends Error {
  * reports a failed query as its own error, with ours as the cause).
  */
 export function unavailableIn(error: unknown): Unavailable | undefined {
-  for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
-    if (at instanceof Unavailable) return at;
-  }
+  for (const at of causesOf(error)) if (at instanceof Unavailable) return at;
   return undefined;
+}
+
+/** An error and the causes under it, outermost first (a few levels: libraries wrap once or twice). */
+export function* causesOf(error: unknown): Generator<unknown> {
+  for (let at = error, depth = 0; at !== undefined && depth < 5; at = at instanceof Error ? at.cause : undefined, depth++) yield at;
 }
 
 /** How long a call may take before it counts as failed; tests lower it to make hangs quick. */
@@ -53,12 +56,12 @@ export async function dependency<T>(name: string, work: Promise<T> | (() => Prom
  */
 export function guardedDatabase(d1: D1Database): D1Database {
   const guard = <T>(work: () => Promise<T>) => dependency("database", work);
-  const statement = (real: D1PreparedStatement, query: string): D1PreparedStatement => {
-    // A read that failed with a transient error runs again (within the deadline): it changes nothing.
-    const read = <T>(work: () => Promise<T>) => guard(readOnly(query) ? () => retryTransient(work) : work);
+  // A read that failed with a transient error runs again (within the deadline): it changes nothing.
+  const statement = (real: D1PreparedStatement, reads: boolean): D1PreparedStatement => {
+    const read = <T>(work: () => Promise<T>) => guard(reads ? () => retryTransient(work) : work);
     const wrapped = {
       [REAL]: real,
-      bind: (...values: unknown[]) => statement(real.bind(...values), query),
+      bind: (...values: unknown[]) => statement(real.bind(...values), reads),
       first: (column?: string) => read(() => (column === undefined ? real.first() : real.first(column))),
       run: () => guard(() => real.run()),
       all: () => read(() => real.all()),
@@ -68,14 +71,14 @@ export function guardedDatabase(d1: D1Database): D1Database {
   };
   const unwrap = (statements: D1PreparedStatement[]) => statements.map((s) => (s as unknown as { [REAL]?: D1PreparedStatement })[REAL] ?? s);
   const database = {
-    prepare: (query: string) => statement(d1.prepare(query), query),
+    prepare: (query: string) => statement(d1.prepare(query), readOnly(query)),
     batch: (statements: D1PreparedStatement[]) => guard(() => d1.batch(unwrap(statements))),
     exec: (query: string) => guard(() => d1.exec(query)),
     dump: () => guard(() => d1.dump()),
     withSession: (constraint?: D1SessionBookmark | D1SessionConstraint) => {
       const session = d1.withSession(constraint);
       return {
-        prepare: (query: string) => statement(session.prepare(query), query),
+        prepare: (query: string) => statement(session.prepare(query), readOnly(query)),
         batch: (statements: D1PreparedStatement[]) => guard(() => session.batch(unwrap(statements))),
         getBookmark: () => session.getBookmark(),
       } as unknown as D1DatabaseSession;
@@ -88,12 +91,23 @@ const REAL = Symbol("real statement");
 
 const readOnly = (query: string) => /^\s*(select|with)\b/i.test(query) && !/\b(insert|update|delete|replace|returning)\b/i.test(query);
 
+/** SQLite refusing a query while another process holds its lock, in the words workerd logs it with. */
+export const SQLITE_LOCKED = /SQLITE_BUSY|database is locked/i;
+
 /**
  * D1's transient failures: an internal error or a lost connection (D1 itself retries reads on
  * those when deployed), and, locally, SQLite refusing a query while another process holds its
- * write lock (the first start's seeding beside the dev server), which workerd reports the same way.
+ * write lock (the first start's seeding beside the dev server), which workerd reports to
+ * JavaScript as an internal error of the query. `failure` is an error, whose causes are read
+ * too (drizzle and `dependency()` wrap what they catch), or a failure's message.
  */
-const isTransient = (error: unknown) => /internal error|network connection lost|SQLITE_BUSY/i.test(String((error as Error | undefined)?.message));
+export function isTransientDatabaseFailure(failure: unknown): boolean {
+  for (const at of causesOf(failure)) {
+    const message = at instanceof Error ? at.message : String(at);
+    if (/internal error|network connection lost/i.test(message) || SQLITE_LOCKED.test(message)) return true;
+  }
+  return false;
+}
 const READ_RETRY_WAITS_MS = [50, 150, 300];
 
 async function retryTransient<T>(work: () => Promise<T>): Promise<T> {
@@ -101,7 +115,7 @@ async function retryTransient<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (!isTransient(error)) throw error;
+      if (!isTransientDatabaseFailure(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }

@@ -19,6 +19,7 @@
  */
 import { importCompanyLogos, type ObjectStore, type StoredLogoKey, storedSourceHashes } from "../../catalogue/importLogo";
 import { createDb } from "../../lib/db";
+import { isTransientDatabaseFailure } from "../../lib/dependencies";
 import { fail, ok, type Result } from "../../lib/errors";
 import { type S3Settings, s3ObjectStore } from "./s3";
 import { decodeLogos } from "./wire";
@@ -36,13 +37,8 @@ function objectStore(env: ToolEnv): ObjectStore {
 
 const LOCKED_RETRIES = 8;
 const LOCKED_WAIT_MS = 100;
-// workerd reports the lock to JavaScript only as an internal error of the query ("Failed to
-// get session commit token: internal error"), under the query's own error; locally, with no
-// network in between, that is what such an error is.
-const isLocked = (message: string) => /SQLITE_BUSY|database is locked|internal error/i.test(message);
-/** Every message along an error's chain of causes. */
-const messages = (error: unknown): string => (error instanceof Error ? `${error.message}\n${messages(error.cause)}` : "");
-const locked = (result: Result<unknown>) => !result.ok && isLocked(result.error.message);
+// Locally, with no network in between, a transient failure of D1 is another process's lock.
+const locked = (result: Result<unknown>) => !result.ok && isTransientDatabaseFailure(result.error.message);
 
 /** Runs a read or write, again after a short wait while another process holds SQLite's lock. */
 async function whenUnlocked<T>(job: () => Promise<T>): Promise<T> {
@@ -50,7 +46,7 @@ async function whenUnlocked<T>(job: () => Promise<T>): Promise<T> {
     try {
       return await job();
     } catch (error) {
-      if (attempt > LOCKED_RETRIES || !isLocked(messages(error))) throw error;
+      if (attempt > LOCKED_RETRIES || !isTransientDatabaseFailure(error)) throw error;
       await scheduler.wait(LOCKED_WAIT_MS * attempt);
     }
   }

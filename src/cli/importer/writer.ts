@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ImportedLogo, StoredLogoKey } from "../../catalogue/importLogo";
+import { SQLITE_LOCKED } from "../../lib/dependencies";
 import type { Result } from "../../lib/errors";
 import { type PlatformOptions, projectRoot, startToolWorker, stateRoot, storageTool, writeStorageToolConfig } from "../platform";
 import type { S3Settings } from "./s3";
@@ -93,7 +94,7 @@ async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
       };
     } catch (error) {
       await mf.dispose().catch(() => undefined);
-      if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(String((error as Error).message))) throw error;
+      if (attempt >= 5 || !SQLITE_LOCKED.test(String((error as Error).message))) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
     }
   }
