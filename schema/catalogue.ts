@@ -12,7 +12,9 @@ import { fromHex, toHex } from "../src/lib/encoding";
  * the import's write path keeps (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
  * migrations/0009_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
  * `company_domains`, `company_tickers` and the prefix tables are WITHOUT ROWID (their text keys
- * are stored once, not in the table and again in an index).
+ * are stored once, not in the table and again in an index). Logos store no R2 key: readers
+ * derive them from the row and the company's primary domain, which triggers of
+ * migrations/0010_derived_logo_keys.sql keep as it is while the company has logos.
  */
 export const companies = sqliteTable(
   "companies",
@@ -134,7 +136,7 @@ export const logos = sqliteTable(
     bytes: integer("bytes").notNull(),
     /** SHA-256 of the file as imported: an import of the same file changes nothing. */
     sourceHash: sha256("source_hash").notNull(),
-    /** SHA-256 of the PNG master: the ETag of the master and the name under which it and its renditions are stored. */
+    /** SHA-256 of the PNG master: its first 16 hex digits name the master and its renditions in R2 (src/images/keys.ts). */
     contentHash: sha256("content_hash").notNull(),
     tone: text("tone", { enum: logoTones }).notNull(),
     /** Provenance: the set the logo came from and its licence (SPDX id where one exists). */
