@@ -351,6 +351,7 @@ export async function logosInIdOrder(db: CatalogueDb, options: { where?: SQL; af
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, logos.companyId), eq(companyDomains.isPrimary, true)))
     .where(and(gt(logos.id, options.after ?? 0), options.where))
     .orderBy(asc(logos.id))
+    // A negative LIMIT is SQLite's "no limit".
     .limit(options.limit ?? -1)
     .all();
   return rows.map((row) => withKeys(row.logo, row.primaryDomain));
