@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { check, customType, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { fromHex, toHex } from "../src/lib/encoding";
 
 /**
  * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
@@ -11,7 +12,9 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
  * the import's write path keeps (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
  * migrations/0009_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
  * `company_domains`, `company_tickers` and the prefix tables are WITHOUT ROWID (their text keys
- * are stored once, not in the table and again in an index).
+ * are stored once, not in the table and again in an index). Logos store no R2 key: readers
+ * derive them from the row and the company's primary domain, which triggers of
+ * migrations/0010_derived_logo_keys.sql keep as it is while the company has logos.
  */
 export const companies = sqliteTable(
   "companies",
@@ -91,6 +94,21 @@ export interface RenditionSet {
   vector: boolean;
 }
 
+/**
+ * A SHA-256 digest: 64 lower-case hex digits in TypeScript, its 32 bytes in SQLite (half the
+ * text's size, a tenth of a logo row). Anything but such a digest is refused rather than stored
+ * as something that would not read back the same.
+ */
+const sha256 = customType<{ data: string; driverData: Uint8Array }>({
+  dataType: () => "blob",
+  toDriver(hex) {
+    if (!/^[0-9a-f]{64}$/.test(hex)) throw new TypeError(`a SHA-256 column takes 64 lower-case hex digits, not ${JSON.stringify(hex.slice(0, 80))}`);
+    return fromHex(hex);
+  },
+  // D1 hands a BLOB back as an ArrayBuffer or, through some of its paths, an array of byte values.
+  fromDriver: (bytes: Uint8Array | ArrayBuffer | number[]) => toHex(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer ? bytes : Uint8Array.from(bytes)),
+});
+
 export const logos = sqliteTable(
   "logos",
   {
@@ -101,14 +119,11 @@ export const logos = sqliteTable(
     variant: text("variant", { enum: logoVariants }).notNull(),
     /** Format of the file as it was imported: svg, png, jpeg, webp or gif. */
     format: text("format").notNull(),
-    /** R2 key of the imported file, kept beside the PNG master. */
-    originalKey: text("original_key").notNull(),
-    /** R2 key of the PNG master every transform starts from. */
-    masterKey: text("master_key").notNull(),
     /**
      * Which renditions were prepared at import (greyscale, for light and dark pages, the
-     * sanitised vector) and by which renditions version; their keys follow from the master's
-     * (src/images/keys.ts).
+     * sanitised vector) and by which renditions version. No R2 key is stored: the master's and
+     * the original's follow from the company's primary domain, variant, source set, content
+     * hash and format, the renditions' from the master's (src/images/keys.ts).
      */
     renditions: text("renditions", { mode: "json" })
       .$type<RenditionSet>()
@@ -119,10 +134,10 @@ export const logos = sqliteTable(
     height: integer("height").notNull(),
     /** Byte size of the PNG master. */
     bytes: integer("bytes").notNull(),
-    /** SHA-256 of the file as imported, hex: an import of the same file changes nothing. */
-    sourceHash: text("source_hash").notNull(),
-    /** SHA-256 of the PNG master, hex: the ETag of the master and the name under which renditions are stored. */
-    contentHash: text("content_hash").notNull(),
+    /** SHA-256 of the file as imported: an import of the same file changes nothing. */
+    sourceHash: sha256("source_hash").notNull(),
+    /** SHA-256 of the PNG master: its first 16 hex digits name the master and its renditions in R2 (src/images/keys.ts). */
+    contentHash: sha256("content_hash").notNull(),
     tone: text("tone", { enum: logoTones }).notNull(),
     /** Provenance: the set the logo came from and its licence (SPDX id where one exists). */
     sourceSet: text("source_set").notNull(),
@@ -138,6 +153,10 @@ export const logos = sqliteTable(
     // One logo per company, variant and source set: the identity the importer upserts on.
     uniqueIndex("logos_company_variant_source_idx").on(t.companyId, t.variant, t.sourceSet),
     check("logos_dimensions_check", sql`${t.width} > 0 AND ${t.height} > 0 AND ${t.bytes} > 0`),
+    check(
+      "logos_hashes_check",
+      sql`typeof(${t.sourceHash}) = 'blob' AND length(${t.sourceHash}) = 32 AND typeof(${t.contentHash}) = 'blob' AND length(${t.contentHash}) = 32`,
+    ),
   ],
 );
 
@@ -205,4 +224,5 @@ export const searchPrefixLists = sqliteTable(
 );
 
 export type Company = typeof companies.$inferSelect;
-export type Logo = typeof logos.$inferSelect;
+/** A row of `logos` as stored; the catalogue reads logos with their R2 keys (`Logo`, src/images/keys.ts). */
+export type LogoRow = typeof logos.$inferSelect;

@@ -1,7 +1,7 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { type Company, companies, companyDomains, companyTickers, type Logo, type LogoTone, type LogoVariant, logos } from "../../schema";
-import { derivedRenditions, LOGO_PREFIX, type LogoKeyParts, logoObjectKeys, masterKey, originalKey, type RenditionSet, renditionKey, vectorKey } from "../images/keys";
+import { type Company, companies, companyDomains, companyTickers, type LogoRow, type LogoTone, type LogoVariant, logos } from "../../schema";
+import { derivedRenditions, type Logo, type LogoKeys, logoKeys, logoObjectKeys, type RenditionSet, renditionKey, vectorKey, withKeys } from "../images/keys";
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
@@ -76,7 +76,7 @@ export async function storedSourceHashes(db: CatalogueDb, keys: StoredLogoKey[])
   if (keys.length === 0) return [];
   const wanted = JSON.stringify(keys.flatMap((k, index) => k.domains.map((domain) => [index, domain, k.variant, k.sourceSet])));
   const rows = await db.all<{ position: number; sourceHash: string }>(sql`
-    SELECT DISTINCT wanted.value ->> 0 AS position, ${logos.sourceHash} AS sourceHash
+    SELECT DISTINCT wanted.value ->> 0 AS position, lower(hex(${logos.sourceHash})) AS sourceHash
     FROM json_each(${wanted}) AS wanted
     JOIN ${companyDomains} ON ${companyDomains.domain} = wanted.value ->> 1
     JOIN ${logos} ON ${logos.companyId} = ${companyDomains.companyId}
@@ -162,7 +162,7 @@ interface LogoState {
   /** Object keys of the image the inputs leave it with. */
   keys: string[];
   /** An image of this write, to be put before the batch runs. */
-  put?: { columns: StoredImage["columns"]; image: PreparedImage };
+  put?: StoredImage;
 }
 
 interface CatalogueState {
@@ -215,8 +215,9 @@ async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promi
   }
   for (const row of heldTickers) company(row.companyId).tickers.push(row.ticker);
   for (const row of logoRows) {
-    const keys = logoObjectKeys(row);
-    company(row.companyId).logos.set(logoSlot(row.variant, row.sourceSet), {
+    const owner = company(row.companyId);
+    const keys = logoObjectKeys(withKeys(row, owner.primaryDomain));
+    owner.logos.set(logoSlot(row.variant, row.sourceSet), {
       id: row.id,
       sourceHash: row.sourceHash,
       licence: row.licence,
@@ -287,8 +288,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         plan.decisions.push(prepared);
         continue;
       }
-      const parts: LogoKeyParts = { primaryDomain, variant: input.variant, sourceSet: input.sourceSet, contentHash: prepared.value.contentHash };
-      put = { columns: storedColumns(parts, prepared.value), image: prepared.value };
+      put = storedImage({ primaryDomain, variant: input.variant, sourceSet: input.sourceSet }, prepared.value);
     }
 
     // Where the company stands in the search prefix lists before this input's write.
@@ -371,7 +371,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       if (put) {
         logo!.sourceHash = input.sourceHash;
         logo!.renditionsVersion = put.image.renditions.version;
-        logo!.keys = logoObjectKeys(put.columns);
+        logo!.keys = logoObjectKeys({ ...put.keys, renditions: put.image.renditions });
         // An image replaced again within this write is never put at all.
         logo!.put = put;
       }
@@ -435,12 +435,10 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
  */
 export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
   if (logo.renditions.version === image.renditions.version && logo.contentHash === image.contentHash) return ok("unchanged");
-  // The key's domain segment is the company's primary domain when the logo was written.
-  const primaryDomain = logo.masterKey.slice(LOGO_PREFIX.length, logo.masterKey.indexOf("/", LOGO_PREFIX.length));
-  const columns = storedColumns({ primaryDomain, variant: logo.variant, sourceSet: logo.sourceSet, contentHash: image.contentHash }, image);
-  const kept = logoObjectKeys(columns);
+  const stored = storedImage(logo, image);
+  const kept = logoObjectKeys({ ...stored.keys, renditions: image.renditions });
   const unwind = () => deleteAll(bucket, kept.filter((key) => !logoObjectKeys(logo).includes(key))).catch(() => undefined);
-  const put = await putImages(bucket, [{ columns, image }]);
+  const put = await putImages(bucket, [stored]);
   if (!put.ok) {
     await unwind();
     return put;
@@ -449,8 +447,8 @@ export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, log
     // Only the row as it was read: an import that replaced the image meanwhile wins.
     const updated = await db
       .update(logos)
-      .set({ ...columns, updatedAt: now })
-      .where(and(eq(logos.id, logo.id), eq(logos.masterKey, logo.masterKey), eq(logos.sourceHash, logo.sourceHash)))
+      .set({ ...stored.columns, updatedAt: now })
+      .where(and(eq(logos.id, logo.id), eq(logos.contentHash, logo.contentHash), eq(logos.sourceHash, logo.sourceHash)))
       .returning({ id: logos.id });
     if (updated.length === 0) {
       await unwind();
@@ -472,8 +470,11 @@ export function nameKey(name: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
+/** A prepared image as the catalogue stores it: the row's columns, and the keys of its objects. */
 interface StoredImage {
-  columns: Pick<Logo, "format" | "originalKey" | "masterKey" | "renditions" | "width" | "height" | "bytes" | "contentHash" | "tone">;
+  columns: Pick<LogoRow, "format" | "renditions" | "width" | "height" | "bytes" | "contentHash" | "tone">;
+  keys: LogoKeys;
+  image: PreparedImage;
 }
 
 const PNG = { contentType: "image/png" };
@@ -487,34 +488,38 @@ const originalTypes: Record<string, string> = {
   ico: "image/vnd.microsoft.icon",
 };
 
-function storedColumns(parts: LogoKeyParts, image: PreparedImage): StoredImage["columns"] {
+/** Every logo row is written from here: its keys are derived from the same parts when it is read (withKeys). */
+function storedImage(logo: { primaryDomain: string; variant: LogoVariant; sourceSet: string }, image: PreparedImage): StoredImage {
+  const { primaryDomain, variant, sourceSet } = logo;
   return {
-    format: image.format,
-    originalKey: originalKey(parts, image.format),
-    masterKey: masterKey(parts),
-    renditions: image.renditions,
-    width: image.width,
-    height: image.height,
-    bytes: image.files.master.byteLength,
-    contentHash: image.contentHash,
-    tone: image.tone,
+    columns: {
+      format: image.format,
+      renditions: image.renditions,
+      width: image.width,
+      height: image.height,
+      bytes: image.files.master.byteLength,
+      contentHash: image.contentHash,
+      tone: image.tone,
+    },
+    keys: logoKeys({ primaryDomain, variant, sourceSet, contentHash: image.contentHash }, image.format),
+    image,
   };
 }
 
 /** At most this many puts at once: a write of hundreds of logos puts thousands of objects. */
 const PUTS_AT_ONCE = 32;
 
-async function putImages(bucket: ObjectStore, images: Array<{ columns: StoredImage["columns"]; image: PreparedImage }>): Promise<Result<true>> {
-  const objects = images.flatMap(({ columns, image }) => {
+async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Result<true>> {
+  const objects = images.flatMap(({ keys, image }) => {
     // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
     const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
     const original = { httpMetadata: { contentType: originalTypes[image.format] ?? "application/octet-stream" } };
     const { version } = image.renditions;
     const all: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
-      [columns.masterKey, image.files.master, png],
-      ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [renditionKey(columns.masterKey, rendition, version), image.files[rendition], png]),
-      [vectorKey(columns.masterKey, version), image.renditions.vector ? image.vector : null, { httpMetadata: { contentType: "image/svg+xml" } }],
-      [columns.originalKey, image.original, original],
+      [keys.masterKey, image.files.master, png],
+      ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [renditionKey(keys.masterKey, rendition, version), image.files[rendition], png]),
+      [vectorKey(keys.masterKey, version), image.renditions.vector ? image.vector : null, { httpMetadata: { contentType: "image/svg+xml" } }],
+      [keys.originalKey, image.original, original],
     ];
     return all.filter((object): object is [string, Uint8Array, R2PutOptions] => Boolean(object[1]));
   });

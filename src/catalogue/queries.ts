@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { companies, companyDomains, companyTickers, type Logo, logos } from "../../schema";
+import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { type Logo, withKeys } from "../images/keys";
 import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain, registrableDomain } from "../lib/domain";
 import { nameKey } from "./importLogo";
@@ -8,7 +9,10 @@ import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
 
 /**
  * Read side of the catalogue: finding a company by domain, ticker or name, search, and a
- * company's logos. Every lookup is one statement of index reads; a search is one batch.
+ * company's logos. Every lookup is one statement of index reads; a search is one batch. A
+ * logo's R2 keys are derived from its row and its company's primary domain (withKeys), which
+ * every statement reading logos has at hand: it joins the primary's row, or starts from a
+ * company found with it.
  */
 export interface CompanyMatch {
   companyId: number;
@@ -302,7 +306,7 @@ export async function companyDetail(db: CatalogueDb, companyId: number): Promise
     aliases: row.aliases,
     tickers: tickers.map((t) => ({ symbol: t.ticker, exchange: t.exchange === "" ? null : t.exchange })),
     brandColor: row.brandColor,
-    logos: companyLogos,
+    logos: companyLogos.map((logo) => withKeys(logo, primary.domain)),
   };
 }
 
@@ -317,15 +321,38 @@ export async function findLogo(db: CatalogueDb, logoId: number): Promise<{ logo:
     .get();
   if (!row) return null;
   const { logo, ...company } = row;
-  return { logo, company };
+  return { logo: withKeys(logo, company.domain), company };
 }
+
+/** A company as found by the finders above: its id and its primary domain. */
+type FoundCompany = Pick<CompanyMatch, "companyId" | "domain">;
 
 /** The logos of several companies at once, for search results. */
-export async function logosOfCompanies(db: CatalogueDb, companyIds: number[]): Promise<Logo[]> {
-  if (companyIds.length === 0) return [];
-  return db.select().from(logos).where(inArray(logos.companyId, companyIds)).orderBy(asc(logos.variant), asc(logos.id)).all();
+export async function logosOfCompanies(db: CatalogueDb, found: FoundCompany[]): Promise<Logo[]> {
+  if (found.length === 0) return [];
+  const primaries = new Map(found.map((company) => [company.companyId, company.domain]));
+  const rows = await db.select().from(logos).where(inArray(logos.companyId, [...primaries.keys()])).orderBy(asc(logos.variant), asc(logos.id)).all();
+  return rows.map((row) => withKeys(row, primaries.get(row.companyId)!));
 }
 
-export async function logosOfCompany(db: CatalogueDb, companyId: number): Promise<Logo[]> {
-  return db.select().from(logos).where(eq(logos.companyId, companyId)).orderBy(asc(logos.variant), asc(logos.id)).all();
+export async function logosOfCompany(db: CatalogueDb, company: FoundCompany): Promise<Logo[]> {
+  const rows = await db.select().from(logos).where(eq(logos.companyId, company.companyId)).orderBy(asc(logos.variant), asc(logos.id)).all();
+  return rows.map((row) => withKeys(row, company.domain));
+}
+
+/**
+ * Logos in id order after `after`, at most `limit`, each with its company's primary domain read
+ * in the same statement: for tools that walk the whole catalogue (npm run rerender).
+ */
+export async function logosInIdOrder(db: CatalogueDb, options: { where?: SQL; after?: number; limit?: number } = {}): Promise<Logo[]> {
+  const rows = await db
+    .select({ logo: logos, primaryDomain: companyDomains.domain })
+    .from(logos)
+    .innerJoin(companyDomains, and(eq(companyDomains.companyId, logos.companyId), eq(companyDomains.isPrimary, true)))
+    .where(and(gt(logos.id, options.after ?? 0), options.where))
+    .orderBy(asc(logos.id))
+    // A negative LIMIT is SQLite's "no limit".
+    .limit(options.limit ?? -1)
+    .all();
+  return rows.map((row) => withKeys(row.logo, row.primaryDomain));
 }

@@ -1,5 +1,5 @@
-import type { Logo, LogoTone, LogoVariant } from "../../schema";
-import type { RenditionSet } from "../images/keys";
+import type { LogoTone, LogoVariant } from "../../schema";
+import type { Logo, RenditionSet } from "../images/keys";
 import { ExpiringCache } from "../lib/boundedCache";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { CatalogueDb } from "../lib/db";
@@ -60,7 +60,7 @@ async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<Resolve
   else if (subject.kind === "ticker") company = await findCompanyByTicker(db, subject.value);
   else company = await findCompanyByName(db, subject.value);
   if (!company) return null;
-  const logo = preferredLogo(await logosOfCompany(db, company.companyId));
+  const logo = preferredLogo(await logosOfCompany(db, company));
   if (!logo) return null;
   return {
     ...company,

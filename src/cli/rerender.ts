@@ -11,9 +11,11 @@
  * (each reported on stderr), 1 when it could not run.
  */
 import { SingleBar } from "cli-progress";
-import { and, asc, gt, sql } from "drizzle-orm";
-import { type Logo, logos } from "../../schema";
+import { sql } from "drizzle-orm";
+import { logos } from "../../schema";
 import { replaceLogoImage } from "../catalogue/importLogo";
+import { logosInIdOrder } from "../catalogue/queries";
+import type { Logo } from "../images/keys";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { Db } from "../lib/db";
 import { parseCommandLine, storageOptions, UsageError } from "./args";
@@ -60,7 +62,7 @@ async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (
   // asked for again in this run.
   let after = 0;
   for (;;) {
-    const batch = await db.select().from(logos).where(and(gt(logos.id, after), outOfDate)).orderBy(asc(logos.id)).limit(BATCH).all();
+    const batch = await logosInIdOrder(db, { where: outOfDate, after, limit: BATCH });
     if (batch.length === 0) break;
     after = batch.at(-1)!.id;
     const queue = [...batch];

@@ -1,6 +1,6 @@
 import { and, eq, notExists } from "drizzle-orm";
 import { companies, logos } from "../../schema";
-import { logoObjectKeys } from "../images/keys";
+import { logoObjectKeys, withKeys } from "../images/keys";
 import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import { findCompanyByDomain } from "../catalogue/queries";
 import type { Db } from "../lib/db";
@@ -28,7 +28,9 @@ export async function forgetDiscovered(db: Db, bucket: R2Bucket, input: string):
   const missForgotten = await forgetMiss(db, domain);
   const company = await findCompanyByDomain(db, domain);
   const discovered = company
-    ? await db.select().from(logos).where(and(eq(logos.companyId, company.companyId), eq(logos.sourceSet, DISCOVERED_SOURCE_SET))).all()
+    ? (await db.select().from(logos).where(and(eq(logos.companyId, company.companyId), eq(logos.sourceSet, DISCOVERED_SOURCE_SET))).all()).map((row) =>
+        withKeys(row, company.domain),
+      )
     : [];
   if (discovered.length === 0 && !missForgotten) return fail("not_found", `Nothing discovered for ${domain}`);
 

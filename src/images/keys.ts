@@ -1,4 +1,4 @@
-import type { LogoVariant, RenditionSet } from "../../schema";
+import type { LogoRow, LogoVariant, RenditionSet } from "../../schema";
 import { RENDITIONS_VERSION } from "./renditions";
 
 /**
@@ -16,8 +16,10 @@ import { RENDITIONS_VERSION } from "./renditions";
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.dark-grey.png   … greyscale
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.svg             sanitised vector
  *
- * Only the master's and the original's keys are stored; the others follow from the master's key,
- * the logo's rendition set (which exist) and the renditions version N that made them
+ * No key is stored. The master's and the original's follow from the logo's row and its
+ * company's primary domain, which never changes once the company exists (migrations/0010 refuses
+ * to change it while the company has logos); the renditions' follow from the master's key, the
+ * logo's rendition set (which exist) and the renditions version N that made them
  * (src/images/renditions.ts), so a re-render under a new version never reuses a key whose
  * bytes caches already hold. Version 0 is the scheme before contrast-aware themes: its only
  * derived rendition still served is `<stem>.grey.png`.
@@ -63,6 +65,29 @@ export function sourceSetOfKey(key: string): string {
 
 export function originalKey(parts: LogoKeyParts, format: string): string {
   return `${stem(parts)}.original.${format}`;
+}
+
+/** The keys a logo's row does not store, and the primary domain they were derived with. */
+export interface LogoKeys {
+  primaryDomain: string;
+  masterKey: string;
+  originalKey: string;
+}
+
+/** A logo as the catalogue reads it: its row, with its keys. */
+export type Logo = LogoRow & LogoKeys;
+
+export function logoKeys(parts: LogoKeyParts, format: string): LogoKeys {
+  return { primaryDomain: parts.primaryDomain, masterKey: masterKey(parts), originalKey: originalKey(parts, format) };
+}
+
+/**
+ * A stored row with its keys: the one place a read logo gets them. `primaryDomain` is its
+ * company's, read in the same statement as the row (or the one that found the company).
+ */
+export function withKeys(row: LogoRow, primaryDomain: string): Logo {
+  const { variant, sourceSet, contentHash, format } = row;
+  return { ...row, ...logoKeys({ primaryDomain, variant, sourceSet, contentHash }, format) };
 }
 
 const stemOf = (master: string) => master.slice(0, -".png".length);

@@ -7,6 +7,14 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return out;
 }
 
+/** The bytes of hex text (either case); throws on anything else, as no caller expects it. */
+export function fromHex(hex: string): Uint8Array {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new TypeError("not hex text");
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
 export function toBase64(bytes: Uint8Array): string {
   // In chunks: a logo of a few megabytes, one character at a time, is needlessly slow.
   let binary = "";

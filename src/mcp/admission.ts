@@ -1,4 +1,5 @@
-import type { Logo, LogoVariant } from "../../schema";
+import type { LogoVariant } from "../../schema";
+import type { Logo } from "../images/keys";
 import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../discovery/onMiss";
@@ -43,7 +44,7 @@ export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVa
   const domain = company ? null : normaliseDomain(query.trim());
   const discovered = domain?.ok ? await discoveredCatalogue(ctx.env, domain.domain) : null;
   if (discovered) [company] = await searchCompanies((catalogue = discovered), query, 1);
-  const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company.companyId), variant) : null;
+  const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return ok({ company, ...chosen });
 }
@@ -67,7 +68,7 @@ export async function admittedCompany(
 ): Promise<Admitted<{ company: CompanyMatch; logos: Logo[] }>> {
   const company = await findCompany(ctx.catalogue, companyId);
   if (!company) return fail("not_found", `No company found with ID ${companyId}`);
-  const logos = (await logosOfCompany(ctx.catalogue, companyId)).filter((logo) => only === undefined || logo.variant === only);
+  const logos = (await logosOfCompany(ctx.catalogue, company)).filter((logo) => only === undefined || logo.variant === only);
   return admitted(ctx, { company, logos }, logos.length > 0);
 }
 

@@ -1,10 +1,9 @@
 import type { z } from "zod";
-import type { Logo } from "../../schema";
 import { assetUrl } from "../assets/codec";
 import { ladderDown } from "../assets/widths";
 import { logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/queries";
-import { vectorKey } from "../images/keys";
+import { type Logo, vectorKey } from "../images/keys";
 import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
 import { base64Length } from "../lib/encoding";
 import type { ToolContext } from "./context";

@@ -1,9 +1,8 @@
 import { env, exports } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { logos } from "../../schema";
 import { assetUrl } from "../../src/assets/codec";
 import { signAssetUrl } from "../../src/assets/signedUrls";
+import { findLogo } from "../../src/catalogue/queries";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 
@@ -12,8 +11,8 @@ const BASE = "https://logos.test";
 
 async function signed(now = Date.now()) {
   const { logoId } = await addCompany({ name: "Signed Asset Co", domains: ["signed-asset.com"] }, darkLogo40x20());
-  const logo = await db.select().from(logos).where(eq(logos.id, logoId)).get();
-  const result = await signAssetUrl(env.SIGNED_URL_SECRET, assetUrl(BASE, logo!.masterKey), now);
+  const found = await findLogo(db, logoId);
+  const result = await signAssetUrl(env.SIGNED_URL_SECRET, assetUrl(BASE, found!.logo.masterKey), now);
   if (!result.ok) throw new Error(result.error.message);
   return new URL(result.value.url);
 }

@@ -28,6 +28,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
@@ -120,7 +121,7 @@ async function main() {
         return key.value.key;
       };
       keys = { redirect: await make(), bytes: await make() };
-      masterKey = (await platform.db.query.logos.findFirst())!.masterKey;
+      masterKey = (await logosInIdOrder(platform.db, { limit: 1 }))[0]!.masterKey;
     } finally {
       await platform.dispose();
     }

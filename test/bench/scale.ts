@@ -7,8 +7,7 @@
  *            companies, domains, tickers, aliases and logo rows), loaded with multi-row INSERTs
  *            in D1 batches, cached under .wrangler/bench-scale/ and reused by later runs;
  *   size     bytes per table with its indexes (SQLite's dbstat over the database file), per
- *            company and per logo, and what the logos' R2 key columns take (a copy of the table
- *            without them, measured the same way);
+ *            company and per logo;
  *   latency  p50 and p99 of the domain point read (findCompanyByDomain, the baseline) and of
  *            each search class, one client, sequential requests over the class's pool;
  *   rows     rows read per search as D1 reports them (meta.rows_read, what D1 bills), summed
@@ -112,9 +111,8 @@ interface BuildReport {
 interface SizeReport {
   /** Bytes of each table with its indexes (and the full-text index's shadow tables). */
   tables: Record<string, number>;
-  /** Of which the logo rows' R2 key columns, and their SHA-256 columns as hex rather than bytes. */
-  keyColumns: number;
-  hexHashes: number;
+  /** Of which the logo rows' rendition sets, as JSON: what is left to trim (a bit field would do). */
+  renditionsJson: number;
   file: number;
 }
 
@@ -225,6 +223,8 @@ class InsertStatements {
 }
 
 const literal = (text: string | null) => (text === null ? "NULL" : `'${text.replaceAll("'", "''")}'`);
+/** A SHA-256 column's value: the bytes of its hex digits, as the schema's column type writes them. */
+const blob = (hex: string) => `X'${hex}'`;
 
 /** The best SEARCH_PREFIX_LIST_SIZE companies of each prefix list, and the next one: its floor. */
 class PrefixLists {
@@ -247,7 +247,7 @@ async function loadTables(d1: D1Database, size: number) {
   const domains = new InsertStatements("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ");
   const tickers = new InsertStatements("INSERT INTO company_tickers (ticker, exchange, company_id) VALUES ");
   const logos = new InsertStatements(
-    "INSERT INTO logos (company_id, variant, format, original_key, master_key, renditions, width, height, bytes, source_hash, content_hash, tone, source_set, licence, source_url, fetched_at, created_at, updated_at) VALUES ",
+    "INSERT INTO logos (company_id, variant, format, renditions, width, height, bytes, source_hash, content_hash, tone, source_set, licence, source_url, fetched_at, created_at, updated_at) VALUES ",
   );
   const lists = new PrefixLists();
   const counts = { companies: 0, domains: 0, tickers: 0, withAliases: 0, logos: 0 };
@@ -271,7 +271,7 @@ async function loadTables(d1: D1Database, size: number) {
     for (const logo of company.logos) {
       counts.logos++;
       logos.add(
-        `(${company.id},${literal(logo.variant)},${literal(logo.format)},${literal(logo.originalKey)},${literal(logo.masterKey)},${literal(JSON.stringify(logo.renditions))},${logo.width},${logo.height},${logo.bytes},${literal(logo.sourceHash)},${literal(logo.contentHash)},${literal(logo.tone)},${literal(logo.sourceSet)},${literal(logo.licence)},${literal(logo.sourceUrl)},${logo.fetchedAt?.getTime() ?? "NULL"},${now},${now})`,
+        `(${company.id},${literal(logo.variant)},${literal(logo.format)},${literal(JSON.stringify(logo.renditions))},${logo.width},${logo.height},${logo.bytes},${blob(logo.sourceHash)},${blob(logo.contentHash)},${literal(logo.tone)},${literal(logo.sourceSet)},${literal(logo.licence)},${literal(logo.sourceUrl)},${logo.fetchedAt?.getTime() ?? "NULL"},${now},${now})`,
       );
     }
     const searchable = { ...company, tickers: company.ticker ? [company.ticker.symbol] : [] };
@@ -339,20 +339,17 @@ function databaseFile(state: string): string {
   return largest;
 }
 
-const KEY_COLUMNS = ["original_key", "master_key"];
-const HASH_COLUMNS = ["source_hash", "content_hash"];
-
 /**
  * Bytes per table, with its indexes and (for the full-text index) its shadow tables, from
  * SQLite's dbstat (D1 does not expose it; Node's SQLite opens the file once workerd is done).
- * Then the logo rows as they would be without their R2 key columns, and with their hashes as
- * 32 bytes instead of 64 hex characters, each a copy in a scratch database, measured the same way.
+ * Then the logo rows as they would be without their rendition sets, a copy in a scratch
+ * database measured the same way.
  */
 function measureBytes(state: string): SizeReport {
   const file = databaseFile(state);
   const scratch = `${file}.scratch`;
   rmSync(scratch, { force: true });
-  // The copies keep the table's foreign key to companies, which the scratch database lacks.
+  // The copy keeps the table's foreign key to companies, which the scratch database lacks.
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: false });
   try {
     const owners = new Map(
@@ -368,21 +365,16 @@ function measureBytes(state: string): SizeReport {
     }
     const logosSql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'logos'").get() as { sql: string }).sql;
     const columns = (db.prepare("SELECT name FROM pragma_table_info('logos')").all() as { name: string }[]).map((row) => row.name);
-    const without = (dropped: string[]) =>
-      logosSql.replace(/^\s*`(\w+)`[^\n]*,\n/gm, (line, name: string) => (dropped.includes(name) ? "" : line)).replaceAll('"logos".', "");
-    const kept = columns.filter((name) => !KEY_COLUMNS.includes(name));
+    const kept = columns.filter((name) => name !== "renditions");
+    const withoutRenditions = logosSql
+      .replace(/^\s*`renditions`[^\n]*,\n/m, "")
+      .replace(/^CREATE TABLE [`"]logos[`"]/, "CREATE TABLE scratch.`logos_without_renditions`")
+      .replaceAll('"logos".', "");
     db.exec(`ATTACH '${scratch}' AS scratch`);
-    db.exec(without(KEY_COLUMNS).replace("CREATE TABLE `logos`", "CREATE TABLE scratch.`logos_derived_keys`"));
-    db.exec(`INSERT INTO scratch.logos_derived_keys (${kept.join(", ")}) SELECT ${kept.join(", ")} FROM logos`);
-    db.exec(without(KEY_COLUMNS).replace("CREATE TABLE `logos`", "CREATE TABLE scratch.`logos_binary_hashes`"));
-    db.exec(
-      `INSERT INTO scratch.logos_binary_hashes (${kept.join(", ")}) SELECT ${kept.map((name) => (HASH_COLUMNS.includes(name) ? `unhex(${name})` : name)).join(", ")} FROM logos`,
-    );
-    const scratchBytes = (name: string) => (db.prepare("SELECT sum(pgsize) AS bytes FROM dbstat('scratch') WHERE name = ?").get(name) as { bytes: number }).bytes;
-    const derived = scratchBytes("logos_derived_keys");
-    const binary = scratchBytes("logos_binary_hashes");
-    const logosTable = (db.prepare("SELECT sum(pgsize) AS bytes FROM dbstat WHERE name = 'logos'").get() as { bytes: number }).bytes;
-    return { tables, keyColumns: logosTable - derived, hexHashes: derived - binary, file: statSync(file).size };
+    db.exec(withoutRenditions);
+    db.exec(`INSERT INTO scratch.logos_without_renditions (${kept.join(", ")}) SELECT ${kept.join(", ")} FROM logos`);
+    const bytesOf = (schema: string, name: string) => (db.prepare(`SELECT sum(pgsize) AS bytes FROM dbstat('${schema}') WHERE name = ?`).get(name) as { bytes: number }).bytes;
+    return { tables, renditionsJson: bytesOf("main", "logos") - bytesOf("scratch", "logos_without_renditions"), file: statSync(file).size };
   } finally {
     db.close();
     rmSync(scratch, { force: true });
@@ -660,8 +652,8 @@ function reportSize(catalogue: Catalogue, measurement: Measurement, fresh: boole
   }
   console.log(`${"total".padEnd(26)} ${mib(total).padStart(11)} ${(total / build.companies).toFixed(1).padStart(10)}   (file ${mib(bytes.file)})`);
   console.log(
-    `Of the logos: R2 key columns ${(bytes.keyColumns / build.logos).toFixed(1)} B/logo (the master's and the original's, derivable from primary domain, variant, source set, content hash and format); ` +
-      `SHA-256 columns as hex rather than bytes ${(bytes.hexHashes / build.logos).toFixed(1)} B/logo.`,
+    `Of the logos: no R2 key stored (derived from primary domain, variant, source set, content hash and format), SHA-256 columns as 32 bytes; ` +
+      `the rendition set as JSON ${(bytes.renditionsJson / build.logos).toFixed(1)} B/logo, what is left to trim.`,
   );
 
   const base = measurement.pointRead;
@@ -724,15 +716,13 @@ function reportProjection(measured: { catalogue: Catalogue; measurement: Measure
     projected += line.at(companies17);
     console.log(`${name.padEnd(22)} ${`${mib(line.a)} + ${line.b.toFixed(1)} B`.padEnd(30)} ${line.r2.toFixed(4).padStart(7)} ${gb(line.at(companies17)).padStart(14)}`);
   }
-  const perLogo = (key: "keyColumns" | "hexHashes") => fit(all.map((m) => [m.catalogue.build.logos, m.catalogue.bytes[key]])).b;
-  const keys = perLogo("keyColumns") * SPEC_LOGOS;
-  const hashes = perLogo("hexHashes") * SPEC_LOGOS;
+  const renditions = fit(all.map((m) => [m.catalogue.build.logos, m.catalogue.bytes.renditionsJson])).b * SPEC_LOGOS;
   const budget = D1_MAX_BYTES * (1 - HEADROOM);
-  const verdict = (bytes: number) => `${gb(bytes)}: ${((1 - bytes / D1_MAX_BYTES) * 100).toFixed(0)} % under 10 GB, ${bytes <= budget ? "fits" : "does not fit"} with ${HEADROOM * 100} % headroom`;
+  const share = (bytes: number) => `${Math.abs((1 - bytes / D1_MAX_BYTES) * 100).toFixed(0)} % ${bytes <= D1_MAX_BYTES ? "under" : "over"} 10 GB`;
+  const verdict = (bytes: number) => `${gb(bytes)}: ${share(bytes)}, ${bytes <= budget ? "fits" : "does not fit"} with ${HEADROOM * 100} % headroom`;
   console.log(`${"total".padEnd(22)} ${"".padEnd(30)} ${"".padStart(7)} ${gb(projected).padStart(14)}`);
-  console.log(`\nAs stored now:                                        ${verdict(projected)}`);
-  console.log(`R2 key columns derived instead of stored (−${gb(keys)}): ${verdict(projected - keys)}`);
-  console.log(`…and SHA-256 columns as bytes (−${gb(hashes)}):           ${verdict(projected - keys - hashes)}`);
+  console.log(`\nAs stored: ${verdict(projected)}`);
+  console.log(`Left to trim: the logos' rendition sets as JSON, ${gb(renditions)} at ${n(SPEC_LOGOS)} logos.`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,13 +10,12 @@
  * have a second one, aliases, or (about 5 %) a ticker; prominence runs 0–10, mostly low.
  *
  * Logos follow the seed catalogue's shape (1.17 a company: every company an icon, one in six a
- * wordmark too), with its formats, tones, source sets and licences, and the R2 keys the import
- * would give them (src/images/keys.ts); no image bytes exist. They are drawn from a stream of
- * their own, so the companies of a seed are the same with or without them.
+ * wordmark too), with its formats, tones, source sets and licences; their rows hold no R2 keys
+ * (readers derive them, src/images/keys.ts), and no image bytes exist. They are drawn from a
+ * stream of their own, so the companies of a seed are the same with or without them.
  */
 import type { LogoTone, LogoVariant, logos } from "../../schema";
 import { nameKey } from "../../src/catalogue/importLogo";
-import { masterKey, originalKey } from "../../src/images/keys";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
 
 export interface SyntheticCompany {
@@ -133,22 +132,19 @@ const hex = (random: () => number, digits: number) =>
   Array.from({ length: digits / 8 }, () => Math.floor(random() * 2 ** 32).toString(16).padStart(8, "0")).join("");
 
 /** One company's logos: an icon, and for one in six a wordmark. */
-function syntheticLogos(random: () => number, primaryDomain: string): SyntheticLogo[] {
+function syntheticLogos(random: () => number): SyntheticLogo[] {
   const variants: LogoVariant[] = random() < 0.175 ? ["icon", "full"] : ["icon"];
   return variants.map((variant) => {
     const sourceSet = drawShare(random, sourceSetShares);
     const format = random() < 0.8 ? "svg" : "png";
     const contentHash = hex(random, 64);
     const tone = drawShare(random, toneShares);
-    const parts = { primaryDomain, variant, sourceSet, contentHash };
     // SVGs are rasterised 1,200 px wide; rasters keep their size.
     const width = format === "svg" ? 1200 : 64 + Math.floor(random() * 449);
     const aspect = variant === "icon" ? 0.8 + random() * 0.2 : 0.15 + random() * 0.4;
     return {
       variant,
       format,
-      originalKey: originalKey(parts, format),
-      masterKey: masterKey(parts),
       // As the import decides them from pixels (src/images/renditions.ts): ink that vanishes on
       // a page of its own tone gets a rendition for that page; white ink is lightened by default.
       renditions: { version: RENDITIONS_VERSION, light: tone === "light", dark: tone === "dark", plain: tone === "light" ? "light" : "master", vector: format === "svg" },
@@ -233,7 +229,7 @@ export function* syntheticCompanies(count: number, seed: number): Generator<Synt
       prominence: Math.min(10, Math.floor(11 * random() ** 3)),
       domains: companyDomains,
       ...(ticker ? { ticker } : {}),
-      logos: syntheticLogos(logoRandom, companyDomains[0]!),
+      logos: syntheticLogos(logoRandom),
     };
   }
 }

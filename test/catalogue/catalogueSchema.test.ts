@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { findCompany, findLogo } from "../../src/catalogue/queries";
+import { darkLogo40x20 } from "../fixtures/images";
+import { addCompany, db } from "../helpers/catalogue";
 
 async function company(id: number) {
   await env.DB.prepare("INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at) VALUES (?1, ?2, ?2, 0, 0, 0)").bind(id, `c${id}`).run();
@@ -32,5 +35,32 @@ describe("company_domains keeps one primary domain a company", () => {
     await env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'three.example'").run();
     const { results } = await env.DB.prepare("SELECT domain FROM company_domains WHERE is_primary = 1 ORDER BY domain").all();
     expect(results).toEqual([{ domain: "three.example" }, { domain: "two.example" }]);
+  });
+});
+
+describe("a company's primary domain stays while it has logos (it names their R2 keys)", () => {
+  const primaryRule = /primary domain of a company with logos/;
+
+  it.each([
+    ["moved to another of its domains", ["UPDATE company_domains SET is_primary = 0 WHERE domain = 'keys.example'", "UPDATE company_domains SET is_primary = 1 WHERE domain = 'keys.example.net'"]],
+    ["renamed", ["UPDATE company_domains SET domain = 'renamed.example' WHERE domain = 'keys.example'"]],
+    ["given to another company", ["UPDATE company_domains SET company_id = 1 WHERE domain = 'keys.example'"]],
+    ["removed", ["DELETE FROM company_domains WHERE domain = 'keys.example'"]],
+  ])("refuses it %s, and the logo keeps its keys", async (_, statements) => {
+    await company(1);
+    const { companyId, logoId } = await addCompany({ name: "Keys Co", domains: ["keys.example", "keys.example.net"] }, darkLogo40x20());
+    const before = await findLogo(db, logoId);
+    await expect(env.DB.batch(statements.map((statement) => env.DB.prepare(statement)))).rejects.toThrow(primaryRule);
+    expect(await findCompany(db, companyId)).toMatchObject({ domain: "keys.example" });
+    expect(await findLogo(db, logoId)).toEqual(before);
+  });
+
+  it("lets its other domains go, and the company go with all its logos", async () => {
+    const { companyId, logoId } = await addCompany({ name: "Keys Co", domains: ["keys.example", "keys.example.net"] }, darkLogo40x20());
+    await env.DB.prepare("DELETE FROM company_domains WHERE domain = 'keys.example.net'").run();
+    expect((await findLogo(db, logoId))?.logo.masterKey).toMatch(/^logos\/keys\.example\/icon\./);
+    await env.DB.prepare("DELETE FROM companies WHERE id = ?1").bind(companyId).run();
+    expect(await findLogo(db, logoId)).toBeNull();
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM company_domains WHERE company_id = ?1").bind(companyId).first())?.n).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
 import { type CompanyLogoInput, importCompanyLogo, nameKey } from "../../src/catalogue/importLogo";
+import { findLogo } from "../../src/catalogue/queries";
 import { createDb } from "../../src/lib/db";
 import { fail, ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";
@@ -55,7 +56,7 @@ describe("importCompanyLogo", () => {
     ]);
     expect(await db.select().from(companyTickers).all()).toEqual([{ ticker: "ACME", exchange: "NYSE", companyId: result.value.companyId }]);
 
-    const logo = await db.query.logos.findFirst({ where: eq(logos.id, result.value.logoId) });
+    const logo = (await findLogo(db, result.value.logoId))?.logo;
     expect(logo).toMatchObject({ variant: "icon", format: "png", width: 4, height: 2, tone: "dark", licence: "CC0-1.0", sourceSet: "test" });
     expect(logo!.contentHash).toBe(await sha256Hex(blackPng));
     const keys = await objectKeys();
@@ -168,6 +169,17 @@ describe("importCompanyLogo", () => {
     if (!result.ok) expect(result.error.code).toBe("internal");
     expect(await db.select().from(companies).all()).toEqual([]);
     expect(await db.select({ n: sql<number>`count(*)` }).from(companyDomains).get()).toEqual({ n: 0 });
+    expect(await objectKeys()).toEqual([]);
+  });
+
+  it.each([
+    ["a source hash", { sourceHash: "Not-A-Digest" }, {}],
+    ["a content hash in capitals", {}, { contentHash: "AB".repeat(32) }],
+    ["a content hash one byte short", {}, { contentHash: "ab".repeat(31) }],
+  ])("refuses %s that is not 64 lower-case hex digits, writing nothing", async (_, row, image) => {
+    const result = await importCompanyLogo(db, env.LOGOS, await input(row), async () => ok(await preparedFrom(blackPng, image)));
+    expect(result).toMatchObject({ ok: false, error: { code: "internal", message: expect.stringContaining("SHA-256 column takes 64 lower-case hex digits") } });
+    expect(await db.select().from(companies).all()).toEqual([]);
     expect(await objectKeys()).toEqual([]);
   });
 });

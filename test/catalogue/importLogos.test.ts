@@ -5,6 +5,7 @@ import { asc } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
 import { type CompanyLogoInput, importCompanyLogo, importCompanyLogos, type LogoImport, type PreparedImage, storedSourceHashes } from "../../src/catalogue/importLogo";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { logoObjectKeys } from "../../src/images/keys";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import { createDb } from "../../src/lib/db";
@@ -56,7 +57,8 @@ const images: Array<Promise<PreparedImage>> = [
   }),
   preparedFrom(blackPng, { original: redPng, contentHash: "ab".repeat(32), width: 8, height: 4 }),
 ];
-const sourceHashes = ["black", "red", "wide"];
+// Stand-ins for the SHA-256 of each image's file (64 hex digits, as the column takes).
+const sourceHashes = ["b1ac", "2ed0", "a1de"].map((head) => head.padEnd(64, "0"));
 
 interface Step {
   name: string;
@@ -168,7 +170,7 @@ describe("importCompanyLogos", () => {
     expect(results[0]).toMatchObject({ ok: true, value: { outcome: "created" } });
     expect(results[1]).toMatchObject({ ok: false, error: { code: "internal" } });
     expect((await db.select().from(companies).all()).map((c) => c.name)).toEqual(["Acme"]);
-    const referenced = (await db.select().from(logos).all()).flatMap((l) => logoObjectKeys(l));
+    const referenced = (await logosInIdOrder(db)).flatMap((l) => logoObjectKeys(l));
     expect((await env.LOGOS.list({ prefix: "logos/" })).objects.map((o) => o.key).sort()).toEqual(referenced.filter(Boolean).sort());
   });
 
@@ -181,6 +183,6 @@ describe("importCompanyLogos", () => {
         { domains: ["acme.com"], variant: "full", sourceSet: "a" },
         { domains: ["acme.com"], variant: "icon", sourceSet: "b" },
       ]),
-    ).toEqual([null, "black", null, null]);
+    ).toEqual([null, sourceHashes[0], null, null]);
   });
 });

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
 import {
+  findCompany,
   findCompanyByDomain,
   findCompanyByName,
   findCompanyByTicker,
@@ -12,6 +13,7 @@ import {
 } from "../../src/catalogue/queries";
 import { createDb } from "../../src/lib/db";
 import { ok } from "../../src/lib/errors";
+import { sha256Hex } from "../../src/lib/encoding";
 import { blackPng, preparedFrom } from "../fixtures/images";
 
 const db = createDb(env.DB);
@@ -21,7 +23,7 @@ async function add(name: string, domains: string[], extra: Partial<CompanyLogoIn
   const result = await importCompanyLogo(
     db,
     env.LOGOS,
-    { name, domains, aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: name, ...extra },
+    { name, domains, aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: await sha256Hex(name), ...extra },
     async () => ok(await preparedFrom(blackPng)),
   );
   if (!result.ok) throw new Error(result.error.message);
@@ -121,6 +123,10 @@ describe("ftsQuery", () => {
 
 describe("logosOfCompany", () => {
   it("lists a company's logos", async () => {
-    expect((await logosOfCompany(db, ids.Stripe!)).map((l) => l.variant)).toEqual(["icon"]);
+    const stripe = await findCompany(db, ids.Stripe!);
+    const [logo, ...others] = await logosOfCompany(db, stripe!);
+    expect(others).toEqual([]);
+    // Its keys are derived from the row and the company's primary domain.
+    expect(logo).toMatchObject({ variant: "icon", primaryDomain: "stripe.com", masterKey: expect.stringMatching(/^logos\/stripe\.com\/icon\.test\.[0-9a-f]{16}\.png$/) });
   });
 });

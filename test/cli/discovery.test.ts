@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "fast-png";
 import { apiKeys, logos } from "../../schema";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { createAccount } from "../../src/accounts/accounts";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
@@ -57,14 +58,14 @@ describe("npm run admin: discovery", () => {
       expect.objectContaining({ url: `https://${host}/180.png`, from: "apple-touch-icon", width: 180, score: 180 }),
       expect.objectContaining({ url: `https://${host}/16.png`, from: "link icon", width: 16, score: expect.any(Number) }),
     ]);
-    const [stored] = await withPlatform(state.dir, ({ db }) => db.select().from(logos).all());
+    const [stored] = await withPlatform(state.dir, ({ db }) => logosInIdOrder(db));
     expect(stored).toMatchObject({ sourceSet: "discovered", sourceUrl: `https://${host}/180.png` });
 
     const forgotten = await admin("logo", "forget", "--domain", host);
     expect(forgotten.status).toBe(0);
     expect(forgotten.json()).toEqual({ domain: host, logos: 1, companyRemoved: true, missForgotten: false });
     await withPlatform(state.dir, async ({ db, bucket }) => {
-      expect(await db.select().from(logos).all()).toEqual([]);
+      expect(await logosInIdOrder(db)).toEqual([]);
       expect(await bucket.head(stored!.masterKey)).toBeNull();
       expect(await bucket.head(stored!.originalKey)).toBeNull();
     });

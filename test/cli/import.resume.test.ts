@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies, logos } from "../../schema";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { checkpointFor } from "../../src/cli/importer/checkpoint";
 import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
@@ -52,7 +53,7 @@ async function interruptedImport(): Promise<number> {
 describe("an interrupted bulk load", () => {
   it("resumes after the last committed batch and ends with the whole manifest, nothing orphaned", async () => {
     const stoppedAfter = await interruptedImport();
-    const written = (await platform.db.select().from(logos).all()).length;
+    const written = (await logosInIdOrder(platform.db)).length;
     expect(written).toBeGreaterThanOrEqual(stoppedAfter);
     expect(written).toBeLessThan(ROWS);
 
@@ -70,7 +71,7 @@ describe("an interrupted bulk load", () => {
     expect((await platform.db.select().from(companies).all()).map((c) => c.name).sort()).toEqual(
       Array.from({ length: ROWS }, (_, i) => `Company ${i}`).sort(),
     );
-    const rows = await platform.db.select().from(logos).all();
+    const rows = await logosInIdOrder(platform.db);
     const referenced = rows.flatMap((l) => logoObjectKeys(l)).sort();
     const stored = (await platform.bucket.list({ prefix: "logos/", limit: 1000 })).objects.map((o) => o.key).sort();
     expect(stored).toEqual(referenced);

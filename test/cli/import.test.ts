@@ -3,6 +3,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
 import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
@@ -57,7 +58,7 @@ const snapshot = async () => {
     companies: await db.select().from(companies).all(),
     domains: await db.select().from(companyDomains).all(),
     tickers: await db.select().from(companyTickers).all(),
-    logos: await db.select().from(logos).all(),
+    logos: await logosInIdOrder(db),
     objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
   };
 };
@@ -94,7 +95,7 @@ describe("npm run import", () => {
 
   it("stores a PNG master, the original, a real greyscale, the sanitised vector and, for dark ink, a rendition for dark pages", async () => {
     await (async ({ db, bucket }) => {
-      const acme = (await db.select().from(logos).all()).find((l) => l.format === "svg")!;
+      const acme = (await logosInIdOrder(db)).find((l) => l.format === "svg")!;
       const read = async (key: string | null) => new Uint8Array(await (await bucket.get(key!))!.arrayBuffer());
       const master = await sharp(await read(acme.masterKey)).metadata();
       expect(master).toMatchObject({ format: "png", width: 1200, height: 600 });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logos } from "../../schema";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
 import { prepareLogo } from "../../src/cli/importer/prepare";
 import { LEGACY_RENDITIONS, logoObjectKeys, renditionKey } from "../../src/images/keys";
@@ -26,7 +27,7 @@ beforeAll(async () => {
       const written = await importCompanyLogo(db, bucket, input, async () => ok(prepared.logo));
       if (!written.ok) throw new Error(written.error.message);
     }
-    for (const logo of await db.select().from(logos).all()) {
+    for (const logo of await logosInIdOrder(db)) {
       await bucket.delete(logoObjectKeys(logo).filter((key) => key !== logo.masterKey && key !== logo.originalKey));
       for (const legacy of ["grey", "inverted"]) await bucket.put(`${logo.masterKey.slice(0, -4)}.${legacy}.png`, new Uint8Array([1]));
       await db.update(logos).set({ renditions: LEGACY_RENDITIONS }).where(eq(logos.id, logo.id));
@@ -38,7 +39,7 @@ afterAll(() => state.cleanup());
 
 const snapshot = () =>
   withPlatform(state.dir, async ({ db, bucket }) => ({
-    logos: (await db.select().from(logos).all()).sort((a, b) => a.id - b.id),
+    logos: (await logosInIdOrder(db)).sort((a, b) => a.id - b.id),
     objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
   }));
 

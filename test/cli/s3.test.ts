@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logos } from "../../schema";
+import { logosInIdOrder } from "../../src/catalogue/queries";
 import { importCompanyLogos } from "../../src/catalogue/importLogo";
 import { s3ObjectStore, s3SettingsFrom } from "../../src/cli/importer/s3";
 import { logoObjectKeys } from "../../src/images/keys";
@@ -65,7 +65,7 @@ describe("R2 through its S3 API", () => {
         },
       ]);
       expect(result!.ok).toBe(true);
-      const [row] = await platform.db.select().from(logos).all();
+      const [row] = await logosInIdOrder(platform.db);
       const keys = logoObjectKeys(row!);
       expect(keys.length).toBeGreaterThanOrEqual(4);
       for (const key of keys) expect(s3.objects.has(key), key).toBe(true);

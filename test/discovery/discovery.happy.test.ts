@@ -1,8 +1,7 @@
 import { createMessageBatch, getQueueResult, createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { companies, companyDomains, logos } from "../../schema";
+import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
 import { discoverDomain } from "../../src/discovery/discover";
 import { parseResolve } from "../../src/discovery/fetcher";
 import worker from "../../src/index";
@@ -15,14 +14,11 @@ const follow = async (response: Response) => {
   // Relative: no public base URL is configured in the tests.
   return get(response.headers.get("location")!);
 };
-const storedLogo = async (domain: string) =>
-  db
-    .select({ logo: logos, name: companies.name, brandColor: companies.brandColor })
-    .from(companyDomains)
-    .innerJoin(companies, eq(companies.id, companyDomains.companyId))
-    .innerJoin(logos, eq(logos.companyId, companies.id))
-    .where(eq(companyDomains.domain, domain))
-    .get();
+async function storedLogo(domain: string) {
+  const company = await findCompanyByDomain(db, domain);
+  const [logo] = company ? await logosOfCompany(db, company) : [];
+  return logo && { logo, name: company!.companyName, brandColor: company!.brandColor };
+}
 
 /** Looks the site up once and returns the answer and what was stored. */
 async function firstLookup(site: FakeSite, query = "") {

@@ -1,15 +1,13 @@
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { logos } from "../../schema";
+import { findLogo } from "../../src/catalogue/queries";
 import { db } from "../helpers/catalogue";
 import { agent, company, failure, structured } from "./helpers";
 
 /** Replaces a logo's stored PNG master, as a damaged or oversized object would be. */
 async function masterKeyOf(logoId: number) {
-  const row = await db.select({ key: logos.masterKey }).from(logos).where(eq(logos.id, logoId)).get();
-  return row!.key;
+  return (await findLogo(db, logoId))!.logo.masterKey;
 }
 
 // 3.9 MiB: its base64 is just over 5 MB.

@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Logo } from "../../../schema";
+import type { Logo } from "../../images/keys";
 import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../catalogue/queries";
 import { chooseLogo } from "../../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../../discovery/onMiss";
@@ -53,7 +53,7 @@ async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["var
   const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain);
   if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
   if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
-  const chosen = chooseLogo(await logosOfCompany(catalogue, company.companyId), wanted);
+  const chosen = chooseLogo(await logosOfCompany(catalogue, company), wanted);
   if (!chosen) return { domain, ok: false, error: `No logo found for domain ${domain}` };
   return { domain, ok: true, company, ...chosen };
 }

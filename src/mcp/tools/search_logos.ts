@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Logo } from "../../../schema";
+import type { Logo } from "../../images/keys";
 import { logosOfCompanies, type SearchHit, searchCompanies } from "../../catalogue/queries";
 import { preferredLogo } from "../../catalogue/resolveLogo";
 import type { ToolContext } from "../context";
@@ -26,10 +26,7 @@ const inputSchema = z.object({
 
 async function searchLogos(ctx: ToolContext, text: string, limit: number): Promise<{ hit: SearchHit; logo: Logo }[]> {
   const hits = await searchCompanies(ctx.catalogue, text, limit);
-  const logos = await logosOfCompanies(
-    ctx.catalogue,
-    hits.map((hit) => hit.companyId),
-  );
+  const logos = await logosOfCompanies(ctx.catalogue, hits);
   const found: { hit: SearchHit; logo: Logo }[] = [];
   for (const hit of hits) {
     const own = logos.filter((logo) => logo.companyId === hit.companyId);
