@@ -1,4 +1,5 @@
 import type { LogoTone } from "../../schema";
+import { BoundedCache } from "../lib/boundedCache";
 import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast } from "./colour";
 
 /**
@@ -182,7 +183,7 @@ function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishe
   if (vanished === 0) return null;
 
   const out = new Uint8Array(data);
-  const onPage = colourMap(pageY, direction);
+  const onPage = colourMap(pageY, direction, pageColours[page]);
   let nearWhite = 0;
   const nearWhiteOf = new Map<number, boolean>();
   for (let p = 0, i = 0; p < count; p++, i += 4) {
@@ -248,9 +249,12 @@ function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishe
 
 const mean = (sum: readonly number[], n: number): Rgb => [Math.round(sum[0]! / n), Math.round(sum[1]! / n), Math.round(sum[2]! / n)];
 
-/** withContrast over packed 0xRRGGBB colours, remembered: logos have few distinct colours. */
-function colourMap(backgroundY: number, direction: "lighter" | "darker"): (rgb: number) => number {
-  const known = new Map<number, number>();
+/**
+ * withContrast over packed 0xRRGGBB colours, remembered: a logo has few distinct colours, and
+ * logos share many (the anti-aliased edges of black or white ink). The pages' own maps are kept
+ * across logos, which is most of what a bulk import saves here; a surround's, for one region.
+ */
+function colourMap(backgroundY: number, direction: "lighter" | "darker", known: BoundedCache<number, number> = new BoundedCache(1 << 16)): (rgb: number) => number {
   return (rgb) => {
     let mapped = known.get(rgb);
     if (mapped === undefined) {
@@ -261,6 +265,9 @@ function colourMap(backgroundY: number, direction: "lighter" | "darker"): (rgb: 
     return mapped;
   };
 }
+
+/** The pages' colour maps, kept for the isolate or thread (32,768 colours each at most, about a megabyte). */
+const pageColours: Record<Page, BoundedCache<number, number>> = { light: new BoundedCache(1 << 15), dark: new BoundedCache(1 << 15) };
 
 function writeRgb(out: Uint8Array, i: number, rgb: number): void {
   out[i] = rgb >> 16;
