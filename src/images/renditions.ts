@@ -58,8 +58,9 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
   const tone = measureTone(rgba.data);
   // An image that brings its own background (a full tile) is treated alike, its edge being where
   // the page meets it; only by default is it left as it is, since it was made for its own page.
-  const onLight = inkOnPage(rgba, "light");
-  const onDark = inkOnPage(rgba, "dark");
+  const scratch = scratchFor(rgba);
+  const onLight = inkOnPage(rgba, "light", scratch);
+  const onDark = inkOnPage(rgba, "dark", scratch);
   const greyOf = (pixels: Pixels): Pixels => ({ ...pixels, channels: 2, data: toGreyAlpha(pixels.data) });
   const grey = (pixels: Pixels | null) => pixels && greyOf(pixels);
   return {
@@ -140,7 +141,7 @@ const TARGET_CONTRAST = MIN_CONTRAST * 1.02;
  * white glyph on a black badge) that would lose its contrast against the changed surround is
  * changed the other way, against that surround.
  */
-function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
+function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
   const { width, height, data } = rgba;
   const count = width * height;
   const pageRgb = PAGES[page];
@@ -150,20 +151,15 @@ function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishe
   // Contrast under the bar means a luminance between these two (WCAG's ratio solved for Y).
   const darkest = (pageY + 0.05) / MIN_CONTRAST - 0.05;
   const lightest = MIN_CONTRAST * (pageY + 0.05) - 0.05;
-  const ink = new Uint8Array(count);
   const low = new Uint8Array(count);
-  let inkCount = 0;
   for (let p = 0, i = 0; p < count; p++, i += 4) {
-    if (data[i + 3]! < INK_ALPHA) continue;
-    ink[p] = 1;
-    inkCount++;
+    if (!ink[p]) continue;
     const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
     if (y > darkest && y < lightest) low[p] = 1;
   }
 
   // 1. Vanishing ink: low-contrast pixels the page reaches.
   const vanishing = new Uint8Array(count);
-  const queue = new Int32Array(count);
   let head = 0;
   let tail = 0;
   for (let p = 0; p < count; p++) {
@@ -203,13 +199,14 @@ function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishe
 
   // 2. Enclosed ink that sat on changed ink: each region of other ink that the page never
   //    reaches (it touches no transparency and no edge) is seen against the changed ink around it.
-  const region = new Int32Array(count).fill(-1);
+  //    Only regions beside changed ink can be: each is explored from its first pixel that is.
+  const explored = new Uint8Array(count);
   for (let start = 0; start < count; start++) {
-    if (!ink[start] || vanishing[start] || region[start] !== -1) continue;
+    if (!ink[start] || vanishing[start] || explored[start] || !hasNeighbour(start, width, height, vanishing)) continue;
     head = 0;
     tail = 0;
     queue[tail++] = start;
-    region[start] = start;
+    explored[start] = 1;
     let enclosed = true;
     const own: [number, number, number] = [0, 0, 0];
     const around: [number, number, number, number] = [0, 0, 0, 0];
@@ -219,8 +216,8 @@ function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishe
         around[1] += data[q * 4 + 1]!;
         around[2] += data[q * 4 + 2]!;
         around[3]++;
-      } else if (ink[q] && region[q] === -1) {
-        region[q] = start;
+      } else if (ink[q] && !explored[q]) {
+        explored[q] = 1;
         queue[tail++] = q;
       }
     };
@@ -245,6 +242,26 @@ function inkOnPage(rgba: Pixels, page: Page): { pixels: Pixels; nearWhiteVanishe
   }
 
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
+}
+
+/** What both pages' passes share: which pixels are ink, and a queue as long as the image. */
+interface Scratch {
+  ink: Uint8Array;
+  inkCount: number;
+  queue: Int32Array;
+}
+
+function scratchFor({ width, height, data }: Pixels): Scratch {
+  const count = width * height;
+  const ink = new Uint8Array(count);
+  let inkCount = 0;
+  for (let p = 0, i = 3; p < count; p++, i += 4) {
+    if (data[i]! >= INK_ALPHA) {
+      ink[p] = 1;
+      inkCount++;
+    }
+  }
+  return { ink, inkCount, queue: new Int32Array(count) };
 }
 
 const mean = (sum: readonly number[], n: number): Rgb => [Math.round(sum[0]! / n), Math.round(sum[1]! / n), Math.round(sum[2]! / n)];
