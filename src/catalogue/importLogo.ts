@@ -371,7 +371,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       if (put) {
         logo!.sourceHash = input.sourceHash;
         logo!.renditionsVersion = put.image.renditions.version;
-        logo!.keys = logoObjectKeys({ ...put.keys, renditions: put.image.renditions });
+        logo!.keys = put.objectKeys;
         // An image replaced again within this write is never put at all.
         logo!.put = put;
       }
@@ -436,7 +436,7 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
 export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
   if (logo.renditions.version === image.renditions.version && logo.contentHash === image.contentHash) return ok("unchanged");
   const stored = storedImage(logo, image);
-  const kept = logoObjectKeys({ ...stored.keys, renditions: image.renditions });
+  const kept = stored.objectKeys;
   const unwind = () => deleteAll(bucket, kept.filter((key) => !logoObjectKeys(logo).includes(key))).catch(() => undefined);
   const put = await putImages(bucket, [stored]);
   if (!put.ok) {
@@ -474,6 +474,8 @@ export function nameKey(name: string): string {
 interface StoredImage {
   columns: Pick<LogoRow, "format" | "renditions" | "width" | "height" | "bytes" | "contentHash" | "tone">;
   keys: LogoKeys;
+  /** Every object key of the image (logoObjectKeys): what a write puts, and an unwind deletes. */
+  objectKeys: string[];
   image: PreparedImage;
 }
 
@@ -491,6 +493,7 @@ const originalTypes: Record<string, string> = {
 /** Every logo row is written from here: its keys are derived from the same parts when it is read (withKeys). */
 function storedImage(logo: { primaryDomain: string; variant: LogoVariant; sourceSet: string }, image: PreparedImage): StoredImage {
   const { primaryDomain, variant, sourceSet } = logo;
+  const keys = logoKeys({ primaryDomain, variant, sourceSet, contentHash: image.contentHash }, image.format);
   return {
     columns: {
       format: image.format,
@@ -501,7 +504,8 @@ function storedImage(logo: { primaryDomain: string; variant: LogoVariant; source
       contentHash: image.contentHash,
       tone: image.tone,
     },
-    keys: logoKeys({ primaryDomain, variant, sourceSet, contentHash: image.contentHash }, image.format),
+    keys,
+    objectKeys: logoObjectKeys({ ...keys, renditions: image.renditions }),
     image,
   };
 }

@@ -335,9 +335,8 @@ export async function logosOfCompanies(db: CatalogueDb, found: FoundCompany[]): 
   return rows.map((row) => withKeys(row, primaries.get(row.companyId)!));
 }
 
-export async function logosOfCompany(db: CatalogueDb, company: FoundCompany): Promise<Logo[]> {
-  const rows = await db.select().from(logos).where(eq(logos.companyId, company.companyId)).orderBy(asc(logos.variant), asc(logos.id)).all();
-  return rows.map((row) => withKeys(row, company.domain));
+export function logosOfCompany(db: CatalogueDb, company: FoundCompany): Promise<Logo[]> {
+  return logosOfCompanies(db, [company]);
 }
 
 /**

@@ -171,7 +171,8 @@ async function main(): Promise<number> {
       }
       // workerd with the baseline Worker creeps up too: growth as large as its own is not ours.
       const memory = memoryOf(run);
-      const allowed = Math.max(0.1, floor ? growthOf(memoryOf(floor)) : 0);
+      const floorMemory = floor && memoryOf(floor);
+      const allowed = Math.max(0.1, floorMemory ? growthOf(floorMemory) : 0);
       if (growthOf(memory) > allowed) {
         failures.push(`workerd memory grew over the measured ${seconds} s, from ${memory.warmed.toFixed(0)} to ${memory.end.toFixed(0)} MiB (more than ${(allowed * 100).toFixed(0)} %)`);
       }
@@ -185,7 +186,7 @@ async function main(): Promise<number> {
       console.log(`webhooks     ${JSON.stringify(Object.fromEntries(webhooks))}`);
       console.log(`\nworkerd RSS, MiB: at the start → after ${warmupSeconds} s of warm-up → after ${seconds} s more (every 5 s)`);
       console.log(`  this Worker   ${describeMemory(memory)}`);
-      if (floor) console.log(`  baseline      ${describeMemory(memoryOf(floor))}   (${floor.lookups.requests.total} lookups)`);
+      if (floor && floorMemory) console.log(`  baseline      ${describeMemory(floorMemory)}   (${floor.lookups.requests.total} lookups)`);
       console.log(failures.length === 0 ? "\nall checks held" : `\nFAILED:\n  ${failures.join("\n  ")}`);
       return failures.length === 0 ? 0 : 1;
     } finally {
