@@ -6,10 +6,11 @@ import { fromHex, toHex } from "../src/lib/encoding";
  * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
  *
  * Lookups by domain and ticker are primary-key or index point reads. Search reads two
- * structures beside these tables: the contentless FTS5 table `catalogue_search` over names,
- * aliases, domains and tickers, which triggers keep in step inside the same write, and
- * `search_prefixes`, the best-known companies for every one- to three-character prefix, which
- * the import's write path keeps (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
+ * structures beside these tables: the contentless FTS5 table `catalogue_search` over the words
+ * of names, aliases and tickers (migrations/0011; domains are found on their primary key),
+ * which triggers keep in step inside the same write, and `search_prefixes`, the best-known
+ * companies for every one- to three-character prefix, which the import's write path keeps
+ * (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
  * migrations/0009_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
  * `company_domains`, `company_tickers` and the prefix tables are WITHOUT ROWID (their text keys
  * are stored once, not in the table and again in an index). Logos store no R2 key: readers

@@ -292,7 +292,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     }
 
     // Where the company stands in the search prefix lists before this input's write.
-    const listedBefore: ListedCompany | null = company?.row ? listed(company.row, company.domains, company.tickers) : null;
+    const listedBefore: ListedCompany | null = company?.row ? listed(company.row, company.tickers) : null;
 
     // Rows. A new company's id is not known before the batch runs; D1 runs a batch as one
     // serialised transaction, so right after its insert the new company is the one with the
@@ -323,7 +323,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     }
     // The search prefix lists follow the company's name, aliases, domains, tickers and prominence.
     if (companyChanged || newDomains.length > 0 || tickerMissing) {
-      statements.push(...searchPrefixUpkeep(db, companyRef, listedBefore, listed(owner.row!, owner.domains, owner.tickers)));
+      statements.push(...searchPrefixUpkeep(db, companyRef, listedBefore, listed(owner.row!, owner.tickers)));
     }
     let logo = existingLogo;
     if (logoRowChanged) {
@@ -382,8 +382,8 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
   return plan;
 }
 
-function listed(row: NonNullable<CompanyState["row"]>, domains: string[], tickers: string[]): ListedCompany {
-  return { prefixes: searchPrefixesOf({ nameKey: row.nameKey, name: row.name, aliases: row.aliases, domains, tickers }), prominence: row.prominence };
+function listed(row: NonNullable<CompanyState["row"]>, tickers: string[]): ListedCompany {
+  return { prefixes: searchPrefixesOf({ nameKey: row.nameKey, name: row.name, aliases: row.aliases, tickers }), prominence: row.prominence };
 }
 
 /** A company of the catalogue by id; one created earlier in this write by its primary domain. */

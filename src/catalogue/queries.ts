@@ -91,8 +91,9 @@ export interface SearchHit extends CompanyMatch {
 /**
  * Search by name (prefix, alias-aware, tolerant of case and punctuation), domain and ticker.
  * Ranking: an exact domain, then an exact ticker, then names by closeness: the exact name,
- * then names that start with the query, each by prominence, then any other match of the words
- * in names, aliases, domains or tickers, by prominence.
+ * then names that start with the query, each by prominence, then the other matches by
+ * prominence: companies with a word (of the name, an alias or a ticker) starting with each
+ * query word, and companies with a domain that starts with the query.
  *
  * Bounded by design: whatever the catalogue's size, a search reads at most a few thousand rows
  * (D1 bills rows read), in one statement (`npm run bench:scale`). Nothing ranks every match:
@@ -104,10 +105,14 @@ export interface SearchHit extends CompanyMatch {
  *  - the other matches come from the full-text index for words longer than three characters
  *    (at most OTHER_CANDIDATES, taken in index order), or from a word prefix list when every
  *    word is short: a short prefix term would make the index merge the postings of every word
- *    it starts. They are read only when the name tiers leave room. Long words are asked as
- *    they are: asking them by their first four characters from a four-character prefix index
- *    read more rows (a domain query about 1,980 instead of 174 at a million companies), ranked
- *    domains worse and made the index a quarter larger (npm run bench:scale).
+ *    it starts. A prefix term of a common word gathers all its postings before the first match
+ *    is returned, so the words are first asked as they are typed, whole, which the index
+ *    answers as it reads: when as many companies have the whole words, those are the
+ *    candidates, and the prefix terms are not asked. Long words are asked as they are: asking
+ *    them by their first four characters from a four-character prefix index read more rows,
+ *    ranked worse and made the index a quarter larger (npm run bench:scale). Domains that
+ *    start with the query come from the first DOMAIN_CANDIDATES of its range of
+ *    company_domains' primary key. All are read only when the name tiers leave room.
  * The lists hold the exact best-known companies of each prefix, so a short query ranks as
  * ranking every match would; a longer one does too unless its prefix is both crowded and far
  * from the best known of its first three characters.
@@ -115,6 +120,7 @@ export interface SearchHit extends CompanyMatch {
 const PREFIX_CANDIDATES_PER_HIT = 4;
 const RANGE_CANDIDATES = 200;
 const OTHER_CANDIDATES = 500;
+const DOMAIN_CANDIDATES = 200;
 /** Fewer when their text must be read to check the words the full-text query left out. */
 const CHECKED_CANDIDATES = 200;
 
@@ -136,7 +142,10 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   // wanted: a typed prefix ("nort") is answered by its names, and the full-text candidates
   // would cost most of the rows the search reads.
   const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
-  if (byName) arms.push(sql`SELECT * FROM named`, otherCandidates(words, limit, sql`(SELECT count(*) FROM named) < ${wanted}`));
+  const room = sql`(SELECT count(*) FROM named) < ${wanted}`;
+  if (byName) arms.push(sql`SELECT * FROM named`, otherCandidates(words, limit, room));
+  const domainStart = domainPrefix(trimmed);
+  if (domainStart) arms.push(domainCandidates(domainStart, limit, byName ? room : null));
   if (arms.length === 0) return [];
   const named = byName ? sql`WITH named AS MATERIALIZED (${namedCandidates(key, wanted)}) ` : sql``;
   const rows = await rowsOf(db, sql`${named}${sql.join(arms, sql` UNION ALL `)}`);
@@ -159,7 +168,10 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   // The name tiers were full but their words did not match often enough: the other matches
   // after all, in a statement of their own.
   const namedRows = rows.filter((row) => row.tier === TIER_NAMED).length;
-  if (byName && hits.length < limit && namedRows >= wanted) take(await rowsOf(db, otherCandidates(words, limit, null)));
+  if (byName && hits.length < limit && namedRows >= wanted) {
+    const others = [otherCandidates(words, limit, null), ...(domainStart ? [domainCandidates(domainStart, limit, null)] : [])];
+    take(await rowsOf(db, sql.join(others, sql` UNION ALL `)));
+  }
   return hits;
 }
 
@@ -183,10 +195,9 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
 
 /**
  * What the full-text index holds of the company row `c`, from the tables (the index keeps no
- * copy): name, aliases (as JSON, whose punctuation splits words all the same), domains, tickers.
+ * copy): name, aliases (as JSON, whose punctuation splits words all the same), tickers.
  */
 export const indexedText = (c: SQL) => sql`${c}.name || ' ' || ${c}.aliases
-  || ' ' || coalesce((SELECT group_concat(domain, ' ') FROM company_domains WHERE company_id = ${c}.id), '')
   || ' ' || coalesce((SELECT group_concat(ticker, ' ') FROM company_tickers WHERE company_id = ${c}.id), '')`;
 
 /**
@@ -222,7 +233,7 @@ function namedCandidates(key: string, wanted: number): SQL {
 
 /**
  * The last tier: any other match of the words, by prominence (a = 0, b = −prominence, c = id);
- * read only when `needed` holds (a LIMIT of 0 reads nothing, where a WHERE would read them all).
+ * read only when `needed` holds.
  */
 function otherCandidates(words: string[], limit: number, needed: SQL | null): SQL {
   const long = words.filter((word) => Array.from(word).length > SHORT_PREFIX_LENGTH);
@@ -233,19 +244,60 @@ function otherCandidates(words: string[], limit: number, needed: SQL | null): SQ
   const partial = long.length > 0 ? long.length < words.length : words.length > 1;
   const candidates = partial ? CHECKED_CANDIDATES : OTHER_CANDIDATES;
   const taken = partial ? candidates : limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2;
-  const bounded = (count: number) => (needed ? sql`CASE WHEN ${needed} THEN ${count} ELSE 0 END` : sql`${count}`);
   const best =
     long.length > 0
-      ? sql`SELECT c.id AS id, c.prominence AS prominence FROM (
-            SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(long.join(" "))} LIMIT ${bounded(candidates)}
-          ) f JOIN companies c ON c.id = f.id ORDER BY c.prominence DESC, c.id LIMIT ${taken}`
+      ? sql`SELECT c.id AS id, c.prominence AS prominence FROM (${fullTextCandidates(long, bounded(candidates, needed), candidates)}) f
+          JOIN companies c ON c.id = f.id ORDER BY c.prominence DESC, c.id LIMIT ${taken}`
       : sql`SELECT company_id AS id, prominence FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}
-          ORDER BY prominence DESC, company_id LIMIT ${bounded(taken)}`;
+          ORDER BY prominence DESC, company_id LIMIT ${bounded(taken, needed)}`;
   return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
       c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
     FROM (${best}) r
     JOIN companies c ON c.id = r.id
     JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
+}
+
+/**
+ * Up to `count` companies with a word starting with each of `words`, in index order. The whole
+ * words first: the index answers them as it reads, where a prefix term first gathers every
+ * posting of every word it starts. Only when fewer than `full` companies have the whole words
+ * are the prefix terms asked (a LIMIT of 0 reads nothing, where a WHERE would read them all).
+ */
+function fullTextCandidates(words: string[], count: SQL, full: number): SQL {
+  const text = words.join(" ");
+  return sql`WITH whole AS MATERIALIZED (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(text, false)} LIMIT ${count})
+    SELECT id FROM whole WHERE (SELECT count(*) FROM whole) >= ${full}
+    UNION ALL
+    SELECT * FROM (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(text)}
+      LIMIT CASE WHEN (SELECT count(*) FROM whole) < ${full} THEN ${count} ELSE 0 END)`;
+}
+
+/**
+ * Companies with a domain that starts with `start`, in the last tier by prominence: the first
+ * DOMAIN_CANDIDATES of its range of company_domains' primary key, read only when `needed` holds.
+ */
+function domainCandidates(start: string, limit: number, needed: SQL | null): SQL {
+  return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
+      r.id AS companyId, r.name AS companyName, d.domain AS domain, r.brand_color AS brandColor, NULL AS indexed
+    FROM (
+      SELECT DISTINCT c.id, c.name, c.brand_color, c.prominence FROM (
+        SELECT company_id FROM company_domains WHERE domain >= ${start} AND domain < ${`${start}\u{10FFFF}`} LIMIT ${bounded(DOMAIN_CANDIDATES, needed)}
+      ) m JOIN companies c ON c.id = m.company_id
+      ORDER BY c.prominence DESC, c.id LIMIT ${limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2}
+    ) r
+    JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
+}
+
+/** `count`, or 0 unless `needed` holds: a LIMIT of 0 reads nothing, where a WHERE would read them all. */
+const bounded = (count: number, needed: SQL | null) => (needed ? sql`CASE WHEN ${needed} THEN ${count} ELSE 0 END` : sql`${count}`);
+
+/**
+ * The start of a domain the query may be typing (`stripe`, `qf.i`, `www.acme.co.u`, a pasted
+ * URL's host), or null for text no domain starts with.
+ */
+export function domainPrefix(text: string): string | null {
+  const host = (hostOfUrl(text) ?? text).toLowerCase().replace(/^www\./, "");
+  return /^[a-z0-9][a-z0-9.-]*$/.test(host) ? host : null;
 }
 
 /** The host of a pasted URL (`https://www.stripe.com/pricing`), or null for anything else. */
@@ -259,10 +311,11 @@ export function hostOfUrl(text: string): string | null {
 }
 
 /**
- * Turns free text into an FTS5 query: each word becomes a quoted prefix term, all required.
- * Quoting makes every user character literal, so no input can inject FTS5 syntax.
+ * Turns free text into an FTS5 query: each word becomes a quoted term, all required; a prefix
+ * term unless `prefix` is false. Quoting makes every user character literal, so no input can
+ * inject FTS5 syntax.
  */
-export function ftsQuery(text: string): string | null {
+export function ftsQuery(text: string, prefix = true): string | null {
   const words = text
     .normalize("NFKC")
     .toLowerCase()
@@ -270,7 +323,7 @@ export function ftsQuery(text: string): string | null {
   if (!words || words.length === 0) return null;
   return words
     .slice(0, 12)
-    .map((word) => `"${word}"*`)
+    .map((word) => `"${word}"${prefix ? "*" : ""}`)
     .join(" ");
 }
 

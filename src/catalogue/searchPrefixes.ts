@@ -9,16 +9,17 @@ import type { CatalogueDb } from "../lib/db";
  * would otherwise rank a twentieth of the catalogue; with the lists it reads one list.
  *
  *   name  companies whose name key starts with the prefix (the name tiers of a search)
- *   word  companies with an indexed word that starts with it: a word of the name, an alias, a
- *         domain or a ticker (the other matches of a search)
+ *   word  companies with an indexed word that starts with it: a word of the name, an alias or
+ *         a ticker (the other matches of a search, as the full-text index holds them)
  *
  * A list holds at most SEARCH_PREFIX_LIST_SIZE companies. Once a list has been full it has a
  * floor, the rank of the best company it left out, and only a company ranking above the floor
  * joins it; so a list is always exactly the companies of its prefix that rank above its floor,
  * and its head is the exact ranking. A company that is renamed away or removed leaves its lists
  * shorter by one instead of leaving a gap that only a scan of the catalogue could fill. The
- * triggers of migrations/0009 count each list and set its floor; the migration fills the lists
- * of the companies already there from the words the full-text index holds.
+ * triggers of migrations/0009 count each list and set its floor; 0009 filled the lists of the
+ * companies already there from the words the full-text index holds, and 0011 the word lists
+ * again when domains left the index.
  *
  * The write path (importCompanyLogo) keeps the lists in the same transaction as the company's
  * rows, with the statements of `searchPrefixUpkeep`.
@@ -50,7 +51,6 @@ export interface SearchableCompany {
   nameKey: string;
   name: string;
   aliases: string[];
-  domains: string[];
   tickers: string[];
 }
 
@@ -66,7 +66,7 @@ export function searchPrefixesOf(company: SearchableCompany): Set<PrefixEntry> {
     }
   };
   add("name", company.nameKey);
-  const words = indexedWords([company.name, ...company.aliases, ...company.domains, ...company.tickers].join(" "));
+  const words = indexedWords([company.name, ...company.aliases, ...company.tickers].join(" "));
   for (const word of words) add("word", word);
   return entries;
 }

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
 import { searchCompanies } from "../../src/catalogue/queries";
@@ -30,5 +31,40 @@ describe("searchCompanies, bounded", () => {
     expect(await names("north la", 5)).toEqual(["Northgate Labs"]);
     // Every word must start a word: "ga" starts none of Northgate's.
     expect(await names("north ga", 5)).toEqual([]);
+  });
+
+  it("finds a company by the start of any of its domains, ranked with the other matches by prominence", async () => {
+    await add("Quokka Foods", ["quokkafoods.com", "qf.io"], { prominence: 1 });
+    await add("Quoll Freight", ["quollfreight.co.uk"], { prominence: 4 });
+    await add("Wombat Kitchens", ["wombat.example"], { aliases: ["QF Kitchens"], prominence: 2 });
+    // "qf" starts an alias's word and a domain: both match, the better known first.
+    expect(await names("qf", 5)).toEqual(["Wombat Kitchens", "Quokka Foods"]);
+    expect(await names("qf.io", 5)).toEqual(["Quokka Foods"]);
+    expect(await names("https://www.quollfreight.co", 5)).toEqual(["Quoll Freight"]);
+    expect((await searchCompanies(db, "quollfreight.co.uk", 5))[0]).toMatchObject({ companyName: "Quoll Freight", matchedBy: "domain" });
+    // A domain's labels are not words: "uk" and "io" start no name, alias or ticker.
+    expect(await names("uk", 5)).toEqual([]);
+    expect(await names("io", 5)).toEqual([]);
+  });
+
+  it("takes the companies with the whole words typed when there are as many as it reads, before words they only start", async () => {
+    // One well-known company whose words only start with "globex" and "consulting", then 500
+    // with the whole words (whose names do not start with the query).
+    await add("Globexia Consultingworks", ["globexia.example"], { prominence: 9 });
+    await env.DB.batch([
+      env.DB.prepare(`INSERT INTO companies (name, name_key, aliases, prominence, created_at, updated_at)
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+        SELECT 'Consulting Globex ' || i, 'consultingglobex' || i, '[]', 0, 0, 0 FROM n`),
+      env.DB.prepare(`INSERT INTO company_domains (domain, company_id, is_primary)
+        SELECT 'consultingglobex' || substr(name_key, 17) || '.example', id, 1 FROM companies WHERE name_key LIKE 'consultingglobex%'`),
+    ]);
+    const hits = await names("globex consulting", 10);
+    expect(hits).toHaveLength(10);
+    expect(hits.every((name) => name.startsWith("Consulting Globex "))).toBe(true);
+    // Its own words find it; and once fewer companies have the whole words, the words they
+    // start count as before.
+    expect(await names("globexia consultingworks", 10)).toEqual(["Globexia Consultingworks"]);
+    await env.DB.prepare("DELETE FROM companies WHERE name_key LIKE 'consultingglobex%' AND id % 2 = 0").run();
+    expect((await names("globex consulting", 10))[0]).toBe("Globexia Consultingworks");
   });
 });

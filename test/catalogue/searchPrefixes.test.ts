@@ -30,27 +30,29 @@ const names = async (query: string, limit = 5) => (await searchCompanies(db, que
 
 describe("searchPrefixesOf", () => {
   it("lists the name key's first one to three characters and those of every indexed word", () => {
-    const entries = searchPrefixesOf({ nameKey: "cocacola", name: "Coca-Cola", aliases: ["Coke"], domains: ["coca-cola.com"], tickers: ["KO"] });
+    const entries = searchPrefixesOf({ nameKey: "cocacola", name: "Coca-Cola", aliases: ["Coke"], tickers: ["KO"] });
     expect([...entries].filter((e) => e.startsWith("name:")).sort()).toEqual(["name:c", "name:co", "name:coc"]);
-    expect([...entries].filter((e) => e.startsWith("word:")).sort()).toEqual([
-      "word:c", "word:co", "word:coc", "word:cok", "word:col", "word:com", "word:k", "word:ko",
-    ]);
+    expect([...entries].filter((e) => e.startsWith("word:")).sort()).toEqual(["word:c", "word:co", "word:coc", "word:cok", "word:col", "word:k", "word:ko"]);
     // Accents folded as the full-text index folds them; characters, not bytes.
-    const accented = searchPrefixesOf({ nameKey: "zürich", name: "Zürich", aliases: [], domains: [], tickers: [] });
+    const accented = searchPrefixesOf({ nameKey: "zürich", name: "Zürich", aliases: [], tickers: [] });
     expect([...accented]).toContain("word:zur");
     expect([...accented]).toContain("name:zür");
   });
 });
 
 describe("the prefix lists, kept by the import's write path", () => {
-  it("puts an imported company on the lists of its name, aliases, domains and ticker, in the same write", async () => {
+  it("puts an imported company on the lists of its name, aliases and ticker, in the same write", async () => {
     const id = await add("Quokka Foods", ["quokkafoods.com", "qf.io"], { aliases: ["Marsupial Eats"], ticker: { symbol: "QKF", exchange: "NYSE" } });
     for (const prefix of ["q", "qu", "quo"]) expect(await list("name", prefix)).toEqual([id]);
-    for (const prefix of ["quo", "foo", "mar", "eat", "qf", "io", "com", "qkf"]) expect(await list("word", prefix)).toEqual([id]);
+    for (const prefix of ["quo", "foo", "mar", "eat", "qkf"]) expect(await list("word", prefix)).toEqual([id]);
     expect(await list("name", "foo")).toEqual([]);
     expect(await listState("word", "qkf")).toEqual({ size: 1, floor: null });
-    // Search reads them: a short prefix of any of its words finds it.
-    for (const query of ["q", "quo", "ea", "QKF", "qf"]) expect(await names(query)).toContain("Quokka Foods");
+    // Domains are not words: their labels ("com", "io") would make every company a match.
+    for (const prefix of ["qf", "io", "com"]) expect(await list("word", prefix)).toEqual([]);
+    // Search reads the lists: a short prefix of any of its words finds it, and the start of
+    // a domain finds it through the domain index.
+    for (const query of ["q", "quo", "ea", "QKF", "qf", "qf.i"]) expect(await names(query)).toContain("Quokka Foods");
+    expect(await names("io")).toEqual([]);
   });
 
   it("moves a renamed company to the lists of its new name and off those of its old one", async () => {
@@ -60,9 +62,10 @@ describe("the prefix lists, kept by the import's write path", () => {
     for (const prefix of ["w", "wo", "wom"]) expect(await list("name", prefix)).toEqual([id]);
     for (const prefix of ["q", "qu", "quo"]) expect(await list("name", prefix)).toEqual([]);
     expect(await list("word", "foo")).toEqual([]);
-    // Still found by what it kept: its domain and its ticker.
-    expect(await list("word", "quo")).toEqual([id]);
+    // Still found by what it kept: its ticker from the lists, its domain from the domain index.
+    expect(await list("word", "quo")).toEqual([]);
     expect(await list("word", "qkf")).toEqual([id]);
+    expect(await names("quo")).toEqual(["Wombat Kitchens"]);
     expect(await listState("name", "quo")).toEqual({ size: 0, floor: null });
     expect(await names("wo")).toEqual(["Wombat Kitchens"]);
     expect(await names("fo")).toEqual([]);
