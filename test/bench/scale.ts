@@ -290,14 +290,14 @@ async function loadTables(d1: D1Database, size: number) {
 
 /**
  * What the triggers would have written, row by row, in one pass from the same view
- * (catalogue_search_source, migrations/0009). Then the index's segments are merged.
+ * (catalogue_search_source, migrations/0011). Then the index's segments are merged.
  */
 async function fillSearchIndex(d1: D1Database, size: number) {
   const step = 100_000;
   for (let first = 1; first <= size; first += step) {
     await d1
       .prepare(
-        "INSERT INTO catalogue_search (rowid, name, aliases, domains, tickers) SELECT * FROM catalogue_search_source WHERE company_id BETWEEN ?1 AND ?2 ORDER BY company_id",
+        "INSERT INTO catalogue_search (rowid, name, aliases, tickers) SELECT * FROM catalogue_search_source WHERE company_id BETWEEN ?1 AND ?2 ORDER BY company_id",
       )
       .bind(first, first + step - 1)
       .run();

@@ -1,12 +1,13 @@
 /**
  * The ranking of searchCompanies (src/catalogue/queries.ts) computed the exhaustive way, for the
- * scale benchmark to check the bounded search against: every name that starts with the query
- * and every full-text match of every word, each ranked in full. Not used by the service: a
+ * scale benchmark to check the bounded search against: every name that starts with the query,
+ * every full-text match of every word and every domain that starts with the query, each ranked
+ * in full. Not used by the service: a
  * one-letter query sorts a twentieth of the catalogue.
  */
 import { sql } from "drizzle-orm";
 import { nameKey } from "../../src/catalogue/importLogo";
-import { type CompanyMatch, findCompanyByDomain, findCompanyByTicker, ftsQuery, hostOfUrl, indexedText, type SearchHit } from "../../src/catalogue/queries";
+import { type CompanyMatch, domainPrefix, findCompanyByDomain, findCompanyByTicker, ftsQuery, hostOfUrl, indexedText, type SearchHit } from "../../src/catalogue/queries";
 import { indexedWords } from "../../src/catalogue/searchPrefixes";
 import type { CatalogueDb } from "../../src/lib/db";
 import { normaliseDomain } from "../../src/lib/domain";
@@ -45,12 +46,16 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
     for (const row of rows) if (passes(row.indexed)) add(row, "name");
     if (rows.length < PAGE) break;
   }
-  // Every full-text match, by prominence.
+  // Every full-text match and every company with a domain that starts with the query, by prominence.
+  const start = domainPrefix(trimmed);
+  const domainStarts = start
+    ? sql`UNION SELECT company_id FROM company_domains WHERE domain >= ${start} AND domain < ${`${start}\u{10FFFF}`}`
+    : sql``;
   const others = await db.all<CompanyMatch>(sql`
     SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor
-    FROM catalogue_search f JOIN companies c ON c.id = f.rowid
+    FROM (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${match} ${domainStarts}) m
+    JOIN companies c ON c.id = m.id
     JOIN company_domains d ON d.company_id = c.id AND d.is_primary = 1
-    WHERE catalogue_search MATCH ${match}
     ORDER BY c.prominence DESC, c.id LIMIT ${limit * 5 + 2}`);
   for (const row of others) add(row, "name");
   return hits;
