@@ -34,7 +34,7 @@
  * BENCH_SECONDS per class and round (2), BENCH_ROUNDS (3).
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
@@ -191,6 +191,14 @@ async function ensureCatalogue(size: number): Promise<Catalogue> {
   writeFileSync(join(partial, "build.json"), `${JSON.stringify(build, null, 2)}\n`);
   log("Measuring sizes…");
   writeFileSync(join(partial, "bytes.json"), `${JSON.stringify(measureBytes(partialState), null, 2)}\n`);
+  // On disk before it is measured: measured while the kernel was still writing out a new
+  // catalogue of 4 million, the exact name's p99 was 704 ms, and 21 ms measured again later.
+  const file = openSync(databaseFile(partialState), "r");
+  try {
+    fsyncSync(file);
+  } finally {
+    closeSync(file);
+  }
   renameSync(partial, dir);
   return done(false);
 }
