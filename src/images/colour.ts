@@ -48,16 +48,18 @@ function linearToOklab(r: number, g: number, b: number): [number, number, number
   ];
 }
 
-/** OKLab → linear sRGB, possibly outside 0–1 (out of gamut). */
-function oklabToLinear(L: number, a: number, b: number): [number, number, number] {
+/**
+ * OKLab → linear sRGB, possibly outside 0–1 (out of gamut), written into `out`: this runs
+ * hundreds of times for each new colour a rendition maps (withContrast), so it allocates nothing.
+ */
+function oklabToLinear(L: number, a: number, b: number, out: Float64Array): Float64Array {
   const l = (L + 0.3963377774 * a + 0.2158037573 * b) ** 3;
   const m = (L - 0.1055613458 * a - 0.0638541728 * b) ** 3;
   const s = (L - 0.0894841775 * a - 1.291485548 * b) ** 3;
-  return [
-    4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s,
-    -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
-    -0.0041960863 * l - 0.7034186147 * m + 1.707614701 * s,
-  ];
+  out[0] = 4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s;
+  out[1] = -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s;
+  out[2] = -0.0041960863 * l - 0.7034186147 * m + 1.707614701 * s;
+  return out;
 }
 
 export interface Oklch {
@@ -82,37 +84,46 @@ export function hueDistance(h1: number, h2: number): number {
 }
 
 const EPSILON = 1e-4;
-const inGamut = (rgb: [number, number, number]) => rgb.every((v) => v >= -EPSILON && v <= 1 + EPSILON);
+const inGamut = (rgb: Float64Array) =>
+  rgb[0]! >= -EPSILON && rgb[0]! <= 1 + EPSILON && rgb[1]! >= -EPSILON && rgb[1]! <= 1 + EPSILON && rgb[2]! >= -EPSILON && rgb[2]! <= 1 + EPSILON;
+
+/** A hue as the cosine and sine of its angle, which every step of the searches below reuses. */
+interface Hue {
+  cos: number;
+  sin: number;
+}
+const hueOf = (h: number): Hue => {
+  const radians = (h * Math.PI) / 180;
+  return { cos: Math.cos(radians), sin: Math.sin(radians) };
+};
+
+/** Scratch for the candidate colours of oklchToLinear's search: the search is synchronous, so one serves every call. */
+const probe = new Float64Array(3);
 
 /**
- * The colour of lightness `l`, hue `h` and as much of chroma `c` as sRGB can show at that
+ * The colour of lightness `l`, hue `hue` and as much of chroma `c` as sRGB can show at that
  * lightness: chroma is reduced until the colour fits (CSS Color 4 gamut mapping, without the
- * final clip's hue shift), so the hue is kept exactly. Returns linear sRGB.
+ * final clip's hue shift), so the hue is kept exactly. Linear sRGB, written into `out`.
  */
-function oklchToLinear(l: number, c: number, h: number): [number, number, number] {
-  const radians = (h * Math.PI) / 180;
-  const cos = Math.cos(radians);
-  const sin = Math.sin(radians);
-  const at = (chroma: number) => oklabToLinear(l, chroma * cos, chroma * sin);
-  let rgb = at(c);
-  if (inGamut(rgb) || l <= 0 || l >= 1) return rgb;
+function oklchToLinear(l: number, c: number, { cos, sin }: Hue, out: Float64Array): Float64Array {
+  oklabToLinear(l, c * cos, c * sin, out);
+  if (inGamut(out) || l <= 0 || l >= 1) return out;
   let low = 0;
   let high = c;
   for (let i = 0; i < 12; i++) {
     const mid = (low + high) / 2;
-    if (inGamut(at(mid))) low = mid;
+    if (inGamut(oklabToLinear(l, mid * cos, mid * sin, probe))) low = mid;
     else high = mid;
   }
-  rgb = at(low);
-  return rgb;
+  return oklabToLinear(l, low * cos, low * sin, out);
 }
 
-const luminanceOfLinear = ([r, g, b]: [number, number, number]) =>
-  0.2126 * Math.min(1, Math.max(0, r)) + 0.7152 * Math.min(1, Math.max(0, g)) + 0.0722 * Math.min(1, Math.max(0, b));
+const luminanceOfLinear = (rgb: Float64Array) =>
+  0.2126 * Math.min(1, Math.max(0, rgb[0]!)) + 0.7152 * Math.min(1, Math.max(0, rgb[1]!)) + 0.0722 * Math.min(1, Math.max(0, rgb[2]!));
 
 export function oklchToRgb({ l, c, h }: Oklch): [number, number, number] {
-  const [r, g, b] = oklchToLinear(Math.min(1, Math.max(0, l)), c, h);
-  return [fromLinear(r), fromLinear(g), fromLinear(b)];
+  const rgb = oklchToLinear(Math.min(1, Math.max(0, l)), c, hueOf(h), new Float64Array(3));
+  return [fromLinear(rgb[0]!), fromLinear(rgb[1]!), fromLinear(rgb[2]!)];
 }
 
 /**
@@ -133,9 +144,11 @@ export function withContrast(rgb: Rgb, backgroundY: number, direction: "lighter"
   // lightness at fixed hue and chroma); past either end the extreme is the best there is.
   let low = lighter ? l : 0;
   let high = lighter ? 1 : l;
+  const hue = hueOf(h);
+  const candidate = new Float64Array(3);
   for (let i = 0; i < 20; i++) {
     const mid = (low + high) / 2;
-    if (luminanceOfLinear(oklchToLinear(mid, c, h)) >= target) high = mid;
+    if (luminanceOfLinear(oklchToLinear(mid, c, hue, candidate)) >= target) high = mid;
     else low = mid;
   }
   const threshold = lighter ? high : low;
