@@ -97,13 +97,11 @@ const hueOf = (h: number): Hue => {
   return { cos: Math.cos(radians), sin: Math.sin(radians) };
 };
 
-/** Scratch for the candidate colours of oklchToLinear's search: the search is synchronous, so one serves every call. */
-const probe = new Float64Array(3);
-
 /**
  * The colour of lightness `l`, hue `hue` and as much of chroma `c` as sRGB can show at that
  * lightness: chroma is reduced until the colour fits (CSS Color 4 gamut mapping, without the
- * final clip's hue shift), so the hue is kept exactly. Linear sRGB, written into `out`.
+ * final clip's hue shift), so the hue is kept exactly. Linear sRGB, written into `out` (which
+ * also holds the search's candidates until the last one is written).
  */
 function oklchToLinear(l: number, c: number, { cos, sin }: Hue, out: Float64Array): Float64Array {
   oklabToLinear(l, c * cos, c * sin, out);
@@ -112,7 +110,7 @@ function oklchToLinear(l: number, c: number, { cos, sin }: Hue, out: Float64Arra
   let high = c;
   for (let i = 0; i < 12; i++) {
     const mid = (low + high) / 2;
-    if (inGamut(oklabToLinear(l, mid * cos, mid * sin, probe))) low = mid;
+    if (inGamut(oklabToLinear(l, mid * cos, mid * sin, out))) low = mid;
     else high = mid;
   }
   return oklabToLinear(l, low * cos, low * sin, out);
