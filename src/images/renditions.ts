@@ -84,8 +84,16 @@ const ENCODE = Uint8Array.from({ length: 4097 }, (_, i) => fromLinear(i / 4096))
  */
 export function toGreyAlpha(rgba: Uint8Array): Uint8Array {
   const out = new Uint8Array(rgba.length / 2);
+  // Logos are runs of one colour: a pixel like the one before it takes the grey worked out then.
+  let previous = -1;
+  let grey = 0;
   for (let i = 0, o = 0; i < rgba.length; i += 4, o += 2) {
-    out[o] = ENCODE[Math.round(luminance(rgba[i]!, rgba[i + 1]!, rgba[i + 2]!) * 4096)]!;
+    const rgb = (rgba[i]! << 16) | (rgba[i + 1]! << 8) | rgba[i + 2]!;
+    if (rgb !== previous) {
+      previous = rgb;
+      grey = ENCODE[Math.round(luminance(rgba[i]!, rgba[i + 1]!, rgba[i + 2]!) * 4096)]!;
+    }
+    out[o] = grey;
     out[o + 1] = rgba[i + 3]!;
   }
   return out;
@@ -152,10 +160,17 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   const darkest = (pageY + 0.05) / MIN_CONTRAST - 0.05;
   const lightest = MIN_CONTRAST * (pageY + 0.05) - 0.05;
   const low = new Uint8Array(count);
+  let previous = -1;
+  let isLow = 0;
   for (let p = 0, i = 0; p < count; p++, i += 4) {
     if (!ink[p]) continue;
-    const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
-    if (y > darkest && y < lightest) low[p] = 1;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    if (rgb !== previous) {
+      previous = rgb;
+      const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
+      isLow = y > darkest && y < lightest ? 1 : 0;
+    }
+    low[p] = isLow;
   }
 
   // 1. Vanishing ink: low-contrast pixels the page reaches.
@@ -182,19 +197,21 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   const onPage = colourMap(pageY, direction, pageColours[page]);
   let nearWhite = 0;
   const nearWhiteOf = new Map<number, boolean>();
+  // Runs of one colour: a pixel like the one before it is mapped as that one was.
+  let last = -1;
+  let mapped = 0;
+  let white = false;
   for (let p = 0, i = 0; p < count; p++, i += 4) {
     const edge = !ink[p] && data[i + 3]! > 0 && hasNeighbour(p, width, height, vanishing);
     if (!vanishing[p] && !edge) continue;
     const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
-    if (vanishing[p] && page === "light") {
-      let white = nearWhiteOf.get(rgb);
-      if (white === undefined) {
-        white = luminance(data[i]!, data[i + 1]!, data[i + 2]!) >= NEAR_WHITE_LUMINANCE && toOklch([data[i]!, data[i + 1]!, data[i + 2]!]).c <= NEAR_WHITE_CHROMA;
-        nearWhiteOf.set(rgb, white);
-      }
-      if (white) nearWhite++;
+    if (rgb !== last) {
+      last = rgb;
+      mapped = onPage(rgb);
+      white = page === "light" && isNearWhite(rgb, nearWhiteOf);
     }
-    writeRgb(out, i, onPage(rgb));
+    if (white && vanishing[p]) nearWhite++;
+    writeRgb(out, i, mapped);
   }
 
   // 2. Enclosed ink that sat on changed ink: each region of other ink that the page never
@@ -242,6 +259,17 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   }
 
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
+}
+
+/** White or near white (remembered in `known` by packed colour): see NEAR_WHITE_LUMINANCE. */
+function isNearWhite(rgb: number, known: Map<number, boolean>): boolean {
+  let white = known.get(rgb);
+  if (white === undefined) {
+    const colour: Rgb = [rgb >> 16, (rgb >> 8) & 255, rgb & 255];
+    white = luminance(...colour) >= NEAR_WHITE_LUMINANCE && toOklch(colour).c <= NEAR_WHITE_CHROMA;
+    known.set(rgb, white);
+  }
+  return white;
 }
 
 /** What both pages' passes share: which pixels are ink, and a queue as long as the image. */
