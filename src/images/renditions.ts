@@ -159,7 +159,12 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   // Contrast under the bar means a luminance between these two (WCAG's ratio solved for Y).
   const darkest = (pageY + 0.05) / MIN_CONTRAST - 0.05;
   const lightest = MIN_CONTRAST * (pageY + 0.05) - 0.05;
+  // 1. Vanishing ink: low-contrast pixels the page reaches. The queue holds them, in the
+  //    order they are found, from its start; the passes below walk them, not the whole image.
   const low = new Uint8Array(count);
+  const vanishing = new Uint8Array(count);
+  let head = 0;
+  let tail = 0;
   let previous = -1;
   let isLow = 0;
   for (let p = 0, i = 0; p < count; p++, i += 4) {
@@ -170,29 +175,30 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
       const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
       isLow = y > darkest && y < lightest ? 1 : 0;
     }
-    low[p] = isLow;
-  }
-
-  // 1. Vanishing ink: low-contrast pixels the page reaches.
-  const vanishing = new Uint8Array(count);
-  let head = 0;
-  let tail = 0;
-  for (let p = 0; p < count; p++) {
-    if (low[p] && touchesPage(p, width, height, ink)) {
+    if (!isLow) continue;
+    low[p] = 1;
+    if (touchesPage(p, width, height, ink)) {
       vanishing[p] = 1;
       queue[tail++] = p;
     }
   }
-  const reach = (q: number) => {
-    if (low[q] && !vanishing[q]) {
-      vanishing[q] = 1;
-      queue[tail++] = q;
+  // Neighbours are listed into `next` rather than visited through a callback: the loops below
+  // are the hot ones of an import, and a callback each would keep V8 from inlining any of them.
+  const next = new Int32Array(4);
+  while (head < tail) {
+    for (let n = neighboursOf(queue[head++]!, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (low[q] && !vanishing[q]) {
+        vanishing[q] = 1;
+        queue[tail++] = q;
+      }
     }
-  };
-  while (head < tail) forNeighbours(queue[head++]!, width, height, reach);
+  }
   const vanished = tail;
   if (vanished === 0) return null;
 
+  // Their new colours, and their edge's: the pixels beside them that are neither ink nor
+  // transparent (an edge pixel beside several is written again, the same colour).
   const out = new Uint8Array(data);
   const onPage = colourMap(pageY, direction, pageColours[page]);
   let nearWhite = 0;
@@ -200,62 +206,73 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   // Runs of one colour: a pixel like the one before it is mapped as that one was.
   let last = -1;
   let mapped = 0;
-  let white = false;
-  for (let p = 0, i = 0; p < count; p++, i += 4) {
-    const edge = !ink[p] && data[i + 3]! > 0 && hasNeighbour(p, width, height, vanishing);
-    if (!vanishing[p] && !edge) continue;
+  const change = (p: number) => {
+    const i = p * 4;
     const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
     if (rgb !== last) {
       last = rgb;
       mapped = onPage(rgb);
-      white = page === "light" && isNearWhite(rgb, nearWhiteOf);
     }
-    if (white && vanishing[p]) nearWhite++;
     writeRgb(out, i, mapped);
+    return rgb;
+  };
+  for (let k = 0; k < vanished; k++) {
+    const p = queue[k]!;
+    const rgb = change(p);
+    if (page === "light" && isNearWhite(rgb, nearWhiteOf)) nearWhite++;
+    for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (!ink[q] && data[q * 4 + 3]! > 0) change(q);
+    }
   }
 
   // 2. Enclosed ink that sat on changed ink: each region of other ink that the page never
   //    reaches (it touches no transparency and no edge) is seen against the changed ink around it.
-  //    Only regions beside changed ink can be: each is explored from its first pixel that is.
+  //    Only regions beside changed ink can be: each is explored from the first of its pixels
+  //    found beside it, in the queue after the vanishing pixels (regions are other pixels).
   const explored = new Uint8Array(count);
-  for (let start = 0; start < count; start++) {
-    if (!ink[start] || vanishing[start] || explored[start] || !hasNeighbour(start, width, height, vanishing)) continue;
-    head = 0;
-    tail = 0;
+  const step = new Int32Array(4);
+  const explore = (start: number) => {
+    if (!ink[start] || vanishing[start] || explored[start]) return;
+    head = vanished;
+    tail = vanished;
     queue[tail++] = start;
     explored[start] = 1;
     let enclosed = true;
     const own: [number, number, number] = [0, 0, 0];
     const around: [number, number, number, number] = [0, 0, 0, 0];
-    const visit = (q: number) => {
-      if (vanishing[q]) {
-        around[0] += data[q * 4]!;
-        around[1] += data[q * 4 + 1]!;
-        around[2] += data[q * 4 + 2]!;
-        around[3]++;
-      } else if (ink[q] && !explored[q]) {
-        explored[q] = 1;
-        queue[tail++] = q;
-      }
-    };
     while (head < tail) {
       const p = queue[head++]!;
       own[0] += data[p * 4]!;
       own[1] += data[p * 4 + 1]!;
       own[2] += data[p * 4 + 2]!;
       if (enclosed && touchesPage(p, width, height, ink)) enclosed = false;
-      forNeighbours(p, width, height, visit);
+      for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
+        const q = step[j]!;
+        if (vanishing[q]) {
+          around[0] += data[q * 4]!;
+          around[1] += data[q * 4 + 1]!;
+          around[2] += data[q * 4 + 2]!;
+          around[3]++;
+        } else if (ink[q] && !explored[q]) {
+          explored[q] = 1;
+          queue[tail++] = q;
+        }
+      }
     }
-    if (!enclosed || around[3] === 0) continue;
+    if (!enclosed || around[3] === 0) return;
     const surround = withContrast(mean(around, around[3]!), pageY, direction, TARGET_CONTRAST);
     const surroundY = luminance(...surround);
-    const colour = mean(own, tail);
-    if (contrastRatio(luminance(...colour), surroundY) >= MIN_CONTRAST) continue;
+    const colour = mean(own, tail - vanished);
+    if (contrastRatio(luminance(...colour), surroundY) >= MIN_CONTRAST) return;
     const onSurround = colourMap(surroundY, direction === "lighter" ? "darker" : "lighter");
-    for (let k = 0; k < tail; k++) {
+    for (let k = vanished; k < tail; k++) {
       const i = queue[k]! * 4;
       writeRgb(out, i, onSurround((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!));
     }
+  };
+  for (let k = 0; k < vanished; k++) {
+    for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) explore(next[j]!);
   }
 
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
@@ -327,17 +344,15 @@ function touchesPage(p: number, width: number, height: number, ink: Uint8Array):
   return !ink[p - 1] || !ink[p + 1] || !ink[p - width] || !ink[p + width];
 }
 
-function hasNeighbour(p: number, width: number, height: number, set: Uint8Array): boolean {
+/** The 4-neighbours of pixel `p` (left, right, above, below, those inside the image) into `into`; how many. */
+function neighboursOf(p: number, width: number, height: number, into: Int32Array): number {
   const x = p % width;
-  return (x > 0 && set[p - 1] === 1) || (x < width - 1 && set[p + 1] === 1) || (p >= width && set[p - width] === 1) || (p < width * (height - 1) && set[p + width] === 1);
-}
-
-function forNeighbours(p: number, width: number, height: number, visit: (q: number) => void): void {
-  const x = p % width;
-  if (x > 0) visit(p - 1);
-  if (x < width - 1) visit(p + 1);
-  if (p >= width) visit(p - width);
-  if (p < width * (height - 1)) visit(p + width);
+  let n = 0;
+  if (x > 0) into[n++] = p - 1;
+  if (x < width - 1) into[n++] = p + 1;
+  if (p >= width) into[n++] = p - width;
+  if (p < width * (height - 1)) into[n++] = p + width;
+  return n;
 }
 
 /** The colour most of the ink has (4-bit buckets, averaged), for tests and metadata; null without ink. */
