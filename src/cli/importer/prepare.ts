@@ -1,13 +1,12 @@
-import { PNG } from "pngjs";
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
 import { preparedFromPixels } from "../../catalogue/preparedImage";
-import type { Pixels } from "../../images/renditions";
+import { encodePng } from "./png";
 
 /**
- * Image work at import time (Node side: sharp decodes, pngjs encodes), so that the edge only
- * ever resizes and converts: the Images binding can do nothing else locally. Every logo leaves
- * here as a PNG master (vector sources rasterised at least MASTER_MIN_WIDTH wide), the
+ * Image work at import time (Node side: sharp decodes, ./png.ts encodes), so that the edge
+ * only ever resizes and converts: the Images binding can do nothing else locally. Every logo
+ * leaves here as a PNG master (vector sources rasterised at least MASTER_MIN_WIDTH wide), the
  * renditions src/images/renditions.ts decides from its pixels (greyscale, and for light and
  * dark pages where some ink would vanish there), and, for SVG sources, a sanitised copy of the
  * vector.
@@ -23,12 +22,6 @@ export type InputFormat = (typeof inputFormats)[number];
 export type PreparedLogo = PreparedImage & { format: InputFormat };
 
 export type PrepareResult = { ok: true; logo: PreparedLogo } | { ok: false; error: string };
-
-// Renditions are written by pngjs on Node's zlib, at level 3 and without filtering: for the
-// bench corpus's logos that is 3–6 ms of CPU a logo where sharp's encoder took 8–11 (a libvips
-// pipeline per rendition) for files 8 % larger, and conversion is most of what a bulk import or
-// the first start spends. Level 6 would save another 15 % of bytes for twice the time.
-const png = { deflateLevel: 3, deflateStrategy: 0, filterType: 0 } as const;
 
 export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
   let metadata: Metadata;
@@ -52,13 +45,6 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
   } catch (error) {
     return { ok: false, error: `image could not be converted: ${(error as Error).message}` };
   }
-}
-
-/** A PNG of raw pixels: RGBA as it is, grey + alpha as a two-channel greyscale PNG. */
-function encodePng({ width, height, channels, data }: Pixels): Uint8Array {
-  const colorType = channels === 4 ? 6 : 4;
-  const image = { width, height, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
-  return new Uint8Array(PNG.sync.write(image as PNG, { ...png, colorType, inputColorType: colorType }));
 }
 
 function isInputFormat(format: string | undefined): format is InputFormat {

@@ -1,0 +1,47 @@
+import { crc32, deflateSync } from "node:zlib";
+import type { Pixels } from "../../images/renditions";
+
+/**
+ * A PNG of raw pixels, written straight onto Node's zlib: RGBA as colour type 6, grey + alpha
+ * as colour type 4, 8 bits, every row unfiltered, zlib level 3. PNG libraries add a filter pass
+ * in JavaScript that copies each row byte by byte even when the filter is None; measured on
+ * the bench corpus that pass cost twice what zlib did (a third of an SVG logo's conversion at
+ * 1,200 px), so the rows are copied here as whole slices. Level 3 without filtering makes
+ * files about 8 % larger than libvips at its defaults for a fraction of the time; conversion is
+ * most of what a bulk import or the first start spends.
+ */
+export function encodePng({ width, height, channels, data }: Pixels): Uint8Array {
+  const stride = width * channels;
+  // Each row behind its filter-type byte, 0 (None).
+  const rows = new Uint8Array((stride + 1) * height);
+  for (let y = 0; y < height; y++) rows.set(data.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  header[8] = 8;
+  header[9] = channels === 4 ? 6 : 4;
+  // Compression, filter method and interlace: all 0 (deflate, adaptive set, none).
+  const chunks = [chunk("IHDR", header), chunk("IDAT", deflateSync(rows, { level: 3 })), chunk("IEND", new Uint8Array(0))];
+  const png = new Uint8Array(SIGNATURE.length + chunks.reduce((sum, c) => sum + c.length, 0));
+  png.set(SIGNATURE);
+  let at = SIGNATURE.length;
+  for (const c of chunks) {
+    png.set(c, at);
+    at += c.length;
+  }
+  return png;
+}
+
+const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
+
+/** Length, type, data, and the CRC-32 of type and data. */
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
