@@ -241,15 +241,20 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
     let enclosed = true;
     const own: [number, number, number] = [0, 0, 0];
     const around: [number, number, number, number] = [0, 0, 0, 0];
+    // Once the region touches the page its colours no longer matter: the rest is only marked
+    // explored, so that no other start explores it again.
     while (head < tail) {
       const p = queue[head++]!;
-      own[0] += data[p * 4]!;
-      own[1] += data[p * 4 + 1]!;
-      own[2] += data[p * 4 + 2]!;
       if (enclosed && touchesPage(p, width, height, ink)) enclosed = false;
+      if (enclosed) {
+        own[0] += data[p * 4]!;
+        own[1] += data[p * 4 + 1]!;
+        own[2] += data[p * 4 + 2]!;
+      }
       for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
         const q = step[j]!;
         if (vanishing[q]) {
+          if (!enclosed) continue;
           around[0] += data[q * 4]!;
           around[1] += data[q * 4 + 1]!;
           around[2] += data[q * 4 + 2]!;
