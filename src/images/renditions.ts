@@ -232,8 +232,8 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   //    found beside it, in the queue after the vanishing pixels (regions are other pixels).
   const explored = new Uint8Array(count);
   const step = new Int32Array(4);
+  /** Explores the region of `start`, other ink not yet explored. */
   const explore = (start: number) => {
-    if (!ink[start] || vanishing[start] || explored[start]) return;
     head = vanished;
     tail = vanished;
     queue[tail++] = start;
@@ -277,7 +277,10 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
     }
   };
   for (let k = 0; k < vanished; k++) {
-    for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) explore(next[j]!);
+    for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (ink[q] && !vanishing[q] && !explored[q]) explore(q);
+    }
   }
 
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
