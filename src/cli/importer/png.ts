@@ -3,12 +3,12 @@ import type { Pixels } from "../../images/renditions";
 
 /**
  * A PNG of raw pixels, written straight onto Node's zlib: RGBA as colour type 6, grey + alpha
- * as colour type 4, 8 bits, every row unfiltered, zlib level 3. PNG libraries add a filter pass
- * in JavaScript that copies each row byte by byte even when the filter is None; measured on
+ * as colour type 4, 8 bits, every row unfiltered, zlib level 3. pngjs, on the same zlib, copies
+ * each row through its filter pass byte by byte in JavaScript even when the filter is None; on
  * the bench corpus that pass cost twice what zlib did (a third of an SVG logo's conversion at
- * 1,200 px), so the rows are copied here as whole slices. Level 3 without filtering makes
- * files about 8 % larger than libvips at its defaults for a fraction of the time; conversion is
- * most of what a bulk import or the first start spends.
+ * 1,200 px), so the rows are copied here as whole slices. The files are about 8 % larger than
+ * libvips writes at the same level, for a fraction of its time (a pipeline per file); conversion
+ * is most of what a bulk import or the first start spends.
  */
 export function encodePng({ width, height, channels, data }: Pixels): Uint8Array {
   const stride = width * channels;
