@@ -22,15 +22,7 @@ export function encodePng({ width, height, channels, data }: Pixels): Uint8Array
   header[8] = 8;
   header[9] = channels === 4 ? 6 : 4;
   // Compression, filter method and interlace: all 0 (deflate, adaptive set, none).
-  const chunks = [chunk("IHDR", header), chunk("IDAT", deflateSync(rows, { level: 3 })), chunk("IEND", new Uint8Array(0))];
-  const png = new Uint8Array(SIGNATURE.length + chunks.reduce((sum, c) => sum + c.length, 0));
-  png.set(SIGNATURE);
-  let at = SIGNATURE.length;
-  for (const c of chunks) {
-    png.set(c, at);
-    at += c.length;
-  }
-  return png;
+  return Buffer.concat([SIGNATURE, chunk("IHDR", header), chunk("IDAT", deflateSync(rows, { level: 3 })), chunk("IEND", new Uint8Array(0))]);
 }
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
