@@ -41,7 +41,9 @@ function parseOrigin(value: string): string | null {
 /** Whether the key's answers depend on the page asking (allowed origins, attribution). */
 export const isRestricted = (key: Pick<VerifiedKey, "allowedOrigins" | "requireAttribution">) => key.requireAttribution || key.allowedOrigins.length > 0;
 
-const UNRESTRICTED: RestrictionResult = { ok: true, cors: { "Access-Control-Allow-Origin": "*" } };
+/** The CORS of every unrestricted key's answer: one object, so a warm answer can tell it by identity. */
+export const ANY_ORIGIN_CORS: Readonly<Record<string, string>> = { "Access-Control-Allow-Origin": "*" };
+const UNRESTRICTED: RestrictionResult = { ok: true, cors: ANY_ORIGIN_CORS };
 
 /**
  * What the key allows the page asking. The page's origin is read only for a restricted key:

@@ -12,7 +12,7 @@ import { SVG_POLICY } from "../assets/svgPolicy";
 import { ladderUp } from "../assets/widths";
 import { signAssetUrlPermanently } from "../assets/signedUrls";
 import { keyTypeOf } from "../keys/format";
-import { checkRestrictions } from "../keys/restrictions";
+import { ANY_ORIGIN_CORS, checkRestrictions } from "../keys/restrictions";
 import { noteKeyUse } from "../keys/lastUsed";
 import { knownKey, verifyKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
@@ -22,6 +22,7 @@ import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
 import { bearerToken, plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup, spendLease } from "../limits/lookupLimits";
+import type { LimitDecision } from "../limits/rateLimiter";
 
 /**
  * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, with
@@ -127,7 +128,7 @@ export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): R
   const decision = spendLease(key, now);
   if (!decision) return undefined;
   refreshIfStale(env, logo, (work) => ctx.waitUntil(work), now);
-  return redirectResponse(env, vars, logo, query.options.data, identified.caller.cors, rateLimitHeaders(decision));
+  return redirectResponse(env, vars, logo, query.options.data, identified.caller.cors, decision);
 }
 
 function redirectResponse(
@@ -136,7 +137,7 @@ function redirectResponse(
   logo: ResolvedLogo,
   options: LookupOptions,
   cors: Record<string, string>,
-  limitHeaders: Record<string, string>,
+  limits: LimitDecision,
 ): Response {
   // Never an address taken from the request's Host: this answer is cached publicly, and a
   // forged Host would poison it. Without a configured base the Location is relative.
@@ -150,11 +151,23 @@ function redirectResponse(
     redirect = { base, vars, secret, location: redirectTarget({ cdn: vars.CDN_URL, base, secret }, served), fallback: served.fallback };
     forLogo.set(logo, redirect);
   }
-  // One plain header object: the hot path builds no Headers of its own.
-  return new Response(null, {
-    status: 302,
-    headers: { Location: redirect.location, "Cache-Control": LOOKUP_CACHE, "X-Logo-Source": logo.source, ...cors, ...limitHeaders, ...redirect.fallback },
-  });
+  // A restricted key's CORS names the page asking: its answer is built whole, as one header object.
+  if (cors !== ANY_ORIGIN_CORS) return new Response(null, { status: 302, headers: redirectHeaders(logo, redirect, cors, rateLimitHeaders(limits)) });
+  // Any other answer of this redirect in this minute differs only in the remaining count, so it
+  // is a copy of the minute's template with that one header set: workerd copies a Response's
+  // headers for less than it reads a header object's (npm run bench).
+  let template = redirect.template;
+  if (!template || template.resetAt !== limits.resetAt) {
+    const response = new Response(null, { status: 302, headers: redirectHeaders(logo, redirect, cors, rateLimitHeaders(limits)) });
+    redirect.template = template = { resetAt: limits.resetAt, response };
+  }
+  const response = new Response(null, template.response);
+  response.headers.set("X-RateLimit-Remaining", String(limits.remaining));
+  return response;
+}
+
+function redirectHeaders(logo: ResolvedLogo, redirect: Redirect, cors: Record<string, string>, limitHeaders: Record<string, string>): Record<string, string> {
+  return { Location: redirect.location, "Cache-Control": LOOKUP_CACHE, "X-Logo-Source": logo.source, ...cors, ...limitHeaders, ...redirect.fallback };
 }
 
 /**
@@ -163,10 +176,17 @@ function redirectResponse(
  * nor hashes a string to find its Location. Both keys are the isolate's own objects, so the
  * entries go when those are dropped.
  */
-const redirectsFor = new WeakMap<
-  LookupOptions,
-  WeakMap<ResolvedLogo, { base: string; vars: ReturnType<typeof readVars>; secret: string | undefined; location: string; fallback: Record<string, string> }>
->();
+const redirectsFor = new WeakMap<LookupOptions, WeakMap<ResolvedLogo, Redirect>>();
+
+interface Redirect {
+  base: string;
+  vars: ReturnType<typeof readVars>;
+  secret: string | undefined;
+  location: string;
+  fallback: Record<string, string>;
+  /** The answer to an unrestricted key in the minute ending at `resetAt`, but for its remaining count. */
+  template?: { resetAt: number; response: Response };
+}
 
 /** What a lookup serves: which stored object, in which format, how wide, for which page. */
 interface Served {
@@ -224,7 +244,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 
   const vars = readVars(c.env);
   if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    return redirectResponse(c.env, vars, logo, parsed.data, caller.cors, limitHeaders);
+    return redirectResponse(c.env, vars, logo, parsed.data, caller.cors, decision);
   }
   const served = servedAs(logo, parsed.data);
 

@@ -161,6 +161,20 @@ describe("caching", () => {
     expect(second.headers.get("location")).toBe(first.headers.get("location"));
     expect(second.headers.get("x-ratelimit-remaining")).toBe("598");
   });
+
+  it("answers every repeat with the first answer's headers but a remaining count one lower each time", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await get(`/${domain}?token=${token}&size=64`, { headers: { Origin: "https://anyone.example" } }));
+    const [first, ...repeats] = answers.map((response) => ({ status: response.status, headers: Object.fromEntries(response.headers) }));
+    expect(first).toMatchObject({
+      status: 302,
+      headers: { "access-control-allow-origin": "*", "cache-control": "public, max-age=86400", "x-logo-source": "catalogue", "x-ratelimit-remaining": "599" },
+    });
+    expect(Number(first!.headers["x-ratelimit-reset"]) * 1000).toBeGreaterThan(Date.now());
+    repeats.forEach((repeat, i) => expect(repeat).toEqual({ ...first, headers: { ...first!.headers, "x-ratelimit-remaining": String(598 - i) } }));
+  });
 });
 
 describe("repeat bytes lookups", () => {
