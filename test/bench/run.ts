@@ -2,7 +2,9 @@
  * npm run bench: throughput, latency and CPU of the lookup paths on workerd itself, each
  * against a baseline measured in the same run with the same harness.
  *
- *   redirect  GET /{domain} (302, warm cache)     vs  a trivial Worker returning a fixed 302
+ *   redirect  GET /{domain} (302, warm cache)     vs  a trivial Worker returning a fixed 302,
+ *             and vs one returning a fixed 302 with the redirect's six headers (what the
+ *             answer's size costs, apart from the work of finding it)
  *   bytes     GET /{domain} in bytes mode (200)   vs  the same trivial Worker
  *   webp, dpr GET /{domain} in bytes mode with format=webp, and with dpr=2   vs  the PNG bytes row
  *   assets    GET /assets/{key}?maxWidth=256      vs  sharp resizing the same PNG in Node
@@ -28,6 +30,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
+import { signAssetUrlPermanently } from "../../src/assets/signedUrls";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { createKey } from "../../src/keys/apiKeys";
@@ -142,8 +145,9 @@ async function main() {
 
     log("Starting workerd…");
     // With a signing secret, as deployed: redirects carry signed exact widths.
+    const signingSecret = "bench-signing-secret-0123456789";
     const worker = (name: string, response: string) => {
-      const options: Record<string, unknown> = workerOptions(dist, name, { LOOKUP_RESPONSE: response, DISCOVERY_RESOLVE: websites.resolve, SIGNED_URL_SECRET: "bench-signing-secret-0123456789" });
+      const options: Record<string, unknown> = workerOptions(dist, name, { LOOKUP_RESPONSE: response, DISCOVERY_RESOLVE: websites.resolve, SIGNED_URL_SECRET: signingSecret });
       // A queue has one consumer: the redirect worker's.
       if (response !== "redirect") delete options.queueConsumers;
       return options;
@@ -161,17 +165,30 @@ async function main() {
             script: `export default { fetch() { return new Response(null, { status: 302, headers: { Location: "https://cdn.example.com/logos/github.com.png", "Cache-Control": "public, max-age=86400" } }); } };`,
             unsafeDirectSockets: direct,
           },
+          {
+            // The warm redirect's headers, its Location of the same form, with nothing to find.
+            name: "trivial-headers",
+            modules: true,
+            compatibilityDate: "2026-11-01",
+            script: `const location = ${JSON.stringify(signAssetUrlPermanently(signingSecret, `/assets/${encodeAssetKey(masterKey)}?width=128`))};
+let remaining = 900000;
+export default { fetch() {
+  return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "public, max-age=86400", "X-Logo-Source": "catalogue", "Access-Control-Allow-Origin": "*", "X-RateLimit-Remaining": String(--remaining), "X-RateLimit-Reset": String(Math.ceil(Date.now() / 60000) * 60) } });
+} };`,
+            unsafeDirectSockets: direct,
+          },
         ],
       } as never),
       // Where wrangler's local tools (migrations, the importer) wrote the catalogue.
       resourcePersistencePath: join(state, "v3"),
     });
     try {
-      const [redirectBase, bytesBase, trivialBase] = await Promise.all(
-        ["lookup-redirect", "lookup-bytes", "trivial"].map((name) => mf.unsafeGetDirectURL(name)),
+      const [redirectBase, bytesBase, trivialBase, headersBase] = await Promise.all(
+        ["lookup-redirect", "lookup-bytes", "trivial", "trivial-headers"].map((name) => mf.unsafeGetDirectURL(name)),
       );
       const urls = {
         trivial: new URL("/github.com", trivialBase).href,
+        headers: new URL("/github.com", headersBase).href,
         redirect: new URL(`/github.com?token=${keys.redirect}`, redirectBase).href,
         bytes: new URL(`/github.com?token=${keys.bytes}`, bytesBase).href,
         webp: new URL(`/github.com?token=${keys.bytes}&format=webp`, bytesBase).href,
@@ -189,12 +206,17 @@ async function main() {
         if (response.status >= 400) throw new Error(`warm-up of ${name} answered ${response.status}`);
         await response.arrayBuffer();
       }
+      // The baseline stays honest only while it sends what the redirect sends.
+      const headerNames = async (url: string) => [...(await fetch(url, { redirect: "manual" })).headers.keys()].sort().join(", ");
+      const [sent, mimicked] = await Promise.all([headerNames(urls.redirect), headerNames(urls.headers)]);
+      if (sent !== mimicked) throw new Error(`the six-header baseline sends ${mimicked}, the redirect ${sent}`);
       const png = new Uint8Array(await (await fetch(new URL(`/assets/${encodeAssetKey(masterKey)}`, redirectBase))).arrayBuffer());
 
       log(`Measuring: ${rounds} rounds of ${seconds} s per scenario, ${connections} connections…`);
-      const samples: Record<Scenario, Figures[]> = { trivial: [], redirect: [], bytes: [], webp: [], dpr2: [], assets: [], sharp: [], discovered: [], monogram: [] };
+      const samples: Record<Scenario, Figures[]> = { trivial: [], headers: [], redirect: [], bytes: [], webp: [], dpr2: [], assets: [], sharp: [], discovered: [], monogram: [] };
       for (let round = 0; round < rounds; round++) {
         samples.trivial.push(await load(urls.trivial, 302));
+        samples.headers.push(await load(urls.headers, 302));
         samples.redirect.push(await load(urls.redirect, 302));
         samples.bytes.push(await load(urls.bytes, 200));
         samples.webp.push(await load(urls.webp, 200));
@@ -213,7 +235,7 @@ async function main() {
   }
 }
 
-type Scenario = "trivial" | "redirect" | "bytes" | "webp" | "dpr2" | "assets" | "sharp" | "discovered" | "monogram";
+type Scenario = "trivial" | "headers" | "redirect" | "bytes" | "webp" | "dpr2" | "assets" | "sharp" | "discovered" | "monogram";
 
 /** The round with the median throughput. */
 function median(runs: Figures[]): Figures {
@@ -233,6 +255,7 @@ function report(samples: Record<Scenario, Figures[]>) {
     } ${String(x.errors).padStart(6)}`;
   console.log(`\n${"scenario".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU µs".padStart(7)} ${"errors".padStart(6)}`);
   console.log(row("trivial Worker, fixed 302 (ceiling)", f.trivial));
+  console.log(row("trivial Worker, the redirect's six headers", f.headers));
   console.log(row("GET /{domain}, redirect, warm cache", f.redirect));
   console.log(row("GET /{domain}, bytes, size 128", f.bytes));
   console.log(row("GET /{domain}, bytes, size 128, format=webp", f.webp));
@@ -243,6 +266,8 @@ function report(samples: Record<Scenario, Figures[]>) {
   console.log(row("GET /{domain}?fallback=monogram, known miss", f.monogram));
   console.log(`\nratios of throughput (median of per-round ratios over ${samples.trivial.length} rounds)`);
   console.log(`  redirect / trivial      ${pairedRatio(samples, "redirect", "trivial")}   (target ≥ 0.85)`);
+  console.log(`  six headers / trivial   ${pairedRatio(samples, "headers", "trivial")}   (the answer's size alone)`);
+  console.log(`  redirect / six headers  ${pairedRatio(samples, "redirect", "headers")}   (the work of finding it)`);
   console.log(`  bytes / trivial         ${pairedRatio(samples, "bytes", "trivial")}`);
   console.log(`  webp bytes / png bytes  ${pairedRatio(samples, "webp", "bytes")}`);
   console.log(`  dpr=2 bytes / png bytes ${pairedRatio(samples, "dpr2", "bytes")}`);
@@ -251,7 +276,9 @@ function report(samples: Record<Scenario, Figures[]>) {
   console.log(`  monogram / trivial      ${pairedRatio(samples, "monogram", "trivial")}`);
   console.log(`  redirect p99 / trivial p99 ${pairedMedian(samples, (i) => samples.redirect[i]!.p99 / samples.trivial[i]!.p99).toFixed(2)}   (target ≤ 1.5)`);
   const cpuAbove = pairedMedian(samples, (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.trivial[i]!.cpuMicros ?? Number.NaN));
+  const cpuAboveHeaders = pairedMedian(samples, (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.headers[i]!.cpuMicros ?? Number.NaN));
   console.log(`\nWorker CPU per redirect lookup above the trivial Worker: ${cpuAbove.toFixed(0)} µs (median of per-round differences; target ≤ 10)`);
+  console.log(`  of which above the trivial Worker with the same six headers: ${cpuAboveHeaders.toFixed(0)} µs`);
 }
 
 /** The median over rounds of a figure taken within each round. */
