@@ -10,12 +10,15 @@
  * R2 (migrations applied by wrangler), exactly as `npm run import` does: conversion on every
  * core, batched writes through the importer's worker in workerd. Prints, per round, the import
  * rate (rows over the import's own time, after the writer has started) and the CPU spent per
- * logo by the importer (main thread and conversion threads) and by workerd.
+ * logo by the importer (main thread and conversion threads) and by workerd. Then, per kind,
+ * the conversion alone: the same images through the same pool of conversion threads with
+ * nothing written, the ceiling the import would reach if storing cost nothing.
  */
 import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { startConvertPool } from "../../src/cli/importer/convertPool";
 import { importManifest } from "../../src/cli/importer/importManifest";
 import { projectRoot } from "../../src/cli/platform";
 import { workerdCpuSeconds } from "../helpers/workerd";
@@ -44,7 +47,26 @@ interface Row {
   workerdCpu: number;
 }
 
+/** Logos a second through the conversion pool alone, every image read into memory first. */
+async function conversionRate(dir: string, manifest: string): Promise<{ threads: number; rate: number }> {
+  const images = readFileSync(manifest, "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => new Uint8Array(readFileSync(join(dir, (JSON.parse(line) as { image: string }).image))));
+  const pool = startConvertPool();
+  try {
+    const started = performance.now();
+    const converted = await Promise.all(images.map((bytes) => pool.convert(bytes)));
+    const seconds = (performance.now() - started) / 1000;
+    if (converted.some((result) => !result.ok)) throw new Error("a bench image failed to convert");
+    return { threads: pool.threads, rate: Math.round(images.length / seconds) };
+  } finally {
+    await pool.close();
+  }
+}
+
 const results: Row[] = [];
+const conversion: Array<{ kind: CorpusKind; threads: number; rate: number }> = [];
 for (const kind of kinds) {
   log(`Building the ${kind} corpus of ${logos} logos (cached)…`);
   const corpus = await buildCorpus(root, kind, logos);
@@ -83,6 +105,8 @@ for (const kind of kinds) {
     });
     rmSync(state, { recursive: true, force: true });
   }
+  log(`Converting the ${kind} corpus alone, nothing written…`);
+  conversion.push({ kind, ...(await conversionRate(corpus.dir, corpus.manifest)) });
 }
 
 console.log(`\nBulk import on ${availableParallelism()} cores (local D1 and R2 under Miniflare)\n`);
@@ -91,3 +115,6 @@ console.log("|---|---|---|---|---|---|---|");
 for (const r of results) {
   console.log(`| ${r.kind}${rounds > 1 ? ` (round ${r.round})` : ""} | ${r.logos} | ${r.meanKiB} KiB | ${r.seconds} | ${r.rate} | ${r.importerCpu} | ${r.workerdCpu} |`);
 }
+console.log("\n| corpus | conversion threads | conversion alone, logos/s |");
+console.log("|---|---|---|");
+for (const c of conversion) console.log(`| ${c.kind} | ${c.threads} | ${c.rate} |`);
