@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startConvertPool } from "../../src/cli/importer/convertPool";
 import { importManifest } from "../../src/cli/importer/importManifest";
+import { readManifest } from "../../src/cli/importer/manifest";
 import { projectRoot } from "../../src/cli/platform";
 import { workerdCpuSeconds } from "../helpers/workerd";
 import { buildCorpus, type CorpusKind } from "./importCorpus";
@@ -49,10 +50,11 @@ interface Row {
 
 /** Logos a second through the conversion pool alone, every image read into memory first. */
 async function conversionRate(dir: string, manifest: string): Promise<{ threads: number; rate: number }> {
-  const images = readFileSync(manifest, "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => new Uint8Array(readFileSync(join(dir, (JSON.parse(line) as { image: string }).image))));
+  const images: Uint8Array[] = [];
+  for await (const parsed of readManifest(manifest)) {
+    if (!parsed.ok) throw new Error(`bench manifest, line ${parsed.line}: ${parsed.error}`);
+    images.push(new Uint8Array(readFileSync(join(dir, parsed.row.image))));
+  }
   const pool = startConvertPool();
   try {
     const started = performance.now();
