@@ -175,6 +175,25 @@ describe("caching", () => {
     expect(Number(first!.headers["x-ratelimit-reset"]) * 1000).toBeGreaterThan(Date.now());
     repeats.forEach((repeat, i) => expect(repeat).toEqual({ ...first, headers: { ...first!.headers, "x-ratelimit-remaining": String(598 - i) } }));
   });
+
+  it("answers each repeated URL with its own logo and width, however the URLs interleave", async () => {
+    const [a, b] = [await freshCompany(), await freshCompany()];
+    const token = await freshKey();
+    const urls = [`/${a.domain}?token=${token}&size=64`, `/${b.domain}?token=${token}&size=64`, `/${a.domain}?token=${token}&size=32`];
+    const locations = async () => {
+      const found: string[] = [];
+      for (const url of urls) found.push((await get(url)).headers.get("location")!);
+      return found;
+    };
+    const first = await locations();
+    expect(first.map((location) => [assetKeyOf(location).split("/")[1], new URL(location, BASE).searchParams.get("width")])).toEqual([
+      [a.domain, "64"],
+      [b.domain, "64"],
+      [a.domain, "32"],
+    ]);
+    expect(await locations()).toEqual(first);
+    expect(await locations()).toEqual(first);
+  });
 });
 
 describe("repeat bytes lookups", () => {
