@@ -18,7 +18,8 @@
  * divided by the requests it served. Figures depend on the machine: compare the ratios.
  *
  * A shared two-core machine drifts by ±15 % from one run to the next, so each scenario is
- * measured in BENCH_ROUNDS rounds, the scenarios taking turns, and the median round counts.
+ * measured in BENCH_ROUNDS rounds, the scenarios taking turns, and the median round counts
+ * (the redirect and its baselines in reversed order every other round).
  *
  * Options (environment): BENCH_SECONDS per round (3), BENCH_ROUNDS (5), BENCH_CONNECTIONS (32).
  */
@@ -214,10 +215,11 @@ export default { fetch() {
 
       log(`Measuring: ${rounds} rounds of ${seconds} s per scenario, ${connections} connections…`);
       const samples: Record<Scenario, Figures[]> = { trivial: [], headers: [], redirect: [], bytes: [], webp: [], dpr2: [], assets: [], sharp: [], discovered: [], monogram: [] };
+      // The redirect and its two baselines run back to back, the order reversed every other
+      // round, so that a machine drifting within a round favours neither side of their ratios.
+      const hotPath = ["trivial", "headers", "redirect"] as const;
       for (let round = 0; round < rounds; round++) {
-        samples.trivial.push(await load(urls.trivial, 302));
-        samples.headers.push(await load(urls.headers, 302));
-        samples.redirect.push(await load(urls.redirect, 302));
+        for (const name of round % 2 === 0 ? hotPath : [...hotPath].reverse()) samples[name].push(await load(urls[name], 302));
         samples.bytes.push(await load(urls.bytes, 200));
         samples.webp.push(await load(urls.webp, 200));
         samples.dpr2.push(await load(urls.dpr2, 200));
