@@ -106,10 +106,12 @@ function publishableCaller(headers: Headers, key: Caller["key"] | null): Identif
  */
 export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
   if (request.method !== "GET") return undefined;
-  const vars = readVars(env);
-  if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
+  // Only a lookup URL reads the configuration here: the router answers anything else, /health
+  // naming invalid vars among it.
   const asked = warmAsk(request.url);
   if (!asked) return undefined;
+  const vars = readVars(env);
+  if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
   const now = Date.now();
   const key = knownKey(asked.token, now);
   if (!key || key.type !== "publishable") return undefined;
