@@ -139,6 +139,7 @@ interface WarmAsk {
 const warmAsks = new BoundedCache<string, WarmAsk | null>(10_000);
 
 function warmAsk(url: string): WarmAsk | null {
+  if (url.length > REMEMBERED_URL_LENGTH) return parseWarmAsk(url);
   let asked = warmAsks.get(url);
   if (asked === undefined) warmAsks.set(url, (asked = parseWarmAsk(url)));
   return asked;
@@ -364,6 +365,15 @@ export function redirectTarget(to: { cdn: string; base: string; secret: string |
 const MEMO_SIZE = 10_000;
 const parsedQueries = new BoundedCache<string, ParsedQuery>(MEMO_SIZE);
 
+/*
+ * The isolate remembers only what is as short as real lookups are (a hotlink's URL is a few
+ * hundred characters at most, a domain at most 253): these caches are bounded in count, and
+ * so, with their keys bounded too, in memory. Junk URLs of up to 16 KB each could otherwise
+ * fill an isolate's 128 MB. Anything longer is worked out afresh each time, with the same answer.
+ */
+const REMEMBERED_URL_LENGTH = 1024;
+const REMEMBERED_DOMAIN_LENGTH = 300;
+
 interface ParsedQuery {
   options: ReturnType<typeof publishableOptions.safeParse>;
   /** The publishable key of the query, as given. */
@@ -376,14 +386,15 @@ const SECRET_KEY = /sk_[0-9A-Za-z]{32}/;
 
 function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, string>): ParsedQuery {
   const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
-  return parsedQueries.remember(`${kind}${search}`, () => {
+  const parse = (): ParsedQuery => {
     const params = query();
     return {
       options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(params),
       token: params.token,
       carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
     };
-  });
+  };
+  return search.length > REMEMBERED_URL_LENGTH ? parse() : parsedQueries.remember(`${kind}${search}`, parse);
 }
 
 function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
@@ -422,10 +433,11 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
 const subjects = new BoundedCache<string, Subject | { invalid: string }>(50_000);
 
 function domainSubject(raw: string): Subject | { invalid: string } {
-  return subjects.remember(raw, () => {
+  const normalise = (): Subject | { invalid: string } => {
     const result = normaliseDomain(raw);
     return result.ok ? { kind: "domain", value: result.domain } : { invalid: "Invalid domain format" };
-  });
+  };
+  return raw.length > REMEMBERED_DOMAIN_LENGTH ? normalise() : subjects.remember(raw, normalise);
 }
 
 const TICKER = /^(?:[A-Za-z0-9]{1,12}:)?[A-Za-z0-9.&-]{1,20}$/;

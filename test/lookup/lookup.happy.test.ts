@@ -196,6 +196,29 @@ describe("caching", () => {
   });
 });
 
+describe("URLs longer than the isolate remembers", () => {
+  it("are answered as their short forms are, every time, the remaining count stepping down", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const location = (await get(`/${domain}?token=${token}`)).headers.get("location");
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await get(`/${domain}?token=${token}&utm_campaign=${"x".repeat(3000)}`));
+    expect(answers.map((r) => [r.status, r.headers.get("location"), r.headers.get("x-ratelimit-remaining")])).toEqual([
+      [302, location, "598"],
+      [302, location, "597"],
+      [302, location, "596"],
+    ]);
+  });
+
+  it("with a domain far longer than any domain are refused with the spec's 400 every time", async () => {
+    const token = await freshKey();
+    for (let i = 0; i < 2; i++) {
+      const response = await get(`/${"a".repeat(400)}.com?token=${token}`);
+      expect([response.status, await response.text()]).toEqual([400, "Invalid domain format"]);
+    }
+  });
+});
+
 describe("repeat bytes lookups", () => {
   it("serve the same full PNG every time", async () => {
     const { domain } = await freshCompany();
