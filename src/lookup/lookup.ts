@@ -106,9 +106,14 @@ function publishableCaller(headers: Headers, key: Caller["key"] | null): Identif
  */
 export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
   if (request.method !== "GET") return undefined;
+  const url = request.url;
+  // The asset a local redirect leads to, each redirect's next request, is left to the router
+  // without a trace in the lookup's caches, which it would crowd (a query with "/assets/" in
+  // it goes there too, and is answered the same way).
+  if (url.includes("/assets/")) return undefined;
   // Only a lookup URL reads the configuration here: the router answers anything else, /health
   // naming invalid vars among it.
-  const asked = warmAsk(request.url);
+  const asked = warmAsk(url);
   if (!asked) return undefined;
   const vars = readVars(env);
   if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;

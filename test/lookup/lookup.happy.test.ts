@@ -196,8 +196,8 @@ describe("caching", () => {
   });
 });
 
-describe("URLs longer than the isolate remembers", () => {
-  it("are answered as their short forms are, every time, the remaining count stepping down", async () => {
+describe("URLs the isolate does not remember", () => {
+  it("longer than any it keeps are answered as their short forms are, every time, the remaining count stepping down", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
     const location = (await get(`/${domain}?token=${token}`)).headers.get("location");
@@ -208,6 +208,14 @@ describe("URLs longer than the isolate remembers", () => {
       [302, location, "597"],
       [302, location, "596"],
     ]);
+  });
+
+  it("with /assets/ in their query are answered as any other lookup", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const location = (await get(`/${domain}?token=${token}`)).headers.get("location");
+    const answer = await get(`/${domain}?token=${token}&ref=/assets/x`);
+    expect([answer.status, answer.headers.get("location"), answer.headers.get("x-ratelimit-remaining")]).toEqual([302, location, "598"]);
   });
 
   it("with a domain far longer than any domain are refused with the spec's 400 every time", async () => {
