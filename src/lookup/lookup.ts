@@ -106,14 +106,9 @@ function publishableCaller(headers: Headers, key: Caller["key"] | null): Identif
  */
 export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
   if (request.method !== "GET") return undefined;
-  const url = request.url;
-  // The asset a local redirect leads to, each redirect's next request, is left to the router
-  // without a trace in the lookup's caches, which it would crowd (a query with "/assets/" in
-  // it goes there too, and is answered the same way).
-  if (url.includes("/assets/")) return undefined;
   // Only a lookup URL reads the configuration here: the router answers anything else, /health
   // naming invalid vars among it.
-  const asked = warmAsk(url);
+  const asked = warmAsk(request.url);
   if (!asked) return undefined;
   const vars = readVars(env);
   if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
@@ -144,9 +139,16 @@ interface WarmAsk {
 const warmAsks = new BoundedCache<string, WarmAsk | null>(10_000);
 
 function warmAsk(url: string): WarmAsk | null {
-  if (url.length > REMEMBERED_URL_LENGTH) return parseWarmAsk(url);
-  let asked = warmAsks.get(url);
-  if (asked === undefined) warmAsks.set(url, (asked = parseWarmAsk(url)));
+  const remembered = url.length <= REMEMBERED_URL_LENGTH;
+  let asked = remembered ? warmAsks.get(url) : undefined;
+  if (asked !== undefined) return asked;
+  // The asset a local redirect leads to, each redirect's next request, is left to the router
+  // and never kept here, where it would crowd the lookups out (a query with "/assets/" in it
+  // goes there too, and is answered the same way). Asked only of URLs not kept, so a warm
+  // lookup never pays for it.
+  if (url.includes("/assets/")) return null;
+  asked = parseWarmAsk(url);
+  if (remembered) warmAsks.set(url, asked);
   return asked;
 }
 
