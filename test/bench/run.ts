@@ -174,7 +174,7 @@ async function main() {
             name: "trivial",
             modules: true,
             compatibilityDate: "2026-11-01",
-            script: `export default { fetch() { return new Response(null, { status: 302, headers: { Location: "https://cdn.example.com/logos/github.com.png", "Cache-Control": "public, max-age=86400" } }); } };`,
+            script: `export default { fetch() { return ${TRIVIAL_302}; } };`,
             unsafeDirectSockets: direct,
           },
           {
@@ -195,10 +195,9 @@ export default { fetch() {
       resourcePersistencePath: join(state, "v3"),
     });
     try {
-      const [redirectBase, bytesBase, trivialBase, headersBase] = await Promise.all(
-        ["lookup-redirect", "lookup-bytes", "trivial", "trivial-headers"].map((name) => mf.unsafeGetDirectURL(name)),
+      const [redirectBase, bytesBase, trivialBase, headersBase, loopBase] = await Promise.all(
+        ["lookup-redirect", "lookup-bytes", "trivial", "trivial-headers", "lookup-loop"].map((name) => mf.unsafeGetDirectURL(name)),
       );
-      const loopBase = await mf.unsafeGetDirectURL("lookup-loop");
       const urls = {
         trivial: new URL("/github.com", trivialBase).href,
         headers: new URL("/github.com", headersBase).href,
@@ -231,7 +230,7 @@ export default { fetch() {
       // round, so that a machine drifting within a round favours neither side of their ratios.
       const hotPath = ["trivial", "headers", "redirect"] as const;
       for (let round = 0; round < rounds; round++) {
-        for (const name of round % 2 === 0 ? hotPath : [...hotPath].reverse()) samples[name].push(await load(urls[name], 302));
+        for (const name of inTurn(hotPath, round)) samples[name].push(await load(urls[name], 302));
         samples.bytes.push(await load(urls.bytes, 200));
         samples.webp.push(await load(urls.webp, 200));
         samples.dpr2.push(await load(urls.dpr2, 200));
@@ -241,8 +240,7 @@ export default { fetch() {
         samples.monogram.push(await load(urls.monogram, 200));
       }
       log(`Measuring the warm redirect inside its isolate: ${rounds} rounds of ${LOOP_CALLS.toLocaleString("en")} calls…`);
-      const lookupUrl = new URL(`/github.com?token=${keys.redirect}`, loopBase).href;
-      const isolate = await isolateLoops(loopBase, lookupUrl);
+      const isolate = await isolateLoops(new URL("/", loopBase), new URL(`/github.com?token=${keys.redirect}`, loopBase).href);
       report(samples, isolate);
     } finally {
       await mf.dispose();
@@ -251,6 +249,9 @@ export default { fetch() {
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
   }
 }
+
+/** The trivial Worker's answer, as JavaScript: a fixed 302 with two headers. */
+const TRIVIAL_302 = `new Response(null, { status: 302, headers: { Location: "https://cdn.example.com/logos/github.com.png", "Cache-Control": "public, max-age=86400" } })`;
 
 // workerd's CPU clock ticks every 10 ms: at 50,000 calls a tick is under 2 % of a round.
 const LOOP_CALLS = 50_000;
@@ -267,7 +268,7 @@ function writeLoopModule(dist: string): string {
     path,
     `import worker from "./index.js";
 export * from "./index.js";
-const trivial = () => new Response(null, { status: 302, headers: { Location: "https://cdn.example.com/logos/github.com.png", "Cache-Control": "public, max-age=86400" } });
+const trivial = () => ${TRIVIAL_302};
 export default {
   async fetch(request, env, ctx) {
     const asked = new URL(request.url);
@@ -297,7 +298,7 @@ interface IsolateFigures {
 
 /** Per call, in µs: the trivial handler and the warm redirect, in turn, `rounds` times. */
 async function isolateLoops(base: URL, lookupUrl: string): Promise<IsolateFigures> {
-  const loop = async (handler: "trivial" | "worker", calls: number) => {
+  const loop = async (handler: keyof IsolateFigures, calls: number) => {
     const url = new URL(`/?calls=${calls}&handler=${handler}&lookup=${encodeURIComponent(lookupUrl)}`, base);
     const cpuBefore = workerdCpuSeconds();
     const redirects = Number(await (await fetch(url)).text());
@@ -305,12 +306,10 @@ async function isolateLoops(base: URL, lookupUrl: string): Promise<IsolateFigure
     if (redirects !== calls) throw new Error(`${handler} answered ${redirects} redirects of ${calls}`);
     return micros;
   };
-  await loop("worker", 1000);
+  await loop("redirect", 1000);
   const figures: IsolateFigures = { trivial: [], redirect: [] };
   for (let round = 0; round < rounds; round++) {
-    for (const handler of round % 2 === 0 ? (["trivial", "worker"] as const) : (["worker", "trivial"] as const)) {
-      figures[handler === "trivial" ? "trivial" : "redirect"].push(await loop(handler, LOOP_CALLS));
-    }
+    for (const handler of inTurn(["trivial", "redirect"] as const, round)) figures[handler].push(await loop(handler, LOOP_CALLS));
   }
   return figures;
 }
@@ -359,7 +358,6 @@ function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures) {
   const cpuAboveHeaders = pairedMedian(samples, (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.headers[i]!.cpuMicros ?? Number.NaN));
   console.log(`\nworkerd CPU per redirect request above the trivial Worker's: ${cpuAbove.toFixed(0)} µs (median of per-round differences; the Worker and its HTTP work)`);
   console.log(`  of which above the trivial Worker with the same six headers: ${cpuAboveHeaders.toFixed(0)} µs`);
-  const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
   const above = middle(isolate.redirect.map((micros, i) => micros - isolate.trivial[i]!));
   console.log(`\nWorker CPU inside the isolate, per call of its fetch handler (${LOOP_CALLS.toLocaleString("en")} calls a round, medians of ${isolate.trivial.length} rounds)`);
   console.log(`  trivial Worker's handler   ${middle(isolate.trivial).toFixed(1)} µs`);
@@ -370,8 +368,17 @@ function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures) {
 
 /** The median over rounds of a figure taken within each round. */
 function pairedMedian(samples: Record<Scenario, Figures[]>, ofRound: (round: number) => number): number {
-  const values = samples.trivial.map((_, i) => ofRound(i)).sort((x, y) => x - y);
-  return values[Math.floor(values.length / 2)]!;
+  return middle(samples.trivial.map((_, i) => ofRound(i)));
+}
+
+/** The middle value (the upper one of an even count). */
+function middle(values: number[]): number {
+  return [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+}
+
+/** `order` in even rounds and reversed in odd ones, so that a steady drift favours neither end. */
+function inTurn<T>(order: readonly T[], round: number): readonly T[] {
+  return round % 2 === 0 ? order : [...order].reverse();
 }
 
 await main();
