@@ -12,22 +12,29 @@
  * rate (rows over the import's own time, after the writer has started) and the CPU spent per
  * logo by the importer (main thread and conversion threads) and by workerd. Then, per kind,
  * the conversion alone: the same images through the same pool of conversion threads with
- * nothing written, the ceiling the import would reach if storing cost nothing.
+ * nothing written, the ceiling the import would reach if storing cost nothing; and the objects
+ * that conversion made put alone into a fresh local R2, workerd's CPU for the storing the
+ * import cannot skip. Last, the CPU a logo that the target rate leaves on this machine's cores.
  */
 import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import type { PreparedImage } from "../../src/catalogue/importLogo";
 import { startConvertPool } from "../../src/cli/importer/convertPool";
 import { importManifest } from "../../src/cli/importer/importManifest";
 import { readManifest } from "../../src/cli/importer/manifest";
 import { projectRoot } from "../../src/cli/platform";
+import type { Result } from "../../src/lib/errors";
 import { workerdCpuSeconds } from "../helpers/workerd";
 import { buildCorpus, type CorpusKind } from "./importCorpus";
 
 const logos = Number(process.env.BENCH_IMPORT_LOGOS ?? 2000);
 const kinds = (process.env.BENCH_IMPORT_KINDS ?? "png,svg").split(",").map((k) => k.trim()) as CorpusKind[];
 const rounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? 1);
+/** The rate the bulk importer aims at for PNG logos. */
+const TARGET_RATE = 150;
 const root = join(projectRoot, ".wrangler", "bench-import");
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -48,8 +55,8 @@ interface Row {
   workerdCpu: number;
 }
 
-/** Logos a second through the conversion pool alone, every image read into memory first. */
-async function conversionRate(dir: string, manifest: string): Promise<{ threads: number; rate: number }> {
+/** Logos a second through the conversion pool alone, every image read into memory first; and what it made. */
+async function conversionRate(dir: string, manifest: string): Promise<{ threads: number; rate: number; converted: PreparedImage[] }> {
   const images: Uint8Array[] = [];
   for await (const parsed of readManifest(manifest)) {
     if (!parsed.ok) throw new Error(`bench manifest, line ${parsed.line}: ${parsed.error}`);
@@ -60,15 +67,71 @@ async function conversionRate(dir: string, manifest: string): Promise<{ threads:
     const started = performance.now();
     const converted = await Promise.all(images.map((bytes) => pool.convert(bytes)));
     const seconds = (performance.now() - started) / 1000;
-    if (converted.some((result) => !result.ok)) throw new Error("a bench image failed to convert");
-    return { threads: pool.threads, rate: Math.round(images.length / seconds) };
+    return { threads: pool.threads, rate: Math.round(images.length / seconds), converted: converted.map((result) => unwrap(result)) };
   } finally {
     await pool.close();
   }
 }
 
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`a bench image failed to convert: ${result.error.message}`);
+  return result.value;
+}
+
+/**
+ * workerd's CPU a logo for putting, alone, the objects the import stores for the logos
+ * converted (every file of each, its vector and its original, as the write path puts them:
+ * 32 at once, with metadata) into a fresh local R2: the part of the import's writer that is
+ * Miniflare's R2, measured beside it.
+ */
+async function storingAlone(state: string, converted: PreparedImage[]): Promise<{ objects: number; workerdCpu: number }> {
+  const objects = converted.map((image) => [...Object.values(image.files), image.vector, image.original].filter((bytes): bytes is Uint8Array => Boolean(bytes)));
+  rmSync(state, { recursive: true, force: true });
+  const mf = new Miniflare({
+    ...convertV4MiniflareOptions({
+      workers: [
+        {
+          name: "puts",
+          modules: true,
+          compatibilityDate: "2026-11-01",
+          r2Buckets: { LOGOS: { id: "bench-puts" } },
+          script: `export default { async fetch(request, env) {
+            const body = new Uint8Array(await request.arrayBuffer());
+            const sizes = JSON.parse(request.headers.get("x-sizes"));
+            const batch = request.headers.get("x-batch");
+            let offset = 0;
+            const puts = sizes.map((size) => body.subarray(offset, (offset += size)));
+            const options = { httpMetadata: { contentType: "image/png" }, customMetadata: { width: "512", height: "256" } };
+            let next = 0;
+            await Promise.all(Array.from({ length: 32 }, async () => {
+              while (next < puts.length) { const index = next++; await env.LOGOS.put("logos/bench/" + batch + "/" + index, puts[index], options); }
+            }));
+            return new Response("stored");
+          } };`,
+        },
+      ],
+    } as never),
+    resourcePersistencePath: state,
+  });
+  try {
+    await mf.ready;
+    const before = workerdCpuSeconds();
+    for (let at = 0; at < objects.length; at += 250) {
+      const batch = objects.slice(at, at + 250).flat();
+      const response = await mf.dispatchFetch("http://puts/", { method: "POST", headers: { "x-sizes": JSON.stringify(batch.map((bytes) => bytes.byteLength)), "x-batch": String(at) }, body: Buffer.concat(batch) });
+      if (!response.ok) throw new Error(`bench puts answered ${response.status}`);
+      await response.text();
+    }
+    const workerdCpu = ((workerdCpuSeconds() - before) * 1000) / objects.length;
+    return { objects: objects.flat().length / objects.length, workerdCpu: Math.round(workerdCpu * 10) / 10 };
+  } finally {
+    await mf.dispose();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
 const results: Row[] = [];
-const conversion: Array<{ kind: CorpusKind; threads: number; rate: number }> = [];
+const conversion: Array<{ kind: CorpusKind; threads: number; rate: number; objects: number; storingCpu: number }> = [];
 for (const kind of kinds) {
   log(`Building the ${kind} corpus of ${logos} logos (cached)…`);
   const corpus = await buildCorpus(root, kind, logos);
@@ -108,7 +171,10 @@ for (const kind of kinds) {
     rmSync(state, { recursive: true, force: true });
   }
   log(`Converting the ${kind} corpus alone, nothing written…`);
-  conversion.push({ kind, ...(await conversionRate(corpus.dir, corpus.manifest)) });
+  const { threads, rate, converted } = await conversionRate(corpus.dir, corpus.manifest);
+  log(`Putting the ${kind} corpus's objects into local R2 alone…`);
+  const storing = await storingAlone(join(root, `state-${kind}-puts`), converted);
+  conversion.push({ kind, threads, rate, objects: storing.objects, storingCpu: storing.workerdCpu });
 }
 
 console.log(`\nBulk import on ${availableParallelism()} cores (local D1 and R2 under Miniflare)\n`);
@@ -117,6 +183,8 @@ console.log("|---|---|---|---|---|---|---|");
 for (const r of results) {
   console.log(`| ${r.kind}${rounds > 1 ? ` (round ${r.round})` : ""} | ${r.logos} | ${r.meanKiB} KiB | ${r.seconds} | ${r.rate} | ${r.importerCpu} | ${r.workerdCpu} |`);
 }
-console.log("\n| corpus | conversion threads | conversion alone, logos/s |");
-console.log("|---|---|---|");
-for (const c of conversion) console.log(`| ${c.kind} | ${c.threads} | ${c.rate} |`);
+console.log("\n| corpus | conversion threads | conversion alone, logos/s | objects a logo | putting them alone, workerd CPU ms/logo |");
+console.log("|---|---|---|---|---|");
+for (const c of conversion) console.log(`| ${c.kind} | ${c.threads} | ${c.rate} | ${c.objects.toFixed(1)} | ${c.storingCpu} |`);
+// What 150 logos a second on every core leaves a logo, importer and workerd together.
+console.log(`\n${TARGET_RATE} logos a second on ${availableParallelism()} cores leaves ${((availableParallelism() * 1000) / TARGET_RATE).toFixed(1)} ms of CPU a logo, importer and workerd together.`);
