@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inject } from "vitest";
@@ -29,7 +29,8 @@ const result = (status: number | null, stdout: string, stderr: string): CommandR
  * event loop while the tool runs.
  */
 export async function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string): Promise<CommandResult> {
-  const child = spawn(bin("tsx"), [join(root, "src/cli", `${script}.ts`), ...args, "--persist-to", state], {
+  const [command, ...scriptArgs] = npmScript(script);
+  const child = spawn(command, [...scriptArgs, ...args, "--persist-to", state], {
     cwd: root,
     env: { ...process.env, CI: "true", NO_COLOR: "1" },
     timeout: 120_000,
@@ -40,6 +41,13 @@ export async function tool(script: "admin" | "import" | "seed" | "rerender", arg
   child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
   const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
   return result(status, stdout, stderr);
+}
+
+/** What `npm run <script>` runs (package.json), its program resolved: the tools run with the very flags an operator's do. */
+export function npmScript(script: string): [string, ...string[]] {
+  const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const [program, ...args] = scripts[script]!.split(" ");
+  return [bin(program!), ...args];
 }
 
 /** Runs a tool's command function in this process (what its program does, minus the process), capturing its output. */

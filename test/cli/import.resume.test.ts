@@ -9,7 +9,7 @@ import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
 import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
 import { logoObjectKeys } from "../../src/images/keys";
-import { flatPngManifest, freshState, inProcess, openSharedPlatform, root } from "./helpers";
+import { flatPngManifest, freshState, inProcess, npmScript, openSharedPlatform, root } from "./helpers";
 
 /** A bulk load killed part way (SIGKILL: no chance to tidy up) picks up where it stopped. */
 const ROWS = 60;
@@ -32,7 +32,8 @@ afterAll(async () => {
 /** Starts `npm run import` as a process and kills it, with everything it started, once a few batches are in. */
 async function interruptedImport(): Promise<number> {
   const checkpoint = checkpointFor(manifest, { persistTo: state.dir });
-  const child = spawn(join(root, "node_modules/.bin/tsx"), [join(root, "src/cli/import.ts"), manifest, "--batch-size", "1", "--persist-to", state.dir], {
+  const [command, ...scriptArgs] = npmScript("import");
+  const child = spawn(command, [...scriptArgs, manifest, "--batch-size", "1", "--persist-to", state.dir], {
     cwd: root,
     detached: true,
     stdio: "ignore",

@@ -13,11 +13,23 @@ export interface ConvertPool {
   close(): Promise<void>;
 }
 
+/**
+ * The Node flag the importing commands run with (package.json's scripts, the first start's
+ * seeding). Conversion allocates some 20 MB of pixel buffers per SVG logo; V8's parallel and
+ * concurrent collection of them, on helper threads, cost about as much CPU again as the
+ * conversion itself, on the very cores the conversion threads and workerd need (README,
+ * Benchmarks). Collected on each thread itself, the same conversion takes about a third less
+ * CPU and less time.
+ */
+export const SINGLE_THREADED_GC = "--single-threaded-gc";
+
 type Reply = { ok: true; image: PreparedImage } | { ok: false; error: string };
 
 export function startConvertPool(threads = availableParallelism()): ConvertPool {
-  // Under tsx the loader comes along in execArgv; elsewhere (the test runner) it is added.
-  const execArgv = process.execArgv.some((arg) => arg.includes("tsx")) ? process.execArgv : [...process.execArgv, "--import", "tsx"];
+  // Under tsx the loader comes along in execArgv; elsewhere (the test runner) it is added. The
+  // V8 flag below applies to every thread of the process already, and a Worker refuses it.
+  const inherited = process.execArgv.filter((arg) => arg !== SINGLE_THREADED_GC);
+  const execArgv = inherited.some((arg) => arg.includes("tsx")) ? inherited : [...inherited, "--import", "tsx"];
   const queue: Array<{ bytes: Uint8Array; resolve: (result: Result<PreparedImage>) => void }> = [];
   const idle: Worker[] = [];
   const busy = new Map<Worker, (result: Result<PreparedImage>) => void>();

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SINGLE_THREADED_GC } from "../importer/convertPool";
 import { projectRoot } from "../platform";
 import { EXAMPLE_SEEDED } from "../seed/seed";
 
@@ -14,7 +15,7 @@ import { EXAMPLE_SEEDED } from "../seed/seed";
  */
 export function seedBesideTheServer(mark: string, log: (message: string) => void, onExampleSeeded: () => void) {
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
-  const seed = [tsx, join(projectRoot, "src", "cli", "seed.ts"), "--plain-progress"];
+  const seed = [tsx, SINGLE_THREADED_GC, join(projectRoot, "src", "cli", "seed.ts"), "--plain-progress"];
   // `nice` applies to every thread the seeding starts; Windows has no such command.
   const [command, ...args] = process.platform === "win32" ? seed : ["nice", "-n", "10", ...seed];
   // A group of its own, so that stopping it stops the workerd it starts too.
