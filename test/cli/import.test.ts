@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,8 @@ import { type ImportWriter, startImportWriter } from "../../src/cli/importer/wri
 import { contrastOf } from "../../src/images/colour";
 import { logoObjectKeys, renditionKey, vectorKey } from "../../src/images/keys";
 import { PAGES } from "../../src/images/renditions";
-import { freshState, inProcess, openSharedPlatform, tool } from "./helpers";
+import { runImport } from "../../src/cli/importer/run";
+import { flatPngManifest, freshState, inProcess, openSharedPlatform, tool } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
 let dir: string;
@@ -160,4 +161,31 @@ describe("npm run import", () => {
     expect(wrongType.status).toBe(1);
     expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
   });
+
+  it("converts the batches in manifest order however their checks finish, so the first batch is written first", async () => {
+    const manifest = await flatPngManifest(join(state.dir, "ordered"), 6, (i) => ({ name: `Ordered ${i}`, domain: `ordered-${i}.com` }));
+    const lineOf = new Map<string, number>();
+    for (let i = 0; i < 6; i++) lineOf.set(Buffer.from(readFileSync(join(state.dir, "ordered", `img/${i}.png`))).toString("base64"), i + 1);
+    const converted: number[] = [];
+    // The first batch's check against the catalogue answers last, as a busy writer's may.
+    let checks = 0;
+    const slowFirstCheck: ImportWriter = {
+      ...writer,
+      sourceHashes: async (keys) => {
+        if (checks++ === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+        return writer.sourceHashes(keys);
+      },
+    };
+    const report = await runImport(manifest, slowFirstCheck, {
+      batchSize: 2,
+      ahead: 2,
+      convert: (bytes) => {
+        converted.push(lineOf.get(Buffer.from(bytes).toString("base64"))!);
+        return pool.convert(bytes);
+      },
+    });
+    expect(report).toMatchObject({ rows: 6, created: 6, failed: 0 });
+    expect(converted).toEqual([1, 2, 3, 4, 5, 6]);
+  });
 });
+

@@ -62,7 +62,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     options.onFailure?.(failure);
   };
 
-  const stageBatch = async (lines: ParsedLine[]): Promise<Batch> => {
+  /** Reads, checks and converts a batch; `turn` resolves once the batch before has handed its images over. */
+  const stageBatch = async (lines: ParsedLine[], turn: Promise<void>): Promise<Batch> => {
     const rows = await mapLimit(lines, LOADS_AT_ONCE, async (parsed): Promise<Staged> => {
       if (!parsed.ok) return parsed;
       const bytes = await loadImage(parsed.row.image, baseDir);
@@ -73,6 +74,10 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     const valid = rows.filter((row) => row.ok);
     const keys = valid.map(({ input }) => ({ domains: input.domains, variant: input.variant, sourceSet: input.sourceSet }));
     const stored = keys.length > 0 ? await writer.sourceHashes(keys) : [];
+    // Batches are read and checked at once, but converted in manifest order: the threads
+    // convert first the batch that is written first, so writing starts after one batch's
+    // conversion rather than after all the staged ones', interleaved.
+    await turn;
     valid.forEach((row, index) => {
       if (stored[index] !== row.input.sourceHash) row.image = options.convert(row.bytes);
     });
@@ -119,8 +124,14 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
 
   const staging: Array<Promise<Batch>> = [];
   let lines: ParsedLine[] = [];
+  let handedOver: Promise<void> = Promise.resolve();
   const next = async () => {
-    staging.push(stageBatch(lines));
+    const staged = stageBatch(lines, handedOver);
+    handedOver = staged.then(
+      () => undefined,
+      () => undefined,
+    );
+    staging.push(staged);
     lines = [];
     if (staging.length > ahead) await writeBatch(await staging.shift()!);
   };
