@@ -511,7 +511,7 @@ function storedImage(logo: { primaryDomain: string; variant: LogoVariant; source
 }
 
 /** At most this many puts at once: a write of hundreds of logos puts thousands of objects. */
-const PUTS_AT_ONCE = 32;
+export const PUTS_AT_ONCE = 32;
 
 async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Result<true>> {
   const objects = images.flatMap(({ keys, image }) => {

@@ -21,7 +21,7 @@ import { availableParallelism } from "node:os";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
-import type { PreparedImage } from "../../src/catalogue/importLogo";
+import { type PreparedImage, PUTS_AT_ONCE } from "../../src/catalogue/importLogo";
 import { startConvertPool } from "../../src/cli/importer/convertPool";
 import { importManifest } from "../../src/cli/importer/importManifest";
 import { readManifest } from "../../src/cli/importer/manifest";
@@ -81,7 +81,7 @@ function unwrap<T>(result: Result<T>): T {
 /**
  * workerd's CPU a logo for putting, alone, the objects the import stores for the logos
  * converted (every file of each, its vector and its original, as the write path puts them:
- * 32 at once, with metadata) into a fresh local R2: the part of the import's writer that is
+ * PUTS_AT_ONCE at once, with metadata) into a fresh local R2: the part of the import's writer that is
  * Miniflare's R2, measured beside it.
  */
 async function storingAlone(state: string, converted: PreparedImage[]): Promise<{ objects: number; workerdCpu: number }> {
@@ -103,7 +103,7 @@ async function storingAlone(state: string, converted: PreparedImage[]): Promise<
             const puts = sizes.map((size) => body.subarray(offset, (offset += size)));
             const options = { httpMetadata: { contentType: "image/png" }, customMetadata: { width: "512", height: "256" } };
             let next = 0;
-            await Promise.all(Array.from({ length: 32 }, async () => {
+            await Promise.all(Array.from({ length: ${PUTS_AT_ONCE} }, async () => {
               while (next < puts.length) { const index = next++; await env.LOGOS.put("logos/bench/" + batch + "/" + index, puts[index], options); }
             }));
             return new Response("stored");
