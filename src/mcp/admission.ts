@@ -10,9 +10,11 @@ import type { ToolContext } from "./context";
 
 /**
  * The unique-company quota as the tools meet it: admitted once the companies are known and
- * before any logo data is returned, so a refused call hands out nothing. The finders below
- * are what every tool and the resource start from: the subject, found and admitted, or the
- * spec's message (`not_found` for a missing subject, the quota's own message otherwise).
+ * before any logo data is returned, so a refused call hands out nothing. A URL is handed out
+ * as soon as the company is admitted; bytes (base64, a file, a resource read) go through
+ * `handOut`, so a read or upload that fails costs no quota. The finders below are what every
+ * tool and the resource start from: the subject, or the spec's message (`not_found` for a
+ * missing subject, the quota's own message otherwise).
  */
 export function admit(ctx: ToolContext, companyIds: number[]): Promise<Result<CompanyUsage>> {
   return admitCompanies(ctx.env, ctx.caller.accountId, ctx.caller.plan, companyIds);
@@ -25,11 +27,10 @@ async function admitted<T extends { company: CompanyMatch }>(ctx: ToolContext, s
   return usage.ok ? ok({ ...subject, usage: usage.value }) : usage;
 }
 
-/** A logo by id (get_logo, the logo resource). */
-export async function admittedLogo(ctx: ToolContext, logoId: number): Promise<Admitted<{ logo: Logo; company: CompanyMatch }>> {
+/** A logo by id and its company, not admitted yet (get_logo, the logo resource). */
+export async function foundLogo(ctx: ToolContext, logoId: number): Promise<Result<{ logo: Logo; company: CompanyMatch }>> {
   const found = await findLogo(ctx.catalogue, logoId);
-  if (!found) return fail("not_found", `Logo with ID ${logoId} not found`);
-  return admitted(ctx, found);
+  return found ? ok(found) : fail("not_found", `Logo with ID ${logoId} not found`);
 }
 
 type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
@@ -49,15 +50,34 @@ export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVa
   return ok({ company, ...chosen });
 }
 
-/** bestMatch, admitted (fetch_logo). */
-export async function admittedMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Admitted<Match>> {
-  const match = await bestMatch(ctx, query, variant);
-  return match.ok ? admitted(ctx, match.value) : match;
-}
-
 /** Whether the companies would be admitted now, counting nothing: for work that must succeed before a company counts. */
 export function admissible(ctx: ToolContext, companyIds: number[]): Promise<Result<CompanyUsage>> {
   return checkCompanies(ctx.env, ctx.caller.accountId, ctx.caller.plan, companyIds);
+}
+
+/**
+ * Hands out what `work` makes from the companies' logos, counting them only if it succeeds:
+ * checked first, so a refused call reads and uploads nothing, and admitted after, so a failed
+ * read or upload costs no quota (as a search does not). A concurrent call may take the last
+ * place in between; this one is then refused before anything is handed out, and `takeBack`
+ * removes what the work left outside (an uploaded file).
+ */
+export async function handOut<T>(
+  ctx: ToolContext,
+  companyIds: number[],
+  work: () => Promise<Result<T>>,
+  takeBack?: (made: T) => Promise<void>,
+): Promise<Result<{ made: T; usage: CompanyUsage }>> {
+  const before = await admissible(ctx, companyIds);
+  if (!before.ok) return before;
+  const made = await work();
+  if (!made.ok) return made;
+  const usage = await admit(ctx, companyIds);
+  if (!usage.ok) {
+    await takeBack?.(made.value);
+    return usage;
+  }
+  return ok({ made: made.value, usage: usage.value });
 }
 
 /** A company's logos, all or one variant's; a company with none to list costs no quota (get_company_logos). */

@@ -6,6 +6,7 @@ import type { CompanyMatch } from "../catalogue/queries";
 import { type Logo, vectorKey } from "../images/keys";
 import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
 import { base64Length } from "../lib/encoding";
+import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
 import type { deliveryRecordSchema } from "./schemas";
 
@@ -140,6 +141,18 @@ export async function readImage(
 
 export const RETRIEVAL_FAILED = "Unable to retrieve image. Try again or use returnType: 'url'";
 export const TOO_LARGE = "Logo file exceeds 5MB. Use returnType: 'url' instead";
+
+/** readImage with a failure in the tools' words (spec "Agent endpoint, tool level"). */
+export async function readDelivered(
+  ctx: ToolContext,
+  logo: Logo,
+  maxWidth: number | undefined,
+  options: { maxBase64?: number; format?: RequestFormat } = {},
+): Promise<Result<Uint8Array>> {
+  const read = await readImage(ctx, logo, maxWidth, options);
+  if (read.ok) return ok(read.bytes);
+  return read.reason === "too_large" ? fail("payload_too_large", TOO_LARGE) : fail("unavailable", RETRIEVAL_FAILED);
+}
 
 /** A file name that says what the file is, for uploads: `logo-stripe.com-42.png`. */
 export const logoFileName = (domain: string, logoId: number, format: RequestFormat = "png") =>

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { feedback } from "../../schema";
+import { findLogo } from "../../src/catalogue/queries";
 import { admitCompanies, companyQuotaFor } from "../../src/limits/companyQuotaClient";
 import { db } from "../helpers/catalogue";
 import { agent, company, failure, structured } from "./helpers";
@@ -129,6 +130,35 @@ describe("daily unique companies", () => {
     expect(failure(results[loser]!)).toMatch(/^Daily company limit \(30\) exceeded/);
     const files = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-${["rival-one.com", "rival-two.com"][loser]}-${rivals[loser]!.full}.png`)).json()) as { deleted: boolean }[];
     expect(files.every((file) => file.deleted)).toBe(true);
+  });
+
+  it("a logo that is not handed out costs no quota: a failed read, data over 5 MB, a batch refused for its size", async () => {
+    const masterOf = async (logoId: number | undefined) => (await findLogo(db, logoId!))!.logo.masterKey;
+    const gone = await company("Unread Quota Co", ["unread-quota.com"]);
+    await env.LOGOS.delete(await masterOf(gone.icon));
+    const huge = await company("Huge Quota Co", ["huge-quota.com"]);
+    await env.LOGOS.put(await masterOf(huge.icon), new Uint8Array(3_932_161));
+    const halves = ["half-quota-1.com", "half-quota-2.com"];
+    for (const domain of halves) await env.LOGOS.put(await masterOf((await company(domain, [domain])).icon), new Uint8Array(2_500_000));
+    const fine = await company("Read Quota Co", ["read-quota.com"]);
+    const { account, call, client } = await agent("free");
+    const used = () => companyQuotaFor(env, account.id).usage();
+
+    expect(failure(await call("get_logo", { logoId: gone.icon, returnType: "base64" }))).toBe("Unable to retrieve image. Try again or use returnType: 'url'");
+    expect(failure(await call("get_logo", { logoId: huge.icon, returnType: "base64" }))).toBe("Logo file exceeds 5MB. Use returnType: 'url' instead");
+    expect(failure(await call("fetch_logo", { query: "huge-quota.com", returnType: "base64" }))).toBe("Logo file exceeds 5MB. Use returnType: 'url' instead");
+    await expect(client.readResource({ uri: `qt://logo/${huge.icon}` })).rejects.toThrow("Rendered logo exceeds 5MB");
+    expect(failure(await call("fetch_logos", { domains: halves, returnType: "base64" }))).toBe("Aggregate base64 payload size exceeds 5MB limit");
+    expect(await used()).toBe(0);
+
+    // In a batch, only the entries handed out count.
+    const batch = structured<{ summary: unknown }>(await call("fetch_logos", { domains: ["unread-quota.com", "read-quota.com"], returnType: "base64" }));
+    expect(batch.summary).toEqual({ requested: 2, resolved: 1, failed: 1 });
+    expect(await used()).toBe(1);
+    // A URL is handed out whether or not the bytes are there, and counts.
+    expect(structured(await call("get_logo", { logoId: gone.icon })).logoId).toBe(gone.icon);
+    expect(await used()).toBe(2);
+    expect(fine.icon).toBeDefined();
   });
 
   it("an unreachable quota service refuses with the spec's message", async () => {

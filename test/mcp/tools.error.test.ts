@@ -131,7 +131,7 @@ describe("tool failures carry the spec's messages", () => {
   });
 
   it("storage failing underneath: each tool's generic message names its operation, never the detail", async () => {
-    const { call } = await agent();
+    const { call, client } = await agent();
     const acme = await company("Storage Failure Co", ["storage-failure.com"]);
     await env.DB.exec("DROP TABLE catalogue_search");
     expect(failure(await call("search_logos", { query: "anything" }))).toBe("Search failed. Try again later");
@@ -142,6 +142,12 @@ describe("tool failures carry the spec's messages", () => {
     expect(failure(await call("get_logo", { logoId: acme.icon }))).toBe("Failed to get logo. Try again later");
     expect(failure(await call("get_company_logos", { companyId: acme.companyId }))).toBe("Failed to get company logos. Try again later");
     expect(failure(await call("fetch_logos", { domains: ["storage-failure.com"] }))).toBe("Failed to fetch logos. Try again later");
+    // A resource read: the protocol's internal error with the generic message; it carried the SQL.
+    const read = await client.readResource({ uri: `qt://logo/${acme.icon}` }).catch((e: unknown) => e);
+    expect(read).toBeInstanceOf(ProtocolError);
+    expect((read as ProtocolError).code).toBe(-32603);
+    expect((read as ProtocolError).message).toContain("Failed to get logo. Try again later");
+    expect((read as ProtocolError).message).not.toMatch(/select|from|params/i);
   });
 
   it("feedback: the sixth of a day is refused and not stored", async () => {

@@ -1,9 +1,10 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
 import { toBase64 } from "../../lib/encoding";
+import { ok } from "../../lib/errors";
 import type { ToolContext } from "../context";
 import { readImage, resourceUri, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
-import { admittedLogo } from "../admission";
+import { foundLogo, handOut } from "../admission";
 
 /**
  * Resource `qt://logo/{logoId}{?maxWidth}` (spec "Resource URI", "Resource read"): the logo's
@@ -40,42 +41,50 @@ export function registerLogoResource(server: McpServer, ctx: ToolContext) {
       description: "A logo as PNG, by the logo id from search results; ?maxWidth=N (1-3200) scales it down.",
       mimeType: "image/png",
     },
-    async (uri, variables) => {
-      const id = single(variables.logoId) ?? "";
-      if (!/^[1-9]\d{0,15}$/.test(id)) throw new ResourceNotFoundError(uri.href);
-      const rawWidth = single(variables.maxWidth);
-      let maxWidth: number | undefined;
-      if (rawWidth !== undefined) {
-        maxWidth = /^\d{1,4}$/.test(rawWidth) ? Number(rawWidth) : Number.NaN;
-        if (!(maxWidth >= 1 && maxWidth <= MAX_WIDTH)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`);
-        }
-      }
-
-      const admitted = await admittedLogo(ctx, Number(id));
-      if (!admitted.ok) {
-        if (admitted.error.code === "not_found") throw new ResourceNotFoundError(uri.href);
-        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, admitted.error.message);
-      }
-      const { logo } = admitted.value;
-
-      const png = await readImage(ctx, logo, maxWidth);
-      if (!png.ok) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InternalError,
-          png.reason === "too_large" ? "Rendered logo exceeds 5MB. Use the public URL or a lower maxWidth." : "Unable to retrieve image. Try again later",
-        );
-      }
-      const width = scaledWidth(logo, maxWidth);
-      return {
-        contents: [
-          {
-            uri: resourceUri(logo.id, width),
-            mimeType: "image/png",
-            blob: toBase64(png.bytes),
-          },
-        ],
-      };
-    },
+    (uri, variables) =>
+      readLogo(ctx, uri, variables).catch((error: unknown) => {
+        // The protocol's own errors are the answer; anything else (the catalogue failing) is
+        // logged, and the client gets the spec's generic message, never the detail.
+        if (error instanceof ProtocolError) throw error;
+        console.error("mcp: logo resource read failed", error);
+        throw new ProtocolError(ProtocolErrorCode.InternalError, "Failed to get logo. Try again later");
+      }),
   );
+}
+
+async function readLogo(ctx: ToolContext, uri: URL, variables: Variables) {
+  const id = single(variables.logoId) ?? "";
+  if (!/^[1-9]\d{0,15}$/.test(id)) throw new ResourceNotFoundError(uri.href);
+  const rawWidth = single(variables.maxWidth);
+  let maxWidth: number | undefined;
+  if (rawWidth !== undefined) {
+    maxWidth = /^\d{1,4}$/.test(rawWidth) ? Number(rawWidth) : Number.NaN;
+    if (!(maxWidth >= 1 && maxWidth <= MAX_WIDTH)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `maxWidth must be a whole number from 1 to ${MAX_WIDTH}`);
+    }
+  }
+
+  const found = await foundLogo(ctx, Number(id));
+  if (!found.ok) throw new ResourceNotFoundError(uri.href);
+  const { logo } = found.value;
+  const png = await handOut(ctx, [found.value.company.companyId], async () => {
+    const read = await readImage(ctx, logo, maxWidth);
+    if (read.ok) return ok(read.bytes);
+    // Thrown from inside, so a failed read is never admitted.
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      read.reason === "too_large" ? "Rendered logo exceeds 5MB. Use the public URL or a lower maxWidth." : "Unable to retrieve image. Try again later",
+    );
+  });
+  if (!png.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, png.error.message);
+  const width = scaledWidth(logo, maxWidth);
+  return {
+    contents: [
+      {
+        uri: resourceUri(logo.id, width),
+        mimeType: "image/png",
+        blob: toBase64(png.value.made),
+      },
+    ],
+  };
 }

@@ -1,9 +1,9 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { toBase64 } from "../../lib/encoding";
-import { admittedMatch } from "../admission";
+import { admit, bestMatch, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { deliveryRecord, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
+import { deliveryRecord, readDelivered } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, maxWidthSchema, querySchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -33,15 +33,17 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
       failure: "Failed to fetch logo. Try again later",
     },
     async (args) => {
-      const found = await admittedMatch(ctx, args.query, args.variant);
+      const found = await bestMatch(ctx, args.query, args.variant);
       if (!found.ok) return toolError(found.error.message);
 
       const { company, logo, fallback } = found.value;
       const record = deliveryRecord(ctx.caller.base, company, logo, { maxWidth: args.maxWidth, fallback, format: args.format });
-      if (args.returnType === "url") return toolResult({ ok: true, ...record }, [record]);
-      const png = await readImage(ctx, logo, args.maxWidth, { format: args.format });
-      if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
-      return toolResult({ ok: true, ...record, base64: toBase64(png.bytes) }, [record]);
+      if (args.returnType === "url") {
+        const admitted = await admit(ctx, [company.companyId]);
+        return admitted.ok ? toolResult({ ok: true, ...record }, [record]) : toolError(admitted.error.message);
+      }
+      const png = await handOut(ctx, [company.companyId], () => readDelivered(ctx, logo, args.maxWidth, { format: args.format }));
+      return png.ok ? toolResult({ ok: true, ...record, base64: toBase64(png.value.made) }, [record]) : toolError(png.error.message);
     },
   );
 }

@@ -6,9 +6,9 @@ import { chooseLogo } from "../../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../../discovery/onMiss";
 import { normaliseDomain } from "../../lib/domain";
 import { base64Length, toBase64 } from "../../lib/encoding";
-import { admit } from "../admission";
+import { admissible, admit } from "../admission";
 import type { ToolContext } from "../context";
-import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
+import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, readDelivered } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, maxWidthSchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -16,7 +16,9 @@ import { deliveryRecordSchema, maxWidthSchema, returnTypeSchema, variantSchema }
  * fetch_logos (spec 2, seven-tool form): logos for many domains at once. Results keep the
  * input order and each domain succeeds or fails on its own; the unique-company quota admits
  * the batch's distinct companies together (duplicates once), so a refused batch hands out
- * nothing. In base64 mode the encoded data of the whole batch stays within 5 MB.
+ * nothing. In base64 mode the encoded data of the whole batch stays within 5 MB, and only the
+ * companies whose images were read count (checked before reading, admitted after), so a
+ * failed read or a batch refused for its size costs no quota.
  */
 export const MAX_DOMAINS = { url: 25, base64: 5 } as const;
 
@@ -86,15 +88,15 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
     },
     async (args) => {
       const entries = await Promise.all(args.domains.map((domain) => resolveDomain(ctx, domain, args.variant)));
-      const admitted = await admit(
-        ctx,
-        entries.flatMap((entry) => (entry.ok ? [entry.company.companyId] : [])),
-      );
-      if (!admitted.ok) return toolError(admitted.error.message);
+      const found = entries.flatMap((entry) => (entry.ok ? [entry.company.companyId] : []));
+      const base64 = args.returnType === "base64";
+      const check = await (base64 ? admissible : admit)(ctx, found);
+      if (!check.ok) return toolError(check.error.message);
 
       let base64Total = 0;
       const results: ResultEntry[] = [];
       const delivered: Delivery[] = [];
+      const read: number[] = [];
       for (const entry of entries) {
         if (!entry.ok) {
           results.push(entry);
@@ -105,19 +107,25 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
           fallback: entry.fallback,
         });
         const success = { domain: entry.domain, ok: true as const, resolvedDomain, ...record };
-        if (args.returnType === "base64") {
-          const png = await readImage(ctx, entry.logo, args.maxWidth);
+        if (base64) {
+          const png = await readDelivered(ctx, entry.logo, args.maxWidth);
           if (!png.ok) {
-            results.push({ domain: entry.domain, ok: false, error: png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED });
+            results.push({ domain: entry.domain, ok: false, error: png.error.message });
             continue;
           }
-          base64Total += base64Length(png.bytes.byteLength);
+          base64Total += base64Length(png.value.byteLength);
           if (base64Total > MAX_BASE64_CHARS) return toolError("Aggregate base64 payload size exceeds 5MB limit");
-          results.push({ ...success, base64: toBase64(png.bytes) });
+          results.push({ ...success, base64: toBase64(png.value) });
+          read.push(entry.company.companyId);
         } else {
           results.push(success);
         }
         delivered.push({ ...record, domain: resolvedDomain });
+      }
+      if (base64) {
+        // Counted now that the data is in hand; a concurrent call may have taken the places meanwhile.
+        const admitted = await admit(ctx, read);
+        if (!admitted.ok) return toolError(admitted.error.message);
       }
       const resolved = results.filter((r) => r.ok).length;
       return toolResult({ results, summary: { requested: args.domains.length, resolved, failed: args.domains.length - resolved } }, delivered);

@@ -2,11 +2,12 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { assetUrl } from "../../assets/codec";
 import { signAssetUrl } from "../../assets/signedUrls";
-import { uploadFile } from "../../files/fileApi";
+import { deleteFile, uploadFile } from "../../files/fileApi";
 import { base64Length, toBase64 } from "../../lib/encoding";
-import { admittedLogo } from "../admission";
+import { fail, ok } from "../../lib/errors";
+import { admit, foundLogo, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, RETRIEVAL_FAILED, readImage, TOO_LARGE } from "../delivery";
+import { deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
@@ -39,22 +40,33 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
       failure: FAILURE,
     },
     async (args) => {
-      const found = await admittedLogo(ctx, args.logoId);
+      const found = await foundLogo(ctx, args.logoId);
       if (!found.ok) return toolError(found.error.message);
-
-      const record = deliveryRecord(ctx.caller.base, found.value.company, found.value.logo, { maxWidth: args.maxWidth, format: args.format });
-      if (args.returnType === "url") return toolResult(record, [record]);
+      const { company, logo } = found.value;
+      const record = deliveryRecord(ctx.caller.base, company, logo, { maxWidth: args.maxWidth, format: args.format });
+      if (args.returnType === "url") {
+        const admitted = await admit(ctx, [company.companyId]);
+        return admitted.ok ? toolResult(record, [record]) : toolError(admitted.error.message);
+      }
 
       const limit = args.returnType === "file" ? MAX_UPLOAD_BASE64 : undefined;
-      const png = await readImage(ctx, found.value.logo, args.maxWidth, { maxBase64: limit, format: args.format });
-      if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
-      if (args.returnType === "file") {
-        const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: logoFileName(record.domain, record.logoId, record.format), mimeType: record.mimeType });
-        if (upload.ok) return toolResult({ ...record, file_id: upload.value.fileId }, [record]);
-        // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
-        if (base64Length(png.bytes.byteLength) > MAX_BASE64_CHARS) return toolError(TOO_LARGE);
-      }
-      return toolResult({ ...record, base64: toBase64(png.bytes) }, [record]);
+      const delivered = await handOut<{ file_id: string } | { base64: string }>(
+        ctx,
+        [company.companyId],
+        async () => {
+          const png = await readDelivered(ctx, logo, args.maxWidth, { maxBase64: limit, format: args.format });
+          if (!png.ok) return png;
+          if (args.returnType === "file") {
+            const upload = await uploadFile(ctx.env, { bytes: png.value, filename: logoFileName(record.domain, record.logoId, record.format), mimeType: record.mimeType });
+            if (upload.ok) return ok({ file_id: upload.value.fileId });
+            // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
+            if (base64Length(png.value.byteLength) > MAX_BASE64_CHARS) return fail("payload_too_large", TOO_LARGE);
+          }
+          return ok({ base64: toBase64(png.value) });
+        },
+        async (made) => ("file_id" in made ? deleteFile(ctx.env, made.file_id) : undefined),
+      );
+      return delivered.ok ? toolResult({ ...record, ...delivered.value.made }, [record]) : toolError(delivered.error.message);
     },
   );
 }
@@ -82,19 +94,20 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
       failure: FAILURE,
     },
     async (args) => {
-      const found = await admittedLogo(ctx, args.logoId);
+      const found = await foundLogo(ctx, args.logoId);
       if (!found.ok) return toolError(found.error.message);
 
       const { logo, company } = found.value;
       const common = { mimeType: "image/png" as const, format: "png" as const, width: logo.width, height: logo.height, companyName: company.companyName };
       if (args.returnType === "url") {
+        const admitted = await admit(ctx, [company.companyId]);
+        if (!admitted.ok) return toolError(admitted.error.message);
         const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo.masterKey));
         if (!signed.ok) return toolError(signed.error.message);
         return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
       }
-      const png = await readImage(ctx, logo, undefined);
-      if (!png.ok) return toolError(png.reason === "too_large" ? TOO_LARGE : RETRIEVAL_FAILED);
-      return toolResult({ base64: toBase64(png.bytes), ...common });
+      const png = await handOut(ctx, [company.companyId], () => readDelivered(ctx, logo, undefined));
+      return png.ok ? toolResult({ base64: toBase64(png.value.made), ...common }) : toolError(png.error.message);
     },
   );
 }

@@ -1,7 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { deleteFile, uploadFile } from "../../files/fileApi";
-import { admissible, admit, bestMatch, usageMeta } from "../admission";
+import { fail, ok } from "../../lib/errors";
+import { bestMatch, handOut, usageMeta } from "../admission";
 import type { ToolContext } from "../context";
 import { logoFileName, MAX_UPLOAD_BASE64, readImage } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
@@ -73,25 +74,21 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
       const found = await bestMatch(ctx, args.query, "full");
       if (!found.ok) return toolError(found.error.message);
       const { company, logo } = found.value;
-      // The company counts only once the file is uploaded: checked first, so a refused call
-      // uploads nothing, and admitted after, so a failed upload costs no quota.
-      const before = await admissible(ctx, [company.companyId]);
-      if (!before.ok) return toolError(before.error.message);
-
-      const png = await readImage(ctx, logo, undefined, { maxBase64: MAX_UPLOAD_BASE64 });
-      if (!png.ok) return toolError(FAILURE);
+      // The company counts only once the file is uploaded (handOut): a refused call uploads
+      // nothing, a failed upload costs no quota, and a file the quota refuses meanwhile goes.
       const blobName = logoFileName(company.domain, logo.id);
-      const upload = await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" });
-      if (!upload.ok) return toolError(FAILURE);
-      const fileId = upload.value.fileId;
-
-      const admitted = await admit(ctx, [company.companyId]);
-      if (!admitted.ok) {
-        // Refused meanwhile by a concurrent call: the file is not handed out, so it goes.
-        await deleteFile(ctx.env, fileId);
-        return toolError(admitted.error.message);
-      }
-      const usage = admitted.value;
+      const uploaded = await handOut(
+        ctx,
+        [company.companyId],
+        async () => {
+          const png = await readImage(ctx, logo, undefined, { maxBase64: MAX_UPLOAD_BASE64 });
+          const upload = png.ok ? await uploadFile(ctx.env, { bytes: png.bytes, filename: blobName, mimeType: "image/png" }) : null;
+          return upload?.ok ? ok(upload.value.fileId) : fail("unavailable", FAILURE);
+        },
+        (fileId) => deleteFile(ctx.env, fileId),
+      );
+      if (!uploaded.ok) return toolError(uploaded.error.message);
+      const { made: fileId, usage } = uploaded.value;
       const place = {
         left: args.imageLeft,
         top: args.imageTop,
