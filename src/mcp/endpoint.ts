@@ -39,6 +39,13 @@ import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
  */
 export const mcp = new Hono<AppEnv>();
 
+// The shape of every token our authorization server issues, `{accountId}:{grantId}:{secret}`
+// (workers-oauth-provider: a 16-character grant id, a 32-character secret). Anything else is
+// invalid without asking, and must be: the server looks a token up under a storage key built
+// from its first two parts, and a long enough forgery overflowed that key, answering 503 for
+// a bad credential.
+const ISSUED_TOKEN = /^[^:]{1,128}:[\w-]{16}:[\w-]{32}$/;
+
 // Whatever fails after authentication (storage, the limiter, the MCP server) answers in the
 // endpoint's own format; the detail goes to the logs only.
 // The spec's words for any failure before the tools run, a failed dependency too (then 503).
@@ -52,11 +59,12 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
   const token = bearerToken(c.req.header("authorization"));
-  // Whether a token is valid is the authorization server's to say, whatever its format.
+  // An API key is not a token; whether a token is valid is the authorization server's to say.
   if (!token || keyTypeOf(token) !== null) return jsonError(c, "unauthorized", "Authorization required", { "WWW-Authenticate": challenge });
 
-  const validated = await dependency("authorization server", authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env));
   const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });
+  if (!ISSUED_TOKEN.test(token)) return invalid();
+  const validated = await dependency("authorization server", authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env));
   if (!validated) return invalid();
 
   const db = createDb(c.env.DB);

@@ -40,7 +40,14 @@ describe("/mcp: authentication", () => {
     expect(challenge).toContain(RESOURCE_METADATA);
   });
 
-  it.each(["not-a-token-format-we-issue", "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"])("a bearer the authorization server does not accept (%s) → 401 Invalid or expired token", async (bearer) => {
+  it.each([
+    "not-a-token-format-we-issue",
+    "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl",
+    // Long forgeries of our shape: they overflowed the storage key the token is looked up under (503).
+    `${"x".repeat(600)}:a:b`,
+    `acct:${"g".repeat(600)}:b`,
+    `acct:AAAAAAAAAAAAAAAA:${"s".repeat(5000)}`,
+  ])("a bearer the authorization server does not accept (%s) → 401 Invalid or expired token", async (bearer) => {
     const response = await callMcp(bearer);
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
