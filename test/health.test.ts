@@ -30,8 +30,9 @@ describe("GET /health", () => {
     expect(await invalid.json()).toMatchObject({ status: "degraded", problems: [expect.stringContaining("LOOKUP_RESPONSE")] });
   });
 
-  it("answers methods no route takes with 404, not an error", async () => {
+  it("answers methods no route takes with 405 and what is allowed, not an error", async () => {
     const response = await exports.default.fetch("https://logos.test/health", { method: "DELETE" });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 });

@@ -53,7 +53,17 @@ const query = z
 
 const notFound = () => plainText("Not found", 404);
 
-export const assets = new Hono<AppEnv>().on(["GET", "HEAD"], "/assets/:key", async (c) => {
+export const assets = new Hono<AppEnv>();
+
+// Public bytes without credentials (spec 3), so any page may read them. A lookup's redirect
+// leads here, and browsers check CORS again on the answer a redirect leads to: without this, a
+// script's fetch of a lookup, or a canvas drawing the logo, failed although the 302 allowed it.
+assets.use("/assets/*", async (c, next) => {
+  await next();
+  c.res.headers.set("Access-Control-Allow-Origin", "*");
+});
+
+assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const key = decodeAssetKey(c.req.param("key"));
   if (key === null) return notFound();
   const url = new URL(c.req.url);

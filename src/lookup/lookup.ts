@@ -245,6 +245,11 @@ function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
   return { key, format: "png", width, page, fallback: { "X-Logo-Format": "png" } };
 }
 
+// A page's script reads only the headers CORS exposes: the spec's limits on a lookup answered
+// here (bytes, a miss, a refusal). A redirect's own headers never reach a script, which sees
+// the answer the redirect leads to; the warm redirect leaves this out.
+const EXPOSED_LIMITS = { "Access-Control-Expose-Headers": "X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After" };
+
 /** `subject` is the validated subject, or the 400 message for one that is not valid. */
 async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
   const identified = await identify(c);
@@ -258,7 +263,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const now = Date.now();
   const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   const decision = await consumeLookup(c.env, caller.key, { now, defer });
-  const limitHeaders = rateLimitHeaders(decision);
+  const limitHeaders = caller.kind === "publishable" ? { ...rateLimitHeaders(decision), ...EXPOSED_LIMITS } : rateLimitHeaders(decision);
   if (!decision.allowed) {
     return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
   }
@@ -469,7 +474,9 @@ function subjectOf(path: string): Subject | { invalid: string } {
 // chain (a warm redirect is mostly routing; npm run bench).
 export const lookupRoutes = new Hono<AppEnv>()
   .options("/*", preflight)
-  .on(["GET", "HEAD"], "/*", (c) => lookup(c, subjectOf(c.req.path)));
+  .on(["GET", "HEAD"], "/*", (c) => lookup(c, subjectOf(c.req.path)))
+  // A lookup (or asset) URL asked with another method: not "no such logo" (RFC 9110 §15.5.6).
+  .on(["POST", "PUT", "PATCH", "DELETE"], "/*", () => plainText("Method not allowed", 405, { Allow: "GET, HEAD, OPTIONS", ...ANY_ORIGIN }));
 
 /** Query parameters, each its first value, as the router's `c.req.query()` gives them. */
 function firstValues(search: string): Record<string, string> {

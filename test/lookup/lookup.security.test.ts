@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BASE, freshCompany, freshKey } from "./helpers";
+import { BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
 const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
   exports.default.fetch(`${BASE}${path}`, { redirect: "manual", headers, method });
@@ -53,6 +53,47 @@ describe("keys without allowed origins", () => {
     const preflight = await get(`/${domain}?token=${token}`, { Origin: "https://anyone.example" }, "OPTIONS");
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("a page's script", () => {
+  const page = { Origin: "https://anyone.example" };
+
+  it("may read the image a redirect leads to, and the asset route's refusals", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const redirect = await get(`/${domain}?token=${token}`, page);
+    expect(redirect.status).toBe(302);
+    // Browsers check CORS again on the answer a redirect leads to.
+    const image = await exports.default.fetch(new URL(redirect.headers.get("location")!, BASE), { headers: page });
+    expect(image.status).toBe(200);
+    expect(image.headers.get("access-control-allow-origin")).toBe("*");
+    const missing = await get("/assets/bm90LWEta2V5", page);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("may read the limits of a lookup answered with bytes, a miss or a refusal", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const exposed = (response: Response) => (response.headers.get("access-control-expose-headers") ?? "").split(/,\s*/);
+    const bytes = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}`, { headers: page });
+    expect(bytes.status).toBe(200);
+    expect(exposed(bytes)).toEqual(expect.arrayContaining(["X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]));
+    const miss = await get(`/no-such-company-${crypto.randomUUID().slice(0, 8)}.com?token=${token}`, page);
+    expect(miss.status).toBe(404);
+    expect(exposed(miss)).toContain("X-RateLimit-Remaining");
+  });
+
+  it("gets 405, not 404, for another method on a lookup or asset URL", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    for (const [path, method] of [[`/${domain}?token=${token}`, "POST"], [`/${domain}?token=${token}`, "DELETE"], ["/assets/bm90LWEta2V5", "PUT"]] as const) {
+      const response = await get(path, page, method);
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(await response.text()).toBe("Method not allowed");
+      expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    }
   });
 });
 
