@@ -23,6 +23,16 @@ export const originSchema = z.string().transform((value, ctx) => {
     ctx.addIssue({ code: "custom", message: `"${value}" must be an origin without a path, like https://example.com` });
     return z.NEVER;
   }
+  // The URL parser lets `*` and other characters no browser sends through: such an origin
+  // would be stored and then never match a page. Origins are compared exactly, one by one.
+  if (url.hostname.includes("*")) {
+    ctx.addIssue({ code: "custom", message: `"${value}": wildcards are not supported; list each origin, like https://app.example.com` });
+    return z.NEVER;
+  }
+  if (!/^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)$/.test(url.hostname)) {
+    ctx.addIssue({ code: "custom", message: `"${value}" has no valid host name` });
+    return z.NEVER;
+  }
   return url.origin;
 });
 

@@ -51,6 +51,10 @@ describe("createKey", () => {
     [{ allowedOrigins: ["not a url"] }, /not a URL/],
     [{ allowedOrigins: ["https://example.com/path"] }, /without a path/],
     [{ allowedOrigins: ["ftp://example.com"] }, /http\(s\) origin/],
+    // The URL parser accepts these hosts; no page ever has them as its origin.
+    [{ allowedOrigins: ["https://*.example.com"] }, /wildcards are not supported; list each origin/],
+    [{ allowedOrigins: ["https://exa mple.com"] }, /no valid host name|not a URL/],
+    [{ allowedOrigins: ["https://ex!ample.com"] }, /no valid host name/],
     [{ perMinute: 0 }, /perMinute/],
     [{ perMinute: 1.5 }, /perMinute/],
   ])("refuses %j", async (overrides, message) => {
@@ -61,6 +65,11 @@ describe("createKey", () => {
       expect(created.error.message).toMatch(message);
     }
     expect(await db.select().from(apiKeys).all()).toEqual([]);
+  });
+
+  it("keeps origins as browsers send them: IDN in punycode, IPv6, ports", async () => {
+    const created = await createKey(db, { accountId, type: "publishable", allowedOrigins: ["https://Bücher.example", "http://[::1]:8080", "https://app.example.com:8443/"] });
+    expect(created.ok && created.value.allowedOrigins).toEqual(["https://xn--bcher-kva.example", "http://[::1]:8080", "https://app.example.com:8443"]);
   });
 
   it("refuses origin restrictions and attribution on secret keys", async () => {
