@@ -155,7 +155,10 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   const take = (found: typeof rows) => {
     for (const row of found) {
       if (seen.has(row.companyId) || hits.length >= limit) continue;
-      if (row.indexed !== null) {
+      // The exact name, however it is spaced or punctuated ("mcdonalds", "coca cola" for
+      // McDonald's, Coca-Cola), is the name asked for, as the lookup by name reads it too.
+      const exactName = row.tier === TIER_NAMED && row.distant === 0;
+      if (row.indexed !== null && !exactName) {
         const tokens = indexedWords(row.indexed);
         if (!words.every((word) => tokens.some((token) => token.startsWith(word)))) continue;
       }
@@ -182,6 +185,7 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
   return db
     .select({
       tier: sql<number>`tier`,
+      distant: sql<number>`a`,
       companyId: sql<number>`companyId`,
       companyName: sql<string>`companyName`,
       domain: sql<string>`domain`,

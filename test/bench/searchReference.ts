@@ -38,12 +38,14 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
 
   // Every name of the range, in ranking order, a page at a time until enough pass the word check.
   for (let offset = 0; hits.length < limit; offset += PAGE) {
-    const rows = await db.all<CompanyMatch & { indexed: string }>(sql`
-      SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
+    const rows = await db.all<CompanyMatch & { indexed: string; exact: number }>(sql`
+      SELECT c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed,
+        c.name_key = ${key} AS exact
       FROM companies c JOIN company_domains d ON d.company_id = c.id AND d.is_primary = 1
       WHERE c.name_key >= ${key} AND c.name_key < ${`${key}\u{10FFFF}`}
       ORDER BY c.name_key <> ${key}, c.prominence DESC, c.id LIMIT ${PAGE} OFFSET ${offset}`);
-    for (const row of rows) if (passes(row.indexed)) add(row, "name");
+    // The exact name passes however it is spaced or punctuated.
+    for (const row of rows) if (row.exact === 1 || passes(row.indexed)) add(row, "name");
     if (rows.length < PAGE) break;
   }
   // Every full-text match and every company with a domain that starts with the query, by prominence.

@@ -76,8 +76,18 @@ describe("searchCompanies", () => {
     expect((await searchCompanies(db, "str", 5)).map((h) => h.companyName)).toEqual(["Stripe", "Stripe Bakery"]);
     expect((await searchCompanies(db, "FACEBOOK", 5)).map((h) => h.companyName)).toEqual(["Meta"]);
     expect((await searchCompanies(db, "coca-cola", 5)).map((h) => h.companyName)).toEqual(["Coca-Cola"]);
-    expect((await searchCompanies(db, "git hub docs", 5)).map((h) => h.companyName)).toEqual([]);
     expect((await searchCompanies(db, "github docs", 5)).map((h) => h.companyName)).toEqual(["GitHub Docs"]);
+    // A name that only starts with the query must match its words, as the full-text match would.
+    expect((await searchCompanies(db, "git hub do", 5)).map((h) => h.companyName)).toEqual([]);
+  });
+
+  it("finds the exact name however it is spaced or punctuated, as the lookup by name does", async () => {
+    await add("McDonald's", ["mcdonalds.com"]);
+    await add("T-Mobile", ["t-mobile.com"]);
+    for (const [query, name] of [["mcdonalds", "McDonald's"], ["cocacola", "Coca-Cola"], ["tmobile", "T-Mobile"], ["git hub docs", "GitHub Docs"]]) {
+      expect((await searchCompanies(db, query!, 5))[0]?.companyName, query).toBe(name);
+      expect((await findCompanyByName(db, query!))?.companyName, query).toBe(name);
+    }
   });
 
   it("ranks names by closeness before prominence: the exact name, then names that start with the query, then other matches", async () => {
