@@ -35,6 +35,12 @@ export interface CompanyLogoInput {
   sourceHash: string;
   /** Where a discovered logo came from and when it was fetched; a refetch of the same file updates only these. */
   provenance?: { sourceUrl: string; fetchedAt: Date } | undefined;
+  /**
+   * A company that already owns one of `domains` keeps its name, aliases, colour and
+   * prominence: the input only adds or replaces its logo. Discovery's name and colour are what
+   * a page says of itself, never better than what the catalogue holds.
+   */
+  keepCompany?: boolean | undefined;
 }
 
 export interface PreparedImage {
@@ -262,10 +268,11 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     const aliases = [...new Set([...(stored?.aliases ?? []), ...input.aliases])].filter((a) => a !== input.name);
     const companyChanged =
       !stored ||
-      stored.name !== input.name ||
-      JSON.stringify(stored.aliases) !== JSON.stringify(aliases) ||
-      (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
-      stored.prominence !== input.prominence;
+      (!input.keepCompany &&
+        (stored.name !== input.name ||
+          JSON.stringify(stored.aliases) !== JSON.stringify(aliases) ||
+          (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
+          stored.prominence !== input.prominence));
     const tickerMissing = input.ticker !== undefined && !tickerHolder;
     // Renditions made by an older renditions version are made again, as if the file had changed.
     const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditionsVersion < RENDITIONS_VERSION;

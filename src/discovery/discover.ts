@@ -74,18 +74,19 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
   const name = site.manifest?.name ?? site.page?.siteName ?? site.page?.applicationName ?? site.page?.title ?? domain;
   const report: DiscoveryReport = { domain, outcome: "nothing", page: site.pageUrl, name, brandColor, candidates: [] };
 
-  // Round one: what the page and manifest name; round two, only if that yields nothing usable: the well-known paths.
+  // Round one: what the page and manifest name; round two, only if that yields nothing usable
+  // (nothing, or only an icon under MIN_EDGE): the well-known paths the page did not name.
   const named = candidatesOf(site);
   const origin = site.pageUrl ?? `https://${domain}/`;
-  const wellKnown: Candidate[] = [
+  const wellKnown = ([
     { url: new URL("/favicon.ico", origin).href, from: "/favicon.ico", declaredSize: null, declaredType: null },
     { url: new URL("/apple-touch-icon.png", origin).href, from: "/apple-touch-icon.png", declaredSize: null, declaredType: null },
-  ];
+  ] satisfies Candidate[]).filter((candidate) => !named.some((c) => c.url === candidate.url));
   const examined = [...named];
   let winner = await bestOf(env, named, resolve);
-  if (!winner) {
+  if (!usable(winner)) {
     examined.push(...wellKnown);
-    winner = await bestOf(env, wellKnown, resolve);
+    winner = await bestOf(env, wellKnown, resolve, winner);
   }
   report.candidates = examined.map(({ decoded: _decoded, bytes: _bytes, ...shown }) => shown);
   if (!winner) {
@@ -110,6 +111,8 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
       sourceHash: await sha256Hex(bytes!),
       brandColor: brandColor ?? undefined,
       provenance: { sourceUrl: winner.url.startsWith("data:") ? `${site.pageUrl ?? origin} (inline data: URL)` : winner.url, fetchedAt: now },
+      // A page's title and theme colour name a new company; a catalogued one keeps its own.
+      keepCompany: true,
     },
     async () => ok(prepared),
     now,
@@ -145,7 +148,10 @@ async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
   // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
   const page = await readPage(fetched.bytes).catch(() => null);
   if (!page) return { pageUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
-  const base = resolveUrl(page.baseHref, fetched.url) ?? fetched.url;
+  // Browsers ignore a data: or javascript: base (HTML § 4.2.3, "set the frozen base URL"), and
+  // no other scheme but http(s) can resolve an icon's path: such a base leaves the page's URL.
+  const declaredBase = resolveUrl(page.baseHref, fetched.url);
+  const base = declaredBase && /^https?:/i.test(declaredBase) ? declaredBase : fetched.url;
   const manifestUrl = resolveUrl(page.manifestHref, base);
   let manifest: ManifestFacts | null = null;
   if (manifestUrl && !manifestUrl.startsWith("data:")) {
@@ -207,10 +213,13 @@ export function score(from: CandidateSource, icon: { width: number; height: numb
   return icon.vector || short >= MIN_EDGE ? base : base - 1_000_000;
 }
 
-/** Fetches and decodes candidates, best declared first, until one round gives a usable icon. */
-async function bestOf(env: DiscoveryEnv, candidates: Candidate[], resolve: ResolveMap): Promise<Candidate | null> {
-  let best: Candidate | null = null;
-  for (let start = 0; start < candidates.length && !best; start += FETCHED_PER_ROUND) {
+/** Whether the search can end: an icon under MIN_EDGE (a negative score) is kept only while nothing better turns up. */
+const usable = (best: Candidate | null) => best !== null && best.score! >= 0;
+
+/** Fetches and decodes candidates, best declared first, until one round gives a usable icon; the best so far stays in the running. */
+async function bestOf(env: DiscoveryEnv, candidates: Candidate[], resolve: ResolveMap, bestSoFar: Candidate | null = null): Promise<Candidate | null> {
+  let best = bestSoFar;
+  for (let start = 0; start < candidates.length && !usable(best); start += FETCHED_PER_ROUND) {
     const round = candidates.slice(start, start + FETCHED_PER_ROUND);
     await Promise.all(round.map((candidate) => examine(env, candidate, resolve)));
     for (const candidate of round) {

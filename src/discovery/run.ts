@@ -9,11 +9,15 @@ import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
  * One discovery of one registrable domain, as the coordinator runs it: nothing is fetched
  * when the domain is settled already (the catalogue has it, or its miss is remembered),
  * unless this is the 30-day refresh of a discovered logo. A site with nothing usable is
- * remembered for DISCOVERY_MISS_TTL_S.
+ * remembered for DISCOVERY_MISS_TTL_S; a discovery that failed (a bug, D1 or R2 down) for
+ * FAILED_MISS_TTL_S at most, so that lookups meanwhile do not each fetch the site again, yet
+ * the domain is tried again soon.
  */
 export type DiscoveryOutcome =
   | { status: "found"; companyId: number }
   | { status: "nothing"; reason: string; siteName: string | null; brandColor: string | null };
+
+const FAILED_MISS_TTL_S = 600;
 
 export async function runDiscovery(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryOutcome> {
   const db = createDb(env.DB);
@@ -23,7 +27,19 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
     const miss = await rememberedMiss(db, domain, now);
     if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor };
   }
-  const report = await discoverAndRecord(env, domain, options, now);
+  let report: DiscoveryReport;
+  try {
+    report = await discoverAndRecord(env, domain, options, now);
+  } catch (error) {
+    if (!options.refresh) {
+      const ttl = Math.min(FAILED_MISS_TTL_S, readVars(env).DISCOVERY_MISS_TTL_S);
+      await rememberMiss(db, domain, { reason: "discovery failed", siteName: null, brandColor: null }, ttl, now).catch((unremembered) =>
+        console.error(`discovery of ${domain}: its failure not remembered`, unremembered),
+      );
+    }
+    // The coordinator logs it and answers a miss.
+    throw error;
+  }
   if (report.outcome === "found") return { status: "found", companyId: report.chosen!.companyId };
   return { status: "nothing", reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
 }

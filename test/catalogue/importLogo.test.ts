@@ -134,6 +134,24 @@ describe("importCompanyLogo", () => {
     expect(await db.select().from(logos).all()).toHaveLength(2);
   });
 
+  it("with keepCompany, adds a logo to a known company and leaves its name, aliases, colour, prominence and search as they are", async () => {
+    const first = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    if (!first.ok) throw new Error(first.error.message);
+    const before = await db.select().from(companies).all();
+    const guessed = { name: "Welcome to our homepage", ticker: undefined, aliases: [], brandColor: "#00ff00", prominence: 0, sourceSet: "discovered", keepCompany: true };
+    const result = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["acme.com"] }, redPng), async () => ok(await preparedFrom(redPng)));
+    expect(result.ok && result.value).toMatchObject({ outcome: "created", companyId: first.value.companyId });
+    expect(await db.select().from(companies).all()).toEqual(before);
+    expect(await db.select().from(logos).all()).toHaveLength(2);
+    expect((await searchCompanies(db, "acme roc", 5)).map((hit) => hit.companyId)).toEqual([first.value.companyId]);
+    expect(await searchCompanies(db, "welcome", 5)).toEqual([]);
+
+    // A company the catalogue does not know yet is still made from the input.
+    const created = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["newco.com"] }, redPng), async () => ok(await preparedFrom(redPng)));
+    if (!created.ok) throw new Error(created.error.message);
+    expect(await db.query.companies.findFirst({ where: eq(companies.id, created.value.companyId) })).toMatchObject({ name: "Welcome to our homepage", brandColor: "#00ff00" });
+  });
+
   it("refuses a row whose domains belong to two companies, writing nothing", async () => {
     await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
     await importCompanyLogo(db, env.LOGOS, await input({ name: "Other", domains: ["other.com"], ticker: undefined }), async () =>

@@ -1,11 +1,14 @@
 import { createMessageBatch, getQueueResult, createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
+import { companies } from "../../schema";
+import { findCompanyByDomain, logosOfCompany, searchCompanies } from "../../src/catalogue/queries";
 import { discoverDomain } from "../../src/discovery/discover";
 import { parseResolve } from "../../src/discovery/fetcher";
 import worker from "../../src/index";
-import { db } from "../helpers/catalogue";
+import { darkLogo40x20 } from "../fixtures/images";
+import { addCompany, db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";
 import { claimSite, type FakeSite, ico, image, page, png, svg, text } from "./helpers";
 
@@ -119,6 +122,13 @@ describe("discovery on a miss: what the site offers", () => {
     expect((await firstLookup(site)).stored?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/static/img/mark.png` });
   });
 
+  it.each(["data:,", "javascript:void(0)", "mailto:web@example.com", "about:blank"])("ignores <base href=%s>, as browsers do, and still finds /favicon.ico", async (base) => {
+    const site = await claimSite({ "/": page(`<base href="${base}"><title>Based</title>`), "/favicon.ico": image(png(48, 48)) });
+    const { response, stored } = await firstLookup(site);
+    expect(response.status).toBe(302);
+    expect(stored?.logo).toMatchObject({ width: 48, sourceUrl: `https://${site.host}/favicon.ico` });
+  });
+
   it("handles protocol-relative and data: URLs, and prefers square marks to banners", async () => {
     const inline = `data:image/png;base64,${btoa(String.fromCharCode(...png(80, 80)))}`;
     const site = await claimSite({});
@@ -136,6 +146,17 @@ describe("discovery on a miss: what the site offers", () => {
     expect((await firstLookup(touch)).stored?.logo).toMatchObject({ width: 120, sourceUrl: `https://${touch.host}/apple-touch-icon.png` });
     const tiny = await claimSite({ "/": page('<link rel="icon" href="/16.png">'), "/16.png": image(png(16, 16)) });
     expect((await firstLookup(tiny)).stored?.logo).toMatchObject({ width: 16 });
+  });
+
+  it("looks further than a tiny linked favicon: the unlinked /apple-touch-icon.png wins", async () => {
+    const site = await claimSite({
+      "/": page('<link rel="icon" href="/favicon.ico">'),
+      "/favicon.ico": image(ico([{ bmp: { size: 16, rgba: [255, 0, 0, 255] } }]), "image/x-icon"),
+      "/apple-touch-icon.png": image(png(180, 180)),
+    });
+    expect((await firstLookup(site)).stored?.logo).toMatchObject({ width: 180, sourceUrl: `https://${site.host}/apple-touch-icon.png` });
+    // The favicon the page named is not fetched again as a well-known path.
+    expect((await site.requests()).filter((r) => r.path === "/favicon.ico")).toHaveLength(1);
   });
 });
 
@@ -194,6 +215,33 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect(after?.logo).toMatchObject({ id: before!.logo.id, width: 128, sourceUrl: `https://${site.host}/v2.png` });
     expect(after!.logo.fetchedAt!.getTime()).toBeGreaterThanOrEqual(before!.logo.fetchedAt!.getTime());
     expect(await env.LOGOS.head(before!.logo.masterKey)).toBeNull();
+  });
+
+  it("a discovery refresh of a catalogued company adds the discovered logo and leaves the company as the catalogue has it", async () => {
+    const site = await claimSite({});
+    const curated = await addCompany({ name: "Zyxwv Industries", domains: [site.host], prominence: 50, brandColor: "#00ff00" }, darkLogo40x20());
+    await site.set({
+      "/": page('<title>Welcome to our homepage | Best deals</title><meta name="theme-color" content="#ff0000"><link rel="icon" href="/i.png">'),
+      "/i.png": image(png(64, 64)),
+    });
+    const batch = createMessageBatch("logo-discovery", [{ id: "c1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["c1"]);
+
+    expect(await findCompanyByDomain(db, site.host)).toMatchObject({ companyId: curated.companyId, companyName: "Zyxwv Industries", brandColor: "#00ff00" });
+    expect(await db.select({ prominence: companies.prominence, aliases: companies.aliases }).from(companies).where(eq(companies.id, curated.companyId)).get()).toEqual({ prominence: 50, aliases: [] });
+    const hits = async (query: string) => (await searchCompanies(db, query, 10)).filter((hit) => hit.companyId === curated.companyId).map((hit) => hit.companyName);
+    expect(await hits("Zyxwv Industries")).toEqual(["Zyxwv Industries"]);
+    expect(await hits("zyx")).toEqual(["Zyxwv Industries"]);
+    expect(await hits("Welcome to our homepage")).toEqual([]);
+    const company = (await findCompanyByDomain(db, site.host))!;
+    expect((await logosOfCompany(db, company)).map((logo) => ({ sourceSet: logo.sourceSet, sourceUrl: logo.sourceUrl, width: logo.width }))).toEqual(
+      expect.arrayContaining([
+        { sourceSet: "test", sourceUrl: null, width: 40 },
+        { sourceSet: "discovered", sourceUrl: `https://${site.host}/i.png`, width: 64 },
+      ]),
+    );
   });
 
   it("serves a discovered logo older than 30 days as it is and has the queue fetch it again", async () => {
