@@ -8,7 +8,7 @@ import { type AppEnv, publicBase } from "../env";
 import { createKey } from "../keys/apiKeys";
 import { createDb, type Db } from "../lib/db";
 import { firstMessage } from "../lib/params";
-import { jsonError, jsonErrorHandler } from "../lib/responses";
+import { jsonError, jsonErrorHandler, retryLater } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { sameSiteOnly } from "../portal/sessions";
@@ -20,7 +20,7 @@ import { paidPlans, stripeSdk } from "./stripe";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
- * webhooks. Answers are JSON; errors are `{error: {code, message}}` like the portal's.
+ * webhooks. Answers are JSON; errors are `{"error": "<message>", "code": "<code>"}` like the portal's.
  */
 export const billing = new Hono<AppEnv>();
 billing.onError(jsonErrorHandler("Billing failed. Try again later"));
@@ -103,7 +103,7 @@ billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
   if (asked instanceof Response) return asked;
   const { db, caller, input } = asked;
   const session = await createCheckoutSession(c.env, db, caller.accountId, input.plan, publicBase(c.env, c.req.url));
-  if (!session.ok) return jsonError(c, session.error.code, session.error.message);
+  if (!session.ok) return jsonError(c, session.error.code, session.error.message, session.error.code === "unavailable" ? retryLater : {});
   c.header("Cache-Control", "no-store");
   return c.json(session.value);
 });
@@ -129,7 +129,8 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
   const state = await checkoutState(c.env, row);
-  if (state === "unavailable") return jsonError(c, "internal", STRIPE_UNAVAILABLE);
+  // Stripe not answering is an outage to wait out, as for checkout: 503 with Retry-After.
+  if (state === "unavailable") return jsonError(c, "unavailable", STRIPE_UNAVAILABLE, retryLater);
   if (state === "open") return jsonError(c, "conflict", "This checkout is not complete yet");
 
   // Claimed before the key exists: of two concurrent exchanges, one gets a key.
@@ -139,9 +140,15 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
     .where(and(eq(checkoutSessions.id, sessionId), isNull(checkoutSessions.exchangedAt)))
     .returning({ id: checkoutSessions.id });
   if (claimed.length === 0) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
-  const key = await createKey(db, { accountId: caller.accountId, type: "secret" });
+  // Without a key the claim is given back, whether createKey failed or threw (D1 refusing the
+  // insert): otherwise every retry would be told the credentials were already issued.
+  const unclaim = () => db.update(checkoutSessions).set({ exchangedAt: null }).where(eq(checkoutSessions.id, sessionId));
+  const key = await createKey(db, { accountId: caller.accountId, type: "secret" }).catch(async (error: unknown) => {
+    await unclaim();
+    throw error;
+  });
   if (!key.ok) {
-    await db.update(checkoutSessions).set({ exchangedAt: null }).where(eq(checkoutSessions.id, sessionId));
+    await unclaim();
     return jsonError(c, "internal", "Could not issue credentials. Try again");
   }
   const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } });

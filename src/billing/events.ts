@@ -18,6 +18,9 @@ import { planOfPrice } from "./stripe";
  *    < unpaid < canceled). A subscription Stripe has ended never comes back: once `canceled`
  *    (or `incomplete_expired`), later events about it change nothing; only another
  *    subscription can replace it;
+ *  - an account pays for one subscription at a time: while its current one is paying, events
+ *    about any other (an old subscription renewing or ending, a second checkout) change
+ *    nothing, so a plan bought and a plan left behind never overwrite each other;
  *  - `accounts.plan`, which every limiter reads, follows the billing row only when this very
  *    event wrote it.
  */
@@ -30,7 +33,7 @@ export const handledEvents = [
 ] as const;
 
 /** Statuses in which a subscription's plan applies; any other leaves the account on Free. */
-const PAYING = new Set(["active", "trialing", "past_due"]);
+export const payingStatuses: ReadonlySet<string> = new Set(["active", "trialing", "past_due"]);
 
 interface Change {
   accountId: string;
@@ -45,13 +48,21 @@ interface Change {
   checkoutSessionId?: string;
 }
 
-export type Applied = "applied" | "duplicate" | "stale" | "ignored";
+/**
+ * What became of an event: `stale` and `other_subscription` are recorded (a redelivery is a
+ * duplicate) without changing the account; `ignored` concerns none of ours and is not recorded.
+ */
+export type Applied = "applied" | "duplicate" | "stale" | "other_subscription" | "ignored";
 
 /** A subscription status's place in Stripe's lifecycle, as SQL: what breaks ties within a second. */
 const LIFECYCLE = (column: string) =>
   `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
 /** Statuses Stripe never moves a subscription out of. */
 const ENDED = (column: string) => `(${column} IN ('canceled', 'incomplete_expired'))`;
+/** The row's current subscription is paying and the event is about another one (or names none). */
+const OTHER_THAN_PAYING = (row: string, subscriptionId: string) =>
+  `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId}
+    AND ${row}.status IN (${[...payingStatuses].map((status) => `'${status}'`).join(", ")}))`;
 
 const paidPlan = z.enum(plans).exclude(["free"]);
 
@@ -150,7 +161,7 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
         customerId,
         subscriptionId: subscription.id,
         status,
-        plan: PAYING.has(status) && sold ? sold : "free",
+        plan: payingStatuses.has(status) && sold ? sold : "free",
         periodStart: item?.current_period_start ? item.current_period_start * 1000 : null,
         periodEnd: item?.current_period_end ? item.current_period_end * 1000 : null,
         cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
@@ -187,7 +198,13 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
   const d1 = db.$client;
   const unseen = "NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?1)";
   const statements = [
-    // Upsert the billing row, unless the event was seen or is older than the row.
+    // Read in the same transaction, before the upsert: whether the row pays for another
+    // subscription, which names the outcome if the upsert changes nothing.
+    d1
+      .prepare(`SELECT ${OTHER_THAN_PAYING("billing_accounts", "?2")} AS other FROM billing_accounts WHERE account_id = ?1`)
+      .bind(change.accountId, change.subscriptionId),
+    // Upsert the billing row, unless the event was seen, is older than the row, or is about
+    // another subscription than the paying one.
     d1
       .prepare(
         `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
@@ -202,6 +219,7 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
            cancel_at_period_end = excluded.cancel_at_period_end,
            state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
          WHERE NOT (${ENDED("billing_accounts.status")} AND billing_accounts.subscription_id IS excluded.subscription_id)
+           AND NOT ${OTHER_THAN_PAYING("billing_accounts", "excluded.subscription_id")}
            AND (billing_accounts.state_at < excluded.state_at
                 OR (billing_accounts.state_at = excluded.state_at
                     AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id
@@ -238,7 +256,8 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
   }
   statements.push(d1.prepare("INSERT INTO stripe_events (id, type, created, received_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (id) DO NOTHING").bind(event.id, event.type, event.created, now));
 
-  const results = await d1.batch(statements);
-  if (results.at(-1)?.meta.changes === 0) return "duplicate";
-  return results[0]?.meta.changes === 0 ? "stale" : "applied";
+  const [read, upsert, ...rest] = await d1.batch<{ other: number }>(statements);
+  if (rest.at(-1)?.meta.changes === 0) return "duplicate";
+  if (upsert?.meta.changes !== 0) return "applied";
+  return read?.results[0]?.other ? "other_subscription" : "stale";
 }

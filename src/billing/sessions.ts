@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
+import { payingStatuses } from "./events";
 import { callStripe, type PaidPlan, priceOf } from "./stripe";
 
 /**
@@ -18,7 +19,14 @@ export const returnPath = {
   billingPortal: "/portal/billing",
 };
 
-/** A Stripe Checkout Session in subscription mode for `plan`, recorded so its credentials can be collected once. */
+/** Where a paying customer changes plan: a second checkout would bill a second subscription beside the first. */
+const ALREADY_SUBSCRIBED = "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout";
+
+/**
+ * A Stripe Checkout Session in subscription mode for `plan`, recorded so its credentials can be
+ * collected once. Accounts whose subscription is paying are refused: plan changes go through the
+ * customer portal, which changes the one subscription instead of adding another.
+ */
 export async function createCheckoutSession(
   env: Env,
   db: Db,
@@ -29,9 +37,10 @@ export async function createCheckoutSession(
   const price = priceOf(env, plan);
   if (!price) return fail("invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
   const [existing, account] = await Promise.all([
-    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, accountId), columns: { stripeCustomerId: true } }),
+    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, accountId), columns: { stripeCustomerId: true, status: true } }),
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
   ]);
+  if (existing && payingStatuses.has(existing.status)) return fail("conflict", ALREADY_SUBSCRIBED);
   const session = await callStripe(env, "creating a checkout session", (stripe) =>
     stripe.checkout.sessions.create({
       mode: "subscription",

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { billingAccounts, checkoutSessions, plans } from "../../schema";
+import { payingStatuses } from "../billing/events";
 import { checkoutState, createBillingPortalSession, createCheckoutSession } from "../billing/sessions";
 import { type PaidPlan, paidPlans, priceOf } from "../billing/stripe";
 import { publicBase } from "../env";
@@ -17,6 +18,8 @@ import { field, signedIn, type WebEnv } from "./session";
  * The plan page: every plan with its limits and price (src/limits/plans.ts), "Upgrade"
  * through a Stripe Checkout Session, "Manage billing" through Stripe's customer portal for
  * accounts that have a Stripe customer, and what happened when Stripe sends the customer back.
+ * An account whose subscription is paying changes plan in the customer portal ("Change plan"),
+ * never through another checkout: that would bill a second subscription beside the first.
  */
 export const billingPages = new Hono<WebEnv>();
 
@@ -42,6 +45,7 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
   const current = props.account.plan;
   const rank = (plan: (typeof plans)[number]) => plans.indexOf(plan);
   const hasCustomer = !!props.subscription?.stripeCustomerId;
+  const subscribed = !!props.subscription && payingStatuses.has(props.subscription.status);
   return (
     <Page title="Plan" account={props.account} section="billing">
       <h1>Plan and billing</h1>
@@ -70,7 +74,7 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
           <form method="post" action="/portal/billing/manage">
             <div class="actions">
               <button type="submit">Manage billing</button>
-              <span class="hint">Card, invoices and cancellation, on Stripe.</span>
+              <span class="hint">Plan changes, card, invoices and cancellation, on Stripe.</span>
             </div>
           </form>
         )}
@@ -80,7 +84,9 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
         {plans.map((plan) => {
           const limits = planLimits[plan];
           const isCurrent = plan === current;
-          const canBuy = (props.purchasable as string[]).includes(plan) && rank(plan) > rank(current);
+          const upgrade = (props.purchasable as string[]).includes(plan) && rank(plan) > rank(current);
+          const canBuy = upgrade && !subscribed;
+          const canChange = upgrade && subscribed && hasCustomer;
           return (
             <section class={isCurrent ? "plan current" : "plan"} aria-labelledby={`plan-${plan}`}>
               <h3 id={`plan-${plan}`}>
@@ -102,7 +108,14 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
                   </button>
                 </form>
               )}
-              {!canBuy && !isCurrent && rank(plan) > rank(current) && <p class="hint">Contact us for this plan.</p>}
+              {canChange && (
+                <form method="post" action="/portal/billing/manage">
+                  <button type="submit" aria-label={`Change to ${planNames[plan]} in Stripe's customer portal`}>
+                    Change plan
+                  </button>
+                </form>
+              )}
+              {!upgrade && !isCurrent && rank(plan) > rank(current) && <p class="hint">Contact us for this plan.</p>}
             </section>
           );
         })}
@@ -111,7 +124,7 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
   );
 }
 
-async function billingPage(c: Context<WebEnv>, outcome?: Outcome, status: 200 | 400 | 404 | 503 | 500 = 200) {
+async function billingPage(c: Context<WebEnv>, outcome?: Outcome, status: 200 | 400 | 404 | 409 | 503 | 500 = 200) {
   const account = c.get("account");
   const db = createDb(c.env.DB);
   const subscription = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, account.id) });
@@ -139,9 +152,9 @@ billingPages.get("/portal/billing", signedIn, async (c) => {
   return billingPage(c, outcome);
 });
 
-const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 503 | 500] => {
+const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 409 | 503 | 500] => {
   const status = statusOf(code);
-  return [{ tone: "alert", message }, status === 400 || status === 404 || status === 503 ? status : 500];
+  return [{ tone: "alert", message }, status === 400 || status === 404 || status === 409 || status === 503 ? status : 500];
 };
 
 billingPages.post("/portal/billing/checkout", signedIn, async (c) => {

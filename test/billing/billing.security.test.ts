@@ -1,10 +1,11 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts, apiKeys, checkoutSessions, stripeEvents } from "../../schema";
 import { addAccount, addKey, db } from "../helpers/catalogue";
+import { fetchWith } from "../lookup/helpers";
 import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";
-import { api, completeAtStripe, deliver, event, signatureFor, subscription } from "./helpers";
+import { api, completeAtStripe, completedCheckout, deliver, event, signatureFor, subscription } from "./helpers";
 
 const planOf = async (id: string) => (await db.query.accounts.findFirst({ where: eq(accounts.id, id) }))!.plan;
 const errorOf = async (response: Response) => {
@@ -70,10 +71,105 @@ describe("token exchange", () => {
     expect((await db.select().from(apiKeys).where(eq(apiKeys.accountId, owner.id))).length).toBe(keysBefore + 1);
   });
 
+  it("a key that could not be stored leaves the checkout's credentials to collect on the next try", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    await completeAtStripe(id);
+
+    // D1 refuses the new key's row, the way it does when a write fails.
+    await env.DB.exec("CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'injected outage'); END");
+    const failed = await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get("retry-after")).toBe("5");
+
+    await env.DB.exec("DROP TRIGGER refuse_keys");
+    const retried = await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } });
+    expect(retried.status).toBe(200);
+    const { secretKey } = (await retried.json()) as { secretKey: string };
+    expect((await api("/apiaas/billing/status", { key: secretKey })).status).toBe(200);
+  });
+
+  it("Stripe out of reach is a 503 to retry, as for checkout", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    // Nothing listens on port 9 (discard): every call to Stripe fails to connect.
+    const unreachable = (path: string, body: unknown) =>
+      fetchWith({ STRIPE_API_BASE: "http://127.0.0.1:9" }, `https://logos.test${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+    for (const [path, body] of [
+      ["/apiaas/billing/checkout-session", { plan: "growth" }],
+      ["/apiaas/billing/token-exchange", { sessionId: id }],
+    ] as const) {
+      const response = await unreachable(path, body);
+      expect(response.status, path).toBe(503);
+      expect(response.headers.get("retry-after"), path).toBe("5");
+      expect(await errorOf(response)).toEqual({ code: "unavailable", message: "Billing is not available right now. Try again later" });
+    }
+  });
+
   it.each([[{}], [{ sessionId: "pi_123" }], [{ sessionId: "cs_test_unknown" }]])("%j is refused", async (body) => {
     const account = await addAccount();
     const response = await api("/apiaas/billing/token-exchange", { key: await addKey(account.id, { type: "secret" }), body });
     expect([400, 404]).toContain(response.status);
+  });
+});
+
+describe("one subscription per account", () => {
+  it("a paying account is sent to Manage billing instead of a second checkout; once it ended, it can buy again", async () => {
+    const account = await addAccount("free");
+    const key = await addKey(account.id, { type: "secret" });
+    const t = Math.floor(Date.now() / 1000);
+    for (const status of ["trialing", "active", "past_due"]) {
+      // Within one second, in lifecycle order: each applies.
+      await deliver(event("customer.subscription.updated", subscription(account.id, { status }), { created: t }));
+      const refused = await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } });
+      expect(refused.status, status).toBe(409);
+      expect(await errorOf(refused)).toEqual({
+        code: "conflict",
+        message: "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout",
+      });
+    }
+    expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.accountId, account.id))).toEqual([]);
+
+    await deliver(event("customer.subscription.deleted", subscription(account.id, { status: "canceled" }), { created: t + 1 }));
+    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } })).status).toBe(200);
+  });
+
+  it("events about another subscription never move the account off the one it pays for", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
+    // Launch stopped paying, and Growth was bought in its place while Stripe kept retrying Launch's invoice.
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_launch" }), { created: t }));
+    await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_launch", status: "unpaid" }), { created: t + 1 }));
+    expect(await planOf(account.id)).toBe("free");
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_growth", price: "price_growth_test" }), { created: t + 2 }));
+    expect(await planOf(account.id)).toBe("growth");
+
+    // Launch's invoice is paid at last, then Launch is cancelled; a checkout is left unpaid.
+    const unpaidCheckout = { ...completedCheckout(account.id, "cs_test_unpaid", "launch"), subscription: "sub_other", payment_status: "unpaid" };
+    const late = [
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_launch" }), { created: t + 3 }),
+      event("customer.subscription.deleted", subscription(account.id, { id: "sub_launch", status: "canceled" }), { created: t + 4 }),
+      event("checkout.session.completed", unpaidCheckout, { created: t + 5 }),
+    ];
+    for (const body of late) {
+      expect(await outcomeOf(deliver(body)), body.type).toBe("other_subscription");
+      expect(await planOf(account.id), body.type).toBe("growth");
+    }
+    // Recorded like any event: a redelivery is a duplicate.
+    expect(await outcomeOf(deliver(late[0]))).toBe("duplicate");
+    const status = (await (await api("/apiaas/billing/status", { key: await addKey(account.id, { type: "secret" }) })).json()) as { subscription: { status: string } };
+    expect(status.subscription.status).toBe("active");
+
+    // The subscription it pays for still moves it.
+    await deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_growth", price: "price_growth_test", status: "canceled" }), { created: t + 6 }));
+    expect(await planOf(account.id)).toBe("free");
   });
 });
 

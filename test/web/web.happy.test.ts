@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { apiKeys, billingAccounts } from "../../schema";
-import { sentToStripe } from "../billing/helpers";
+import { deliver, event, sentToStripe, subscription } from "../billing/helpers";
 import { db } from "../helpers/catalogue";
 import { freshCompany } from "../lookup/helpers";
 import { mcpAccount, tokensFor } from "../oauth/helpers";
@@ -175,6 +175,21 @@ describe("plan and billing", () => {
     expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("This checkout is not complete yet");
     await fetch(`${env.STRIPE_API_BASE}/_complete/${id}`, { method: "POST" });
     expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("Payment received. Your plan changes to Launch");
+  });
+
+  it("a paying account changes plan in Stripe's customer portal: Change plan instead of Upgrade", async () => {
+    const { browser } = await signedUp();
+    await deliver(event("customer.subscription.created", subscription(await accountIdOf(browser))));
+    const html = await (await browser.fetch("/portal/billing")).text();
+    const page = await textOf(new Response(html));
+    expect(page).toContain("Your plan: Launch");
+    expect(page).toContain("Manage billing Plan changes, card, invoices and cancellation, on Stripe.");
+    expect(page).not.toContain("Upgrade");
+    expect(html).not.toContain('action="/portal/billing/checkout"');
+    expect(html).toContain(`<form method="post" action="/portal/billing/manage"><button type="submit" aria-label="Change to Growth in Stripe&#39;s customer portal">`);
+    const change = await browser.postForm("/portal/billing/manage", {});
+    expect(change.status).toBe(303);
+    expect(change.headers.get("location")).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
   });
 
   it("Manage billing opens Stripe's customer portal for an account with a customer", async () => {
