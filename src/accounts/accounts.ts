@@ -37,18 +37,26 @@ export async function createAccount(db: Db, raw: z.input<typeof createAccountInp
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
   const { email, password, plan } = parsed.data;
 
-  const taken = await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } });
-  if (taken) return fail("conflict", `An account with email ${email} already exists`);
+  const emailTaken = async () => (await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } })) !== undefined;
+  const taken = fail("conflict", `An account with email ${email} already exists`);
+  if (await emailTaken()) return taken;
 
   const now = new Date();
   const id = crypto.randomUUID();
   const clientId = crypto.randomUUID();
   const passwordHash = await hashPassword(password);
   // One batch is one transaction in D1: never an account without its client.
-  await db.batch([
-    db.insert(accounts).values({ id, email, passwordHash, plan, createdAt: now, updatedAt: now }),
-    db.insert(apiClients).values({ id: clientId, accountId: id, name: "Default", createdAt: now }),
-  ]);
+  try {
+    await db.batch([
+      db.insert(accounts).values({ id, email, passwordHash, plan, createdAt: now, updatedAt: now }),
+      db.insert(apiClients).values({ id: clientId, accountId: id, name: "Default", createdAt: now }),
+    ]);
+  } catch (error) {
+    // A concurrent sign-up with the same email (a double-submitted form) got in while the
+    // password was hashed: UNIQUE on accounts.email refused this one, which is no outage.
+    if (await emailTaken()) return taken;
+    throw error;
+  }
   return ok({ id, email, plan, clientId, createdAt: now.toISOString() });
 }
 

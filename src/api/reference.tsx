@@ -85,7 +85,7 @@ export function ReferencePage(props: { document: OpenApiDocument }) {
           <h1>{document.info.title} <small>{document.info.version}</small></h1>
           <p>
             Every request carries a secret key as <code>Authorization: Bearer sk_…</code> (never in the URL) and counts as one
-            request of the key's lookup limits; answers are JSON, errors <code>{'{"error": {"code", "message"}}'}</code>. The
+            request of the key's lookup limits; answers are JSON, errors <code>{'{"error": "<message>", "code": "<code>"}'}</code>. The
             machine-readable document is <a href="/openapi.json">/openapi.json</a>.
           </p>
           {Object.entries(document.paths ?? {}).flatMap(([path, methods]) =>

@@ -9,7 +9,7 @@ import { clientAddress, currentSession, endBrowserSession, replaceSession, sameS
 
 /**
  * Portal sign-in (spec section 4): one login under three paths, whoami under two, logout.
- * Bodies are JSON or forms; answers are JSON; errors are {error: {code, message}}.
+ * Bodies are JSON or forms; answers are JSON; errors are `{"error": "<message>", "code": "<code>"}`.
  * The session cookie is HttpOnly, SameSite=Lax, Secure except on localhost, and carries an
  * opaque id that is replaced at every sign-in (no session fixation).
  */

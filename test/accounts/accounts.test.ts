@@ -31,6 +31,15 @@ describe("createAccount", () => {
     expect(again).toEqual({ ok: false, error: { code: "conflict", message: "An account with email dup@example.com already exists" } });
   });
 
+  it("refuses all but one of several concurrent sign-ups with the same email, as a conflict", async () => {
+    const created = await Promise.all(Array.from({ length: 4 }, () => createAccount(db, { email: "twice@example.com", password: "correct horse battery" })));
+    expect(created.filter((result) => result.ok)).toHaveLength(1);
+    expect(created.filter((result) => !result.ok)).toEqual(
+      Array.from({ length: 3 }, () => ({ ok: false, error: { code: "conflict", message: "An account with email twice@example.com already exists" } })),
+    );
+    expect(await db.select().from(accounts).all()).toHaveLength(1);
+  });
+
   it.each([
     [{ email: "not-an-email", password: "correct horse battery" }, /email/],
     [{ email: "short@example.com", password: "short" }, /at least 10/],

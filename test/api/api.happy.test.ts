@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { darkLogo40x20 } from "../fixtures/images";
 import { Company, CompanyHit, Usage } from "../../src/api/schemas";
 import { countMcpRequest } from "../../src/limits/mcpLimits";
+import { textOf } from "../web/helpers";
 import { rest, secretKeyFor, stripe } from "./helpers";
 
 describe("REST API with a secret key", () => {
@@ -93,6 +94,7 @@ describe("REST API with a secret key", () => {
     const html = await page.text();
     expect(html).toContain("/v1/companies/search");
     expect(html).toContain("Authorization: Bearer sk_");
+    expect(await textOf(new Response(html))).toContain('errors {"error": "<message>", "code": "<code>"}');
     expect(html).not.toContain("<script");
   });
 });

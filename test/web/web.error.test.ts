@@ -2,6 +2,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
 import { limiterNames } from "../../src/limits/rateLimiterClient";
+import { deliver, event, subscription } from "../billing/helpers";
 import { fetchWith, freshCompany } from "../lookup/helpers";
 import { spendSignIns } from "../oauth/helpers";
 import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
@@ -31,6 +32,15 @@ describe("sign-up refuses", () => {
     const again = await new Browser().postForm("/portal/signup", { email: email.toUpperCase(), password: PASSWORD });
     expect(again.status).toBe(409);
     expect(await textOf(again)).toContain("An account with this email already exists. Sign in instead.");
+  });
+
+  it("the same email posted several times at once: one account, the other posts told it exists", async () => {
+    const email = freshEmail();
+    const posts = await Promise.all(Array.from({ length: 8 }, () => new Browser().postForm("/portal/signup", { email, password: PASSWORD })));
+    expect(posts.map((response) => response.status).sort()).toEqual([303, 409, 409, 409, 409, 409, 409, 409]);
+    for (const refused of posts.filter((response) => response.status === 409)) {
+      expect(await textOf(refused)).toContain("An account with this email already exists. Sign in instead.");
+    }
   });
 
   it("everyone when SIGNUP is off", async () => {
@@ -143,6 +153,15 @@ describe("billing refuses", () => {
     const manage = await browser.postForm("/portal/billing/manage", {});
     expect(manage.status).toBe(404);
     expect(await textOf(manage)).toContain("upgrade to a paid plan first");
+  });
+
+  it("a second checkout for an account that pays for a subscription, pointing to Manage billing", async () => {
+    const { browser } = await signedUp();
+    const { account } = (await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } };
+    await deliver(event("customer.subscription.created", subscription(account.id)));
+    const response = await browser.postForm("/portal/billing/checkout", { plan: "growth" });
+    expect(response.status).toBe(409);
+    expect(await textOf(response)).toContain("This account already has a subscription: change its plan with Manage billing");
   });
 
   it("says so when Stripe refuses the call", async () => {
