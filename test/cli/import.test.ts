@@ -153,6 +153,19 @@ describe("npm run import", () => {
     expect(rows.find((c) => c.name === "Gamma")).toMatchObject({ aliases: ["Gamma Inc", "GMA"], brandColor: "#aa00ff" });
   });
 
+  it("skips a malformed CSV record, reporting its line, and imports the rows on either side of it", async () => {
+    writeFileSync(
+      join(dir, "stray-quote.csv"),
+      "name,domains,variant,image\n" + "Epsilon,epsilon.dev,icon,img/beta.png\n" + 'Zeta,"zeta.dev"x,icon,img/beta.png\n' + "Eta,eta.dev,icon,img/beta.png\n",
+    );
+    const result = await importManifest("stray-quote.csv");
+    expect(result.status).toBe(2);
+    expect(result.json()).toMatchObject({ rows: 3, created: 2, failed: 1, failures: [{ line: 3, error: expect.stringContaining("not valid CSV") }] });
+    const { companies: rows } = await snapshot();
+    expect(rows.map((c) => c.name)).toEqual(expect.arrayContaining(["Epsilon", "Eta"]));
+    expect(rows.map((c) => c.name)).not.toContain("Zeta");
+  });
+
   it("fails clearly, exiting 1, on a manifest it cannot read (missing: as a process)", async () => {
     const missing = await tool("import", [join(dir, "nope.jsonl")], state.dir);
     expect(missing.status).toBe(1);

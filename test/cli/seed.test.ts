@@ -61,6 +61,11 @@ describe("the curated brand mapping", () => {
     }
   });
 
+  it("writes each ticker as lookups and search find it: upper case, a share class after a dash or a dot", () => {
+    // The symbols src/lookup/lookup.ts (`/ticker/{t}`) and search accept; no spaces.
+    for (const brand of brands.filter((b) => b.ticker)) expect(brand.ticker, `${brand.file}:${brand.line}`).toMatch(/^[A-Z0-9.&-]{1,20}$/);
+  });
+
   it("overrides the choice of set only for a set the brand uses, and says why", () => {
     for (const brand of brands.filter((b) => b.prefer)) {
       for (const variant of ["icon", "full"] as const) {

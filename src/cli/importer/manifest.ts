@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { extname } from "node:path";
 import { createInterface } from "node:readline";
-import { parse as parseCsv } from "csv-parse";
+import { parse as parseCsv } from "csv-parse/sync";
 import { z } from "zod";
 import { logoVariants } from "../../../schema";
 import { normaliseDomain } from "../../lib/domain";
@@ -14,7 +14,7 @@ import { normaliseDomain } from "../../lib/domain";
  *   domains      required  one or more hosts, primary first (CSV: separated by `;`)
  *   variant      required  `full` (wordmark) or `icon`
  *   image        required  file path (relative to the manifest) or http(s) URL; SVG, PNG, JPEG, WebP, GIF
- *   ticker                 stock ticker, e.g. AAPL
+ *   ticker                 stock ticker, e.g. AAPL; a share class after a space takes a dash (VPLAY B → VPLAY-B)
  *   exchange               exchange of the ticker, e.g. NASDAQ
  *   aliases                other names (CSV: separated by `;`)
  *   brand_color            `#rrggbb`
@@ -62,7 +62,10 @@ export const manifestRowSchema = z.object({
     z
       .string()
       .regex(/^[A-Za-z0-9.&\- ]{1,20}$/, "ticker must be 1-20 letters, digits, dots, dashes, ampersands or spaces")
-      .transform((value) => value.toUpperCase())
+      // Lookups (`/ticker/{t}`) and search take no spaces, so a ticker stored with one could
+      // never be found. Exchanges that write a share class after a space (Nasdaq Nordic's
+      // "VOLV B") are looked up with a dash ("VOLV-B"), as the catalogue's other classes are.
+      .transform((value) => value.replace(/ +/g, "-").toUpperCase())
       .optional(),
   ),
   exchange: optionalText.pipe(
@@ -115,17 +118,10 @@ export function manifestFormat(path: string): "csv" | "jsonl" {
 /** Rows of a manifest with their line numbers, streamed; a row that fails validation comes with its reason. */
 export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
   if (manifestFormat(path) === "csv") {
-    const parser = createReadStream(path).pipe(
-      parseCsv({ columns: true, skip_empty_lines: true, trim: true, relax_column_count: true, info: true, bom: true }),
-    );
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      yield validate(info.lines, record);
-    }
+    yield* readCsv(path);
     return;
   }
-  let line = 0;
-  for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    line++;
+  for await (const { line, text } of manifestLines(path)) {
     if (text.trim() === "") continue;
     let raw: unknown;
     try {
@@ -136,4 +132,94 @@ export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
     }
     yield validate(line, raw);
   }
+}
+
+/** A manifest's lines, numbered from 1, without the byte-order mark some editors write before UTF-8. */
+async function* manifestLines(path: string): AsyncGenerator<{ line: number; text: string }> {
+  let line = 0;
+  for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+    line++;
+    yield { line, text: line === 1 ? text.replace(/^\uFEFF/, "") : text };
+  }
+}
+
+/** CSV records parsed at once; fewer would cost more per row, more would hold more rows back. */
+const CSV_CHUNK = 500;
+const csvOptions = { trim: true, relax_column_count: true } as const;
+
+/**
+ * CSV rows, a malformed record reported at its line like any bad row. csv-parse cannot skip
+ * one on its own: after a stray quote (`"Acme"x`) it reads on inside a quoted field, taking
+ * every later row with it. Records are therefore cut first, by their quotes, and a chunk of
+ * them that csv-parse refuses is parsed again one record at a time.
+ */
+async function* readCsv(path: string): AsyncGenerator<ParsedLine> {
+  let columns: string[] | undefined;
+  let chunk: CsvRecord[] = [];
+  for await (const record of csvRecords(path)) {
+    if (!columns) {
+      columns = csvHeader(record);
+      continue;
+    }
+    chunk.push(record);
+    if (chunk.length < CSV_CHUNK) continue;
+    yield* parseCsvRecords(chunk, columns);
+    chunk = [];
+  }
+  if (columns) yield* parseCsvRecords(chunk, columns);
+}
+
+interface CsvRecord {
+  /** The line the record starts on. */
+  line: number;
+  text: string;
+}
+
+/** Non-blank records: a line break inside a quoted field (an odd count of quotes so far) continues the record. */
+async function* csvRecords(path: string): AsyncGenerator<CsvRecord> {
+  let record: CsvRecord | undefined;
+  let quotes = 0;
+  for await (const { line, text } of manifestLines(path)) {
+    if (record) record.text += `\n${text}`;
+    else if (text.trim() === "") continue;
+    else record = { line, text };
+    for (let at = text.indexOf('"'); at !== -1; at = text.indexOf('"', at + 1)) quotes++;
+    if (quotes % 2 === 1) continue;
+    yield record;
+    record = undefined;
+    quotes = 0;
+  }
+  if (record) yield record;
+}
+
+function csvHeader({ line, text }: CsvRecord): string[] {
+  try {
+    return (parseCsv(text, csvOptions) as string[][])[0]!;
+  } catch (error) {
+    throw new Error(`line ${line}: the header row is ${csvProblem(error)}`);
+  }
+}
+
+function parseCsvRecords(records: CsvRecord[], columns: string[]): ParsedLine[] {
+  try {
+    const rows = parseCsv(records.map((r) => r.text).join("\n"), { ...csvOptions, columns }) as Record<string, string>[];
+    if (rows.length === records.length) return rows.map((row, index) => validate(records[index]!.line, row));
+  } catch {
+    // One of them is malformed: find which.
+  }
+  return records.map(({ line, text }): ParsedLine => {
+    try {
+      return validate(line, (parseCsv(text, { ...csvOptions, columns }) as Record<string, string>[])[0]);
+    } catch (error) {
+      return { line, ok: false, error: csvProblem(error) };
+    }
+  });
+}
+
+/** What is wrong with a record csv-parse refused; its own message counts lines from the record, not the file. */
+function csvProblem(error: unknown): string {
+  const code = (error as { code?: string }).code ?? "";
+  if (code === "CSV_QUOTE_NOT_CLOSED") return "not valid CSV: a quoted field is never closed";
+  if (code.includes("QUOTE")) return 'not valid CSV: a quoted field must be the whole field (a quote inside one is written "")';
+  return "not valid CSV";
 }
