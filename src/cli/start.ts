@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { logos } from "../../schema";
 import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
-import { ensureDemoAccount } from "./start/demo";
+import { demoPassword, ensureDemoAccount } from "./start/demo";
 import { localSigningSecret, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
 import { seedBesideTheServer } from "./start/seeding";
@@ -24,10 +24,25 @@ const port = process.env.PORT ?? "8787";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
+/** A start that cannot go on says why in one line: a stack trace would bury it. */
+function stop(message: string): never {
+  log(`npm start: ${message}`);
+  process.exit(1);
+}
+
+/** A step before the server starts; one that throws (storage, wrangler.toml) stops the start. */
+async function step<T>(job: () => T | Promise<T>): Promise<T> {
+  try {
+    return await job();
+  } catch (error) {
+    stop((error as Error).message);
+  }
+}
+
 function run(args: string[]) {
   // CI=true: wrangler answers its own confirmation prompts instead of waiting for a terminal.
   const result = spawnSync(wrangler, args, { cwd: projectRoot, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, CI: "true" } });
-  if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed`);
+  if (result.status !== 0) stop(`wrangler ${args.join(" ")} failed${result.error ? `: ${result.error.message}` : " (its output is above)"}`);
 }
 
 async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
@@ -39,16 +54,25 @@ async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
   }
 }
 
+// Checked before anything is started or written.
+const password = demoPassword();
+if (!password.ok) stop(password.error.message);
+
 log("Applying migrations to the local database…");
 run(["d1", "migrations", "apply", "DB", "--local"]);
 
 // Written when a seeding finishes; a catalogue that has logos but no mark was interrupted.
 const seededMark = join(projectRoot, ".wrangler", "state", "seeded");
 const seeding = !existsSync(seededMark);
-const { demo, resuming } = await withPlatform(async (db) => ({
-  demo: await ensureDemoAccount(db),
-  resuming: seeding && (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
-}));
+const prepared = await step(() =>
+  withPlatform(async (db) => ({
+    demo: await ensureDemoAccount(db, password.value),
+    resuming: seeding && (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
+  })),
+);
+if (!prepared.demo.ok) stop(prepared.demo.error.message);
+const { resuming } = prepared;
+const demo = prepared.demo.value;
 const base = `http://localhost:${port}`;
 const example = `${base}/${EXAMPLE_DOMAIN}?token=${demo.publishableKey}`;
 // A lookup made before its company is written is remembered as a miss for a minute, so on a
@@ -66,7 +90,7 @@ Logo lookup is starting at ${base}
 `);
 
 const devVars = join(projectRoot, ".dev.vars");
-const envFile = writeOverrides(projectRoot, { ...process.env, ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env"));
+const envFile = await step(() => writeOverrides(projectRoot, { ...process.env, ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env")));
 const envFileArgs = envFile ? [...(existsSync(devVars) ? ["--env-file", devVars] : []), "--env-file", envFile] : [];
 const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });
 
@@ -88,6 +112,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     dev.kill(signal);
   });
 }
+dev.on("error", (error) => {
+  seeder?.stop();
+  stop(`wrangler dev could not start: ${error.message}`);
+});
 dev.on("exit", (code) => {
   seeder?.stop();
   process.exit(code ?? 0);

@@ -1,7 +1,9 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { accounts, apiKeys } from "../../../schema";
-import { createAccount } from "../../accounts/accounts";
+import { createAccount, passwordSchema } from "../../accounts/accounts";
+import { hashPassword, verifyPassword } from "../../accounts/passwords";
 import type { Db } from "../../lib/db";
+import { fail, ok, type Result } from "../../lib/errors";
 import { createKey } from "../../keys/apiKeys";
 
 export const DEMO_EMAIL = "demo@example.com";
@@ -16,24 +18,39 @@ export interface DemoCredentials {
   secretKey: string;
 }
 
+/** DEMO_PASSWORD, or the default; held to the rules of any account's password before anything starts. */
+export function demoPassword(env: Record<string, string | undefined> = process.env): Result<string> {
+  const password = env.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD;
+  const checked = passwordSchema.safeParse(password);
+  return checked.success ? ok(password) : fail("invalid_argument", `DEMO_PASSWORD ${checked.error.issues[0]!.message}`);
+}
+
 /**
- * Makes sure the local demo account exists and gives it a fresh publishable and secret key.
- * Keys are stored only as hashes, so the ones printed last time cannot be shown again: each
- * start revokes the previous demo keys and issues new ones.
+ * Makes sure the local demo account exists with `password` and gives it a fresh publishable
+ * and secret key. Keys are stored only as hashes, so the ones printed last time cannot be
+ * shown again: each start revokes the previous demo keys and issues new ones. The password
+ * is printed too, so it must be the one that signs in: an account made with another one (the
+ * default, or an earlier DEMO_PASSWORD) is given this one.
  */
-export async function ensureDemoAccount(db: Db, password = process.env.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD): Promise<DemoCredentials> {
-  let account = await db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL), columns: { id: true } });
+export async function ensureDemoAccount(db: Db, password: string): Promise<Result<DemoCredentials>> {
+  const account = await db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL), columns: { id: true, passwordHash: true } });
+  let accountId: string;
   if (!account) {
     const created = await createAccount(db, { email: DEMO_EMAIL, password, plan: "growth" });
-    if (!created.ok) throw new Error(`demo account: ${created.error.message}`);
-    account = { id: created.value.id };
+    if (!created.ok) return fail(created.error.code, `demo account: ${created.error.message}`);
+    accountId = created.value.id;
+  } else {
+    accountId = account.id;
+    if (!(await verifyPassword(password, account.passwordHash))) {
+      await db.update(accounts).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(accounts.id, accountId));
+    }
   }
   await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.accountId, account.id), isNull(apiKeys.revokedAt)));
-  const publishable = await createKey(db, { accountId: account.id, type: "publishable" });
-  const secret = await createKey(db, { accountId: account.id, type: "secret" });
-  if (!publishable.ok || !secret.ok) throw new Error("demo keys could not be created");
-  return { accountId: account.id, email: DEMO_EMAIL, password, publishableKey: publishable.value.key, secretKey: secret.value.key };
+    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+  const publishable = await createKey(db, { accountId, type: "publishable" });
+  const secret = await createKey(db, { accountId, type: "secret" });
+  if (!publishable.ok || !secret.ok) return fail("internal", "demo keys could not be created");
+  return ok({ accountId, email: DEMO_EMAIL, password, publishableKey: publishable.value.key, secretKey: secret.value.key });
 }
