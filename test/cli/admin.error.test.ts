@@ -42,6 +42,9 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     [["key", "revoke", "--key", `sk_${"Z".repeat(32)}`], /No such key/],
     [["key", "create", "--bogus"], /Unknown option/],
     [["account", "delete"], /unknown command/],
+    // Named by its word, whatever options follow and in whichever order: parsed as options.
+    [["discover", "--remote", "--domain", "acme.com", "--bogus"], /Unknown option '--bogus'/],
+    [["discover", "--domain=acme.com", "extra"], /unexpected argument "extra"/],
     [[], /usage/],
   ])("%j", async (args, message) => {
     const before = await counts();

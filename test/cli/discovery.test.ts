@@ -49,7 +49,7 @@ describe("npm run admin: discovery", () => {
     };
     await fetch(`${control}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
 
-    const discovered = await admin("discover", "--domain", `WWW.${host.toUpperCase()}`);
+    const discovered = await admin("discover", `--domain=WWW.${host.toUpperCase()}`);
     expect(discovered.stderr).toBe("");
     expect(discovered.status).toBe(0);
     const report = discovered.json();

@@ -22,11 +22,10 @@ function domainJob(args: string[]) {
 
 // Typed where they are registered (./commands.ts), which this file does not import.
 export const discoveryCommands = {
-  // Commands are named by their first two words; this one's second word is its option.
-  "discover --domain": {
+  discover: {
     usage: "discover --domain D",
     parse(args: string[]) {
-      const { storage, domain } = domainJob(["--domain", ...args]);
+      const { storage, domain } = domainJob(args);
       return { storage, run: () => askDiscoveryWorker(storage, "/discover", { domain }) };
     },
   },

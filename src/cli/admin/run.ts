@@ -1,7 +1,7 @@
 import { statusOf } from "../../lib/errors";
 import { type CommandIo, processIo, UsageError } from "../args";
 import { openPlatform, type Platform, type PlatformOptions } from "../platform";
-import { commands } from "./commands";
+import { type Command, commands } from "./commands";
 
 export const adminUsage = `usage: npm run admin -- <command> [--remote] [--persist-to DIR]\n${Object.values(commands)
   .map((c) => `  ${c.usage}`)
@@ -22,11 +22,12 @@ export async function runAdmin(
     io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
     return exitCode;
   };
-  const [noun, verb, ...rest] = argv;
-  const command = commands[`${noun} ${verb}`];
-  if (!command) {
-    return failWith("invalid_argument", noun ? `unknown command "${[noun, verb].filter(Boolean).join(" ")}"\n${adminUsage}` : adminUsage, 2);
+  const named = commandOf(argv);
+  if (!named) {
+    const words = argv.slice(0, 2).filter((arg) => !arg.startsWith("-"));
+    return failWith("invalid_argument", words.length > 0 ? `unknown command "${words.join(" ")}"\n${adminUsage}` : adminUsage, 2);
   }
+  const { command, rest } = named;
   try {
     const job = command.parse(rest);
     const platform = await open(job.storage);
@@ -42,4 +43,13 @@ export async function runAdmin(
     if (error instanceof UsageError) return failWith("invalid_argument", `${error.message}\nusage: npm run admin -- ${command.usage}`, 2);
     return failWith("internal", (error as Error).message, 1);
   }
+}
+
+/** The command named by argv's first words ("key create", "discover"), and the arguments after them. */
+function commandOf(argv: string[]): { command: Command; rest: string[] } | undefined {
+  for (const [name, command] of Object.entries(commands)) {
+    const words = name.split(" ");
+    if (words.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(words.length) };
+  }
+  return undefined;
 }
