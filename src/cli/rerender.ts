@@ -19,7 +19,7 @@ import type { Logo } from "../images/keys";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { Db } from "../lib/db";
 import { parseCommandLine, storageOptions, UsageError } from "./args";
-import { prepareLogo } from "./importer/prepare";
+import { prepareOriginal } from "./importer/prepare";
 import { openPlatform } from "./platform";
 
 const BATCH = 50;
@@ -45,7 +45,7 @@ async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (
     try {
       const original = await bucket.get(logo.originalKey);
       if (!original) return fail(logo.id, `original ${logo.originalKey} is missing`);
-      const prepared = await prepareLogo(new Uint8Array(await original.arrayBuffer()));
+      const prepared = await prepareOriginal(logo.format, new Uint8Array(await original.arrayBuffer()));
       if (!prepared.ok) return fail(logo.id, prepared.error);
       const result = await replaceLogoImage(db, bucket, logo, prepared.logo);
       if (result.ok) report[result.value === "unchanged" ? "unchanged" : "updated"]++;

@@ -1,13 +1,15 @@
 import { eq } from "drizzle-orm";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logos } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
 import { prepareLogo } from "../../src/cli/importer/prepare";
-import { LEGACY_RENDITIONS, logoObjectKeys, renditionKey } from "../../src/images/keys";
+import { LEGACY_RENDITIONS, type Logo, logoObjectKeys, renditionKey } from "../../src/images/keys";
 import { sha256Hex } from "../../src/lib/encoding";
 import { ok } from "../../src/lib/errors";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
+import type { Platform } from "../../src/cli/platform";
 import { freshState, tool, withPlatform } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
@@ -28,14 +30,41 @@ beforeAll(async () => {
       if (!written.ok) throw new Error(written.error.message);
     }
     for (const logo of await logosInIdOrder(db)) {
-      await bucket.delete(logoObjectKeys(logo).filter((key) => key !== logo.masterKey && key !== logo.originalKey));
-      for (const legacy of ["grey", "inverted"]) await bucket.put(`${logo.masterKey.slice(0, -4)}.${legacy}.png`, new Uint8Array([1]));
-      await db.update(logos).set({ renditions: LEGACY_RENDITIONS }).where(eq(logos.id, logo.id));
+      await asLegacy(db, bucket, logo);
       if (logo.masterKey.includes("gone.com")) await bucket.delete(logo.originalKey);
     }
   });
 });
 afterAll(() => state.cleanup());
+
+/** A logo's objects and row as the previous renditions version left them. */
+async function asLegacy(db: Platform["db"], bucket: R2Bucket, logo: Logo) {
+  await bucket.delete(logoObjectKeys(logo).filter((key) => key !== logo.masterKey && key !== logo.originalKey));
+  for (const legacy of ["grey", "inverted"]) await bucket.put(`${logo.masterKey.slice(0, -4)}.${legacy}.png`, new Uint8Array([1]));
+  await db.update(logos).set({ renditions: LEGACY_RENDITIONS }).where(eq(logos.id, logo.id));
+}
+
+/** A favicon.ico as most sites have one: one 32-bit DIB entry, bottom-up, twice as tall for its AND mask. */
+function bmpIco(size: number, [r, g, b]: [number, number, number]): Uint8Array {
+  const dib = new Uint8Array(40 + size * size * 4 + Math.ceil(size / 32) * 4 * size);
+  const header = new DataView(dib.buffer);
+  header.setUint32(0, 40, true);
+  header.setInt32(4, size, true);
+  header.setInt32(8, size * 2, true);
+  header.setUint16(12, 1, true);
+  header.setUint16(14, 32, true);
+  for (let i = 0; i < size * size; i++) dib.set([b, g, r, 255], 40 + i * 4);
+  const ico = new Uint8Array(22 + dib.length);
+  const directory = new DataView(ico.buffer);
+  directory.setUint16(2, 1, true);
+  directory.setUint16(4, 1, true);
+  ico[6] = ico[7] = size;
+  directory.setUint16(12, 32, true);
+  directory.setUint32(14, dib.length, true);
+  directory.setUint32(18, 22, true);
+  ico.set(dib, 22);
+  return ico;
+}
 
 const snapshot = () =>
   withPlatform(state.dir, async ({ db, bucket }) => ({
@@ -64,6 +93,41 @@ describe("npm run rerender", () => {
     const second = await tool("rerender", [], state.dir);
     expect(second.json()).toMatchObject({ logos: 1, updated: 0, failed: 1 });
     expect(await snapshot()).toEqual(after);
+  });
+
+  it("re-renders discovered ICO and AVIF logos, which the importer does not take, keeping their originals", async () => {
+    const colour: [number, number, number] = [0x1a, 0x1f, 0x71];
+    const originals = {
+      ico: bmpIco(32, colour),
+      avif: new Uint8Array(await sharp({ create: { width: 64, height: 32, channels: 3, background: "#1a1f71" } }).avif().toBuffer()),
+    };
+    // As discovery stores them: the file as it came, a PNG master of its pixels.
+    await withPlatform(state.dir, async ({ db, bucket }) => {
+      for (const [format, original] of Object.entries(originals)) {
+        const { width, height } = format === "ico" ? { width: 32, height: 32 } : { width: 64, height: 32 };
+        const pixels = await sharp({ create: { width, height, channels: 4, background: { r: colour[0], g: colour[1], b: colour[2], alpha: 1 } } }).png().toBuffer();
+        const prepared = await prepareLogo(new Uint8Array(pixels));
+        if (!prepared.ok) throw new Error(prepared.error);
+        const input: CompanyLogoInput = { name: format, domains: [`${format}-icon.com`], aliases: [], prominence: 0, variant: "icon", sourceSet: "discovered", licence: "unknown", sourceHash: await sha256Hex(original) };
+        const written = await importCompanyLogo(db, bucket, input, async () => ok({ ...prepared.logo, format, original }));
+        if (!written.ok) throw new Error(written.error.message);
+        await asLegacy(db, bucket, (await logosInIdOrder(db)).find((l) => l.id === written.value.logoId)!);
+      }
+    });
+
+    const result = await tool("rerender", [], state.dir);
+    expect(result.json()).toMatchObject({ logos: 3, updated: 2, failed: 1, failures: [{ error: expect.stringMatching(/^original .* is missing$/) }] });
+    await withPlatform(state.dir, async ({ db, bucket }) => {
+      for (const [format, original] of Object.entries(originals)) {
+        const logo = (await logosInIdOrder(db)).find((l) => l.masterKey.includes(`${format}-icon.com`))!;
+        expect(logo).toMatchObject({ format, renditions: { version: RENDITIONS_VERSION } });
+        expect(logo.originalKey).toMatch(new RegExp(`\\.original\\.${format}$`));
+        expect(new Uint8Array(await (await bucket.get(logo.originalKey))!.arrayBuffer())).toEqual(original);
+        const master = await sharp(new Uint8Array(await (await bucket.get(logo.masterKey))!.arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+        expect(master.info).toMatchObject(format === "ico" ? { width: 32, height: 32 } : { width: 64, height: 32 });
+        if (format === "ico") expect([...master.data.subarray(0, 3)]).toEqual(colour);
+      }
+    });
   });
 
 });
