@@ -42,6 +42,7 @@ describe("GET /licences", () => {
 
   it("serves nothing but GET", async () => {
     const response = await exports.default.fetch("https://logos.test/licences", { method: "POST" });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 });
