@@ -183,6 +183,8 @@ interface WritePlan {
   decisions: Decision[];
   statements: BatchItem<"sqlite">[];
   logos: LogoState[];
+  /** A logo row as the batch writes it, by its indexed slot: whether the batch was applied (rowsWritten). */
+  witness?: SQL | undefined;
 }
 
 const logoSlot = (variant: string, sourceSet: string) => `${variant} ${sourceSet}`;
@@ -381,6 +383,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         logo!.keys = put.objectKeys;
         // An image replaced again within this write is never put at all.
         logo!.put = put;
+        plan.witness ??= and(eq(logos.companyId, companyRef), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet), eq(logos.updatedAt, now));
       }
       if (!plan.logos.includes(logo!)) plan.logos.push(logo!);
     }
@@ -415,7 +418,7 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
   try {
     results = await db.batch(plan.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
-    await deleteAll(bucket, newKeys()).catch(() => undefined);
+    if (!plan.witness || !(await rowsWritten(db, plan.witness))) await deleteAll(bucket, newKeys()).catch(() => undefined);
     return fail("internal", `catalogue write failed: ${rootCause(error)}`);
   }
 
@@ -432,6 +435,22 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
   const replaced = plan.logos.flatMap((logo) => logo.storedKeys.filter((key) => !logo.keys.includes(key)));
   await deleteAll(bucket, replaced);
   return ok(true);
+}
+
+/**
+ * Whether a write that reported an error was applied all the same: over a remote connection
+ * D1 can apply a batch and the answer be lost. Its new objects must then stay, or its rows
+ * would name deleted objects, and a retry, finding the rows unchanged, would not put them
+ * again. A batch is one transaction, so one row it writes tells, found by its indexed slot and
+ * the write's own `updated_at`. When even that cannot be read, the objects stay: an orphan
+ * costs storage, a missing object breaks a logo.
+ */
+async function rowsWritten(db: CatalogueDb, row: SQL | undefined): Promise<boolean> {
+  try {
+    return (await db.select({ id: logos.id }).from(logos).where(row).limit(1)).length > 0;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -462,7 +481,7 @@ export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, log
       return fail("conflict", `logo ${logo.id} changed while it was re-rendered`);
     }
   } catch (error) {
-    await unwind();
+    if (!(await rowsWritten(db, and(eq(logos.id, logo.id), eq(logos.updatedAt, now))))) await unwind();
     return fail("internal", `catalogue write failed: ${rootCause(error)}`);
   }
   await deleteAll(bucket, logoObjectKeys(logo).filter((key) => !kept.includes(key)));

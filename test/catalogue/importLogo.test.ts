@@ -192,6 +192,31 @@ describe("importCompanyLogo", () => {
     expect(await objectKeys()).toEqual([]);
   });
 
+  it("keeps the objects of a write that was applied although its answer was lost, so the logo is whole", async () => {
+    // Over a remote connection D1 can apply a batch and the answer never arrive: here the
+    // write's batch (the second, after the one that reads the catalogue).
+    let batches = 0;
+    const lost = new Proxy(db, {
+      get: (target, name, receiver) =>
+        name === "batch"
+          ? async (statements: Parameters<typeof db.batch>[0]) => {
+              const results = await target.batch(statements);
+              if (++batches === 2) throw new Error("network connection lost");
+              return results;
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const result = await importCompanyLogo(lost, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    expect(result.ok).toBe(false);
+    const [row] = await db.select().from(logos).all();
+    const logo = (await findLogo(db, row!.id))!.logo;
+    expect(await objectKeys()).toEqual(logoObjectKeys(logo).sort());
+    // The retry finds the rows as written and leaves them, objects included.
+    const again = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    expect(again.ok && again.value.outcome).toBe("unchanged");
+    expect(await objectKeys()).toEqual(logoObjectKeys(logo).sort());
+  });
+
   it.each([
     ["a source hash", { sourceHash: "Not-A-Digest" }, {}],
     ["a content hash in capitals", {}, { contentHash: "AB".repeat(32) }],

@@ -21,8 +21,10 @@ export interface ImportReport {
  * size and modification time) into the same storage starts after that line. An import that
  * finishes removes its checkpoint, so importing again re-checks every row (and changes nothing
  * that is unchanged). Rows past the checkpoint that were written just before an interruption
- * are found unchanged and skipped; their objects, content-addressed, are put again under the
- * same keys, so an interruption between objects and rows leaves nothing orphaned.
+ * are found unchanged and skipped: their objects were put before them. Rows an interruption
+ * kept from being written are written then, their content-addressed objects put again under
+ * the same keys, so an interruption between objects and rows leaves nothing orphaned. (A
+ * batch applied whose answer was lost keeps its objects too: importLogo's rowsWritten.)
  */
 export interface Checkpoint {
   line: number;
