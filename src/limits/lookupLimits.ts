@@ -22,9 +22,13 @@ import { type WindowUsage, windowUsage } from "./usage";
  * an isolate takes requests from the object in batches (RateLimiter.lease, up to LEASE_SIZE
  * and at most 1/64 of what is left) and spends them
  * without asking again until the batch is gone or the minute is over; the unspent rest of an
- * old batch goes back to the month's count. Leased requests are counted when granted, so a
- * key is never admitted past its limit; batches shrink to single requests within 64 requests
- * of the limit, so the last ones are counted one by one.
+ * old batch goes back to the month's count when the isolate next leases. Leased requests are
+ * counted when granted, so a key is never admitted past its limit; batches shrink to single
+ * requests within 64 requests of the limit, so the last ones are counted one by one. An
+ * isolate that is evicted, or never serves the key again, gives nothing back, so its batches
+ * start at one request and each is twice what the isolate served of the key in the minute so
+ * far (or, the minute's first, in its last minute): a key served sparsely, by many isolates,
+ * is counted as it is used, and a busy one reaches LEASE_SIZE within eight batches.
  *
  * Remaining counts (X-RateLimit-Remaining) are exact for a key served by one isolate from one
  * shard and an estimate otherwise.
@@ -67,6 +71,8 @@ interface Lease {
   windows: LimitWindow[];
   grantedAt: number;
   minute: number;
+  /** Requests granted in its minute (the leases of a minute merge), and of those not yet spent. */
+  granted: number;
   tokens: number;
   /** What the limiter had left after the grant. */
   remaining: number;
@@ -141,6 +147,8 @@ async function acquire(
   };
 
   const last = leases.get(keyId);
+  const spentLast = last && last.signature === signature ? last.granted - last.tokens : 0;
+  const want = Math.min(options.leaseSize ?? LEASE_SIZE, Math.max(1, 2 * spentLast));
   const shards = shardCount(windows, options.shardCapacity);
   const first = last && last.shards === shards ? last.shard : Math.floor(Math.random() * shards);
   let refusal: LimitDecision | undefined;
@@ -148,10 +156,10 @@ async function acquire(
     const index = (first + step) % shards;
     const name = limiterNames.keyShard(keyId, index, shards);
     const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-    const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, options.leaseSize ?? LEASE_SIZE, now, LOOKUP_COUNTER));
+    const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, want, now, LOOKUP_COUNTER));
     if (decision.allowed) {
       const remaining = decision.remaining * shards;
-      const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
+      const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, granted: decision.granted, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
       // A lease of another minute, limits or shard is over: its unspent rest goes back.
       await release(keep(keyId, lease));
       return { allowed: true, remaining: remaining + (leases.get(keyId)?.tokens ?? 0), resetAt: decision.resetAt };
@@ -168,6 +176,7 @@ async function acquire(
 function keep(keyId: string, lease: Lease): Lease | undefined {
   const current = leases.get(keyId);
   if (current && current.signature === lease.signature && current.minute === lease.minute && current.limiter === lease.limiter) {
+    current.granted += lease.granted;
     current.tokens += lease.tokens;
     current.remaining = Math.min(current.remaining, lease.remaining);
     return undefined;

@@ -53,27 +53,38 @@ describe("leases", () => {
   const usage = (id: string, k: VerifiedKey, now: number) =>
     rateLimiterFor(env, limiterNames.keyShard(id, 0, 1)).usage(lookupWindows(k), now);
 
-  it("count a batch once and serve it without asking the limiter again", async () => {
+  it("start at one request, grow to twice what the minute served up to LEASE_SIZE, and serve a batch without asking again", async () => {
     const k = key("leased", 100_000, "enterprise");
     const now = Date.parse("2026-11-22T11:00:05Z");
-    const first = await consumeLookup(env, k, { now });
-    expect(first.allowed).toBe(true);
-    expect((await usage("leased", k, now))[0]!.used).toBe(LEASE_SIZE);
-    for (let i = 1; i < LEASE_SIZE; i++) expect((await consumeLookup(env, k, { now })).allowed).toBe(true);
-    expect((await usage("leased", k, now))[0]!.used).toBe(LEASE_SIZE);
+    const used = async () => (await usage("leased", k, now))[0]!.used;
+    // An isolate evicted after its first request has counted only that request.
+    expect((await consumeLookup(env, k, { now })).allowed).toBe(true);
+    expect(await used()).toBe(1);
+    // Batches of 2, 6, 18, … 486: twice what was served so far, each counted once, when granted.
+    let served = 1;
+    for (let batch = 2; batch < LEASE_SIZE; batch = 2 * served) {
+      expect((await consumeLookup(env, k, { now })).allowed).toBe(true);
+      expect(await used()).toBe(served + batch);
+      for (let i = 1; i < batch; i++) expect((await consumeLookup(env, k, { now })).allowed).toBe(true);
+      expect(await used()).toBe((served += batch));
+    }
+    // Then LEASE_SIZE, and no more.
     await consumeLookup(env, k, { now });
-    expect((await usage("leased", k, now))[0]!.used).toBe(2 * LEASE_SIZE);
-  });
+    expect(await used()).toBe(served + LEASE_SIZE);
+  }, 30_000);
 
-  it("give the unspent rest back to the month when the minute ends", async () => {
+  it("give the unspent rest back to the month when the minute ends, and lease what was spent", async () => {
     const k = key("released", 100_000, "enterprise");
-    const minute1 = Date.parse("2026-11-22T11:00:59Z");
+    const month = (at: number) => usage("released", k, at).then((windows) => windows[1]!.used);
+    const minute1 = Date.parse("2026-11-22T11:00:58Z");
     await consumeLookup(env, k, { now: minute1 });
-    expect((await usage("released", k, minute1))[1]!.used).toBe(LEASE_SIZE);
+    await consumeLookup(env, k, { now: minute1 });
+    // A batch of one, spent, then a batch of two (twice one), half spent.
+    expect(await month(minute1)).toBe(3);
     const minute2 = Date.parse("2026-11-22T11:01:00Z");
     await consumeLookup(env, k, { now: minute2 });
-    // One request in the first minute, and a fresh lease in the second.
-    expect((await usage("released", k, minute2))[1]!.used).toBe(1 + LEASE_SIZE);
+    // The two requests of the first minute, and a batch of four: twice what that minute served.
+    expect(await month(minute2)).toBe(2 + 4);
   });
 
   it("never admit past the limit, however requests interleave", async () => {
