@@ -29,3 +29,16 @@ export function booleanParam(name: string) {
 export function firstMessage(error: z.ZodError): string {
   return error.issues[0]?.message ?? "Invalid request";
 }
+
+/**
+ * A form body's fields, or none when the body cannot be read as a form (multipart without its
+ * boundary, cut off): the form's own checks then answer as for missing fields, where Hono's
+ * parser threw and the page answered 500.
+ */
+export async function formFields(request: { parseBody(): Promise<Record<string, string | File | (string | File)[]>> }): Promise<Record<string, unknown>> {
+  try {
+    return await request.parseBody();
+  } catch {
+    return {};
+  }
+}

@@ -12,6 +12,7 @@ import { signIn } from "../accounts/signIn";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
+import { formFields } from "../lib/params";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
 import { type GrantProps, MCP_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
@@ -45,7 +46,7 @@ authorize.get("/authorize", localHostOnly, async (c) => {
 
 authorize.post("/authorize", localHostOnly, async (c) => {
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
-  const form = await c.req.parseBody();
+  const form = await formFields(c.req);
   const db = createDb(c.env.DB);
 
   if (form.step === "sign-in") {

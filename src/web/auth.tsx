@@ -5,6 +5,7 @@ import { signIn, signInAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
+import { formFields } from "../lib/params";
 import { clientAddress, currentSession, endBrowserSession, replaceSession } from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, type WebEnv } from "./session";
@@ -129,7 +130,7 @@ authPages.get("/portal/login", async (c) => {
 });
 
 authPages.post("/portal/login", async (c) => {
-  const form = await c.req.parseBody();
+  const form = await formFields(c.req);
   const email = field(form, "email");
   const next = portalPath(field(form, "next"));
   const db = createDb(c.env.DB);
@@ -158,7 +159,7 @@ const signUpInput = z.object({ email: emailSchema, password: passwordSchema });
 
 authPages.post("/portal/signup", async (c) => {
   if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
-  const form = await c.req.parseBody();
+  const form = await formFields(c.req);
   const email = field(form, "email");
   const parsed = signUpInput.safeParse({ email, password: field(form, "password") });
   if (!parsed.success) {

@@ -7,6 +7,7 @@ import { type PaidPlan, paidPlans, priceOf } from "../billing/stripe";
 import { publicBase } from "../env";
 import { createDb, type Db } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
+import { formFields } from "../lib/params";
 import { planLimits } from "../limits/plans";
 import type { SessionAccount } from "../portal/sessions";
 import { planNames } from "./dashboard";
@@ -158,7 +159,7 @@ const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 409 | 
 };
 
 billingPages.post("/portal/billing/checkout", signedIn, async (c) => {
-  const plan = field(await c.req.parseBody(), "plan");
+  const plan = field(await formFields(c.req), "plan");
   if (!(paidPlans as readonly string[]).includes(plan)) return billingPage(c, ...failure("invalid_argument", "Choose one of the plans below."));
   const session = await createCheckoutSession(c.env, createDb(c.env.DB), c.get("account").id, plan as PaidPlan, publicBase(c.env, c.req.url));
   if (!session.ok) return billingPage(c, ...failure(session.error.code, session.error.message));

@@ -3,6 +3,7 @@ import { publicBase } from "../env";
 import { type CreatedKey, createKey, type ListedKey, listKeys, originSchema, revokeAccountKey } from "../keys/apiKeys";
 import { KEY_CACHE_TTL_MS } from "../keys/verify";
 import { createDb } from "../lib/db";
+import { formFields } from "../lib/params";
 import type { SessionAccount } from "../portal/sessions";
 import { dateTime, keyLabel } from "./format";
 import { Page, render, SubmitRow } from "./layout";
@@ -226,7 +227,7 @@ function parseOrigins(text: string): { origins: string[] } | { error: string } {
 keysPages.post("/portal/keys", signedIn, async (c) => {
   const account = c.get("account");
   const db = createDb(c.env.DB);
-  const body = await c.req.parseBody();
+  const body = await formFields(c.req);
   const type = field(body, "type");
   const form: CreateForm = { type: type === "secret" ? "secret" : "publishable", origins: field(body, "origins"), attribution: field(body, "attribution") === "required" };
   const origins = parseOrigins(form.origins);

@@ -191,6 +191,22 @@ describe("connections refuse", () => {
   });
 });
 
+describe("a form body that cannot be read", () => {
+  it("is answered as a form with empty fields, never a 500", async () => {
+    const { browser } = await signedUp();
+    const broken = [
+      { "Content-Type": "multipart/form-data" },
+      { "Content-Type": "multipart/form-data; boundary=x", body: "--x\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\ncut off" },
+    ];
+    for (const { body, ...headers } of broken) {
+      for (const [who, path] of [[new Browser(), "/portal/login"], [new Browser(), "/portal/signup"], [browser, "/portal/keys"], [browser, "/portal/billing/checkout"]] as const) {
+        const response = await who.fetch(path, { method: "POST", headers, body: body ?? "" });
+        expect(response.status, `${path} ${headers["Content-Type"]}`).toBe(400);
+      }
+    }
+  });
+});
+
 it("answers an unknown page of the portal with a page, not a lookup", async () => {
   const { browser } = await signedUp();
   const response = await browser.fetch("/portal/nothing-here");
