@@ -3,7 +3,7 @@ import { z } from "zod";
 import { logoSourceOf } from "../catalogue/provenance";
 import type { AppEnv } from "../env";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
-import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage } from "../images/transform";
+import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { firstMessage, integerParam } from "../lib/params";
 import { densityOf, densityRule, imageParams } from "./imageParams";
@@ -110,9 +110,9 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   // The density multiplies what was asked, never past the stored width; the ladder still applies.
   const densify = (w: number, round: (w: number) => number) => (dpr === 1 || !known ? w : exact ? Math.max(w, Math.min(w * dpr, sourceWidth)) : round(Math.max(w, Math.min(w * dpr, sourceWidth))));
   let target: number | undefined;
-  if (askedWidth !== undefined) target = densify(askedWidth, ladderUp);
+  if (askedWidth !== undefined) target = withinHeight(densify(askedWidth, ladderUp), sourceWidth, sourceHeight);
   else if (askedMax !== undefined) {
-    const wanted = densify(askedMax, ladderDown);
+    const wanted = withinHeight(densify(askedMax, ladderDown), sourceWidth, sourceHeight);
     target = !known || wanted < sourceWidth ? wanted : undefined;
   }
   const resized = target !== undefined && target !== sourceWidth;

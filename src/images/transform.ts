@@ -51,6 +51,18 @@ export function densityWidth(size: number, dpr: Density, masterWidth: number): n
   return dpr === 1 ? size : Math.max(size, Math.min(size * dpr, masterWidth));
 }
 
+/** The tallest image the edge makes: a width is asked, and a very tall logo would otherwise grow without bound. */
+export const MAX_OUTPUT_HEIGHT = 3200;
+
+/**
+ * `width`, narrowed so that the image is at most MAX_OUTPUT_HEIGHT tall: a 2×400 logo asked at
+ * 3,200 wide would be 640,000 px tall, and anyone may ask the public asset route for it.
+ */
+export function withinHeight(width: number, sourceWidth: number, sourceHeight: number): number {
+  if (sourceWidth <= 0 || sourceHeight <= 0) return width;
+  return Math.max(1, Math.min(width, Math.floor((MAX_OUTPUT_HEIGHT * sourceWidth) / sourceHeight)));
+}
+
 /** The Images binding's work, failing as `Unavailable` when the binding does (src/lib/dependencies.ts). */
 export function transformImage(images: ImagesBinding, source: ReadableStream<Uint8Array>, render: Render): Promise<ArrayBuffer> {
   return dependency("image transformation", () => transformWith(images, source, render));

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodeAssetKey, encodeAssetKey } from "../../src/assets/codec";
 import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addCompany } from "../helpers/catalogue";
+import { encode } from "fast-png";
 
 const BASE = "https://logos.test";
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, init);
@@ -17,7 +18,25 @@ async function storedLogo() {
   return { master, original, path: `/assets/${encodeAssetKey(master)}` };
 }
 
+/** A real 2×400 PNG logo: a very tall one, as an import may bring. */
+async function tallLogo() {
+  const domain = `tall-${crypto.randomUUID().slice(0, 8)}.com`;
+  const png = encode({ width: 2, height: 400, data: new Uint8Array(2 * 400 * 4).fill(255), channels: 4, depth: 8 });
+  await addCompany({ name: "Tall Co", domains: [domain] }, { ...darkLogo40x20(), original: png, files: { master: png, grey: png }, renditions: { ...darkLogo40x20().renditions, dark: false }, width: 2, height: 400, contentHash: "7a11".padEnd(64, "3") });
+  const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+  return `/assets/${encodeAssetKey(master)}`;
+}
+
 describe("GET /assets/{key}", () => {
+  it("never makes an image taller than 3,200 px, however wide it is asked", async () => {
+    const path = await tallLogo();
+    // 640 wide would be 128,000 tall: the width is narrowed to keep 3,200.
+    const response = await get(`${path}?width=640`);
+    expect(response.status).toBe(200);
+    expect(await env.IMAGES.info(response.body!)).toMatchObject({ width: 16, height: 3200 });
+    expect(response.headers.get("x-image-width")).toBe("16");
+  });
+
   it("serves the PNG, immutable, with a strong ETag", async () => {
     const { path } = await storedLogo();
     const response = await get(path);
