@@ -46,6 +46,8 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
   const current = props.account.plan;
   const rank = (plan: (typeof plans)[number]) => plans.indexOf(plan);
   const hasCustomer = !!props.subscription?.stripeCustomerId;
+  // Only a paying subscription renews or ends: one Stripe ended (canceled at once, unpaid after
+  // failed payments) keeps its last period's end, with cancel_at_period_end false.
   const subscribed = !!props.subscription && payingStatuses.has(props.subscription.status);
   return (
     <Page title="Plan" account={props.account} section="billing">
@@ -61,7 +63,7 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
           <dl class="facts">
             <dt>Subscription</dt>
             <dd>{props.subscription.status}</dd>
-            {props.subscription.currentPeriodEnd && (
+            {subscribed && props.subscription.currentPeriodEnd && (
               <>
                 <dt>{props.subscription.cancelAtPeriodEnd ? "Ends" : "Renews"}</dt>
                 <dd>{dateTime(props.subscription.currentPeriodEnd)}</dd>
