@@ -6,31 +6,40 @@ import { fail, ok, type Result } from "../lib/errors";
 import { generateKey, hashKey, keyTypeOf, lastFourOf, visiblePrefix } from "./format";
 import { forgetKey } from "./verify";
 
+/** A value as refusals quote it: a long one cut short, so that a message never carries kilobytes back. */
+const quoted = (value: string) => `"${value.length > 80 ? `${value.slice(0, 80)}…` : value}"`;
+
 /** An origin as browsers send it: scheme, host and port, nothing else. */
 export const originSchema = z.string().transform((value, ctx) => {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    ctx.addIssue({ code: "custom", message: `"${value}" is not a URL` });
+    ctx.addIssue({ code: "custom", message: `${quoted(value)} is not a URL` });
     return z.NEVER;
   }
   if ((url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password) {
-    ctx.addIssue({ code: "custom", message: `"${value}" must be an http(s) origin` });
+    ctx.addIssue({ code: "custom", message: `${quoted(value)} must be an http(s) origin` });
     return z.NEVER;
   }
   if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash) {
-    ctx.addIssue({ code: "custom", message: `"${value}" must be an origin without a path, like https://example.com` });
+    ctx.addIssue({ code: "custom", message: `${quoted(value)} must be an origin without a path, like https://example.com` });
     return z.NEVER;
   }
   // The URL parser lets `*` and other characters no browser sends through: such an origin
   // would be stored and then never match a page. Origins are compared exactly, one by one.
   if (url.hostname.includes("*")) {
-    ctx.addIssue({ code: "custom", message: `"${value}": wildcards are not supported; list each origin, like https://app.example.com` });
+    ctx.addIssue({ code: "custom", message: `${quoted(value)}: wildcards are not supported; list each origin, like https://app.example.com` });
     return z.NEVER;
   }
   if (!/^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)$/.test(url.hostname)) {
-    ctx.addIssue({ code: "custom", message: `"${value}" has no valid host name` });
+    ctx.addIssue({ code: "custom", message: `${quoted(value)} has no valid host name` });
+    return z.NEVER;
+  }
+  // Nor does it bound a host's length; DNS does (RFC 1035 §2.3.4: 63 octets a label, 255 a
+  // name, which is 253 characters written out), so no page has a longer one.
+  if (url.hostname.length > 253 || url.hostname.split(".").some((label) => label.length > 63)) {
+    ctx.addIssue({ code: "custom", message: `${quoted(value)} has a host name too long: at most 253 characters, and 63 between dots` });
     return z.NEVER;
   }
   return url.origin;
@@ -90,7 +99,18 @@ export async function createKey(db: Db, raw: CreateKeyInput): Promise<Result<Cre
     perMinuteOverride: input.perMinute ?? null,
     createdAt: new Date(),
   };
-  await db.insert(apiKeys).values(row);
+  // Inserted, then taken back in the same transaction when it is one live key too many: a count
+  // read before inserting would let creations made at once all pass it.
+  const [, tooMany] = await db.batch([
+    db.insert(apiKeys).values(row),
+    db
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.id, row.id), sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = ${row.accountId} AND ${apiKeys.revokedAt} IS NULL) > ${MAX_LISTED_KEYS}`))
+      .returning({ id: apiKeys.id }),
+  ]);
+  if (tooMany.length > 0) {
+    return fail("conflict", `This account has ${MAX_LISTED_KEYS} live keys, the most it may hold: revoke one it no longer uses, then create the new one`);
+  }
   return ok({
     id: row.id,
     accountId: row.accountId,
@@ -156,29 +176,47 @@ export interface ListedKey {
   revokedAt: Date | null;
 }
 
-/** Accounts hold a handful of keys; a listing stops here. */
+/**
+ * Accounts hold a handful of keys; a listing stops here. It is also the most live keys an
+ * account may hold (createKey refuses more), so that every live key is listed: seen, revocable
+ * from the portal, and counted in its figures.
+ */
 export const MAX_LISTED_KEYS = 100;
+
+const listedColumns = {
+  id: apiKeys.id,
+  type: apiKeys.type,
+  prefix: apiKeys.prefix,
+  lastFour: apiKeys.lastFour,
+  allowedOrigins: apiKeys.allowedOrigins,
+  requireAttribution: apiKeys.requireAttribution,
+  perMinuteOverride: apiKeys.perMinuteOverride,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};
 
 /** An account's keys, live ones first, newest first within each group. */
 export async function listKeys(db: Db, accountId: string): Promise<ListedKey[]> {
   return db
-    .select({
-      id: apiKeys.id,
-      type: apiKeys.type,
-      prefix: apiKeys.prefix,
-      lastFour: apiKeys.lastFour,
-      allowedOrigins: apiKeys.allowedOrigins,
-      requireAttribution: apiKeys.requireAttribution,
-      perMinuteOverride: apiKeys.perMinuteOverride,
-      createdAt: apiKeys.createdAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      revokedAt: apiKeys.revokedAt,
-    })
+    .select(listedColumns)
     .from(apiKeys)
     .where(eq(apiKeys.accountId, accountId))
     .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
     .limit(MAX_LISTED_KEYS)
     .all();
+}
+
+/**
+ * One of an account's keys by its id, live or revoked, whether or not a listing reaches it:
+ * another account's key is as unknown as a missing one.
+ */
+export async function listedKey(db: Db, accountId: string, keyId: string): Promise<ListedKey | undefined> {
+  return db
+    .select(listedColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .get();
 }
 
 /**

@@ -1,10 +1,10 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { createAccount, emailSchema, passwordSchema } from "../accounts/accounts";
-import { signIn, signInAllowed } from "../accounts/signIn";
+import { credentialsSchema, signIn, signInAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
 import { createDb } from "../lib/db";
-import { statusOf } from "../lib/errors";
+import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
 import { clientAddress, currentSession, endBrowserSession, replaceSession } from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
@@ -22,12 +22,23 @@ interface FormState {
   email?: string;
   error?: string;
   fieldErrors?: { email?: string; password?: string };
+  /** Fields the form's error (#form-error) is about: sign-in names the problem once, above the fields. */
+  invalid?: ReadonlySet<"email" | "password">;
   next?: string;
   notice?: string;
 }
 
-function Field(props: { name: "email" | "password"; label: string; value?: string; error?: string | undefined; autocomplete: string; hint?: string }) {
-  const described = [props.hint ? `${props.name}-hint` : "", props.error ? `${props.name}-error` : ""].filter(Boolean).join(" ");
+function Field(props: {
+  name: "email" | "password";
+  label: string;
+  value?: string;
+  error?: string | undefined;
+  /** The form's error above is about this field too. */
+  formError?: boolean | undefined;
+  autocomplete: string;
+  hint?: string;
+}) {
+  const described = [props.hint ? `${props.name}-hint` : "", props.error ? `${props.name}-error` : "", props.formError ? "form-error" : ""].filter(Boolean).join(" ");
   return (
     <>
       <label for={props.name}>{props.label}</label>
@@ -38,7 +49,7 @@ function Field(props: { name: "email" | "password"; label: string; value?: strin
         autocomplete={props.autocomplete}
         required
         value={props.value}
-        aria-invalid={props.error ? "true" : undefined}
+        aria-invalid={props.error || props.formError ? "true" : undefined}
         aria-describedby={described || undefined}
       />
       {props.hint && (
@@ -67,8 +78,8 @@ function SignInPage(props: FormState & { signupOpen: boolean }) {
       )}
       <form method="post" action="/portal/login" class="card">
         {props.next && <input type="hidden" name="next" value={props.next} />}
-        <Field name="email" label="Email" value={props.email} autocomplete="username" error={props.fieldErrors?.email} />
-        <Field name="password" label="Password" autocomplete="current-password" error={props.fieldErrors?.password} />
+        <Field name="email" label="Email" value={props.email} autocomplete="username" formError={props.invalid?.has("email")} />
+        <Field name="password" label="Password" autocomplete="current-password" formError={props.invalid?.has("password")} />
         <SubmitRow label="Sign in" />
       </form>
       {props.signupOpen && (
@@ -122,6 +133,17 @@ function SignUpClosedPage() {
 
 const signupOpen = (env: Env) => readVars(env).SIGNUP === "on";
 
+/**
+ * The fields a failed sign-in is about: the malformed ones, or both for wrong credentials
+ * (which never says which one is wrong); none when attempts are spent.
+ */
+function invalidFields(code: ErrorCode, credentials: { email: string; password: string }): Set<"email" | "password"> {
+  if (code === "unauthorized") return new Set(["email", "password"]);
+  if (code !== "invalid_argument") return new Set();
+  const issues = credentialsSchema.safeParse(credentials).error?.issues ?? [];
+  return new Set(issues.map((issue) => issue.path[0]).filter((name) => name === "email" || name === "password"));
+}
+
 authPages.get("/portal/login", async (c) => {
   if (await currentSession(c, createDb(c.env.DB))) return c.redirect(portalPath(c.req.query("next")), 303);
   const next = c.req.query("next");
@@ -134,11 +156,13 @@ authPages.post("/portal/login", async (c) => {
   const email = field(form, "email");
   const next = portalPath(field(form, "next"));
   const db = createDb(c.env.DB);
-  const result = await signIn(c.env, db, { email, password: field(form, "password") }, clientAddress(c));
+  const credentials = { email, password: field(form, "password") };
+  const result = await signIn(c.env, db, credentials, clientAddress(c));
   if (!result.ok) {
     if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
     const message = result.error.code === "invalid_argument" ? "Enter your email address and password." : result.error.message;
-    return render(c, <SignInPage email={email} error={message} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
+    const invalid = invalidFields(result.error.code, credentials);
+    return render(c, <SignInPage email={email} error={message} invalid={invalid} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
   }
   await replaceSession(c, db, result.value.id);
   return c.redirect(next, 303);

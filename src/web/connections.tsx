@@ -14,8 +14,8 @@ import { signedIn, type WebEnv } from "./session";
  */
 export const connectionsPages = new Hono<WebEnv>();
 
-/** Accounts approve a handful of clients; a listing stops here. */
-const MAX_CONNECTIONS = 100;
+/** Grants asked of the library at once (it answers at most 1,000). */
+const GRANTS_PER_PAGE = 100;
 
 interface Connection {
   grantId: string;
@@ -25,10 +25,30 @@ interface Connection {
   approvedAt: Date;
 }
 
+/**
+ * The account's grants, page by page through the library's cursor: it lists them in grant-id
+ * order, not by age, so a first page alone would leave out arbitrary ones.
+ */
+async function* grantPages(helpers: OAuthHelpers, accountId: string): AsyncGenerator<GrantSummary[]> {
+  let cursor: string | undefined;
+  do {
+    const page = await helpers.listUserGrants(accountId, { limit: GRANTS_PER_PAGE, cursor });
+    yield page.items;
+    cursor = page.cursor;
+  } while (cursor);
+}
+
 async function connectionsOf(helpers: OAuthHelpers, accountId: string): Promise<Connection[]> {
-  const { items } = await helpers.listUserGrants(accountId, { limit: MAX_CONNECTIONS });
-  const connections = await Promise.all(items.map((grant) => describe(helpers, grant)));
+  const grants: GrantSummary[] = [];
+  for await (const page of grantPages(helpers, accountId)) grants.push(...page);
+  const connections = await Promise.all(grants.map((grant) => describe(helpers, grant)));
   return connections.sort((a, b) => b.approvedAt.getTime() - a.approvedAt.getTime());
+}
+
+/** Whether the account holds this grant; its client is not looked up (that may fetch its metadata document). */
+async function hasGrant(helpers: OAuthHelpers, accountId: string, grantId: string): Promise<boolean> {
+  for await (const page of grantPages(helpers, accountId)) if (page.some((grant) => grant.id === grantId)) return true;
+  return false;
 }
 
 async function describe(helpers: OAuthHelpers, grant: GrantSummary): Promise<Connection> {
@@ -129,8 +149,7 @@ connectionsPages.post("/portal/connections/:grantId/disconnect", signedIn, async
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const grantId = c.req.param("grantId");
   // Only a grant of this account: the library files grants under their user, the account id.
-  const connection = (await connectionsOf(helpers, account.id)).find((g) => g.grantId === grantId);
-  if (!connection) return render(c, <ConnectionsPage account={account} connections={await connectionsOf(helpers, account.id)} notice="That connection no longer exists." />, 404);
+  if (!(await hasGrant(helpers, account.id, grantId))) return render(c, <ConnectionsPage account={account} connections={await connectionsOf(helpers, account.id)} notice="That connection no longer exists." />, 404);
   await helpers.revokeGrant(grantId, account.id);
   return c.redirect("/portal/connections?disconnected=1", 303);
 });

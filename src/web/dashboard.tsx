@@ -7,21 +7,28 @@ import { lookupUsage } from "../limits/lookupLimits";
 import { windowEnd } from "../limits/periods";
 import { type PlanLimits, planLimits } from "../limits/plans";
 import type { SessionAccount } from "../portal/sessions";
-import { count, dateTime } from "./format";
+import { count, dateTime, keyLabel } from "./format";
 import { Page, render } from "./layout";
 import { assetImages, keyImages, Playground, type PlaygroundResult, resolveTyped } from "./playground";
 import { signedIn, type WebEnv } from "./session";
 
 /**
- * The dashboard: the plan, this month's lookups against the plan's monthly figure, today's MCP
- * calls and companies against the daily caps, when each resets, and the playground.
+ * The dashboard: the plan, this month's lookups (all keys together, and the busiest live key
+ * against the plan's monthly figure, which applies per key), today's MCP calls and companies
+ * against the daily caps, when each resets, and the playground.
  */
 export const dashboardPages = new Hono<WebEnv>();
 
 export const planNames: Record<SessionAccount["plan"], string> = { free: "Free", launch: "Launch", growth: "Growth", enterprise: "Enterprise" };
 
 interface Overview {
+  /** Every listed key's lookups this month, revoked keys' included. */
   monthLookups: number;
+  /**
+   * The live key with the most lookups this month: the monthly limit is per key, and no
+   * account-wide one exists, so this key is the one nearest to being refused. Null without keys.
+   */
+  busiest: { key: ListedKey; used: number } | null;
   mcpToday: number;
   companiesToday: number;
   monthResets: number;
@@ -33,8 +40,10 @@ async function overview(env: Env, account: SessionAccount, keys: ListedKey[], no
     Promise.all(keys.map((key) => lookupUsage(env, { ...key, plan: account.plan }, now))),
     dailyUsage(env, account.id, account.plan, [], 1, now),
   ]);
+  const live = keys.map((key, i) => ({ key, used: months[i]!.month.used })).filter(({ key }) => key.revokedAt === null);
   return {
     monthLookups: months.reduce((sum, usage) => sum + usage.month.used, 0),
+    busiest: live.reduce<Overview["busiest"]>((top, entry) => (top && top.used >= entry.used ? top : entry), null),
     mcpToday: today.mcpCalls[0] ?? 0,
     companiesToday: today.companies[0] ?? 0,
     monthResets: windowEnd("month", now),
@@ -75,7 +84,21 @@ function DashboardPage(props: {
         <section class="card" aria-labelledby="lookups-heading">
           <h2 id="lookups-heading">Lookups this month</h2>
           <p class="figure">{count(overview.monthLookups)}</p>
-          <meter id="lookups-meter" min={0} max={limits.lookup.perMonth} value={Math.min(overview.monthLookups, limits.lookup.perMonth)} aria-labelledby="lookups-heading" />
+          <p class="hint">All keys together, revoked ones included.</p>
+          {overview.busiest && (
+            <>
+              <p id="busiest-key">
+                Busiest key, <span class="key">{keyLabel(overview.busiest.key)}</span>: {count(overview.busiest.used)} of {count(limits.lookup.perMonth)}
+              </p>
+              <meter
+                id="lookups-meter"
+                min={0}
+                max={limits.lookup.perMonth}
+                value={Math.min(overview.busiest.used, limits.lookup.perMonth)}
+                aria-labelledby="busiest-key"
+              />
+            </>
+          )}
           <p class="hint">
             Each key may make {count(limits.lookup.perMonth)} a month and {count(limits.lookup.perMinute)} a minute. Resets {dateTime(overview.monthResets)}.
           </p>

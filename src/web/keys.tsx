@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { publicBase } from "../env";
-import { type CreatedKey, createKey, type ListedKey, listKeys, originSchema, revokeAccountKey } from "../keys/apiKeys";
+import { type CreatedKey, createKey, type ListedKey, listedKey, listKeys, originSchema, revokeAccountKey } from "../keys/apiKeys";
 import { KEY_CACHE_TTL_MS } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { formFields } from "../lib/params";
@@ -22,7 +22,7 @@ interface CreateForm {
   type: "publishable" | "secret";
   origins: string;
   attribution: boolean;
-  errors?: { origins?: string; type?: string };
+  errors?: { origins?: string; type?: string; form?: string };
 }
 
 function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: string; created?: CreatedKey; form?: CreateForm; notice?: string }) {
@@ -81,6 +81,11 @@ function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: str
       </section>
       <section class="card" aria-labelledby="create-heading">
         <h2 id="create-heading">Create a key</h2>
+        {form.errors?.form && (
+          <p class="alert" role="alert">
+            {form.errors.form}
+          </p>
+        )}
         <form method="post" action="/portal/keys">
           <fieldset aria-describedby={form.errors?.type ? "type-error" : undefined}>
             <legend>Type</legend>
@@ -206,13 +211,22 @@ keysPages.get("/portal/keys", signedIn, async (c) => {
   const account = c.get("account");
   const db = createDb(c.env.DB);
   const keys = await listKeys(db, account.id);
-  const revoked = keys.find((key) => key.id === c.req.query("revoked") && key.revokedAt);
-  const notice = revoked ? `${keyLabel(revoked)} is revoked. Requests with it stop working within ${REVOCATION_DELAY}.` : undefined;
+  const revokedId = c.req.query("revoked");
+  // By id: a key revoked among many need not be in the listing.
+  const revoked = revokedId ? await listedKey(db, account.id, revokedId) : undefined;
+  const notice = revoked?.revokedAt ? `${keyLabel(revoked)} is revoked. Requests with it stop working within ${REVOCATION_DELAY}.` : undefined;
   return render(c, <KeysPage account={account} keys={keys} base={publicBase(c.env, c.req.url)} notice={notice} />);
 });
 
+/**
+ * Room for the 100 origins a key takes at most, each as long as an origin can be (`https://`, a
+ * 253-character host and `:65535`: 267 characters), one a line; more is no list of origins.
+ */
+const MAX_ORIGINS_TEXT = 32 * 1024;
+
 /** Origins typed one per line (commas and spaces also separate), each checked as the API checks it. */
 function parseOrigins(text: string): { origins: string[] } | { error: string } {
+  if (text.length > MAX_ORIGINS_TEXT) return { error: `Too long: the allowed origins take at most ${MAX_ORIGINS_TEXT / 1024} KB, one origin a line.` };
   const entries = text.split(/[\s,]+/).filter(Boolean);
   if (entries.length > 100) return { error: "At most 100 origins." };
   const origins: string[] = [];
@@ -242,6 +256,9 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
     return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} form={{ ...form, errors }} />, 400);
   }
   const created = await createKey(db, { accountId: account.id, type: form.type, allowedOrigins: origins.origins, requireAttribution: form.attribution });
+  if (!created.ok && created.error.code === "conflict") {
+    return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} form={{ ...form, errors: { form: `${created.error.message}.` } }} />, 409);
+  }
   if (!created.ok) throw new Error(`portal: creating a key failed: ${created.error.message}`);
   // Answered here rather than redirected: the key appears in this one response and in no URL.
   return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} created={created.value} />, 201);
@@ -249,8 +266,8 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
 
 keysPages.get("/portal/keys/:id/revoke", signedIn, async (c) => {
   const account = c.get("account");
-  const key = (await listKeys(createDb(c.env.DB), account.id)).find((k) => k.id === c.req.param("id") && !k.revokedAt);
-  if (!key) return render(c, <NotFoundPage account={account} />, 404);
+  const key = await listedKey(createDb(c.env.DB), account.id, c.req.param("id"));
+  if (!key || key.revokedAt) return render(c, <NotFoundPage account={account} />, 404);
   return render(c, <RevokePage account={account} apiKey={key} />);
 });
 

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { apiKeys } from "../../schema";
 import { createAccount } from "../../src/accounts/accounts";
-import { createKey, revokeKey } from "../../src/keys/apiKeys";
+import { createKey, MAX_LISTED_KEYS, revokeKey } from "../../src/keys/apiKeys";
 import { hashKey, keyTypeOf } from "../../src/keys/format";
 import { createDb } from "../../src/lib/db";
 
@@ -55,6 +55,10 @@ describe("createKey", () => {
     [{ allowedOrigins: ["https://*.example.com"] }, /wildcards are not supported; list each origin/],
     [{ allowedOrigins: ["https://exa mple.com"] }, /no valid host name|not a URL/],
     [{ allowedOrigins: ["https://ex!ample.com"] }, /no valid host name/],
+    // Longer than DNS allows: a label of 300 characters, one of 64, a name of 254.
+    [{ allowedOrigins: [`https://${"a".repeat(300)}.com`] }, /host name too long: at most 253 characters, and 63 between dots/],
+    [{ allowedOrigins: [`https://${"a".repeat(64)}.example.com`] }, /host name too long/],
+    [{ allowedOrigins: [`https://${`${"a".repeat(63)}.`.repeat(3)}${"a".repeat(62)}`] }, /host name too long/],
     [{ perMinute: 0 }, /perMinute/],
     [{ perMinute: 1.5 }, /perMinute/],
   ])("refuses %j", async (overrides, message) => {
@@ -63,6 +67,8 @@ describe("createKey", () => {
     if (!created.ok) {
       expect(created.error.code).toBe("invalid_argument");
       expect(created.error.message).toMatch(message);
+      // The value is quoted, cut short: never kilobytes of it.
+      expect(created.error.message.length).toBeLessThan(300);
     }
     expect(await db.select().from(apiKeys).all()).toEqual([]);
   });
@@ -70,6 +76,34 @@ describe("createKey", () => {
   it("keeps origins as browsers send them: IDN in punycode, IPv6, ports", async () => {
     const created = await createKey(db, { accountId, type: "publishable", allowedOrigins: ["https://Bücher.example", "http://[::1]:8080", "https://app.example.com:8443/"] });
     expect(created.ok && created.value.allowedOrigins).toEqual(["https://xn--bcher-kva.example", "http://[::1]:8080", "https://app.example.com:8443"]);
+  });
+
+  it("keeps the longest host names DNS allows: 253 characters, 63 between dots", async () => {
+    const host = `${`${"a".repeat(63)}.`.repeat(3)}${"a".repeat(61)}`;
+    const created = await createKey(db, { accountId, type: "publishable", allowedOrigins: [`https://${host}`] });
+    expect(created.ok && created.value.allowedOrigins).toEqual([`https://${host}`]);
+  });
+
+  it(`refuses a live key past ${MAX_LISTED_KEYS}, even several asked for at once; revoked keys leave room`, async () => {
+    const keys: string[] = [];
+    for (let i = 0; i < MAX_LISTED_KEYS - 2; i++) {
+      const created = await createKey(db, { accountId, type: i % 2 ? "secret" : "publishable" });
+      if (!created.ok) throw new Error(created.error.message);
+      keys.push(created.value.key);
+    }
+    const atOnce = await Promise.all(Array.from({ length: 5 }, () => createKey(db, { accountId, type: "publishable" })));
+    expect(atOnce.filter((created) => created.ok)).toHaveLength(2);
+    for (const refused of atOnce.filter((created) => !created.ok)) {
+      expect(refused).toEqual({
+        ok: false,
+        error: { code: "conflict", message: `This account has ${MAX_LISTED_KEYS} live keys, the most it may hold: revoke one it no longer uses, then create the new one` },
+      });
+    }
+    expect(await db.select().from(apiKeys).all()).toHaveLength(MAX_LISTED_KEYS);
+
+    await revokeKey(db, keys[0]!);
+    expect((await createKey(db, { accountId, type: "secret" })).ok).toBe(true);
+    expect((await createKey(db, { accountId, type: "secret" })).ok).toBe(false);
   });
 
   it("refuses origin restrictions and attribution on secret keys", async () => {

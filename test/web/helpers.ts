@@ -1,3 +1,7 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import { apiKeys } from "../../schema";
+import { hashKey } from "../../src/keys/format";
+import { db } from "../helpers/catalogue";
 import { BASE, Browser, PASSWORD } from "../oauth/helpers";
 
 export { BASE, Browser, PASSWORD };
@@ -30,3 +34,21 @@ export async function textOf(response: Response): Promise<string> {
 
 /** The full key shown once on the answer to the create-key form. */
 export const createdKeyOf = (html: string) => /id="new-key"[^>]*value="((?:pk|sk)_[0-9A-Za-z]{32})"/.exec(html)?.[1];
+
+/**
+ * Live keys written straight into D1, oldest first, a minute apart, as an account could hold
+ * them before keys were capped (createKey now refuses more than MAX_LISTED_KEYS). Their ids.
+ */
+export async function insertedKeys(accountId: string, count: number): Promise<string[]> {
+  const start = Date.now() - count * 60_000;
+  const rows = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const key = `pk_${crypto.randomUUID().replace(/-/g, "")}`;
+      return { id: crypto.randomUUID(), accountId, type: "publishable" as const, keyHash: await hashKey(key), prefix: key.slice(0, 9), lastFour: key.slice(-4), createdAt: new Date(start + i * 60_000) };
+    }),
+  );
+  // One statement a row: D1 binds at most 100 parameters a statement.
+  const statements: BatchItem<"sqlite">[] = rows.map((row) => db.insert(apiKeys).values(row));
+  await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return rows.map((row) => row.id);
+}

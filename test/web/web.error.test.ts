@@ -1,17 +1,29 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
+import { MAX_LISTED_KEYS } from "../../src/keys/apiKeys";
 import { limiterNames } from "../../src/limits/rateLimiterClient";
 import { deliver, event, subscription } from "../billing/helpers";
 import { fetchWith, freshCompany } from "../lookup/helpers";
 import { spendSignIns } from "../oauth/helpers";
-import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
+import { BASE, Browser, createdKeyOf, freshEmail, insertedKeys, PASSWORD, signedUp, textOf } from "./helpers";
+
+const accountIdOf = async (browser: Browser) => ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
 
 const form = (fields: Record<string, string>) => ({
   method: "POST",
   body: new URLSearchParams(fields).toString(),
   headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
 });
+
+/** The `<input>` of a field, as rendered. */
+const inputOf = (html: string, name: string) => new RegExp(`<input id="${name}"[^>]*>`).exec(html)?.[0] ?? "";
+
+/** Whether assistive technology hears the field as wrong, and the form's error read with it. */
+const tiedToError = (html: string, name: string) => {
+  const input = inputOf(html, name);
+  return input.includes('aria-invalid="true"') && /aria-describedby="[^"]*\bform-error\b/.test(input);
+};
 
 describe("sign-up refuses", () => {
   it("a short password and a malformed email, saying which field is wrong", async () => {
@@ -76,21 +88,34 @@ describe("sign-in refuses", () => {
     const response = await browser.postForm("/portal/login", { email, password: "not the password" });
     expect(response.status).toBe(401);
     const html = await response.text();
-    expect(html).toContain('role="alert"');
+    expect(html).toMatch(/<p class="alert" role="alert" id="form-error">Invalid email or password<\/p>/);
     expect(await textOf(new Response(html))).toContain("Invalid email or password");
     expect(html).toContain(`value="${email}"`);
+    // Which of the two is wrong is never said: both fields are marked, read with the error.
+    expect(tiedToError(html, "email")).toBe(true);
+    expect(tiedToError(html, "password")).toBe(true);
     expect(browser.cookies.has("session")).toBe(false);
   });
 
   it("empty fields, and the eleventh attempt of a minute", async () => {
     const empty = await new Browser().postForm("/portal/login", {});
     expect(empty.status).toBe(400);
-    expect(await textOf(empty)).toContain("Enter your email address and password.");
+    const emptyPage = await empty.text();
+    expect(await textOf(new Response(emptyPage))).toContain("Enter your email address and password.");
+    expect(tiedToError(emptyPage, "email") && tiedToError(emptyPage, "password")).toBe(true);
+    // Only the field that is wrong is marked.
+    const noPassword = await (await new Browser().postForm("/portal/login", { email: freshEmail() })).text();
+    expect([tiedToError(noPassword, "email"), tiedToError(noPassword, "password")]).toEqual([false, true]);
+    const malformed = await (await new Browser().postForm("/portal/login", { email: "not-an-email", password: PASSWORD })).text();
+    expect([tiedToError(malformed, "email"), tiedToError(malformed, "password")]).toEqual([true, false]);
     const email = freshEmail();
     await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount);
     const limited = await new Browser().postForm("/portal/login", { email, password: "wrong password!" });
     expect(limited.status).toBe(429);
-    expect(await textOf(limited)).toContain("Too many sign-in attempts");
+    const limitedPage = await limited.text();
+    expect(await textOf(new Response(limitedPage))).toContain("Too many sign-in attempts");
+    // Waiting is the fix, not either field.
+    expect(inputOf(limitedPage, "email")).not.toContain("aria-invalid");
   });
 });
 
@@ -109,6 +134,30 @@ describe("keys refuse", () => {
     expect(type.status).toBe(400);
     expect(await textOf(type)).toContain("Choose publishable or secret.");
     expect(await textOf(await browser.fetch("/portal/keys"))).toContain("No keys yet");
+  });
+
+  it("a host no page has, and a field of origins longer than any list of them", async () => {
+    const { browser } = await signedUp();
+    const host = await browser.postForm("/portal/keys", { type: "publishable", origins: `https://${"a".repeat(5000)}.com` });
+    expect(host.status).toBe(400);
+    const hostPage = await textOf(host);
+    expect(hostPage).toContain("has a host name too long: at most 253 characters, and 63 between dots");
+    const long = await browser.postForm("/portal/keys", { type: "publishable", origins: "https://www.example.com\n".repeat(2000) });
+    expect(long.status).toBe(400);
+    expect(await textOf(long)).toContain("Too long: the allowed origins take at most 32 KB, one origin a line.");
+    expect(await textOf(await browser.fetch("/portal/keys"))).toContain("No keys yet");
+  });
+
+  it(`a key past the ${MAX_LISTED_KEYS} live keys an account may hold, saying how to make room`, async () => {
+    const { browser } = await signedUp();
+    const ids = await insertedKeys(await accountIdOf(browser), MAX_LISTED_KEYS);
+    const refused = await browser.postForm("/portal/keys", { type: "secret" });
+    expect(refused.status).toBe(409);
+    const html = await refused.text();
+    expect(html).toMatch(/<p class="alert" role="alert">This account has 100 live keys, the most it may hold: revoke one it no longer uses, then create the new one.<\/p>/);
+    expect(createdKeyOf(html)).toBeUndefined();
+    expect((await browser.postForm(`/portal/keys/${ids[0]}/revoke`, {})).status).toBe(303);
+    expect((await browser.postForm("/portal/keys", { type: "secret" })).status).toBe(201);
   });
 
   it("to revoke a key that does not exist or is already revoked", async () => {

@@ -5,10 +5,14 @@ import { apiKeys, billingAccounts } from "../../schema";
 import { deliver, event, sentToStripe, subscription } from "../billing/helpers";
 import { db } from "../helpers/catalogue";
 import { freshCompany } from "../lookup/helpers";
-import { mcpAccount, tokensFor } from "../oauth/helpers";
+import { authorizeUrl, mcpAccount, pkcePair, registerClient, tokensFor } from "../oauth/helpers";
+import { revokeKey } from "../../src/keys/apiKeys";
+import { verifyKey } from "../../src/keys/verify";
 import { admitCompanies } from "../../src/limits/companyQuotaClient";
+import { consumeLookup } from "../../src/limits/lookupLimits";
 import { countMcpRequest } from "../../src/limits/mcpLimits";
-import { BASE, Browser, createdKeyOf, PASSWORD, signedUp, textOf } from "./helpers";
+import { oauthHelpers } from "../../src/oauth/authorizationServer";
+import { BASE, Browser, createdKeyOf, insertedKeys, PASSWORD, signedUp, textOf } from "./helpers";
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -104,6 +108,18 @@ describe("keys", () => {
     const refused = await exports.default.fetch(`${BASE}/${domain}?token=${key}`, { redirect: "manual" });
     expect(refused.status).toBe(401);
   });
+
+  it("revokes a key the listing does not reach, of an account holding more than it shows", async () => {
+    const { browser } = await signedUp();
+    const [oldest] = await insertedKeys(await accountIdOf(browser), 101);
+    expect(await (await browser.fetch("/portal/keys")).text()).not.toContain(`/portal/keys/${oldest}/revoke`);
+    const confirm = await browser.fetch(`/portal/keys/${oldest}/revoke`);
+    expect(confirm.status).toBe(200);
+    expect(await textOf(confirm)).toMatch(/Revoke pk_\w{6}…\w{4}\?/);
+    const revoked = await browser.postForm(`/portal/keys/${oldest}/revoke`, {});
+    expect(revoked.status).toBe(303);
+    expect(await textOf(await browser.fetch(revoked.headers.get("location")!))).toMatch(/pk_\w{6}…\w{4} is revoked/);
+  });
 });
 
 describe("playground and usage", () => {
@@ -143,6 +159,23 @@ describe("playground and usage", () => {
     expect(dashboard).toContain("Lookups this month 6");
     expect(dashboard).toContain("MCP calls today 2");
     expect(dashboard).toContain("Companies today 3");
+  });
+
+  it("measures the busiest live key against the monthly limit, which is per key, beside every key's total", async () => {
+    const { browser } = await signedUp();
+    const [quiet, busy, revoked] = [await createKey(browser), await createKey(browser), await createKey(browser)];
+    const lookups = async (key: string, times: number) => {
+      for (let i = 0; i < times; i++) await consumeLookup(env, (await verifyKey(db, key))!, { leaseSize: 1 });
+    };
+    await lookups(quiet, 1);
+    await lookups(busy, 2);
+    await lookups(revoked, 3);
+    await revokeKey(db, revoked);
+
+    const html = await (await browser.fetch("/portal")).text();
+    expect(await textOf(new Response(html))).toContain("Lookups this month 6 All keys together, revoked ones included. Busiest key,");
+    expect(html).toContain(`<p id="busiest-key">Busiest key, <span class="key">${busy.slice(0, 9)}…${busy.slice(-4)}</span>: 2 of 500,000</p>`);
+    expect(html).toContain('<meter id="lookups-meter" min="0" max="500000" value="2" aria-labelledby="busiest-key">');
   });
 
   it("shows a visitor on the landing page the public asset URLs, without an account", async () => {
@@ -192,6 +225,24 @@ describe("plan and billing", () => {
     expect(change.headers.get("location")).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
   });
 
+  it("says when a paying subscription renews, and nothing of the kind once Stripe has ended it", async () => {
+    for (const [type, status] of [
+      ["customer.subscription.deleted", "canceled"],
+      ["customer.subscription.updated", "unpaid"],
+    ] as const) {
+      const { browser } = await signedUp();
+      const accountId = await accountIdOf(browser);
+      const ids = { id: `sub_${crypto.randomUUID()}`, customer: `cus_${crypto.randomUUID()}` };
+      await deliver(event("customer.subscription.created", subscription(accountId, ids)));
+      expect(await textOf(await browser.fetch("/portal/billing"))).toMatch(/Your plan: Launch Subscription active Renews \d{4}-\d{2}-\d{2}/);
+      // Ended at once, or after failed payments: Stripe keeps the period's end, with cancel_at_period_end false.
+      await deliver(event(type, subscription(accountId, { ...ids, status })));
+      const page = await textOf(await browser.fetch("/portal/billing"));
+      expect(page).toContain(`Your plan: Free Subscription ${status} Manage billing`);
+      expect(page).not.toMatch(/Renews|Ends/);
+    }
+  });
+
   it("Manage billing opens Stripe's customer portal for an account with a customer", async () => {
     const { browser } = await signedUp();
     const accountId = await accountIdOf(browser);
@@ -235,5 +286,26 @@ describe("connections", () => {
       body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: tokens.clientId }).toString(),
     });
     expect(refreshed.status).toBe(400);
+  });
+
+  it("lists every connection, past the library's first page of grants, and disconnects any of them", async () => {
+    const account = await mcpAccount();
+    const helpers = oauthHelpers(env, BASE);
+    const clientId = await registerClient();
+    for (let i = 0; i < 101; i++) {
+      const request = await helpers.parseAuthRequest(new Request(authorizeUrl(clientId, (await pkcePair()).challenge)));
+      await helpers.completeAuthorization({ request, userId: account.id, metadata: {}, scope: request.scope, props: { accountId: account.id }, revokeExistingGrants: false });
+    }
+    const browser = new Browser();
+    await browser.postForm("/portal/login", { email: account.email, password: PASSWORD });
+    const actions = async () => [...(await (await browser.fetch("/portal/connections")).text()).matchAll(/action="(\/portal\/connections\/[^"]+\/disconnect)"/g)].map((m) => m[1]!);
+    const listed = await actions();
+    expect(listed).toHaveLength(101);
+
+    // The grant the library lists last: beyond its first page of a hundred.
+    const last = listed.sort().at(-1)!;
+    expect((await browser.postForm(last, {})).status).toBe(303);
+    expect(await actions()).toHaveLength(100);
+    expect(await actions()).not.toContain(last);
   });
 });
