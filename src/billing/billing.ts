@@ -149,6 +149,8 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   });
   if (!key.ok) {
     await unclaim();
+    // An account at its most live keys is told so; the checkout stays collectable once one is revoked.
+    if (key.error.code === "conflict") return jsonError(c, "conflict", key.error.message);
     return jsonError(c, "internal", "Could not issue credentials. Try again");
   }
   const account = await db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } });

@@ -90,6 +90,22 @@ describe("token exchange", () => {
     expect((await api("/apiaas/billing/status", { key: secretKey })).status).toBe(200);
   });
 
+  it("an account at its most live keys is told so, and collects the checkout's key once it revoked one", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    await completeAtStripe(id);
+    for (let i = 1; i < 100; i++) await addKey(account.id, { type: "publishable" });
+
+    const full = await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } });
+    expect(full.status).toBe(409);
+    expect(((await full.json()) as { error: string }).error).toMatch(/^This account has 100 live keys/);
+
+    const [spare] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.type, "publishable")).limit(1);
+    await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, spare!.id));
+    expect((await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } })).status).toBe(200);
+  });
+
   it("Stripe out of reach is a 503 to retry, as for checkout", async () => {
     const account = await addAccount();
     const key = await addKey(account.id, { type: "secret" });
