@@ -9,10 +9,12 @@ import { SaxesParser, type SaxesTagPlain } from "saxes";
  * `script`, `foreignObject`, `iframe`, editor metadata, unknown elements. Kept elements lose
  * event handlers (`on*`), references to anything outside the document (`href` other than
  * `#fragment`, except `data:` raster images in `<image>`; `url(…)` other than `url(#…)`),
- * `javascript:` anywhere, `xml:base`, and foreign-namespace attributes. A `<style>` that imports
- * or fetches anything is dropped whole. A document type with an internal subset (where entities
- * are declared) makes the whole file refused: entities are never expanded, so nothing can
- * multiply. Anything that is not well-formed XML with an `<svg>` root is refused as well.
+ * `javascript:` anywhere, `xml:base`, foreign-namespace attributes, and any attribute with a
+ * backslash (a CSS escape could spell what is looked for). A `<style>` that imports or fetches
+ * anything (`url(…)` other than `url(#…)`, `image-set(…)`), or has a backslash, is dropped
+ * whole. A document type with an internal subset (where entities are declared) makes the whole
+ * file refused: entities are never expanded, so nothing can multiply. Anything that is not
+ * well-formed XML with an `<svg>` root is refused as well.
  *
  * The route that serves the result adds a Content-Security-Policy forbidding scripts, so a
  * browser that opens the file directly runs nothing even if something slipped through.
@@ -35,6 +37,8 @@ const UNWRAPPED = new Set(["a"]);
 
 const PREFIXED_ATTRIBUTES = new Set(["xlink:href", "xml:space", "xml:lang", "xmlns:xlink"]);
 const LOCAL_URL = /url\(\s*(['"]?)\s*#/gi;
+/** CSS functions that also fetch an address written as a plain string (CSS Images 4: `image()`, `image-set()`, `-webkit-image-set()`). */
+const FETCHES_BY_STRING = /image(?:-set)?\(/;
 const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,[a-z0-9+/=\s]*$/i;
 
 export type SanitisedSvg = { ok: true; svg: string } | { ok: false; reason: string };
@@ -138,18 +142,21 @@ function keepAttribute(element: string, name: string, value: string): boolean {
     if (value.trim().startsWith("#")) return true;
     return element === "image" && DATA_IMAGE.test(value.trim());
   }
-  // Every url(…) must point into the document itself.
+  // Every url(…) must point into the document itself, and nothing may fetch by a string.
   const urls = compact.split("url(").length - 1;
   if (urls > 0 && urls !== (value.match(LOCAL_URL) ?? []).length) return false;
+  if (FETCHES_BY_STRING.test(compact)) return false;
   if (lower === "style") return safeCss(value);
   return true;
 }
 
-/** CSS without imports, external urls, or legacy script hooks. */
+/** CSS without escapes, imports, external urls, or legacy script hooks. */
 function safeCss(css: string): boolean {
-  const compact = css.replace(/\\/g, "").toLowerCase();
-  if (/@import|expression\s*\(|javascript:|behavior\s*:|-moz-binding/.test(compact)) return false;
-  const urls = compact.split("url(").length - 1;
+  // An escape spells any letter (`@\69mport`, `u\72l(`): refused, as in attributes, rather than decoded.
+  if (css.includes("\\")) return false;
+  const lower = css.toLowerCase();
+  if (/@import|expression\s*\(|javascript:|behavior\s*:|-moz-binding/.test(lower) || FETCHES_BY_STRING.test(lower)) return false;
+  const urls = lower.split("url(").length - 1;
   return urls === (css.match(LOCAL_URL) ?? []).length;
 }
 

@@ -25,6 +25,18 @@ describe("SVG sanitising against hostile files", () => {
     ["CSS that imports or fetches", svg(`<style>@import url(https://evil.example/x.css); path{fill:red}</style><style>path{background:url(//evil.example/p)}</style>${drawing}`), /evil\.example|@import/],
     ["a style attribute that fetches", svg('<path d="M0 0h1v1z" style="fill:url(https://evil.example/#g)"></path>'), /evil\.example/],
     ["a CSS escape spelling url(", svg('<path d="M0 0h1v1z" fill="\\75 rl(https://evil.example/#g)" style="fill:u\\rl(//evil.example/#h)"></path>'), /evil\.example/],
+    ["a CSS escape spelling @import in <style>", svg(`<style>@\\69mport "https://evil.example/x.css"; path{fill:red}</style>${drawing}`), /evil\.example|mport/],
+    ["a CSS escape spelling url( in <style>", svg(`<style>svg{background:u\\72l(https://evil.example/t.png)}</style><style>svg{background:\\75rl(//evil.example/u.png)}</style>${drawing}`), /evil\.example/],
+    [
+      "image-set() and image() in <style>",
+      svg(`<style>svg{background-image:image-set("https://evil.example/t.png" 1x)}</style><style>svg{background:-webkit-image-set('//evil.example/w.png' 1x)}</style><style>svg{background:image("https://evil.example/i.png")}</style>${drawing}`),
+      /evil\.example/,
+    ],
+    [
+      "image-set() in a style attribute",
+      svg(`<path d="M0 0h1v1z" style="background-image:image-set('https://evil.example/t.png' 1x)"></path><g style="background:-webkit-image-set(&quot;//evil.example/w.png&quot; 2x)">${drawing}</g>`),
+      /evil\.example|image-set/,
+    ],
     ["xml:base and foreign attributes", svg('<g xml:base="https://evil.example/" inkscape:label="x" xmlns:inkscape="urn:x">' + drawing + "</g>"), /evil\.example|inkscape/],
   ])("removes %s and keeps the drawing", (_, source, forbidden) => {
     const out = clean(source);
@@ -49,15 +61,17 @@ describe("SVG sanitising against hostile files", () => {
     }
   });
 
-  it("keeps what logos are made of: gradients, clip paths, internal references, embedded rasters, text", () => {
+  it("keeps what logos are made of: styles, gradients, clip paths, internal references, embedded rasters, text", () => {
+    const style = '.cls-1{fill:#231f20;stroke:#fff;stroke-width:.5}.cls-2{fill:url(#g);filter:url("#f")} @font-face{font-family:Brand;src:local("Brand Sans")} text{font-family:Brand,sans-serif}';
     const source = svg(
-      '<defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#222357"></stop><stop offset="1" stop-color="#254aa5"></stop></linearGradient>' +
+      `<style>${style}</style>` +
+        '<defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#222357"></stop><stop offset="1" stop-color="#254aa5"></stop></linearGradient>' +
         '<clipPath id="c"><rect width="5" height="5"></rect></clipPath><path id="p" d="M0 0h2v2z"></path></defs>' +
         '<g clip-path="url(#c)" style="fill:url(#g)"><use xlink:href="#p"></use><use href="#p" x="3"></use></g>' +
         '<image href="data:image/png;base64,iVBORw0KGgo=" width="1" height="1"></image><text x="1" y="9">A &amp; B &lt;3</text>',
     );
     const out = clean(source);
-    for (const part of ['stop-color="#254aa5"', 'clip-path="url(#c)"', 'style="fill:url(#g)"', 'xlink:href="#p"', 'href="#p"', "data:image/png;base64,", "A &amp; B &lt;3"]) {
+    for (const part of [`<style>${style}</style>`, 'stop-color="#254aa5"', 'clip-path="url(#c)"', 'style="fill:url(#g)"', 'xlink:href="#p"', 'href="#p"', "data:image/png;base64,", "A &amp; B &lt;3"]) {
       expect(out).toContain(part);
     }
     // The result is itself acceptable to the sanitiser: well-formed, nothing left to remove.
