@@ -2,6 +2,7 @@ import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { BoundedCache } from "./lib/boundedCache";
+import { fail, ok, type Result } from "./lib/errors";
 import { jsonError } from "./lib/responses";
 
 /**
@@ -9,6 +10,10 @@ import { jsonError } from "./lib/responses";
  * deployment fails loudly on its first request instead of misbehaving quietly.
  */
 const optionalUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).transform((v) => v.replace(/\/+$/, ""));
+
+// An empty numeric var (`NAME = ""`, as wrangler users leave one they mean unset) takes its
+// default: z.coerce.number() alone reads "" as 0, and DISCOVERY_MISS_TTL_S = 0 remembers no miss.
+const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
 export const varsSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl.default(""),
@@ -25,8 +30,8 @@ export const varsSchema = z.object({
   /** Whether anyone may create an account at /portal/signup; "off" leaves it to operators. */
   SIGNUP: z.enum(["on", "off"]).default("on"),
   DISCOVERY: z.enum(["on", "off"]).default("on"),
-  DISCOVERY_BUDGET_MS: z.coerce.number().int().min(0).max(30_000).default(2500),
-  DISCOVERY_MISS_TTL_S: z.coerce.number().int().min(0).default(86_400),
+  DISCOVERY_BUDGET_MS: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).max(30_000).default(2500)),
+  DISCOVERY_MISS_TTL_S: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(86_400)),
   /** `host=127.0.0.1:PORT,…`: parsed and checked where it is used (src/discovery/fetcher.ts). */
   DISCOVERY_RESOLVE: z.string().default(""),
 });
@@ -70,25 +75,37 @@ export type Vars = z.infer<typeof varsSchema>;
 export type AppEnv = { Bindings: Env };
 
 // Keyed by the values themselves (the env object need not be the same from request to
-// request), read under the schema's own names so that a new variable is part of the key.
+// request), read under the schema's own names so that a new variable is part of the key. As
+// JSON, so that an unset var and an empty one (which may validate differently) differ.
 const VAR_NAMES = Object.keys(varsSchema.shape) as (keyof Vars)[];
-const validated = new BoundedCache<string, Vars>(16);
+const validated = new BoundedCache<string, Result<Vars>>(16);
 
 // Every request of an isolate usually brings the same env object: that is asked first.
-const byEnv = new WeakMap<object, Vars>();
+const byEnv = new WeakMap<object, Result<Vars>>();
 
-export function readVars(env: Env): Vars {
+/**
+ * The vars, or why they do not validate (names and rules, never values), validated once per
+ * env object: what lets the lookup and /health answer a misconfigured deployment themselves,
+ * where readVars would throw, at the cost of one WeakMap lookup per request.
+ */
+export function checkedVars(env: Env): Result<Vars> {
   let vars = byEnv.get(env);
   if (vars === undefined) {
     const source = env as unknown as Record<string, unknown>;
-    vars = validated.remember(VAR_NAMES.map((name) => source[name]).join("\n"), () => {
+    vars = validated.remember(JSON.stringify(VAR_NAMES.map((name) => source[name])), () => {
       const parsed = varsSchema.safeParse(env);
-      if (!parsed.success) throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
-      return parsed.data;
+      return parsed.success ? ok(parsed.data) : fail("internal", `Invalid configuration: ${z.prettifyError(parsed.error)}`);
     });
     byEnv.set(env, vars);
   }
   return vars;
+}
+
+/** The vars; throws when they do not validate, which the route's error handler answers as a 500. */
+export function readVars(env: Env): Vars {
+  const vars = checkedVars(env);
+  if (!vars.ok) throw new Error(vars.error.message);
+  return vars.value;
 }
 
 /**

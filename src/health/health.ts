@@ -1,19 +1,23 @@
 import { Hono } from "hono";
-import { type AppEnv, configurationProblems } from "../env";
+import { type AppEnv, checkedVars, configurationProblems } from "../env";
+import { dependency } from "../lib/dependencies";
 
 /**
  * GET /health: whether the Worker and its database answer, and what the deployment's
- * configuration lacks (names only, never values). Cheap, uncached. 503 only when the database
- * does not answer; configuration problems leave the lookup working, so they are `degraded`.
+ * configuration lacks (names only, never values). Cheap, uncached. 503 when the database does
+ * not answer (within the deadline every D1 call has), or when vars do not validate, which
+ * fails every lookup ("Service misconfigured"); missing secrets leave the lookup working, so
+ * they are `degraded` with 200.
  */
 export const health = new Hono<AppEnv>().get("/health", async (c) => {
   const problems = configurationProblems(c.env);
-  const configuration = problems.length === 0 ? { configuration: "ok" } : { configuration: "incomplete", problems };
+  const invalid = !checkedVars(c.env).ok;
+  const configuration = problems.length === 0 ? { configuration: "ok" } : { configuration: invalid ? "invalid" : "incomplete", problems };
   try {
-    await c.env.DB.prepare("SELECT 1").first();
-    return c.json({ status: problems.length === 0 ? "ok" : "degraded", database: "ok", ...configuration }, 200, { "Cache-Control": "no-store" });
+    await dependency("database", () => c.env.DB.prepare("SELECT 1").first());
   } catch (error) {
     console.error("health: database check failed", error);
     return c.json({ status: "degraded", database: "unavailable", ...configuration }, 503, { "Cache-Control": "no-store", "Retry-After": "30" });
   }
+  return c.json({ status: problems.length === 0 ? "ok" : "degraded", database: "ok", ...configuration }, invalid ? 503 : 200, { "Cache-Control": "no-store" });
 });

@@ -22,6 +22,22 @@ export function keyTypeOf(key: string): KeyType | null {
   return key.startsWith("pk_") ? "publishable" : "secret";
 }
 
+const SECRET_KEY_IN_TEXT = /sk_[0-9A-Za-z]{32}/;
+
+/** What a request carrying a secret key in its URL is refused with (401). */
+export const SECRET_KEY_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
+
+/**
+ * Whether a query string (`?…`) carries a secret key, under any parameter name, percent-encoded
+ * or not. Such a request is refused whatever else it carries: a URL ends up in logs, browser
+ * histories and Referer headers, and the key with it.
+ */
+export function carriesSecretKey(search: string): boolean {
+  if (SECRET_KEY_IN_TEXT.test(search)) return true;
+  for (const [name, value] of new URLSearchParams(search)) if (SECRET_KEY_IN_TEXT.test(name) || SECRET_KEY_IN_TEXT.test(value)) return true;
+  return false;
+}
+
 /** The short, non-secret part shown in listings: `pk_` and the first six characters. */
 export function visiblePrefix(key: string): string {
   return key.slice(0, 3 + PREFIX_BODY_LENGTH);

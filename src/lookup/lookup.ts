@@ -1,17 +1,17 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { type AppEnv, readVars } from "../env";
+import { type AppEnv, checkedVars, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
 import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
 import { lookKey, vectorKey } from "../images/keys";
-import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
+import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight, withinHeight } from "../images/transform";
 import { densityOf, densityRule, imageParams } from "../assets/imageParams";
 import { SVG_POLICY } from "../assets/svgPolicy";
 import { ladderUp } from "../assets/widths";
 import { signAssetUrlPermanently } from "../assets/signedUrls";
-import { keyTypeOf } from "../keys/format";
+import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL } from "../keys/format";
 import { ANY_ORIGIN_CORS, checkRestrictions } from "../keys/restrictions";
 import { noteKeyUse } from "../keys/lastUsed";
 import { knownKey, verifyKey } from "../keys/verify";
@@ -40,7 +40,6 @@ const LOOKUP_CACHE = "public, max-age=86400";
 
 const INVALID_TOKEN = "Missing or invalid token";
 const ANY_ORIGIN = { "Access-Control-Allow-Origin": "*" };
-const SECRET_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
 
 function optionsFor(maxSize: number) {
   return z
@@ -75,7 +74,7 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const bearer = bearerToken(authorization);
 
   // A secret key anywhere in a URL is refused outright (and, like every key, never logged).
-  if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey) return { ok: false, response: plainText(SECRET_IN_URL, 401, ANY_ORIGIN) };
+  if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey) return { ok: false, response: plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN) };
 
   if (bearer !== undefined) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
@@ -106,12 +105,12 @@ function publishableCaller(headers: Headers, key: Caller["key"] | null): Identif
  */
 export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
   if (request.method !== "GET") return undefined;
-  // Only a lookup URL reads the configuration here: the router answers anything else, /health
-  // naming invalid vars among it.
+  // Only a lookup URL reads the configuration here: the router answers anything else, and
+  // invalid vars too (the lookup refuses them, /health names them).
   const asked = warmAsk(request.url);
   if (!asked) return undefined;
-  const vars = readVars(env);
-  if (vars.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
+  const vars = checkedVars(env);
+  if (!vars.ok || vars.value.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
   const now = Date.now();
   const key = knownKey(asked.token, now);
   if (!key || key.type !== "publishable") return undefined;
@@ -122,7 +121,7 @@ export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): R
   const decision = spendLease(key, now);
   if (!decision) return undefined;
   refreshIfStale(env, logo, (work) => ctx.waitUntil(work), now);
-  return redirectResponse(env, vars, logo, asked.options, identified.caller.cors, decision);
+  return redirectResponse(env, vars.value, logo, asked.options, identified.caller.cors, decision);
 }
 
 /** What a lookup URL asks for, when the warm path may answer it: a publishable key, a subject and valid options. */
@@ -237,7 +236,7 @@ interface Served {
 function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
   const key = lookKey(logo, options);
   const page = options.theme ?? "light";
-  const width = densityWidth(options.size, options.dpr, logo.width);
+  const width = withinHeight(densityWidth(options.size, options.dpr, logo.width), logo.width, logo.height);
   if (options.format !== "svg") return { key, format: options.format, width, page, fallback: {} };
   // The vector original is the logo as it is: served only for a look its master serves, and
   // only when the original is a vector that sanitised cleanly.
@@ -252,6 +251,13 @@ const EXPOSED_LIMITS = { "Access-Control-Expose-Headers": "X-RateLimit-Remaining
 
 /** `subject` is the validated subject, or the 400 message for one that is not valid. */
 async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
+  // Vars that do not validate would fail the lookup halfway (after counting it): it is refused
+  // first, in plain text a page can read (CORS), what is wrong only in the logs.
+  const vars = checkedVars(c.env);
+  if (!vars.ok) {
+    console.error(`lookup: ${vars.error.message}`);
+    return plainText("Service misconfigured", 500, ANY_ORIGIN);
+  }
   const identified = await identify(c);
   if (!identified.ok) return identified.response;
   const { caller } = identified;
@@ -283,9 +289,8 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   }
   refreshIfStale(c.env, logo, (work) => c.executionCtx.waitUntil(work), now);
 
-  const vars = readVars(c.env);
-  if (caller.kind === "publishable" && vars.LOOKUP_RESPONSE === "redirect") {
-    return redirectResponse(c.env, vars, logo, parsed.data, caller.cors, decision);
+  if (caller.kind === "publishable" && vars.value.LOOKUP_RESPONSE === "redirect") {
+    return redirectResponse(c.env, vars.value, logo, parsed.data, caller.cors, decision);
   }
   const served = servedAs(logo, parsed.data);
 
@@ -394,8 +399,6 @@ interface ParsedQuery {
   carriesSecretKey: boolean;
 }
 
-const SECRET_KEY = /sk_[0-9A-Za-z]{32}/;
-
 function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, string>): ParsedQuery {
   const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
   const parse = (): ParsedQuery => {
@@ -403,7 +406,7 @@ function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, 
     return {
       options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(params),
       token: params.token,
-      carriesSecretKey: SECRET_KEY.test(search) || SECRET_KEY.test(decodeURIComponentSafe(search.replaceAll("+", " "))),
+      carriesSecretKey: carriesSecretKey(search),
     };
   };
   return search.length > REMEMBERED_URL_LENGTH ? parse() : parsedQueries.remember(`${kind}${search}`, parse);

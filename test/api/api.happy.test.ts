@@ -2,9 +2,12 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { darkLogo40x20 } from "../fixtures/images";
 import { Company, CompanyHit, Usage } from "../../src/api/schemas";
+import { runDiscovery } from "../../src/discovery/run";
 import { countMcpRequest } from "../../src/limits/mcpLimits";
+import { claimSite, image, page, png } from "../discovery/helpers";
+import { fetchWith } from "../lookup/helpers";
 import { textOf } from "../web/helpers";
-import { rest, secretKeyFor, stripe } from "./helpers";
+import { BASE, rest, secretKeyFor, stripe } from "./helpers";
 
 describe("REST API with a secret key", () => {
   it("searches companies, best match first, answering the documented schema", async () => {
@@ -96,5 +99,29 @@ describe("REST API with a secret key", () => {
     expect(html).toContain("Authorization: Bearer sk_");
     expect(await textOf(new Response(html))).toContain('errors {"error": "<message>", "code": "<code>"}');
     expect(html).not.toContain("<script");
+  });
+});
+
+describe("numeric vars left empty (NAME = \"\") take their defaults, as if unset", () => {
+  const lookupWith = (vars: Partial<Env>, domain: string, key: string) =>
+    fetchWith(vars, `${BASE}/v1/companies/lookup?domain=${domain}`, { headers: { Authorization: `Bearer ${key}` } });
+
+  it("DISCOVERY_BUDGET_MS: a domain the catalogue lacks is discovered within the default budget, not answered at once as unknown", async () => {
+    const site = await claimSite({ "/": page('<title>Budget Widgets</title><link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const { key } = await secretKeyFor();
+    const response = await lookupWith({ DISCOVERY_BUDGET_MS: "" }, site.host, key);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ domain: site.host });
+  });
+
+  it("DISCOVERY_MISS_TTL_S: a site with nothing usable is remembered for the default day, not fetched again at the next lookup", async () => {
+    const site = await claimSite({ "/": page("<title>Nothing to see</title>") });
+    // Discoveries run in their Durable Object, under the Worker's own vars: this one is run directly.
+    expect(await runDiscovery({ ...env, DISCOVERY_MISS_TTL_S: "" }, site.host, { refresh: false })).toMatchObject({ status: "nothing" });
+    const asked = (await site.requests()).length;
+    expect(asked).toBeGreaterThan(0);
+    const { key } = await secretKeyFor();
+    expect((await rest(`/v1/companies/lookup?domain=${site.host}`, key)).status).toBe(404);
+    expect((await site.requests()).length).toBe(asked);
   });
 });

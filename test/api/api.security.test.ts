@@ -5,19 +5,28 @@ import { rest, secretKeyFor, stripe } from "./helpers";
 const PATHS = ["/v1/companies/search?q=stripe", "/v1/companies/1", "/v1/companies/lookup?domain=stripe.com", "/v1/usage"];
 
 describe("REST API access", () => {
-  it.each(PATHS)("%s: 401 without a key, with a publishable key, a revoked-looking key or a key in the URL", async (path) => {
+  it.each(PATHS)("%s: 401 without a key, with a publishable key or a revoked-looking key", async (path) => {
     const account = await addAccount();
     const publishable = await addKey(account.id, { type: "publishable" });
-    const { key } = await secretKeyFor();
-    for (const response of [
-      await rest(path),
-      await rest(path, publishable),
-      await rest(path, "sk_0000000000000000000000000000000000000"),
-      await rest(`${path}${path.includes("?") ? "&" : "?"}token=${key}`),
-    ]) {
+    for (const response of [await rest(path), await rest(path, publishable), await rest(path, "sk_0000000000000000000000000000000000000")]) {
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({ error: "Send a secret key as Authorization: Bearer sk_…", code: "unauthorized" });
     }
+  });
+
+  it.each(PATHS)("%s: 401 for a secret key anywhere in the URL, even beside a valid Authorization header", async (path) => {
+    const { key } = await secretKeyFor();
+    const encoded = `${key.slice(0, 2)}%5F${key.slice(3)}`;
+    const join = path.includes("?") ? "&" : "?";
+    for (const url of [`${path}${join}token=${key}`, `${path}${join}key=${encoded}`, `${path}${join}${key}`]) {
+      for (const response of [await rest(url), await rest(url, key)]) {
+        expect(response.status).toBe(401);
+        expect(await response.json()).toEqual({ error: "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header", code: "unauthorized" });
+      }
+    }
+    // The key itself is good: from the header alone, the same call is answered.
+    const { companyId } = await stripe();
+    expect((await rest(path.replace("/v1/companies/1", `/v1/companies/${companyId}`), key)).status).toBe(200);
   });
 
   it("each call counts against the key's per-minute limit: 429 with Retry-After past it", async () => {

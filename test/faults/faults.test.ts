@@ -90,6 +90,13 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
     }
   });
 
+  it("/health answers 503 naming the database when D1 does, within the deadline every D1 call has", async () => {
+    const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/health`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("30");
+    expect(await response.json()).toEqual({ status: "degraded", database: "unavailable", configuration: "ok" });
+  });
+
   it("/mcp answers its generic message with 503 when KV, D1 or the limiter does", async () => {
     const { access_token } = await tokensFor((await mcpAccount("launch")).email);
     for (const vars of [{ OAUTH_KV: brokenKv(fault) }, { DB: brokenDatabase(fault) }, { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }] as Partial<Env>[]) {

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { revokeKey } from "../../src/keys/apiKeys";
 import { db } from "../helpers/catalogue";
-import { BASE, freshCompany, freshKey } from "./helpers";
+import { BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
 
@@ -116,6 +116,36 @@ describe("429 Rate limit exceeded", () => {
     const statuses = await Promise.all(Array.from({ length: 30 }, () => get(`/${domain}?token=${token}`).then((r) => r.status)));
     expect(statuses.filter((s) => s === 302)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  });
+});
+
+describe("500 Service misconfigured", () => {
+  it.each([
+    ["LOOKUP_RESPONSE", "foo"],
+    ["CDN_URL", "cdn.example.com"],
+    ["DISCOVERY_MISS_TTL_S", "-5"],
+    ["DISCOVERY_BUDGET_MS", "abc"],
+  ])("%s=%s: every lookup, warm or not, says so in plain text a page can read; what is wrong only in the logs", async (name, value) => {
+    const warm = await freshCompany();
+    const token = await freshKey();
+    // The isolate now knows the key and the domain, and holds a lease: the warm path's lookup.
+    expect((await get(`/${warm.domain}?token=${token}`)).status).toBe(302);
+    const cold = `/${(await freshCompany()).domain}?token=${await freshKey()}`;
+
+    const logged: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      for (const path of [`/${warm.domain}?token=${token}`, cold]) {
+        const response = await fetchWith({ [name]: value }, `${BASE}${path}`, { redirect: "manual" });
+        await expectText(response, 500, "Service misconfigured");
+        expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      }
+    } finally {
+      console.error = original;
+    }
+    expect(logged.join("\n")).toContain(name);
+    expect(logged.join("\n")).not.toContain(value);
   });
 });
 

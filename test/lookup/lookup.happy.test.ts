@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { companies } from "../../schema";
 import { db } from "../helpers/catalogue";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
+import { encode } from "fast-png";
+import { darkLogo40x20 } from "../fixtures/images";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
 const imageInfo = async (response: Response) => env.IMAGES.info(response.body!);
@@ -99,6 +101,16 @@ describe("GET /{domain}: bytes", () => {
     expect(response.headers.get("cache-control")).toBe("public, max-age=86400");
     expect(response.headers.get("x-ratelimit-remaining")).toBe("599");
     expect(await imageInfo(response)).toMatchObject({ width: 64, height: 32 });
+  });
+
+  it("never makes a very tall logo taller than 3,200 px: the width gives way", async () => {
+    const png = encode({ width: 2, height: 400, data: new Uint8Array(2 * 400 * 4).fill(255), channels: 4, depth: 8 });
+    const tall = { ...darkLogo40x20(), original: png, files: { master: png, grey: png }, renditions: { ...darkLogo40x20().renditions, dark: false }, width: 2, height: 400, contentHash: "7a12".padEnd(64, "4") };
+    const { domain } = await freshCompany({ image: tall });
+    const token = await freshKey();
+    const response = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=800`);
+    expect(response.status).toBe(200);
+    expect(await imageInfo(response)).toMatchObject({ width: 16, height: 3200 });
   });
 
   it("answers HEAD without reading the image", async () => {
