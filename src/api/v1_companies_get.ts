@@ -40,9 +40,9 @@ const lookup = secretKeyRoute({
   request: {
     query: z
       .object({
-        domain: z.string().max(253).optional().openapi({ example: "stripe.com" }),
-        ticker: z.string().max(32).optional().openapi({ example: "NASDAQ:AAPL" }),
-        name: z.string().max(500).optional().openapi({ example: "Stripe" }),
+        domain: z.string().max(253, "domain must be at most 253 characters").optional().openapi({ example: "stripe.com" }),
+        ticker: z.string().max(32, "ticker must be at most 32 characters").optional().openapi({ example: "NASDAQ:AAPL" }),
+        name: z.string().max(500, "name must be at most 500 characters").optional().openapi({ example: "Stripe" }),
       })
       .refine((q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1, "give exactly one of domain, ticker or name"),
   },

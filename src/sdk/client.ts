@@ -295,6 +295,7 @@ const formatOf = (contentType: string) => FORMATS[contentType.split(";")[0]!.tri
 /**
  * The service answers lookups in plain text and its JSON surfaces as `{error: <message>,
  * code: <code>}`; servers before that shape answered `{error: {code, message}}`, read too.
+ * Without a code in the body, the error's code is the status's (errorForStatus).
  */
 async function errorFrom(response: Response): Promise<LogoLookupError> {
   const text = await response.text().catch(() => "");

@@ -58,7 +58,30 @@ export class NetworkError extends LogoLookupError {
   }
 }
 
+/**
+ * The service's error code for each status (src/lib/errors.ts, copied: the SDK is built on its
+ * own, without the Worker's code). The lookup answers errors in plain text, with no code of
+ * their own; its status says the same.
+ */
+const CODES: Record<number, string> = {
+  400: "invalid_argument",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+  429: "rate_limited",
+  500: "internal",
+  503: "unavailable",
+};
+
+function codeOfStatus(status: number): string {
+  return CODES[status] ?? (status >= 500 ? "internal" : "invalid_argument");
+}
+
+/** The error for an answer's status; `code` is the service's own where its answer named one, else the status's. */
 export function errorForStatus(status: number, message: string, code: string | null): LogoLookupError {
+  code ??= codeOfStatus(status);
   if (status === 400) return new InvalidRequestError(message, status, code);
   if (status === 401) return new AuthenticationError(message, status, code);
   if (status === 403) return new PermissionError(message, status, code);

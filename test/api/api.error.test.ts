@@ -13,6 +13,9 @@ describe("REST API input errors", () => {
     ["/v1/companies/lookup", "give exactly one of domain, ticker or name"],
     ["/v1/companies/lookup?domain=a.com&name=a", "give exactly one of domain, ticker or name"],
     ["/v1/companies/lookup?domain=not%20a%20domain", "Invalid domain format"],
+    [`/v1/companies/lookup?domain=${"a".repeat(250)}.com`, "domain must be at most 253 characters"],
+    [`/v1/companies/lookup?ticker=${"A".repeat(33)}`, "ticker must be at most 32 characters"],
+    [`/v1/companies/lookup?name=${"n".repeat(501)}`, "name must be at most 500 characters"],
   ])("%s → 400 %s", async (path, message) => {
     const { key } = await secretKeyFor();
     const response = await rest(path, key);

@@ -11,6 +11,7 @@ import {
   RateLimitError,
   ServerError,
 } from "../../src/sdk";
+import { errorCodes } from "../../src/lib/errors";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { darkLogo40x20 } from "../fixtures/images";
 
@@ -78,6 +79,24 @@ describe("LogoLookup.get / getStream", () => {
     await expect(revoked.get("sdk-one.com")).rejects.toBeInstanceOf(AuthenticationError);
     expect(() => new LogoLookup({ baseUrl: BASE })).toThrow(ConfigurationError);
     expect(() => new LogoLookup({ secretKey: "pk_abc", baseUrl: BASE })).toThrow(ConfigurationError);
+  });
+
+  it("gives each error the service's code: from the status where the lookup answers in plain text", async () => {
+    const { sdk } = await client();
+    await expect(sdk.get("nothing-here-at-all.com")).rejects.toMatchObject({ constructor: NotFoundError, status: 404, code: "not_found", message: "Logo not found" });
+    await expect(sdk.getStream("not a domain")).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
+    const revoked = new LogoLookup({ secretKey: "sk_00000000000000000000000000000000", baseUrl: BASE, fetch: workerFetch });
+    await expect(revoked.get("sdk-one.com")).rejects.toMatchObject({ constructor: AuthenticationError, status: 401, code: "unauthorized" });
+    for await (const result of sdk.getMany(["unknown-many-codes.com"])) expect(result.ok === false && result.error.code).toBe("not_found");
+  });
+
+  it("knows every code of the service by its status (src/lib/errors.ts), for answers that carry none", async () => {
+    for (const [code, status] of Object.entries(errorCodes)) {
+      // A 429 is a RateLimitError, whose code is its own (tested with the retries).
+      if (status === 429) continue;
+      const { sdk } = await client({ maxRetries: 0, fetch: async () => new Response("Something", { status, headers: { "Content-Type": "text/plain; charset=utf-8" } }) });
+      await expect(sdk.get("codes.com")).rejects.toMatchObject({ status, code });
+    }
   });
 
   it("never puts the key in a URL", async () => {
