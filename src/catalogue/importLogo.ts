@@ -383,7 +383,9 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         logo!.keys = put.objectKeys;
         // An image replaced again within this write is never put at all.
         logo!.put = put;
-        plan.witness ??= and(eq(logos.companyId, companyRef), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet), eq(logos.updatedAt, now));
+        // By the primary domain, not by companyRef: a new company's "the latest company" would
+        // name another one once this batch has failed.
+        plan.witness ??= and(eq(logos.companyId, referenceTo(owner)), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet), eq(logos.updatedAt, now));
       }
       if (!plan.logos.includes(logo!)) plan.logos.push(logo!);
     }
