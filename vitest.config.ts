@@ -46,8 +46,12 @@ export default defineConfig({
           // One runtime for all the Worker's test files instead of a fresh Miniflare and module
           // graph per file (about 2 s each, most of the suite's time). Storage is reset before
           // every test (applyMigrations.ts); isolate memory is shared, as it already was between
-          // the tests of one file.
+          // the tests of one file. One file at a time: the storage is the runtime's, and a file
+          // running beside another had its rows reset under it, or found the other's rows in
+          // its fresh storage. Vitest runs such a project in a group of its own, after the others.
           isolate: false,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {
