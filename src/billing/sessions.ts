@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, gt, isNull } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
@@ -41,6 +41,8 @@ export async function createCheckoutSession(
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
   ]);
   if (existing && payingStatuses.has(existing.status)) return fail("conflict", ALREADY_SUBSCRIBED);
+  const settled = await settleOpenCheckouts(env, db, accountId);
+  if (!settled.ok) return settled;
   const session = await callStripe(env, "creating a checkout session", (stripe) =>
     stripe.checkout.sessions.create({
       mode: "subscription",
@@ -57,6 +59,40 @@ export async function createCheckoutSession(
   await db.insert(checkoutSessions).values({ id: session.id, accountId, plan, createdAt: new Date() });
   return ok({ id: session.id, url: session.url, plan });
 }
+
+/** How long Stripe keeps a Checkout Session open unless told otherwise. */
+const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Before another checkout: the account's earlier ones that may still be paid. Two open at once
+ * (two tabs, a second click) would each create a subscription if both were paid, so an open
+ * one is expired at Stripe. One paid whose webhook has not arrived yet means the account is
+ * subscribing: another checkout is refused, as for a paying account.
+ */
+async function settleOpenCheckouts(env: Env, db: Db, accountId: string): Promise<Result<true>> {
+  const earlier = await db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.accountId, accountId),
+        isNull(checkoutSessions.completedAt),
+        isNull(checkoutSessions.exchangedAt),
+        gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)),
+      ),
+    );
+  for (const { id } of earlier) {
+    const state = await callStripe(env, "reading an earlier checkout session", (stripe) => stripe.checkout.sessions.retrieve(id));
+    if (!state) return fail("unavailable", STRIPE_UNAVAILABLE);
+    if (state.status === "complete") return fail("conflict", JUST_PAID);
+    if (state.status !== "open") continue;
+    const expired = await callStripe(env, "expiring an earlier checkout session", (stripe) => stripe.checkout.sessions.expire(id));
+    if (!expired) return fail("unavailable", STRIPE_UNAVAILABLE);
+  }
+  return ok(true);
+}
+
+const JUST_PAID = "This account's last checkout was just paid: its plan changes within a minute (reload /portal/billing); change plans later with Manage billing";
 
 /** The Stripe customer of an account, once a checkout made one. */
 export async function stripeCustomerOf(db: Db, accountId: string): Promise<string | null> {

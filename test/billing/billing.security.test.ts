@@ -106,6 +106,28 @@ describe("token exchange", () => {
     expect((await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } })).status).toBe(200);
   });
 
+  it("a second checkout expires the first, still open, so only one can be paid", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const checkout = async () => (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    const first = await checkout();
+    const second = await checkout();
+    expect(second.id).not.toBe(first.id);
+    // The customer goes back to the first tab: Stripe no longer takes the payment.
+    await expect(completeAtStripe(first.id)).rejects.toThrow("fake stripe: 409");
+    await completeAtStripe(second.id);
+  });
+
+  it("a checkout paid whose webhook has not arrived yet refuses another, as a paying account would", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    await completeAtStripe(id);
+    const again = await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toMatch(/^This account's last checkout was just paid/);
+  });
+
   it("Stripe out of reach is a 503 to retry, as for checkout", async () => {
     const account = await addAccount();
     const key = await addKey(account.id, { type: "secret" });

@@ -2,8 +2,9 @@ import { createServer, type Server } from "node:http";
 
 /**
  * A stand-in for the part of Stripe's API the service calls, on 127.0.0.1: Checkout Sessions
- * created (`POST /v1/checkout/sessions`, form-encoded with bracketed keys) and retrieved
- * (`GET /v1/checkout/sessions/{id}`), and customer portal sessions created
+ * created (`POST /v1/checkout/sessions`, form-encoded with bracketed keys), retrieved
+ * (`GET /v1/checkout/sessions/{id}`) and expired (`POST …/{id}/expire`, open ones only), and
+ * customer portal sessions created
  * (`POST /v1/billing_portal/sessions`), with Stripe's bearer authentication and error shape
  * (`{error: {type, code, message}}`). Tests drive it through two routes of its own:
  * `POST /_complete/{id}` marks a checkout session paid, as a customer finishing checkout would,
@@ -34,7 +35,11 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
     if (control) {
       const stored = sessions.get(control[2]!);
       if (!stored) return send({ status: 404, body: { error: "no such session" } });
-      if (control[1] === "complete") Object.assign(stored.session, { status: "complete", payment_status: "paid", customer: `cus_fake_${control[2]!.slice(-6)}` });
+      if (control[1] === "complete") {
+        // An expired session can no longer be paid.
+        if (stored.session.status !== "open") return send({ status: 409, body: { error: `session is ${stored.session.status}` } });
+        Object.assign(stored.session, { status: "complete", payment_status: "paid", customer: `cus_fake_${control[2]!.slice(-6)}` });
+      }
       return send({ status: 200, body: control[1] === "complete" ? stored.session : stored.params });
     }
 
@@ -87,6 +92,16 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       };
       sessions.set(id, { params, session });
       return send({ status: 200, body: session });
+    }
+    const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
+    if (req.method === "POST" && expire) {
+      const stored = sessions.get(decodeURIComponent(expire[1]!));
+      if (!stored) return send(stripeError(404, "invalid_request_error", `No such checkout.session: '${expire[1]}'`, "resource_missing"));
+      if (stored.session.status !== "open") {
+        return send(stripeError(400, "invalid_request_error", `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${stored.session.status}".`));
+      }
+      Object.assign(stored.session, { status: "expired", url: null });
+      return send({ status: 200, body: stored.session });
     }
     const retrieve = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(url.pathname);
     if (req.method === "GET" && retrieve) {
