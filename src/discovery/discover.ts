@@ -55,6 +55,8 @@ export interface DiscoveryReport {
   outcome: "found" | "nothing";
   /** Why nothing was taken (outcome `nothing`). */
   reason?: string;
+  /** Set when the icon was found but could not be stored (D1 or R2 failing): a miss to try again soon. */
+  storageFailed?: true;
   page: string | null;
   name: string;
   brandColor: string | null;
@@ -119,6 +121,7 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
   );
   if (!written.ok) {
     report.reason = `catalogue write failed: ${written.error.message}`;
+    report.storageFailed = true;
     return report;
   }
   report.outcome = "found";

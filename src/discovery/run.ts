@@ -57,7 +57,9 @@ export async function discoverAndRecord(env: Env, domain: string, options: { ref
   if (report.outcome === "found") await forgetMiss(db, domain);
   else if (!options.refresh) {
     const facts = { reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
-    await rememberMiss(db, domain, facts, vars.DISCOVERY_MISS_TTL_S, now);
+    // A site with nothing usable for the day; one whose icon could not be stored, briefly.
+    const ttl = report.storageFailed ? Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S) : vars.DISCOVERY_MISS_TTL_S;
+    await rememberMiss(db, domain, facts, ttl, now);
   }
   return report;
 }

@@ -30,4 +30,15 @@ describe("discovery that fails unexpectedly", () => {
     const tenMinutesOn = Date.now() + 10 * 60 * 1000 + 1000;
     expect(await runDiscovery(env, site.host, { refresh: false }, tenMinutesOn)).toMatchObject({ status: "found" });
   });
+
+  it("an icon found but not stored (R2 failing) is a miss for minutes, not the day a site with nothing gets", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const failingPuts = new Proxy(env.LOGOS, {
+      get: (target, name) => (name === "put" ? () => Promise.reject(new Error("R2 put: injected outage")) : Reflect.get(target, name).bind(target)),
+    });
+    expect(await runDiscovery({ ...env, LOGOS: failingPuts }, site.host, { refresh: false })).toMatchObject({ status: "nothing", reason: expect.stringMatching(/^catalogue write failed/) });
+    expect(await runDiscovery(env, site.host, { refresh: false })).toMatchObject({ status: "nothing", reason: "remembered miss" });
+    const tenMinutesOn = Date.now() + 10 * 60 * 1000 + 1000;
+    expect(await runDiscovery(env, site.host, { refresh: false }, tenMinutesOn)).toMatchObject({ status: "found" });
+  });
 });
