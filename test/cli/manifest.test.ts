@@ -28,4 +28,50 @@ describe("import manifests", () => {
     const rows = await rowsOf("tickers.jsonl", [row({ name: "Viaplay", ticker: "VPLAY B", exchange: "OMX" }), row({ name: "Volvo", ticker: "volcar  b" })].join("\n"));
     expect(rows.map((r) => r.ok && r.row.ticker)).toEqual(["VPLAY-B", "VOLCAR-B"]);
   });
+
+  const csvHeader = "name,domains,variant,image\n";
+
+  it("reports a CSV row with a quote inside an unquoted field at its own line, and reads the rows after it", async () => {
+    const rows = await rowsOf(
+      "mid-field-quote.csv",
+      csvHeader +
+        "Alpha,alpha.com,icon,a.png\n" +
+        'Acme 5" Display,acme.com,icon,img.png\n' +
+        "Beta,beta.com,icon,b.png\n" +
+        'O"Reilly,oreilly.com,icon,o.png\n' +
+        "Gamma,gamma.com,icon,g.png\n",
+    );
+    expect(rows).toEqual([
+      { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha", domains: ["alpha.com"] }) },
+      { line: 3, ok: false, error: 'not valid CSV: a quoted field must be the whole field (a quote inside one is written "")' },
+      { line: 4, ok: true, row: expect.objectContaining({ name: "Beta", domains: ["beta.com"] }) },
+      { line: 5, ok: false, error: 'not valid CSV: a quoted field must be the whole field (a quote inside one is written "")' },
+      { line: 6, ok: true, row: expect.objectContaining({ name: "Gamma", domains: ["gamma.com"] }) },
+    ]);
+  });
+
+  it("reads a quoted CSV field holding a line break and an escaped quote as one record, at its first line", async () => {
+    const rows = await rowsOf(
+      "multiline.csv",
+      csvHeader + "Alpha,alpha.com,icon,a.png\n" + ' "Say ""Hi"",\nthen, bye" ,say.com,icon,s.png\n' + "Beta,beta.com,icon,b.png\n",
+    );
+    expect(rows).toEqual([
+      { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha" }) },
+      { line: 3, ok: true, row: expect.objectContaining({ name: 'Say "Hi",\nthen, bye', domains: ["say.com"], image: "s.png" }) },
+      { line: 5, ok: true, row: expect.objectContaining({ name: "Beta" }) },
+    ]);
+  });
+
+  it("reads CSV with CRLF line endings, a quoted line break included", async () => {
+    const rows = await rowsOf(
+      "crlf.csv",
+      csvHeader.replace("\n", "\r\n") + "Alpha,alpha.com,icon,a.png\r\n" + '"Two\r\nLines",two.com,icon,t.png\r\n' + 'Acme 5" Display,acme.com,icon,img.png\r\n' + "Beta,beta.com,icon,b.png\r\n",
+    );
+    expect(rows).toEqual([
+      { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha", image: "a.png" }) },
+      { line: 3, ok: true, row: expect.objectContaining({ name: "Two\nLines", domains: ["two.com"], image: "t.png" }) },
+      { line: 5, ok: false, error: expect.stringContaining("not valid CSV") },
+      { line: 6, ok: true, row: expect.objectContaining({ name: "Beta", image: "b.png" }) },
+    ]);
+  });
 });

@@ -175,21 +175,46 @@ interface CsvRecord {
   text: string;
 }
 
-/** Non-blank records: a line break inside a quoted field (an odd count of quotes so far) continues the record. */
+/** Non-blank records: a line break inside a quoted field continues the record. */
 async function* csvRecords(path: string): AsyncGenerator<CsvRecord> {
   let record: CsvRecord | undefined;
-  let quotes = 0;
+  let quoted = false;
   for await (const { line, text } of manifestLines(path)) {
     if (record) record.text += `\n${text}`;
     else if (text.trim() === "") continue;
     else record = { line, text };
-    for (let at = text.indexOf('"'); at !== -1; at = text.indexOf('"', at + 1)) quotes++;
-    if (quotes % 2 === 1) continue;
+    quoted = quotedFieldOpenAfter(text, quoted);
+    if (quoted) continue;
     yield record;
     record = undefined;
-    quotes = 0;
   }
   if (record) yield record;
+}
+
+/**
+ * Whether a quoted field is open at the end of a line of CSV, given whether one was open at its
+ * start, read as csv-parse reads it with `trim`: a quote opens a quoted field only at the start
+ * of a field (after whitespace, which is trimmed); inside one, `""` is a quote and a lone quote
+ * closes it. A quote anywhere else (`O"Reilly`, `5" Display`, `"Acme"x`) leaves the record on
+ * its line, for csv-parse to accept or refuse alone; counting every quote would read on into
+ * the rows after it.
+ */
+function quotedFieldOpenAfter(text: string, open: boolean): boolean {
+  let fieldStart = !open;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (open) {
+      if (char !== '"') continue;
+      if (text[at + 1] === '"') at++;
+      else open = false;
+    } else if (char === ",") fieldStart = true;
+    else if (!fieldStart) continue;
+    else if (char === '"') {
+      open = true;
+      fieldStart = false;
+    } else if (!/\s/.test(char)) fieldStart = false;
+  }
+  return open;
 }
 
 function csvHeader({ line, text }: CsvRecord): string[] {
