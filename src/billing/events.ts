@@ -18,9 +18,10 @@ import { planOfPrice } from "./stripe";
  *    < unpaid < canceled). A subscription Stripe has ended never comes back: once `canceled`
  *    (or `incomplete_expired`), later events about it change nothing; only another
  *    subscription can replace it;
- *  - an account pays for one subscription at a time: while its current one is paying, events
- *    about any other (an old subscription renewing or ending, a second checkout) change
- *    nothing, so a plan bought and a plan left behind never overwrite each other;
+ *  - an account pays for one subscription at a time: while its current one is paying, an event
+ *    that another subscription is not paying (an old one ending, a checkout left unpaid)
+ *    changes nothing, so a plan left behind never moves the account off the one it bought. A
+ *    paying one replaces it: Stripe may tell of the new subscription before the old one's end;
  *  - `accounts.plan`, which every limiter reads, follows the billing row only when this very
  *    event wrote it.
  */
@@ -59,10 +60,11 @@ const LIFECYCLE = (column: string) =>
   `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
 /** Statuses Stripe never moves a subscription out of. */
 const ENDED = (column: string) => `(${column} IN ('canceled', 'incomplete_expired'))`;
-/** The row's current subscription is paying and the event is about another one (or names none). */
-const OTHER_THAN_PAYING = (row: string, subscriptionId: string) =>
+const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((paying) => `'${paying}'`).join(", ")}))`;
+/** The row's current subscription is paying, and the event says another one (or none) is not. */
+const OTHER_NOT_PAYING = (row: string, subscriptionId: string, status: string) =>
   `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId}
-    AND ${row}.status IN (${[...payingStatuses].map((status) => `'${status}'`).join(", ")}))`;
+    AND ${PAYING(`${row}.status`)} AND NOT ${PAYING(status)})`;
 
 const paidPlan = z.enum(plans).exclude(["free"]);
 
@@ -201,10 +203,10 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
     // Read in the same transaction, before the upsert: whether the row pays for another
     // subscription, which names the outcome if the upsert changes nothing.
     d1
-      .prepare(`SELECT ${OTHER_THAN_PAYING("billing_accounts", "?2")} AS other FROM billing_accounts WHERE account_id = ?1`)
-      .bind(change.accountId, change.subscriptionId),
-    // Upsert the billing row, unless the event was seen, is older than the row, or is about
-    // another subscription than the paying one.
+      .prepare(`SELECT ${OTHER_NOT_PAYING("billing_accounts", "?2", "?3")} AS other FROM billing_accounts WHERE account_id = ?1`)
+      .bind(change.accountId, change.subscriptionId, change.status),
+    // Upsert the billing row, unless the event was seen, is older than the row, or says
+    // another subscription than the paying one is not paying.
     d1
       .prepare(
         `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
@@ -219,7 +221,7 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
            cancel_at_period_end = excluded.cancel_at_period_end,
            state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
          WHERE NOT (${ENDED("billing_accounts.status")} AND billing_accounts.subscription_id IS excluded.subscription_id)
-           AND NOT ${OTHER_THAN_PAYING("billing_accounts", "excluded.subscription_id")}
+           AND NOT ${OTHER_NOT_PAYING("billing_accounts", "excluded.subscription_id", "excluded.status")}
            AND (billing_accounts.state_at < excluded.state_at
                 OR (billing_accounts.state_at = excluded.state_at
                     AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id

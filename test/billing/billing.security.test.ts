@@ -178,7 +178,19 @@ describe("one subscription per account", () => {
     expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } })).status).toBe(200);
   });
 
-  it("events about another subscription never move the account off the one it pays for", async () => {
+  it("a new subscription told of before the old one's end: the account is on the new one", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_a" }), { created: t }));
+    expect(await planOf(account.id)).toBe("launch");
+    // Stripe delivers Growth's events first, then Launch's cancellation, which happened before them.
+    expect(await outcomeOf(deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_b", price: "price_growth_test" }), { created: t + 2 })))).toBe("applied");
+    expect(await outcomeOf(deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_a", status: "canceled" }), { created: t + 1 })))).not.toBe("applied");
+    expect(await planOf(account.id)).toBe("growth");
+  });
+
+  it("events that another subscription is not paying never move the account off the one it pays for", async () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
     const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
@@ -189,10 +201,9 @@ describe("one subscription per account", () => {
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_growth", price: "price_growth_test" }), { created: t + 2 }));
     expect(await planOf(account.id)).toBe("growth");
 
-    // Launch's invoice is paid at last, then Launch is cancelled; a checkout is left unpaid.
+    // Launch is cancelled at last; a checkout is left unpaid.
     const unpaidCheckout = { ...completedCheckout(account.id, "cs_test_unpaid", "launch"), subscription: "sub_other", payment_status: "unpaid" };
     const late = [
-      event("customer.subscription.updated", subscription(account.id, { id: "sub_launch" }), { created: t + 3 }),
       event("customer.subscription.deleted", subscription(account.id, { id: "sub_launch", status: "canceled" }), { created: t + 4 }),
       event("checkout.session.completed", unpaidCheckout, { created: t + 5 }),
     ];
