@@ -27,7 +27,7 @@ import { type WindowUsage, windowUsage } from "./usage";
  * requests within 64 requests of the limit, so the last ones are counted one by one. An
  * isolate that is evicted, or never serves the key again, gives nothing back, so its batches
  * start at one request and each is twice what the isolate served of the key in the minute so
- * far (or, the minute's first, in its last minute): a key served sparsely, by many isolates,
+ * far (or, the minute's first, in the minute before): a key served sparsely, by many isolates,
  * is counted as it is used, and a busy one reaches LEASE_SIZE within eight batches.
  *
  * Remaining counts (X-RateLimit-Remaining) are exact for a key served by one isolate from one
@@ -147,7 +147,9 @@ async function acquire(
   };
 
   const last = leases.get(keyId);
-  const spentLast = last && last.signature === signature ? last.granted - last.tokens : 0;
+  // What this minute, or the one before, served: an isolate back after an idle spell starts at one again.
+  const recent = last !== undefined && last.signature === signature && minute - last.minute <= 60_000;
+  const spentLast = recent ? last.granted - last.tokens : 0;
   const want = Math.min(options.leaseSize ?? LEASE_SIZE, Math.max(1, 2 * spentLast));
   const shards = shardCount(windows, options.shardCapacity);
   const first = last && last.shards === shards ? last.shard : Math.floor(Math.random() * shards);

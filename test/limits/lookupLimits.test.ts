@@ -87,6 +87,19 @@ describe("leases", () => {
     expect(await month(minute2)).toBe(2 + 4);
   });
 
+  it("start again at one request after an idle spell, whatever the isolate served before", async () => {
+    const k = key("idle", 100_000, "enterprise");
+    const month = (at: number) => usage("idle", k, at).then((windows) => windows[1]!.used);
+    const busy = Date.parse("2026-11-22T11:00:05Z");
+    for (let i = 0; i < 100; i++) await consumeLookup(env, k, { now: busy });
+    const counted = await month(busy);
+    // An hour later, one lookup: the last batch's rest goes back, and one request is leased.
+    const later = Date.parse("2026-11-22T12:00:05Z");
+    await consumeLookup(env, k, { now: later });
+    expect(await month(later)).toBe(100 + 1);
+    expect(counted).toBeGreaterThanOrEqual(100);
+  });
+
   it("never admit past the limit, however requests interleave", async () => {
     const k = key("interleaved", 1_000);
     const now = Date.parse("2026-11-22T11:02:10Z");
