@@ -136,7 +136,8 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   // Claimed before the key exists: of two concurrent exchanges, one gets a key.
   const claimed = await db
     .update(checkoutSessions)
-    .set({ exchangedAt: new Date(), completedAt: row.completedAt ?? new Date() })
+    // completedAt stays the webhook's: until it has come, another checkout asks Stripe about this one.
+    .set({ exchangedAt: new Date() })
     .where(and(eq(checkoutSessions.id, sessionId), isNull(checkoutSessions.exchangedAt)))
     .returning({ id: checkoutSessions.id });
   if (claimed.length === 0) return jsonError(c, "conflict", "The credentials of this checkout were already issued");

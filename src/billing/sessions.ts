@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
@@ -66,8 +66,10 @@ const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /**
  * Before another checkout: the account's earlier ones that may still be paid. Two open at once
  * (two tabs, a second click) would each create a subscription if both were paid, so an open
- * one is expired at Stripe. One paid whose webhook has not arrived yet means the account is
- * subscribing: another checkout is refused, as for a paying account.
+ * one is expired at Stripe. One paid whose webhook has not arrived yet (completedAt is the
+ * webhook's, whether or not the key was collected) means the account is subscribing: another
+ * checkout is refused, as for a paying account. A session Stripe does not know (another Stripe
+ * account's, say) is no obstacle.
  */
 async function settleOpenCheckouts(env: Env, db: Db, accountId: string): Promise<Result<true>> {
   const earlier = await db
@@ -77,19 +79,38 @@ async function settleOpenCheckouts(env: Env, db: Db, accountId: string): Promise
       and(
         eq(checkoutSessions.accountId, accountId),
         isNull(checkoutSessions.completedAt),
-        isNull(checkoutSessions.exchangedAt),
         gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)),
       ),
-    );
+    )
+    .orderBy(desc(checkoutSessions.createdAt))
+    .limit(EARLIER_CHECKED);
   for (const { id } of earlier) {
-    const state = await callStripe(env, "reading an earlier checkout session", (stripe) => stripe.checkout.sessions.retrieve(id));
-    if (!state) return fail("unavailable", STRIPE_UNAVAILABLE);
-    if (state.status === "complete") return fail("conflict", JUST_PAID);
-    if (state.status !== "open") continue;
-    const expired = await callStripe(env, "expiring an earlier checkout session", (stripe) => stripe.checkout.sessions.expire(id));
-    if (!expired) return fail("unavailable", STRIPE_UNAVAILABLE);
+    let state = await checkoutAtStripe(env, id);
+    if (state === "open") {
+      const expired = await callStripe(env, "expiring an earlier checkout session", (stripe) => stripe.checkout.sessions.expire(id));
+      // Refused when it was paid or expired meanwhile: asked again, it says which.
+      state = expired ? "expired" : await checkoutAtStripe(env, id);
+    }
+    if (state === null || state === "open") return fail("unavailable", STRIPE_UNAVAILABLE);
+    if (state === "complete") return fail("conflict", JUST_PAID);
   }
   return ok(true);
+}
+
+/** At most this many of an account's checkouts of the last day are asked about: each is a call to Stripe. */
+const EARLIER_CHECKED = 5;
+
+/** A checkout session's state at Stripe: `open`, `complete`, `expired`, `missing`, or null when Stripe does not answer. */
+async function checkoutAtStripe(env: Env, id: string): Promise<"open" | "complete" | "expired" | "missing" | null> {
+  const session = await callStripe(env, "reading an earlier checkout session", (stripe) =>
+    stripe.checkout.sessions.retrieve(id).catch((error: unknown) => {
+      if ((error as { code?: string }).code === "resource_missing") return "missing" as const;
+      throw error;
+    }),
+  );
+  if (session === null || session === "missing") return session;
+  if (session.status === "open") return "open";
+  return session.status === "complete" ? "complete" : "expired";
 }
 
 const JUST_PAID = "This account's last checkout was just paid: its plan changes within a minute (reload /portal/billing); change plans later with Manage billing";

@@ -128,6 +128,23 @@ describe("token exchange", () => {
     expect(((await again.json()) as { error: string }).error).toMatch(/^This account's last checkout was just paid/);
   });
 
+  it("a checkout paid and its key collected before the webhook still refuses another", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    await completeAtStripe(id);
+    expect((await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } })).status).toBe(200);
+    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } })).status).toBe(409);
+  });
+
+  it("an earlier checkout Stripe does not know is no obstacle, not an outage", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    // Made under another Stripe account, say (test keys, then live ones).
+    await db.insert(checkoutSessions).values({ id: "cs_test_unknown_to_stripe", accountId: account.id, plan: "launch", createdAt: new Date() });
+    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).status).toBe(200);
+  });
+
   it("Stripe out of reach is a 503 to retry, as for checkout", async () => {
     const account = await addAccount();
     const key = await addKey(account.id, { type: "secret" });
