@@ -11,6 +11,7 @@ import { ok } from "../../src/lib/errors";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import type { Platform } from "../../src/cli/platform";
 import { freshState, tool, withPlatform } from "./helpers";
+import { ico } from "../fixtures/icons";
 
 let state: { dir: string; cleanup: () => void };
 
@@ -42,28 +43,6 @@ async function asLegacy(db: Platform["db"], bucket: R2Bucket, logo: Logo) {
   await bucket.delete(logoObjectKeys(logo).filter((key) => key !== logo.masterKey && key !== logo.originalKey));
   for (const legacy of ["grey", "inverted"]) await bucket.put(`${logo.masterKey.slice(0, -4)}.${legacy}.png`, new Uint8Array([1]));
   await db.update(logos).set({ renditions: LEGACY_RENDITIONS }).where(eq(logos.id, logo.id));
-}
-
-/** A favicon.ico as most sites have one: one 32-bit DIB entry, bottom-up, twice as tall for its AND mask. */
-function bmpIco(size: number, [r, g, b]: [number, number, number]): Uint8Array {
-  const dib = new Uint8Array(40 + size * size * 4 + Math.ceil(size / 32) * 4 * size);
-  const header = new DataView(dib.buffer);
-  header.setUint32(0, 40, true);
-  header.setInt32(4, size, true);
-  header.setInt32(8, size * 2, true);
-  header.setUint16(12, 1, true);
-  header.setUint16(14, 32, true);
-  for (let i = 0; i < size * size; i++) dib.set([b, g, r, 255], 40 + i * 4);
-  const ico = new Uint8Array(22 + dib.length);
-  const directory = new DataView(ico.buffer);
-  directory.setUint16(2, 1, true);
-  directory.setUint16(4, 1, true);
-  ico[6] = ico[7] = size;
-  directory.setUint16(12, 32, true);
-  directory.setUint32(14, dib.length, true);
-  directory.setUint32(18, 22, true);
-  ico.set(dib, 22);
-  return ico;
 }
 
 const snapshot = () =>
@@ -98,7 +77,7 @@ describe("npm run rerender", () => {
   it("re-renders discovered ICO and AVIF logos, which the importer does not take, keeping their originals", async () => {
     const colour: [number, number, number] = [0x1a, 0x1f, 0x71];
     const originals = {
-      ico: bmpIco(32, colour),
+      ico: ico([{ bmp: { size: 32, rgba: [...colour, 255] } }]),
       avif: new Uint8Array(await sharp({ create: { width: 64, height: 32, channels: 3, background: "#1a1f71" } }).avif().toBuffer()),
     };
     // As discovery stores them: the file as it came, a PNG master of its pixels.

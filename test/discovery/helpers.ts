@@ -54,47 +54,4 @@ export function png(width: number, height: number, rgba: [number, number, number
 export const svg = (fill = "#0a7d5a") =>
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24"><rect width="24" height="24" rx="4" fill="${fill}"/></svg>`;
 
-/**
- * An ICO file (ICONDIR, one ICONDIRENTRY per image) holding PNG entries as they are and BMP
- * entries as a 32-bit BITMAPINFOHEADER DIB, bottom-up, with its AND mask.
- */
-export function ico(entries: Array<{ png: Uint8Array; size: number } | { bmp: { size: number; rgba: [number, number, number, number] } }>): Uint8Array {
-  const blobs = entries.map((entry) => ("png" in entry ? entry.png : bmpEntry(entry.bmp.size, entry.bmp.rgba)));
-  const header = new Uint8Array(6 + 16 * entries.length);
-  const view = new DataView(header.buffer);
-  view.setUint16(2, 1, true);
-  view.setUint16(4, entries.length, true);
-  let offset = header.length;
-  entries.forEach((entry, i) => {
-    const size = "png" in entry ? entry.size : entry.bmp.size;
-    const at = 6 + 16 * i;
-    view.setUint8(at, size >= 256 ? 0 : size);
-    view.setUint8(at + 1, size >= 256 ? 0 : size);
-    view.setUint16(at + 4, 1, true);
-    view.setUint16(at + 6, 32, true);
-    view.setUint32(at + 8, blobs[i]!.length, true);
-    view.setUint32(at + 12, offset, true);
-    offset += blobs[i]!.length;
-  });
-  const out = new Uint8Array(offset);
-  out.set(header);
-  let at = header.length;
-  for (const blob of blobs) {
-    out.set(blob, at);
-    at += blob.length;
-  }
-  return out;
-}
-
-function bmpEntry(size: number, [r, g, b, a]: [number, number, number, number]): Uint8Array {
-  const maskRow = Math.ceil(size / 32) * 4;
-  const out = new Uint8Array(40 + size * size * 4 + maskRow * size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 40, true);
-  view.setInt32(4, size, true);
-  view.setInt32(8, size * 2, true);
-  view.setUint16(12, 1, true);
-  view.setUint16(14, 32, true);
-  for (let i = 0; i < size * size; i++) out.set([b, g, r, a], 40 + i * 4);
-  return out;
-}
+export { ico } from "../fixtures/icons";
