@@ -1,26 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys } from "../../schema";
 import { runAdmin } from "../../src/cli/admin/run";
-import { type CommandResult, freshState, inProcess, openSharedPlatform, tool } from "./helpers";
+import { type CommandResult, inProcess, platformForThisFile, tool } from "./helpers";
 
 /** The admin CLI's refusals, on a state of their own so they run beside the other admin tests. */
-let state: { dir: string; cleanup: () => void };
-let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
+const file = platformForThisFile();
 beforeAll(async () => {
-  state = freshState();
-  platform = await openSharedPlatform(state.dir);
   const created = await admin("account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch");
   if (created.status !== 0) throw new Error(created.stderr);
 });
-afterAll(async () => {
-  await platform.dispose();
-  state.cleanup();
-});
 
-const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io, platform.borrow));
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow));
 const counts = async () => ({
-  accounts: (await platform.db.select().from(accounts).all()).length,
-  keys: (await platform.db.select().from(apiKeys).all()).length,
+  accounts: (await file.platform.db.select().from(accounts).all()).length,
+  keys: (await file.platform.db.select().from(apiKeys).all()).length,
 });
 const errorOf = (result: CommandResult) => JSON.parse(result.stderr.trim().split("\n").filter((l) => l.startsWith("{")).at(-1)!).error;
 
@@ -66,7 +59,7 @@ describe("exit codes", () => {
 
   it("1 when the storage refuses, as a process, writing nothing", async () => {
     const before = await counts();
-    const result = await tool("admin", ["key", "create", "--account", "nobody", "--type", "publishable"], state.dir);
+    const result = await tool("admin", ["key", "create", "--account", "nobody", "--type", "publishable"], file.dir);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
     expect(errorOf(result).message).toMatch(/No account/);

@@ -1,28 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apiKeys } from "../../schema";
 import { runAdmin } from "../../src/cli/admin/run";
 import { hashKey } from "../../src/keys/format";
-import { freshState, inProcess, openSharedPlatform, tool } from "./helpers";
+import { inProcess, platformForThisFile, tool } from "./helpers";
 
-let state: { dir: string; cleanup: () => void };
-let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
-beforeAll(async () => {
-  state = freshState();
-  platform = await openSharedPlatform(state.dir);
-});
-afterAll(async () => {
-  await platform.dispose();
-  state.cleanup();
-});
+const file = platformForThisFile();
 
 // In-process, on a platform kept open for the file; the program itself is run once below.
-const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io, platform.borrow));
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow));
 
 describe("npm run admin", () => {
   let accountId: string;
 
   it("account create prints the account with its id, as a process that exits 0", async () => {
-    const result = await tool("admin", ["account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch"], state.dir);
+    const result = await tool("admin", ["account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch"], file.dir);
     expect(result.status).toBe(0);
     const account = result.json();
     expect(account).toMatchObject({ email: "ops@example.com", plan: "launch" });
@@ -56,7 +47,7 @@ describe("npm run admin", () => {
       perMinuteOverride: 60,
     });
     expect(key.key).toMatch(/^pk_[0-9A-Za-z]{32}$/);
-    const stored = await platform.db.select().from(apiKeys).all();
+    const stored = await file.platform.db.select().from(apiKeys).all();
     expect(stored.map((k) => k.keyHash)).toContain(await hashKey(key.key));
     expect(JSON.stringify(stored)).not.toContain(key.key);
   });

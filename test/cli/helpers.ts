@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import type { CommandIo } from "../../src/cli/args";
 import { openPlatform, type Platform } from "../../src/cli/platform";
 
@@ -69,6 +69,33 @@ export function freshState(): { dir: string; cleanup: () => void } {
 export async function openSharedPlatform(state: string): Promise<Platform & { borrow: () => Promise<Platform> }> {
   const platform = await openPlatform({ persistTo: state });
   return { ...platform, borrow: async () => ({ ...platform, dispose: async () => undefined }) };
+}
+
+/**
+ * A fresh state with a platform kept open on it for the whole test file, closed and removed
+ * after the file: the setup of the files that need nothing more.
+ */
+export function platformForThisFile(): { readonly dir: string; readonly platform: Awaited<ReturnType<typeof openSharedPlatform>> } {
+  let state: ReturnType<typeof freshState> | undefined;
+  let platform: Awaited<ReturnType<typeof openSharedPlatform>> | undefined;
+  beforeAll(async () => {
+    state = freshState();
+    platform = await openSharedPlatform(state.dir);
+  });
+  afterAll(async () => {
+    await platform?.dispose();
+    state?.cleanup();
+  });
+  return {
+    get dir() {
+      if (!state) throw new Error("platformForThisFile: used outside the file's tests");
+      return state.dir;
+    },
+    get platform() {
+      if (!platform) throw new Error("platformForThisFile: used outside the file's tests");
+      return platform;
+    },
+  };
 }
 
 /** A platform opened for one job and closed after it. */

@@ -1,33 +1,24 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { accounts } from "../../schema";
 import { verifyPassword } from "../../src/accounts/passwords";
 import { DEFAULT_DEMO_PASSWORD, DEMO_EMAIL, demoPassword, ensureDemoAccount } from "../../src/cli/start/demo";
-import { freshState, openSharedPlatform } from "./helpers";
+import { platformForThisFile } from "./helpers";
 
-let state: { dir: string; cleanup: () => void };
-let platform: Awaited<ReturnType<typeof openSharedPlatform>>;
-beforeAll(async () => {
-  state = freshState();
-  platform = await openSharedPlatform(state.dir);
-});
-afterAll(async () => {
-  await platform.dispose();
-  state.cleanup();
-});
+const file = platformForThisFile();
 
 /** What signing in checks (src/accounts/signIn.ts): the password against the demo account's stored hash. */
 const signsIn = async (password: string) => {
-  const account = await platform.db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL) });
+  const account = await file.platform.db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL) });
   return verifyPassword(password, account!.passwordHash);
 };
 
 describe("npm start's demo account", () => {
   it("prints a password that signs in, also when the account was made with another one", async () => {
-    const first = await ensureDemoAccount(platform.db, DEFAULT_DEMO_PASSWORD);
+    const first = await ensureDemoAccount(file.platform.db, DEFAULT_DEMO_PASSWORD);
     expect(first.ok && (await signsIn(first.value.password))).toBe(true);
 
-    const changed = await ensureDemoAccount(platform.db, "a-password-of-my-own");
+    const changed = await ensureDemoAccount(file.platform.db, "a-password-of-my-own");
     expect(changed).toMatchObject({ ok: true, value: { accountId: first.ok && first.value.accountId, password: "a-password-of-my-own" } });
     expect(await signsIn("a-password-of-my-own")).toBe(true);
     expect(await signsIn(DEFAULT_DEMO_PASSWORD)).toBe(false);
