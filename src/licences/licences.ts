@@ -1,10 +1,10 @@
-import { count } from "drizzle-orm";
+import { and, count, eq, ne, or } from "drizzle-orm";
 import { Hono } from "hono";
-import { logos } from "../../schema";
+import { companies, companyDomains, logos } from "../../schema";
 import type { AppEnv } from "../env";
 import { createDb, type Db } from "../lib/db";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
-import { sourceSets } from "./sources";
+import { CHANGES, sourceSets } from "./sources";
 
 /**
  * GET /licences: under which licence each logo is served and the credit each licence asks for,
@@ -20,6 +20,8 @@ const CACHE_SECONDS = 300;
 const CACHE_KEY = "https://licences.logo-lookup.internal/v1";
 
 type Counts = Array<{ sourceSet: string; licence: string; logos: number }>;
+/** A logo of a bundled set under a licence other than its set's (simple-icons' projects' own logos). */
+type Exception = { sourceSet: string; licence: string; companyName: string; domain: string };
 
 async function countLogos(db: Db): Promise<Counts> {
   return db
@@ -29,13 +31,48 @@ async function countLogos(db: Db): Promise<Counts> {
     .all();
 }
 
-export function licencesReport(counts: Counts) {
+// Some hundred logos in the bundled catalogue; bounded all the same, since an operator's
+// imports may stamp a bundled set's id on rows of their own.
+const MAX_EXCEPTIONS = 1_000;
+
+async function licenceExceptions(db: Db): Promise<Exception[]> {
+  return db
+    .select({ sourceSet: logos.sourceSet, licence: logos.licence, companyName: companies.name, domain: companyDomains.domain })
+    .from(logos)
+    .innerJoin(companies, eq(companies.id, logos.companyId))
+    .innerJoin(companyDomains, and(eq(companyDomains.companyId, logos.companyId), eq(companyDomains.isPrimary, true)))
+    .where(or(...sourceSets.map((set) => and(eq(logos.sourceSet, set.id), ne(logos.licence, set.licence)))))
+    .orderBy(logos.sourceSet, companies.name, logos.id)
+    .limit(MAX_EXCEPTIONS)
+    .all();
+}
+
+/** The licence's text on SPDX's list, where every id a logo records is published. */
+const spdxUrl = (licence: string) => `https://spdx.org/licenses/${encodeURIComponent(licence)}.html`;
+
+/**
+ * A logo under its project's own licence is credited one by one: CC BY and CC BY-SA ask for the
+ * author, the licence's address and the changes made; MIT, Apache and GPL for their notice,
+ * which the licence's address names.
+ */
+function credit(exception: Exception, set: { title: string; link: string }) {
+  return {
+    companyName: exception.companyName,
+    domain: exception.domain,
+    licence: exception.licence,
+    licenceUrl: spdxUrl(exception.licence),
+    attribution: `${exception.companyName} logo from ${set.title} (${set.link}), licensed under ${exception.licence} (${spdxUrl(exception.licence)}). ${CHANGES}`,
+  };
+}
+
+export function licencesReport(counts: Counts, exceptions: Exception[] = []) {
   const bySet = Map.groupBy(counts, (row) => row.sourceSet);
   const tally = (rows: Counts = []) => ({
     logos: rows.reduce((n, row) => n + row.logos, 0),
     licences: Object.fromEntries(rows.map((row) => [row.licence, row.logos])),
   });
   const bundled = new Set<string>(sourceSets.map((s) => s.id));
+  const exceptionsBySet = Map.groupBy(exceptions, (row) => row.sourceSet);
   return {
     sets: sourceSets.map((source) => ({
       sourceSet: source.id,
@@ -45,6 +82,8 @@ export function licencesReport(counts: Counts) {
       link: source.link,
       attribution: source.attribution,
       ...tally(bySet.get(source.id)),
+      // Logos of the set under a licence of their own, each with the credit that licence asks for.
+      credits: (exceptionsBySet.get(source.id) ?? []).map((exception) => credit(exception, source)),
     })),
     // Logos imported from manifests or found by discovery carry the licence their importer gave.
     others: [...bySet].filter(([id]) => !bundled.has(id)).map(([sourceSet, rows]) => ({ sourceSet, ...tally(rows) })),
@@ -55,7 +94,9 @@ export function licencesReport(counts: Counts) {
 export const licences = new Hono<AppEnv>().get("/licences", async (c) => {
   const cached = await cachedResponse("licences", CACHE_KEY);
   if (cached) return c.json(await cached.json(), 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
-  const report = licencesReport(await countLogos(createDb(c.env.DB)));
+  const db = createDb(c.env.DB);
+  const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
+  const report = licencesReport(counts, exceptions);
   c.executionCtx.waitUntil(storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })));
   return c.json(report, 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
 });

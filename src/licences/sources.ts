@@ -22,7 +22,7 @@ export interface SourceSet {
 }
 
 const CC0 = "https://creativecommons.org/publicdomain/zero/1.0/";
-const CHANGES = "Rendered to PNG, resized, and (monochrome icons) painted in the brand's colour.";
+export const CHANGES = "Rendered to PNG, resized, and (monochrome icons) painted in the brand's colour.";
 
 export const sourceSets = [
   {

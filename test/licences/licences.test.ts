@@ -6,7 +6,15 @@ import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany } from "../helpers/catalogue";
 
 interface Report {
-  sets: Array<{ sourceSet: string; licence: string; attribution: string | null; link: string; logos: number; licences: Record<string, number> }>;
+  sets: Array<{
+    sourceSet: string;
+    licence: string;
+    attribution: string | null;
+    link: string;
+    logos: number;
+    licences: Record<string, number>;
+    credits: Array<{ companyName: string; domain: string; licence: string; licenceUrl: string; attribution: string }>;
+  }>;
   others: Array<{ sourceSet: string; logos: number; licences: Record<string, number> }>;
   trademarks: string;
 }
@@ -31,9 +39,29 @@ describe("GET /licences", () => {
     expect(fa.attribution).toContain("https://creativecommons.org/licenses/by/4.0/");
     // simple-icons records a licence per icon; the count says which.
     expect(report.sets.find((s) => s.sourceSet === "simple-icons")).toMatchObject({ licence: "CC0-1.0", attribution: null, logos: 1, licences: { MIT: 1 } });
-    expect(report.sets.find((s) => s.sourceSet === "lobe-icons")).toMatchObject({ logos: 0, licences: {} });
+    expect(report.sets.find((s) => s.sourceSet === "lobe-icons")).toMatchObject({ logos: 0, licences: {}, credits: [] });
     expect(report.others).toEqual([{ sourceSet: "manifest", logos: 1, licences: { unknown: 1 } }]);
     expect(report.trademarks).toMatch(/trademarks of their respective owners/);
+  });
+
+  it("credits each logo a set serves under a licence of its own, by name, licence and changes", async () => {
+    await addCompany({ name: "Gnu Project", domains: ["gnu-project.example.org"], sourceSet: "simple-icons", licence: "CC-BY-SA-4.0" }, darkLogo40x20());
+    await addCompany({ name: "Plain Zero", domains: ["plain-zero.example.org"], sourceSet: "simple-icons", licence: "CC0-1.0" }, darkLogo40x20());
+    await addCompany({ name: "Fa Own", domains: ["fa-own.example.org"], sourceSet: "fa6-brands", licence: "CC-BY-4.0" }, darkLogo40x20());
+
+    const report = (await (await exports.default.fetch("https://logos.test/licences")).json()) as Report;
+    const simple = report.sets.find((s) => s.sourceSet === "simple-icons")!;
+    expect(simple.credits).toEqual([
+      {
+        companyName: "Gnu Project",
+        domain: "gnu-project.example.org",
+        licence: "CC-BY-SA-4.0",
+        licenceUrl: "https://spdx.org/licenses/CC-BY-SA-4.0.html",
+        attribution: expect.stringMatching(/^Gnu Project logo from Simple Icons \(https:\/\/simpleicons\.org\), licensed under CC-BY-SA-4\.0 \(https:\/\/spdx\.org\/licenses\/CC-BY-SA-4\.0\.html\)\. Rendered to PNG/),
+      },
+    ]);
+    // A logo under its set's own licence is covered by the set's credit.
+    expect(report.sets.find((s) => s.sourceSet === "fa6-brands")!.credits).toEqual([]);
   });
 
   it("asks a credit for every set whose licence is not CC0", () => {
