@@ -164,11 +164,24 @@ describe("nothing half-written", () => {
     expect((await env.LOGOS.list({ prefix: "logos/stranded.example.com/" })).objects).toEqual([]);
   });
 
-  it("feedback meeting a failing D1 is refused as unavailable and stores nothing", async () => {
+  it("feedback meeting a failing D1 is refused as unavailable", async () => {
     const account = await addAccount();
     const submit = submitFeedback(createDb(brokenDatabase("fails")), { accountId: account.id, clientId: account.clientId, oauthClientId: null, category: "bug", message: "lost?" });
     await expect(submit).rejects.toBeInstanceOf(Unavailable);
+  });
+
+  it("feedback whose write fails after its row was inserted stores nothing: the check, insert and count are one transaction", async () => {
+    const account = await addAccount();
+    // The real batch, failing at run time after the insert has run (malformed JSON raises).
+    const failingLate = {
+      prepare: (query: string) => env.DB.prepare(query),
+      batch: (statements: D1PreparedStatement[]) => env.DB.batch([...statements, env.DB.prepare("SELECT json('{')")]),
+    } as D1Database;
+    const input = { accountId: account.id, clientId: account.clientId, oauthClientId: null, category: "bug" as const, message: "lost?" };
+    await expect(submitFeedback(createDb(failingLate), input)).rejects.toBeInstanceOf(Unavailable);
     expect(await db.select().from(feedback).where(eq(feedback.accountId, account.id))).toEqual([]);
+    // And the day's limit was not spent on it.
+    expect(await submitFeedback(db, input)).toMatchObject({ ok: true, value: { remaining: 4 } });
   });
 
   it("a refused lookup is not counted: the limiter that could not be asked counted nothing", async () => {
