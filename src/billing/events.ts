@@ -17,7 +17,9 @@ import { planOfPrice } from "./stripe";
  *    subscription's lifecycle: the later status wins (incomplete < trialing < active < past_due
  *    < unpaid < canceled). A subscription Stripe has ended never comes back: once `canceled`
  *    (or `incomplete_expired`), later events about it change nothing; only another
- *    subscription can replace it;
+ *    subscription can replace it. Nor does one go back to `incomplete`, its first status: a
+ *    checkout completed unpaid (a payment method that settles later) says nothing new of a
+ *    subscription already past it;
  *  - an account pays for one subscription at a time: while its current one is paying, an event
  *    that another subscription is not paying (an old one ending, a checkout left unpaid)
  *    changes nothing, so a plan left behind never moves the account off the one it bought. A
@@ -221,6 +223,8 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
            cancel_at_period_end = excluded.cancel_at_period_end,
            state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
          WHERE NOT (${ENDED("billing_accounts.status")} AND billing_accounts.subscription_id IS excluded.subscription_id)
+           AND NOT (excluded.status = 'incomplete' AND billing_accounts.status <> 'incomplete'
+                    AND billing_accounts.subscription_id IS excluded.subscription_id)
            AND NOT ${OTHER_NOT_PAYING("billing_accounts", "excluded.subscription_id", "excluded.status")}
            AND (billing_accounts.state_at < excluded.state_at
                 OR (billing_accounts.state_at = excluded.state_at

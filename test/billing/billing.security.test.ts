@@ -239,6 +239,33 @@ describe("one subscription per account", () => {
   });
 });
 
+describe("a subscription's own checkout", () => {
+  it("completed unpaid after its subscription became active leaves the plan: a subscription never goes back to incomplete", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_sepa" }), { created: t }));
+    expect(await planOf(account.id)).toBe("launch");
+    // A payment method that settles later: Stripe completes the session unpaid, and tells of it last.
+    const unpaid = { ...completedCheckout(account.id, "cs_test_sepa", "launch"), subscription: "sub_sepa", payment_status: "unpaid" };
+    expect(await outcomeOf(deliver(event("checkout.session.completed", unpaid, { created: t + 2 })))).toBe("stale");
+    expect(await planOf(account.id)).toBe("launch");
+    // The subscription's own events still move it.
+    await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_sepa", status: "unpaid" }), { created: t + 3 }));
+    expect(await planOf(account.id)).toBe("free");
+  });
+
+  it("completed unpaid before anything else is known: the account stays on Free until its subscription pays", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    const unpaid = { ...completedCheckout(account.id, "cs_test_later", "growth"), subscription: "sub_later", payment_status: "unpaid" };
+    await deliver(event("checkout.session.completed", unpaid, { created: t }));
+    expect(await planOf(account.id)).toBe("free");
+    await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_later", price: "price_growth_test" }), { created: t + 1 }));
+    expect(await planOf(account.id)).toBe("growth");
+  });
+});
+
 describe("webhook signatures", () => {
   it.each([
     ["no signature", { header: null }, "Missing Stripe-Signature header"],
