@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, notInArray, or } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
@@ -56,7 +56,16 @@ export async function createCheckoutSession(
     }),
   );
   if (!session?.url) return fail("unavailable", STRIPE_UNAVAILABLE);
-  await db.insert(checkoutSessions).values({ id: session.id, accountId, plan, createdAt: new Date() });
+  const recorded = { id: session.id, createdAt: new Date() };
+  await db.insert(checkoutSessions).values({ ...recorded, accountId, plan });
+  // A checkout started beside this one (a double click) passed the same settling before either
+  // was recorded. Whichever is recorded later settles the other as it would an earlier one, so
+  // exactly one of them can be paid: the later always finds the earlier recorded.
+  const rivals = await settleOpenCheckouts(env, db, accountId, { before: recorded, settled: settled.value });
+  if (!rivals.ok) {
+    await callStripe(env, "expiring a checkout session given up", (stripe) => stripe.checkout.sessions.expire(session.id));
+    return rivals;
+  }
   return ok({ id: session.id, url: session.url, plan });
 }
 
@@ -69,9 +78,15 @@ const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
  * one is expired at Stripe. One paid whose webhook has not arrived yet (completedAt is the
  * webhook's, whether or not the key was collected) means the account is subscribing: another
  * checkout is refused, as for a paying account. A session Stripe does not know (another Stripe
- * account's, say) is no obstacle.
+ * account's, say) is no obstacle. With `only`, just those recorded before `only.before` that
+ * this request has not settled yet. Answers the sessions it settled.
  */
-async function settleOpenCheckouts(env: Env, db: Db, accountId: string): Promise<Result<true>> {
+async function settleOpenCheckouts(
+  env: Env,
+  db: Db,
+  accountId: string,
+  only?: { before: { id: string; createdAt: Date }; settled: ReadonlySet<string> },
+): Promise<Result<ReadonlySet<string>>> {
   const earlier = await db
     .select({ id: checkoutSessions.id })
     .from(checkoutSessions)
@@ -80,11 +95,20 @@ async function settleOpenCheckouts(env: Env, db: Db, accountId: string): Promise
         eq(checkoutSessions.accountId, accountId),
         isNull(checkoutSessions.completedAt),
         gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)),
+        // Those recorded before `before` and not yet settled by this request.
+        only && notInArray(checkoutSessions.id, [...only.settled]),
+        only &&
+          or(
+            lt(checkoutSessions.createdAt, only.before.createdAt),
+            and(eq(checkoutSessions.createdAt, only.before.createdAt), lt(checkoutSessions.id, only.before.id)),
+          ),
       ),
     )
     .orderBy(desc(checkoutSessions.createdAt))
     .limit(EARLIER_CHECKED);
+  const settled = new Set<string>();
   for (const { id } of earlier) {
+    settled.add(id);
     let state = await checkoutAtStripe(env, id);
     if (state === "open") {
       const expired = await callStripe(env, "expiring an earlier checkout session", (stripe) => stripe.checkout.sessions.expire(id));
@@ -94,7 +118,7 @@ async function settleOpenCheckouts(env: Env, db: Db, accountId: string): Promise
     if (state === null || state === "open") return fail("unavailable", STRIPE_UNAVAILABLE);
     if (state === "complete") return fail("conflict", JUST_PAID);
   }
-  return ok(true);
+  return ok(settled);
 }
 
 /** At most this many of an account's checkouts of the last day are asked about: each is a call to Stripe. */

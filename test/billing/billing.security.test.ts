@@ -118,6 +118,17 @@ describe("token exchange", () => {
     await completeAtStripe(second.id);
   });
 
+  it("two checkouts started at once (a double click): exactly one of them can be paid", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id, { type: "secret" });
+    const checkout = () => api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } });
+    const answers = await Promise.all([checkout(), checkout()]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    const ids = await Promise.all(answers.map(async (a) => ((await a.json()) as { id: string }).id));
+    const paid = await Promise.allSettled(ids.map((id) => completeAtStripe(id)));
+    expect(paid.filter((p) => p.status === "fulfilled")).toHaveLength(1);
+  });
+
   it("a checkout paid whose webhook has not arrived yet refuses another, as a paying account would", async () => {
     const account = await addAccount();
     const key = await addKey(account.id, { type: "secret" });
