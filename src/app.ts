@@ -14,6 +14,7 @@ import { webAssets } from "./web/assets";
 import { landing } from "./web/landing";
 import { portalPages } from "./web/web";
 import type { AppEnv } from "./env";
+import { MISCONFIGURED, Misconfigured } from "./lib/errors";
 import { unavailableIn } from "./lib/dependencies";
 import { jsonError, plainText, retryLater } from "./lib/responses";
 
@@ -47,6 +48,10 @@ app.onError((error, c) => {
   if (unavailable) {
     console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
     return plainText("Service temporarily unavailable", 503, retryLater);
+  }
+  if (error instanceof Misconfigured) {
+    console.error(`${c.req.method} ${c.req.path}: ${error.message}`);
+    return plainText(MISCONFIGURED, 500);
   }
   // Detail goes to the logs only; the wire gets the spec's generic message.
   console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);

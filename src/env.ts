@@ -2,7 +2,7 @@ import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { BoundedCache } from "./lib/boundedCache";
-import { fail, ok, type Result } from "./lib/errors";
+import { fail, Misconfigured, ok, type Result } from "./lib/errors";
 import { jsonError } from "./lib/responses";
 
 /**
@@ -101,10 +101,10 @@ export function checkedVars(env: Env): Result<Vars> {
   return vars;
 }
 
-/** The vars; throws when they do not validate, which the route's error handler answers as a 500. */
+/** The vars; throws Misconfigured when they do not validate. */
 export function readVars(env: Env): Vars {
   const vars = checkedVars(env);
-  if (!vars.ok) throw new Error(vars.error.message);
+  if (!vars.ok) throw new Misconfigured(vars.error.message);
   return vars.value;
 }
 

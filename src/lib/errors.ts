@@ -44,3 +44,9 @@ export function codeOfStatus(status: number): ErrorCode {
   const found = (Object.entries(errorCodes) as [ErrorCode, number][]).find(([, s]) => s === status);
   return found ? found[0] : status >= 500 ? "internal" : "invalid_argument";
 }
+
+/** Vars that do not validate (src/env.ts): every route's error handler answers `500 Service misconfigured`, naming nothing. */
+export class Misconfigured extends Error {}
+
+/** What every route answers a misconfigured deployment; the detail goes to the logs. */
+export const MISCONFIGURED = "Service misconfigured";

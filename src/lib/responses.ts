@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { RETRY_AFTER_SECONDS, unavailableIn } from "./dependencies";
-import { codeOfStatus, type ErrorCode, statusOf } from "./errors";
+import { codeOfStatus, type ErrorCode, MISCONFIGURED, Misconfigured, statusOf } from "./errors";
 
 /** The lookup and asset routes answer errors in plain text (spec, Errors: domain lookup). */
 export function plainText(message: string, status: number, headers: Record<string, string> = {}): Response {
@@ -38,6 +38,10 @@ export function jsonErrorHandler(genericMessage: string, unavailableMessage = "S
     if (unavailable) {
       console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
       return jsonError(c, "unavailable", unavailableMessage, retryLater);
+    }
+    if (error instanceof Misconfigured) {
+      console.error(`${c.req.method} ${c.req.path}: ${error.message}`);
+      return jsonError(c, "internal", MISCONFIGURED);
     }
     if (error instanceof HTTPException && error.status < 500) {
       // hono/csrf refuses with a bare 403: a form or plain-text post from another site.

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { readVars } from "../env";
+import { checkedVars } from "../env";
 import type { SessionAccount } from "../portal/sessions";
 import { assetPaths } from "./assets";
 
@@ -114,9 +114,13 @@ function GuestNav(props: { signupOpen: boolean }) {
   );
 }
 
-/** Where the pages may load images from: this Worker, and the CDN when lookups redirect there. */
+/**
+ * Where the pages may load images from: this Worker, and the CDN when lookups redirect there.
+ * Invalid vars leave only 'self', so that the page saying the service is misconfigured renders.
+ */
 function imageSources(env: Env): string {
-  const cdn = readVars(env).CDN_URL;
+  const vars = checkedVars(env);
+  const cdn = vars.ok ? vars.value.CDN_URL : "";
   return cdn ? `'self' ${new URL(cdn).origin}` : "'self'";
 }
 

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
+import { MISCONFIGURED, Misconfigured } from "../lib/errors";
 import { unavailableIn } from "../lib/dependencies";
 import { retryLater } from "../lib/responses";
 import { authPages } from "./auth";
@@ -41,15 +42,19 @@ portalPages.all("/portal/*", (c) =>
 portalPages.onError((error, c) => {
   // hono/csrf refuses a cross-site form with a bare 403.
   const refused = error instanceof HTTPException && error.status === 403;
+  const misconfigured = error instanceof Misconfigured;
   const unavailable = unavailableIn(error);
   if (unavailable) console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
+  else if (misconfigured) console.error(`${c.req.method} ${c.req.path}: ${error.message}`);
   else if (!refused) console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
   if (unavailable) c.header("Retry-After", retryLater["Retry-After"]);
   const [title, heading, text] = refused
     ? ["Refused", "This form came from another site", "Forms of this portal are accepted only from its own pages."]
     : unavailable
       ? ["Unavailable", "The portal is briefly unavailable", "Part of the service did not answer. Try again in a few seconds."]
-      : ["Something went wrong", "Something went wrong", "Try again in a moment."];
+      : misconfigured
+        ? [MISCONFIGURED, MISCONFIGURED, "The service's configuration is invalid; its operator has been told in the logs."]
+        : ["Something went wrong", "Something went wrong", "Try again in a moment."];
   return render(
     c,
     <Page title={title} narrow>

@@ -149,6 +149,34 @@ describe("500 Service misconfigured", () => {
   });
 });
 
+describe("misconfigured vars beyond the lookup", () => {
+  it("every other route says so in its own shape, naming nothing: JSON for the API, a page for the portal, text elsewhere", async () => {
+    const vars = { CDN_URL: "cdn.example.com" };
+    const logged: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      const openapi = await fetchWith(vars, `${BASE}/openapi.json`);
+      expect(openapi.status).toBe(500);
+      expect(await openapi.json()).toEqual({ error: "Service misconfigured", code: "internal" });
+
+      const signIn = await fetchWith(vars, `${BASE}/portal/login`);
+      expect(signIn.status).toBe(500);
+      expect(signIn.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await signIn.text()).toContain("<h1>Service misconfigured</h1>");
+
+      const landing = await fetchWith(vars, `${BASE}/`, { headers: { Accept: "text/html" } });
+      expect(landing.status).toBe(500);
+      expect(await landing.text()).toBe("Service misconfigured");
+
+    } finally {
+      console.error = original;
+    }
+    expect(logged.join("\n")).toContain("CDN_URL");
+    expect(logged.join("\n")).not.toContain("cdn.example.com");
+  });
+});
+
 describe("never a 5xx", () => {
   it("for any path and query", async () => {
     const token = await freshKey();
