@@ -3,6 +3,7 @@ import type { PreparedImage } from "../../catalogue/importLogo";
 import { preparedFromPixels } from "../../catalogue/preparedImage";
 import { decodeBmpEntry, icoEntries, largestEntry } from "../../discovery/ico";
 import { encodePng } from "./png";
+import { svgTooCostly } from "./svgCost";
 
 /**
  * Image work at import time (Node side: sharp decodes, ./png.ts encodes), so that the edge
@@ -45,6 +46,11 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
   // A vector's nominal size says nothing of the work: it is rendered at the master's size.
   if (format !== "svg" && width * height > MAX_INPUT_PIXELS) {
     return { ok: false, error: `image too large: ${width}×${height} (at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels)` };
+  }
+
+  if (format === "svg") {
+    const tooCostly = svgTooCostly(Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString("utf8"));
+    if (tooCostly) return { ok: false, error: `SVG too costly to draw: ${tooCostly}` };
   }
 
   try {
