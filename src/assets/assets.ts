@@ -4,6 +4,7 @@ import { logoSourceOf } from "../catalogue/provenance";
 import type { AppEnv } from "../env";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
 import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
+import { BoundedCache } from "../lib/boundedCache";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { firstMessage, integerParam } from "../lib/params";
 import { densityOf, densityRule, imageParams } from "./imageParams";
@@ -12,13 +13,14 @@ import { plainText } from "../lib/responses";
 import { decodeAssetKey, encodeAssetKey } from "./codec";
 import { checkAssetSignature } from "./signedUrls";
 import { SVG_POLICY } from "./svgPolicy";
-import { ladderDown, ladderUp } from "./widths";
+import { ladderDown, ladderUp, scaleDownTo } from "./widths";
 
 /**
  * GET /assets/{base64urlKey} (spec section 3): public image bytes of a logo object, immutable
  * under their URL (keys are content-addressed).
  *
- *   maxWidth  1-3200, scale down only: a larger value, or none, serves the stored size
+ *   maxWidth  1-3200, scale down only: a value at or above the stored width (times dpr), or
+ *             none, serves the stored size; a smaller one scales down
  *   width     1-3200, this width (may enlarge): what lookups redirect to
  *   dpr       1-3 (or retina=true for 2): the width times the density, never past the stored width
  *   format    png (default), webp, avif, jpg, svg (the sanitised vector, where the logo has one)
@@ -87,9 +89,21 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   // answer is cached under, so that neither junk nor spelling makes a new image.
   const exact = signature === "valid";
   const askedWidth = width === undefined ? undefined : exact ? width : ladderUp(width);
-  const askedMax = maxWidth === undefined ? undefined : exact ? maxWidth : ladderDown(maxWidth);
+  // An unsigned maxWidth is compared with the stored width, density applied, before it is
+  // rounded to the ladder: rounded first, 45 shrank a 40-wide logo to 32 (spec 3: a maxWidth
+  // larger than the source serves the original). One at or above the stored width asks for
+  // the stored image and shares its cache entry. Sizes unknown (0) still round and resize.
+  let stored: StoredObject | null | undefined;
+  let askedMax = exact ? maxWidth : undefined;
+  if (maxWidth !== undefined && !exact) {
+    stored = await storedObject(c.env.LOGOS, key);
+    if (!stored) return notFound();
+    askedMax = stored.width > 0 ? scaleDownTo(stored.width, maxWidth * dpr) : ladderDown(maxWidth);
+  }
+  // The density makes a different image only where it is still to be applied.
+  const densityAsked = askedWidth !== undefined || (askedMax !== undefined && exact) ? dpr : 1;
   const page = output === "jpg" ? (theme ?? "light") : null;
-  const cacheId = `${CACHE_ORIGIN}/${encodeAssetKey(key)}/${askedWidth ?? "-"}/${askedMax ?? "-"}/${dpr}/${output}${page ? `/${page}` : ""}`;
+  const cacheId = `${CACHE_ORIGIN}/${encodeAssetKey(key)}/${askedWidth ?? "-"}/${askedMax ?? "-"}/${densityAsked}/${output}${page ? `/${page}` : ""}`;
   const remembered = recent.get(cacheId);
   if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
   const cacheRequest = new Request(cacheId, { method: "GET" });
@@ -100,10 +114,9 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
   }
 
-  const head = await dependency("object storage", c.env.LOGOS.head(key));
-  if (!head) return notFound();
-  const sourceWidth = Number(head.customMetadata?.width ?? 0);
-  const sourceHeight = Number(head.customMetadata?.height ?? 0);
+  stored ??= await storedObject(c.env.LOGOS, key);
+  if (!stored) return notFound();
+  const { width: sourceWidth, height: sourceHeight } = stored;
   // Objects written before renditions carried their size report 0: resize those whenever asked,
   // the resize itself never enlarging for maxWidth.
   const known = sourceWidth > 0;
@@ -112,12 +125,13 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   let target: number | undefined;
   if (askedWidth !== undefined) target = withinHeight(densify(askedWidth, ladderUp), sourceWidth, sourceHeight);
   else if (askedMax !== undefined) {
-    const wanted = withinHeight(densify(askedMax, ladderDown), sourceWidth, sourceHeight);
+    // An unsigned maxWidth had the density and the stored width applied above.
+    const wanted = withinHeight(exact ? densify(askedMax, ladderDown) : askedMax, sourceWidth, sourceHeight);
     target = !known || wanted < sourceWidth ? wanted : undefined;
   }
   const resized = target !== undefined && target !== sourceWidth;
   const variant = `w${resized ? target : "0"}-${output}${page ? `-${page}` : ""}`;
-  const etag = `"${head.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
+  const etag = `"${stored.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
   const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)), ...fallback });
   if (known) {
     const served = resized && (width !== undefined || target! < sourceWidth) ? target! : sourceWidth;
@@ -143,6 +157,27 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
 // Anything else under /assets/ (no key, more segments) is no asset either, not a domain lookup.
 assets.on(["GET", "HEAD"], "/assets/*", () => notFound());
 assets.on(["GET", "HEAD"], "/assets", () => notFound());
+
+/** What the route needs of a stored object: its ETag and size (0 for objects that never recorded it). */
+interface StoredObject {
+  etag: string;
+  width: number;
+  height: number;
+}
+
+// Keys are content-addressed, so what is learnt of one never changes: remembered, a cached
+// answer that depends on the stored width (an unsigned maxWidth) costs no storage call.
+const storedObjects = new BoundedCache<string, StoredObject>(4096);
+
+async function storedObject(bucket: R2Bucket, key: string): Promise<StoredObject | null> {
+  const remembered = storedObjects.get(key);
+  if (remembered) return remembered;
+  const head = await dependency("object storage", bucket.head(key));
+  if (!head) return null;
+  const stored = { etag: head.etag, width: Number(head.customMetadata?.width ?? 0), height: Number(head.customMetadata?.height ?? 0) };
+  storedObjects.set(key, stored);
+  return stored;
+}
 
 /** The sanitised vector of a master, when the logo has one. */
 async function storedVector(bucket: R2Bucket, key: string): Promise<string | null> {

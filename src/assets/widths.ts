@@ -15,3 +15,14 @@ export function ladderUp(width: number): number {
 export function ladderDown(width: number): number {
   return WIDTH_LADDER.findLast((rung) => rung <= width) ?? width;
 }
+
+/**
+ * The width a `maxWidth` scales a source `sourceWidth` wide down to, or undefined when it
+ * serves the source as stored. At or above the source width it changes nothing (spec 3: "When
+ * it is omitted or larger than the source, the original dimensions are served"), so it is
+ * compared with the source before it is rounded: rounded first, a maxWidth of 45 shrank a
+ * 40-wide logo to 32. Below the source it goes down to the ladder.
+ */
+export function scaleDownTo(sourceWidth: number, maxWidth: number | undefined): number | undefined {
+  return maxWidth === undefined || maxWidth >= sourceWidth ? undefined : ladderDown(maxWidth);
+}

@@ -29,8 +29,8 @@ export type McpDecision = LimitDecision & { dailyLimit?: number };
 export const MCP_COUNTER = "mcp_request";
 
 /**
- * Counts one HTTP call of `messages` JSON-RPC messages: a batch costs what its messages would
- * cost one by one, and is admitted whole or not at all.
+ * Counts one HTTP call costing `messages` (src/mcp/endpoint.ts `chargeFor`: a batch costs one
+ * per request in it, as many calls of one would): admitted whole or not at all.
  */
 export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now(), messages = 1): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);

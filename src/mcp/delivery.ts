@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { assetUrl } from "../assets/codec";
-import { ladderDown } from "../assets/widths";
+import { scaleDownTo } from "../assets/widths";
 import { logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/queries";
 import { type Logo, vectorKey } from "../images/keys";
@@ -12,10 +12,10 @@ import type { deliveryRecordSchema } from "./schemas";
 
 /**
  * How a logo leaves the MCP tools: its delivery record (spec "Logo delivery record") and its
- * bytes. Every logo is delivered as its master, or that master scaled down to `maxWidth`
- * (rounded down to the public asset route's width ladder, so that the record's URL serves
- * exactly what the record says); a `maxWidth` at or above the master's width changes nothing,
- * so URLs and resource URIs carry it only when it scales. `format` is PNG unless asked
+ * bytes. Every logo is delivered as its master, or, when `maxWidth` is below the master's
+ * width, that master scaled down to `maxWidth` rounded down to the public asset route's width
+ * ladder (so that the record's URL serves exactly what the record says); a `maxWidth` at or
+ * above the master's width changes nothing, so URLs and resource URIs carry it only when it scales. `format` is PNG unless asked
  * otherwise; `svg` delivers the sanitised vector where the logo has one, and PNG (said so by
  * the record's `format`) where it has none.
  */
@@ -25,8 +25,7 @@ export type Delivery = z.infer<typeof deliveryRecordSchema>;
 
 /** The width a delivery scales to, or undefined when it serves the master as stored. */
 export function scaledWidth(logo: Pick<Logo, "width">, maxWidth: number | undefined): number | undefined {
-  const width = maxWidth === undefined ? undefined : ladderDown(maxWidth);
-  return width !== undefined && width < logo.width ? width : undefined;
+  return scaleDownTo(logo.width, maxWidth);
 }
 
 export const resourceUri = (logoId: number, width?: number) => `qt://logo/${logoId}${width === undefined ? "" : `?maxWidth=${width}`}`;

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { localhostAllowedOrigins, originValidationResponse, readRequestBody } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, isInitializeRequest, isJSONRPCRequest, localhostAllowedOrigins, originValidationResponse, readRequestBody } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
@@ -20,11 +20,16 @@ import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
  *
  *   no bearer token, or an API key
  *   (pk_/sk_) where a token belongs       401 Authorization required
- *   a token the authorization server does
- *   not accept: unknown, expired, revoked,
- *   or issued for another resource        401 Invalid or expired token
+ *   a bearer not shaped like our tokens   401 Authorization required (challenge: invalid_token)
+ *   a token of our shape the authorization
+ *   server does not accept: unknown,
+ *   expired, revoked, or issued for
+ *   another resource                      401 Invalid or expired token
+ *   a token without the `logos` scope     403 Insufficient scope… (challenge: insufficient_scope)
  *   account without an API client         403 No API client associated with this account
  *   plan (or account) without MCP access  403 Your plan does not include MCP access
+ *   a JSON-RPC batch the transport would
+ *   refuse whole                          400 its JSON-RPC error, counting nothing
  *   per-minute plan limit                 429 Rate limit exceeded, Retry-After: 60
  *   Free daily cap                        429 Daily limit of <n> requests exceeded. …
  *   anything unexpected                   500 Internal MCP server error (detail in logs only)
@@ -34,8 +39,9 @@ import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
  * come from this server's own host (or, on a local server, from a local page such as the MCP
  * Inspector). Agents send no Origin.
  *
- * Both 401s carry `WWW-Authenticate: Bearer resource_metadata="…"` so clients can discover
- * the authorization server. Each call that passes these checks counts one `mcp_request`.
+ * The 401s and the 403 for scope carry `WWW-Authenticate: Bearer resource_metadata="…"` so
+ * clients can discover the authorization server. Each call that passes these checks counts
+ * one `mcp_request`, a batch one per request in it (see `chargeFor`).
  */
 export const mcp = new Hono<AppEnv>();
 
@@ -62,10 +68,20 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   // An API key is not a token; whether a token is valid is the authorization server's to say.
   if (!token || keyTypeOf(token) !== null) return jsonError(c, "unauthorized", "Authorization required", { "WWW-Authenticate": challenge });
 
-  const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", { "WWW-Authenticate": `${challenge}, error="invalid_token"` });
-  if (!ISSUED_TOKEN.test(token)) return invalid();
+  // RFC 6750 §3.1: a malformed token is `invalid_token` too; the spec keeps "Invalid or
+  // expired token" for tokens that were ours (expired, revoked), so one that never could have
+  // been is answered as no credential at all.
+  const invalidChallenge = { "WWW-Authenticate": `${challenge}, error="invalid_token"` };
+  if (!ISSUED_TOKEN.test(token)) return jsonError(c, "unauthorized", "Authorization required", invalidChallenge);
+  const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", invalidChallenge);
   const validated = await dependency("authorization server", authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env));
   if (!validated) return invalid();
+  // The grant is what the user approved: a token without `logos` (an older grant of only
+  // offline_access, or one downscoped at the token endpoint) may not use the tools. RFC 6750
+  // §3.1: 403 insufficient_scope naming the scope, which MCP clients re-authorize for.
+  if (!validated.scope?.includes(MCP_SCOPE)) {
+    return jsonError(c, "forbidden", `Insufficient scope: this token does not grant "${MCP_SCOPE}"`, { "WWW-Authenticate": `${challenge}, error="insufficient_scope"` });
+  }
 
   const db = createDb(c.env.DB);
   const accountId = validated.props.accountId;
@@ -78,13 +94,15 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   if (!client) return jsonError(c, "forbidden", "No API client associated with this account");
   if (!planLimits[account.plan].mcp.access || !account.mcpAccess) return jsonError(c, "forbidden", "Your plan does not include MCP access");
 
-  // Read here (within the spec's 1 MB) so that a JSON-RPC batch counts each of its messages:
+  // Read here (within the spec's 1 MB) so that a JSON-RPC batch counts each of its requests:
   // one call of 20 tools/call must not cost what one tool call costs.
   const body = c.req.method === "POST" ? await readRequestBody(c.req.raw, MAX_MCP_BODY_BYTES) : { tooLarge: false as const, text: null };
   if (body.tooLarge) return tooLarge();
+  const charge = chargeFor(body.text);
+  if (!charge.ok) return batchRefused(charge.error);
   const toolset: Toolset = c.req.query("toolset") === "three" ? "three" : "seven";
   const now = Date.now();
-  const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now, messageCount(body.text));
+  const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now, charge.messages);
   if (!decision.allowed) {
     if (decision.dailyLimit !== undefined) {
       return jsonError(c, "rate_limited", `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter(decision.resetAt, now) });
@@ -107,15 +125,44 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   return serveMcp(request, { caller, env: c.env, db, catalogue: catalogueReader(c.env.DB), defer: (work) => c.executionCtx.waitUntil(work) });
 });
 
-/** JSON-RPC messages in a body: the length of a batch, otherwise one (malformed bodies included). */
-export function messageCount(text: string | null): number {
-  if (text === null || !text.trimStart().startsWith("[")) return 1;
+/** The SDK transport's limit on the messages of one batch (its MAX_BATCH_SIZE, not exported). */
+export const MAX_BATCH_MESSAGES = 100;
+
+type JsonRpcError = { code: number; message: string; data?: unknown };
+export type Charge = { ok: true; messages: number } | { ok: false; error: JsonRpcError };
+
+/**
+ * What a body costs in `mcp_request`s. Every call costs one (spec: "One MCP HTTP call consumes
+ * one request"), malformed bodies and lone notifications included; a JSON-RPC batch costs one
+ * per request in it, at least one, since its notifications and responses run no tool. A batch
+ * the MCP transport will refuse whole is refused here first, costing nothing, with the error
+ * the SDK would answer: it ran nothing, and 101 tools/list must not cost 101 before a 400.
+ */
+export function chargeFor(text: string | null): Charge {
+  if (text === null || !text.trimStart().startsWith("[")) return { ok: true, messages: 1 };
+  let batch: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
+    batch = JSON.parse(text);
   } catch {
-    return 1;
+    return { ok: true, messages: 1 };
   }
+  if (!Array.isArray(batch)) return { ok: true, messages: 1 };
+  // The SDK's entry first (an empty batch, an element that is no JSON-RPC message, a
+  // 2026-07-28 request, which never comes in a batch), then its stateless transport's own rules.
+  const classified = classifyInboundRequest({ httpMethod: "POST", body: batch });
+  if (classified.kind === "reject") {
+    return { ok: false, error: { code: classified.code, message: classified.message, ...(classified.data === undefined ? {} : { data: classified.data }) } };
+  }
+  if (batch.length > MAX_BATCH_MESSAGES) return { ok: false, error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages` } };
+  if (batch.length > 1 && batch.some((message) => isInitializeRequest(message))) {
+    return { ok: false, error: { code: -32600, message: "Invalid Request: Only one initialization request is allowed" } };
+  }
+  return { ok: true, messages: Math.max(1, batch.filter((message) => isJSONRPCRequest(message)).length) };
+}
+
+/** A refused batch, as the transport answers it: 400 and a JSON-RPC error without an id. */
+function batchRefused(error: JsonRpcError): Response {
+  return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 400, headers: { "Cache-Control": "no-store" } });
 }
 
 /** The transport's own answer to a body over the limit (spec "Body limit": 1 MB). */

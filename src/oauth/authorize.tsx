@@ -119,9 +119,12 @@ async function parseRequest(c: Context<AppEnv>, helpers: OAuthHelpers): Promise<
     return c.redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
   }
   // Only scopes this service defines are shown and granted; anything else asked for is left
-  // out (RFC 6749 §3.3 lets the server grant less than asked), and none at all means `logos`.
+  // out (RFC 6749 §3.3 lets the server grant other than asked, and the token response says
+  // what it got). `logos` is always granted, and so shown: /mcp requires it, and a grant
+  // without it (a client asking only for offline_access) would be a token good for nothing,
+  // which a client that cannot step up its scope could never get past.
   const known = request.scope.filter((scope) => Object.hasOwn(SCOPE_DESCRIPTIONS, scope));
-  return { ...request, scope: known.length > 0 ? [...new Set(known)] : [MCP_SCOPE] };
+  return { ...request, scope: [...new Set([MCP_SCOPE, ...known])] };
 }
 
 async function signInPage(

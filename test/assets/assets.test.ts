@@ -70,6 +70,24 @@ describe("GET /assets/{key}", () => {
     expect(small.headers.get("etag")).not.toBe(large.headers.get("etag"));
   });
 
+  it("serves the stored image untouched for a maxWidth at or above its width, density included", async () => {
+    const { path } = await storedLogo();
+    const original = await get(path);
+    const bytes = new Uint8Array(await original.arrayBuffer());
+    // Under the 40-wide source first: its rung (32) is the one 40 and 45 would round down to.
+    const under = await get(`${path}?maxWidth=39`);
+    expect(await env.IMAGES.info(under.body!)).toMatchObject({ width: 32, height: 16 });
+    for (const query of ["maxWidth=40", "maxWidth=45", "maxWidth=20&dpr=2", "maxWidth=39&retina=true"]) {
+      const response = await get(`${path}?${query}`);
+      expect(response.status, query).toBe(200);
+      expect(response.headers.get("etag"), query).toBe(original.headers.get("etag"));
+      expect(response.headers.get("x-image-width"), query).toBe("40");
+      expect(new Uint8Array(await response.arrayBuffer()), query).toEqual(bytes);
+    }
+    // And the other way round: what answered 45 from a cache is not taken for 39.
+    expect(await env.IMAGES.info((await get(`${path}?maxWidth=39`)).body!)).toMatchObject({ width: 32 });
+  });
+
   it("answers HEAD with headers only", async () => {
     const { path } = await storedLogo();
     const response = await get(`${path}?maxWidth=10`, { method: "HEAD" });

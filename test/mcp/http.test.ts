@@ -47,11 +47,14 @@ describe("/mcp: authentication", () => {
     `${"x".repeat(600)}:a:b`,
     `acct:${"g".repeat(600)}:b`,
     `acct:AAAAAAAAAAAAAAAA:${"s".repeat(5000)}`,
-  ])("a bearer the authorization server does not accept (%s) → 401 Invalid or expired token", async (bearer) => {
+  ])("a bearer not shaped like our tokens (%s) → 401 Authorization required, challenged as invalid_token", async (bearer) => {
     const response = await callMcp(bearer);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
-    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    // Spec: "Invalid or expired token" is for expired or revoked tokens; this one never was one.
+    expect(await response.json()).toEqual({ error: "Authorization required", code: "unauthorized" });
+    const challenge = response.headers.get("www-authenticate")!;
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain(RESOURCE_METADATA);
   });
 
   it("a token of our shape that was never issued → 401 Invalid or expired token", async () => {
@@ -157,7 +160,40 @@ describe("/mcp: limits", () => {
 
 describe("/mcp: batches", () => {
   const batchOf = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }));
-  const usedToday = async (accountId: string) => (await rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows("free", "seven")))[0]!.used;
+  const notifications = (n: number) => Array.from({ length: n }, () => ({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+  const used = async (accountId: string, plan: "free" | "launch") => (await rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows(plan, "seven")))[0]!.used;
+  const usedToday = (accountId: string) => used(accountId, "free");
+  const LEGACY = { "MCP-Protocol-Version": "2025-03-26" };
+
+  it.each([
+    ["101 messages", batchOf(101), -32600, "Invalid Request: Batch must not exceed 100 messages"],
+    ["an element that is no JSON-RPC message", [...batchOf(3), 42], -32600, "Bad Request: JSON-RPC batch contains an invalid message"],
+    ["initialize with other messages", [initialize, ...batchOf(2)], -32600, "Invalid Request: Only one initialization request is allowed"],
+    ["no messages", [], -32600, "Bad Request: empty JSON-RPC batch"],
+  ])("a batch the transport refuses whole (%s) gets its 400 and costs nothing", async (_, batch, code, message) => {
+    const { account, token } = await signedIn("launch");
+    const refused = await callMcp(token, batch, "/mcp", LEGACY);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ jsonrpc: "2.0", error: { code, message }, id: null });
+    expect(await used(account.id, "launch")).toBe(0);
+    // The same message alone is served, and counted.
+    expect((await callMcp(token, batchOf(1), "/mcp", LEGACY)).status).toBe(200);
+    expect(await used(account.id, "launch")).toBe(1);
+  });
+
+  it("notifications in a batch run no tool and cost nothing; a call costs at least one", async () => {
+    const { account, token } = await signedIn("free");
+    const quiet = await callMcp(token, notifications(51), "/mcp", LEGACY);
+    expect(quiet.status).toBe(202);
+    expect(await usedToday(account.id)).toBe(1);
+    const mixed = await callMcp(token, [...batchOf(3), ...notifications(2)], "/mcp", LEGACY);
+    expect(mixed.status).toBe(200);
+    expect(await usedToday(account.id)).toBe(4);
+    // A lone notification is a call like any other.
+    expect((await callMcp(token, notifications(1)[0], "/mcp", LEGACY)).status).toBe(202);
+    expect(await usedToday(account.id)).toBe(5);
+  });
 
   it("row 1: a JSON-RPC batch counts each of its messages, and is refused whole past the daily cap", async () => {
     const { account, token } = await signedIn("free");

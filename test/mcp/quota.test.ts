@@ -1,10 +1,15 @@
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { feedback } from "../../schema";
 import { findLogo } from "../../src/catalogue/queries";
+import { catalogueReader, createDb } from "../../src/lib/db";
 import { admitCompanies, companyQuotaFor } from "../../src/limits/companyQuotaClient";
+import type { ToolContext } from "../../src/mcp/context";
+import { serveMcp } from "../../src/mcp/server";
 import { db } from "../helpers/catalogue";
+import { BASE, mcpAccount } from "../oauth/helpers";
 import { agent, company, failure, structured } from "./helpers";
 
 /**
@@ -159,6 +164,25 @@ describe("daily unique companies", () => {
     expect(structured(await call("get_logo", { logoId: gone.icon })).logoId).toBe(gone.icon);
     expect(await used()).toBe(2);
     expect(fine.icon).toBeDefined();
+  });
+
+  it("three-tool get_logo in url mode counts the company only once its URL is signed", async () => {
+    const unsigned = await company("Unsigned Quota Co", ["unsigned-quota.com"]);
+    const account = await mcpAccount("free");
+    // The MCP server as /mcp builds it for this account, on a deployment without SIGNED_URL_SECRET.
+    const ctx: ToolContext = {
+      caller: { accountId: account.id, clientId: "client", oauthClientId: "agent", plan: "free", toolset: "three", base: BASE, requests: null },
+      env: Object.create(env, { SIGNED_URL_SECRET: { value: undefined } }) as Env,
+      db: createDb(env.DB),
+      catalogue: catalogueReader(env.DB),
+      defer: () => undefined,
+    };
+    const client = new Client({ name: "quota-tests", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: (input, init) => serveMcp(new Request(input, init), ctx) }));
+    const result = (await client.callTool({ name: "get_logo", arguments: { logoId: unsigned.icon, returnType: "url" } })) as CallToolResult;
+    expect(failure(result)).toBe("Unable to generate signed URL. Try again later");
+    expect(await companyQuotaFor(env, account.id).usage()).toBe(0);
+    await client.close();
   });
 
   it("an unreachable quota service refuses with the spec's message", async () => {

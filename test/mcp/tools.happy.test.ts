@@ -81,6 +81,29 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     expect(larger).toMatchObject({ width: 40, height: 20, resourceUri: `qt://logo/${acme.icon}` });
     expect(larger.base64).toBe(pngBase64(darkLogo40x20().files.master));
   });
+
+  it("a maxWidth at or above the source width changes nothing; one below it scales down to the ladder", async () => {
+    const domain = `unscaled-${era}.com`;
+    const acme = await company(`Unscaled ${era} Co`, [domain]);
+    const { call, client } = await agent("launch", { era });
+    // 40 and 45 round down to the rung 32, under the source's 40: compared before rounding, they are no scale-down.
+    for (const maxWidth of [40, 45]) {
+      const record = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth, returnType: "base64" }));
+      expect(record, `maxWidth ${maxWidth}`).toMatchObject({ width: 40, height: 20, resourceUri: `qt://logo/${acme.icon}` });
+      expect(record.url as string).not.toContain("maxWidth");
+      expect(record.base64).toBe(pngBase64(darkLogo40x20().files.master));
+      const read = await client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=${maxWidth}` });
+      expect(read.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) }]);
+    }
+    const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: domain, maxWidth: 45 }));
+    expect(fetched).toMatchObject({ width: 40, resourceUri: `qt://logo/${acme.icon}` });
+    const batch = structured<{ results: Record<string, unknown>[] }>(await call("fetch_logos", { domains: [domain], maxWidth: 45 }));
+    expect(batch.results[0]).toMatchObject({ width: 40, height: 20 });
+
+    const under = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 39 }));
+    expect(under).toMatchObject({ width: 32, height: 16, resourceUri: `qt://logo/${acme.icon}?maxWidth=32` });
+    expect(under.url).toMatch(/\?maxWidth=32$/);
+  });
 });
 
 describe("seven-tool form: formats and brand colours", () => {

@@ -343,4 +343,56 @@ describe("scopes", () => {
     const grant = await oauthHelpers(env, BASE).unwrapToken(tokens.access_token);
     expect(grant?.grant.scope).not.toContain("admin");
   });
+
+  it("a client asking only for offline_access is granted logos too, says so on the consent page, and its token works", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { verifier, challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge, { scope: "offline_access" });
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const html = await (await browser.fetch(url)).text();
+    expect(html).toContain("Search for company logos");
+    expect(html).toContain("Stay connected");
+    const approved = await browser.postForm(url, { step: "consent", handle: handleOf(html)!, decision: "approve" });
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const tokens = (await (await exchangeCode(clientId, code, verifier)).json()) as { scope: string; access_token: string };
+    expect(tokens.scope.split(" ").sort()).toEqual(["logos", "offline_access"]);
+    expect((await callMcp(tokens.access_token)).status).toBe(200);
+  });
+
+  it("a token without logos (an older grant, or one downscoped at the token endpoint) → 403 insufficient_scope", async () => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { verifier, challenge } = await pkcePair();
+    const helpers = oauthHelpers(env, BASE);
+    // Granted as /authorize did before it always granted logos.
+    const request = await helpers.parseAuthRequest(new Request(authorizeUrl(clientId, challenge, { scope: "offline_access" })));
+    const { redirectTo } = await helpers.completeAuthorization({ request, userId: account.id, metadata: {}, scope: ["offline_access"], props: { accountId: account.id } });
+    const issued = await exchangeCode(clientId, new URL(redirectTo).searchParams.get("code")!, verifier);
+    const tokens = (await issued.json()) as { access_token: string; refresh_token: string; scope: string };
+    expect(tokens.scope).toBe("offline_access");
+    const expectRefused = async (token: string) => {
+      const response = await callMcp(token);
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual({ error: 'Insufficient scope: this token does not grant "logos"', code: "forbidden" });
+      const header = response.headers.get("www-authenticate")!;
+      expect(header).toMatch(/^Bearer /);
+      expect(header).toContain('error="insufficient_scope"');
+      expect(header).toContain('scope="logos"');
+      expect(header).toContain(`resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`);
+    };
+    await expectRefused(tokens.access_token);
+
+    // A full grant, with an access token narrowed at refresh (RFC 6749 §6) to offline_access.
+    const full = await tokensFor((await mcpAccount()).email);
+    const refreshed = await exports.default.fetch(`${BASE}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: full.refresh_token, client_id: full.clientId, scope: "offline_access" }).toString(),
+    });
+    expect(refreshed.status).toBe(200);
+    await expectRefused(((await refreshed.json()) as { access_token: string }).access_token);
+    expect((await callMcp(full.access_token)).status).toBe(200);
+  });
 });

@@ -100,10 +100,11 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
       const { logo, company } = found.value;
       const common = { mimeType: "image/png" as const, format: "png" as const, width: logo.width, height: logo.height, companyName: company.companyName };
       if (args.returnType === "url") {
-        const admitted = await admit(ctx, [company.companyId]);
-        if (!admitted.ok) return toolError(admitted.error.message);
+        // Signed before the company is counted: a URL that could not be made hands nothing out.
         const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo.masterKey));
         if (!signed.ok) return toolError(signed.error.message);
+        const admitted = await admit(ctx, [company.companyId]);
+        if (!admitted.ok) return toolError(admitted.error.message);
         return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
       }
       const png = await handOut(ctx, [company.companyId], () => readDelivered(ctx, logo, undefined));
