@@ -34,7 +34,12 @@ export function icoEntries(bytes: Uint8Array): IcoEntry[] {
     const data = bytes.subarray(offset, offset + size);
     const entryView = new DataView(data.buffer, data.byteOffset, data.byteLength);
     if (data[0] === 0x89 && data[1] === 0x50 && data[2] === 0x4e && data[3] === 0x47) {
-      entries.push({ kind: "png", width: entryView.getUint32(16), height: entryView.getUint32(20), bitCount: 32, data });
+      // The size is IHDR's, and IHDR must be the first chunk (PNG §5.6): any other there declares a size of its choosing.
+      const isIhdr = String.fromCharCode(...data.subarray(12, 16)) === "IHDR";
+      const width = entryView.getUint32(16);
+      const height = entryView.getUint32(20);
+      if (!isIhdr || width === 0 || height === 0 || width > MAX_EDGE || height > MAX_EDGE) continue;
+      entries.push({ kind: "png", width, height, bitCount: 32, data });
       continue;
     }
     if (entryView.getUint32(0, true) < 40) continue;
@@ -46,9 +51,14 @@ export function icoEntries(bytes: Uint8Array): IcoEntry[] {
   return entries;
 }
 
+/** The entries in the order to try them: the largest, then the deepest colour. */
+export function entriesBestFirst(entries: IcoEntry[]): IcoEntry[] {
+  return [...entries].sort((a, b) => b.width * b.height - a.width * a.height || b.bitCount - a.bitCount);
+}
+
 /** The entry to keep: the largest, then the deepest colour. */
 export function largestEntry(entries: IcoEntry[]): IcoEntry | undefined {
-  return [...entries].sort((a, b) => b.width * b.height - a.width * a.height || b.bitCount - a.bitCount)[0];
+  return entriesBestFirst(entries)[0];
 }
 
 /** A BMP entry as RGBA; null when its header or its data do not add up. */

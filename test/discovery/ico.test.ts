@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeBmpEntry, icoEntries, largestEntry } from "../../src/discovery/ico";
+import { decodeBmpEntry, entriesBestFirst, icoEntries, largestEntry } from "../../src/discovery/ico";
 import { sniffFormat } from "../../src/discovery/sniff";
 import { ico, png } from "./helpers";
 
@@ -56,6 +56,15 @@ describe("ICO entries", () => {
     new DataView(hostile.buffer).setInt32(22 + 4, 100_000, true);
     expect(icoEntries(hostile)).toEqual([]);
     expect(icoEntries(new Uint8Array([0, 0, 1, 0, 5, 0]))).toEqual([]);
+  });
+
+  it("lists entries best first, and takes a PNG entry's size from IHDR alone, within the same bound", () => {
+    const file = ico([{ bmp: { size: 16, rgba: [1, 2, 3, 255] } }, { png: png(40, 40), size: 40 }, { png: png(1100, 1), size: 0 }]);
+    expect(entriesBestFirst(icoEntries(file)).map((entry) => [entry.kind, entry.width])).toEqual([["png", 40], ["bmp", 16]]);
+    // A chunk before IHDR holds, where IHDR's size would be, 1×1.
+    const lying = png(40, 40);
+    lying.set([0, 0, 0, 8, ..."teSt".split("").map((c) => c.charCodeAt(0)), 0, 0, 0, 1, 0, 0, 0, 1], 8);
+    expect(icoEntries(ico([{ png: lying, size: 40 }]))).toEqual([]);
   });
 });
 
