@@ -51,6 +51,9 @@ export function icoEntries(bytes: Uint8Array): IcoEntry[] {
   return entries;
 }
 
+/** ICO entries tried, best first, before the file is refused: each is a full decode. */
+export const MAX_ICO_TRIES = 4;
+
 /** The entries in the order to try them: the largest, then the deepest colour. */
 export function entriesBestFirst(entries: IcoEntry[]): IcoEntry[] {
   return [...entries].sort((a, b) => b.width * b.height - a.width * a.height || b.bitCount - a.bitCount);

@@ -4,7 +4,7 @@ import type { PreparedImage } from "../catalogue/importLogo";
 import { preparedFromPixels } from "../catalogue/preparedImage";
 import type { Pixels } from "../images/renditions";
 import { fail, ok, type Result } from "../lib/errors";
-import { decodeBmpEntry, entriesBestFirst, icoEntries, type IcoEntry } from "./ico";
+import { decodeBmpEntry, entriesBestFirst, icoEntries, type IcoEntry, MAX_ICO_TRIES } from "./ico";
 import type { IconFormat } from "./sniff";
 
 /**
@@ -22,8 +22,6 @@ import type { IconFormat } from "./sniff";
 export const MAX_EDGE = 1200;
 /** Largest source decoded at all: an icon declaring more is refused before any pixel is allocated. */
 const MAX_SOURCE_EDGE = 4096;
-/** ICO entries tried, best first, before the file is refused. */
-const MAX_ICO_TRIES = 4;
 
 export interface DecodedIcon {
   pixels: Pixels;

@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { prepareLogo } from "../../src/cli/importer/prepare";
+import { prepareLogo, prepareOriginal } from "../../src/cli/importer/prepare";
+import { ico } from "../fixtures/icons";
 
 describe("images the importer refuses, and why", () => {
   it("names a raster over 64 megapixels as too large, not as unreadable", async () => {
@@ -33,5 +34,16 @@ describe("images the importer refuses, and why", () => {
 
   it("still calls bytes that are no image unreadable", async () => {
     expect(await prepareLogo(new TextEncoder().encode("this is not an image"))).toEqual({ ok: false, error: "unreadable image (expected SVG, PNG, JPEG, WebP or GIF)" });
+  });
+
+  it("re-prepares an ICO from its next entry when the best one is broken, as discovery chose it", async () => {
+    const png = new Uint8Array(await sharp({ create: { width: 64, height: 64, channels: 4, background: "#0a7" } }).png().toBuffer());
+    // Its header intact, its image data garbage.
+    const broken = png.slice();
+    broken.fill(0x55, 41, broken.length - 12);
+    const file = ico([{ png: broken, size: 64 }, { bmp: { size: 32, rgba: [0x1a, 0x1f, 0x71, 255] } }]);
+    const prepared = await prepareOriginal("ico", file);
+    expect(prepared).toMatchObject({ ok: true, logo: { format: "ico", width: 32, height: 32, original: file } });
+    expect(await prepareOriginal("ico", ico([{ png: broken, size: 64 }]))).toMatchObject({ ok: false, error: expect.stringMatching(/^unreadable image|^image could not be converted/) });
   });
 });

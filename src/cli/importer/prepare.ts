@@ -1,7 +1,7 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
 import { preparedFromPixels } from "../../catalogue/preparedImage";
-import { decodeBmpEntry, icoEntries, largestEntry } from "../../discovery/ico";
+import { decodeBmpEntry, entriesBestFirst, icoEntries, MAX_ICO_TRIES } from "../../discovery/ico";
 import { encodePng } from "./png";
 import { svgTooCostly } from "./svgCost";
 
@@ -70,28 +70,30 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
 /**
  * A stored original prepared again (npm run rerender), under the format its row names. Discovery
  * keeps two formats the importer does not take (src/discovery/sniff.ts): ICO, which sharp cannot
- * read, is read as discovery reads it (src/discovery/ico.ts, the largest entry), and AVIF, which
- * sharp reads as HEIF. Each goes through the importer's path as a PNG of the same pixels.
+ * read, is read as discovery reads it (src/discovery/ico.ts: best entry first, the next when one
+ * does not prepare), and AVIF, which sharp reads as HEIF. Each goes through the importer's path
+ * as a PNG of the same pixels; the original stays the file as it came, its row and key keeping
+ * its format.
  */
 export async function prepareOriginal(format: string, original: Uint8Array): Promise<{ ok: true; logo: PreparedImage } | { ok: false; error: string }> {
   if (format !== "ico" && format !== "avif") return prepareLogo(original);
-  let png: Uint8Array;
-  if (format === "ico") {
-    const entry = largestEntry(icoEntries(original));
-    const pixels = entry?.kind === "bmp" ? decodeBmpEntry(entry) : null;
-    if (entry?.kind === "png") png = entry.data;
-    else if (pixels) png = encodePng(pixels);
-    else return { ok: false, error: entry ? "ICO entry of an unsupported kind" : "ICO without a readable image" };
-  } else {
+  const asOriginal = (prepared: PrepareResult) => (prepared.ok ? { ok: true as const, logo: { ...prepared.logo, format, original } } : prepared);
+  if (format === "avif") {
     try {
-      png = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().png().toBuffer();
+      return asOriginal(await prepareLogo(await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().png().toBuffer()));
     } catch (error) {
       return { ok: false, error: `unreadable AVIF: ${(error as Error).message}` };
     }
   }
-  const prepared = await prepareLogo(png);
-  // The original is the file as it came, not its PNG: its row and key keep its format.
-  return prepared.ok ? { ok: true, logo: { ...prepared.logo, format, original } } : prepared;
+  let refusal = "ICO without a readable image";
+  for (const [i, entry] of entriesBestFirst(icoEntries(original)).slice(0, MAX_ICO_TRIES).entries()) {
+    const pixels = entry.kind === "bmp" ? decodeBmpEntry(entry) : null;
+    const png = entry.kind === "png" ? entry.data : pixels ? encodePng(pixels) : null;
+    const prepared = png ? await prepareLogo(png) : null;
+    if (prepared?.ok) return asOriginal(prepared);
+    if (i === 0) refusal = prepared?.error ?? "ICO entry of an unsupported kind";
+  }
+  return { ok: false, error: refusal };
 }
 
 function isInputFormat(format: string | undefined): format is InputFormat {
