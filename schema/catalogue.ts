@@ -8,10 +8,12 @@ import { fromHex, toHex } from "../src/lib/encoding";
  * Lookups by domain and ticker are primary-key or index point reads. Search reads two
  * structures beside these tables: the contentless FTS5 table `catalogue_search` over the words
  * of names, aliases and tickers (migrations/0011; domains are found on their primary key),
- * which triggers keep in step inside the same write, and `search_prefixes`, the best-known
+ * which triggers keep in step inside the same write, folded by the table `search_folds`
+ * (migrations/0012) as the code folds them, and `search_prefixes`, the best-known
  * companies for every one- to three-character prefix, which the import's write path keeps
  * (src/catalogue/searchPrefixes.ts). Both are hand-written SQL in
- * migrations/0009_catalogue_at_scale.sql, as are two things drizzle-kit cannot describe:
+ * migrations/0009_catalogue_at_scale.sql and 0012_one_search_fold.sql (search_folds is read by
+ * SQL alone, so it has no drizzle table here), as are two things drizzle-kit cannot describe:
  * `company_domains`, `company_tickers` and the prefix tables are WITHOUT ROWID (their text keys
  * are stored once, not in the table and again in an index). Logos store no R2 key: readers
  * derive them from the row and the company's primary domain, which triggers of
@@ -22,7 +24,7 @@ export const companies = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     name: text("name").notNull(),
-    /** `name` folded to lower-case letters and digits: the key of `/name/{name}` lookups. */
+    /** `name` folded as search folds words, without spaces (nameKey): the key of `/name/{name}` lookups. */
     nameKey: text("name_key").notNull(),
     /** Other names the company goes by, as a JSON array of strings. */
     aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
@@ -180,8 +182,8 @@ export const discoveryMisses = sqliteTable("discovery_misses", {
 
 /**
  * Which list of `search_prefixes` an entry is on: `name`, companies whose name key starts with
- * the prefix; `word`, companies with any indexed word (of the name, an alias, a domain or a
- * ticker) that starts with it.
+ * the prefix; `word`, companies with any indexed word (of the name, an alias or a ticker) that
+ * starts with it.
  */
 export const searchPrefixKinds = ["name", "word"] as const;
 export type SearchPrefixKind = (typeof searchPrefixKinds)[number];
@@ -209,8 +211,9 @@ export const searchPrefixes = sqliteTable(
  * One row per list of `search_prefixes`: its length and, once it has been full, its floor, the
  * rank (prominence, then id) of the best company it left out. A list holds exactly the
  * companies of its prefix that rank above its floor, so its head is always the exact ranking;
- * a rename or removal shortens it rather than leaving a gap to fill (triggers of
- * migrations/0009 keep `size` and the floor).
+ * a rename or removal shortens it rather than leaving a gap to fill, and the write path fills a
+ * half-empty list with a floor again when its prefix is uncrowded (triggers of migrations/0009
+ * keep `size` and the floor).
  */
 export const searchPrefixLists = sqliteTable(
   "search_prefix_lists",

@@ -7,7 +7,7 @@ import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
 import { causesOf } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
-import { type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
+import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
 
 /**
  * Writing logos of companies into the catalogue: the step import rows turn into, one at a time
@@ -490,12 +490,12 @@ export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, log
   return ok("updated");
 }
 
-/** `name` folded for exact-name lookups: lower case, letters and digits only ("Coca-Cola" → "cocacola"). */
+/**
+ * `name` folded for exact-name lookups, as search folds words (foldText), without the spaces:
+ * "Coca-Cola" → "cocacola", "Yapı Kredi" → "yapikredi".
+ */
 export function nameKey(name: string): string {
-  return name
-    .normalize("NFKD")
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, "");
+  return foldText(name).replaceAll(" ", "");
 }
 
 /** A prepared image as the catalogue stores it: the row's columns, and the keys of its objects. */

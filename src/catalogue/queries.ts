@@ -55,7 +55,11 @@ function companyByDomain(db: CatalogueDb, host: string) {
     .limit(1);
 }
 
-/** `AAPL` or `NASDAQ:AAPL`; without an exchange, the most prominent holder of the symbol. */
+/**
+ * `AAPL` or `NASDAQ:AAPL`; without an exchange, the most prominent holder of the symbol. A
+ * symbol the catalogue holds without an exchange is found with any exchange, unless the
+ * symbol is also held on the exchange asked for.
+ */
 export async function findCompanyByTicker(db: CatalogueDb, input: string): Promise<CompanyMatch | null> {
   const statement = companyByTicker(db, input);
   return statement ? ((await statement.get()) ?? null) : null;
@@ -66,8 +70,8 @@ function companyByTicker(db: CatalogueDb, input: string) {
   if (!symbol) return null;
   return companyWithPrimaryDomain(db)
     .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))
-    .where(and(eq(companyTickers.ticker, symbol), exchange === undefined ? undefined : eq(companyTickers.exchange, exchange)))
-    .orderBy(desc(companies.prominence), asc(companies.id))
+    .where(and(eq(companyTickers.ticker, symbol), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])))
+    .orderBy(...(exchange === undefined ? [] : [desc(sql`${companyTickers.exchange} = ${exchange}`)]), desc(companies.prominence), asc(companies.id))
     .limit(1);
 }
 
@@ -198,8 +202,9 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
 
 
 /**
- * What the full-text index holds of the company row `c`, from the tables (the index keeps no
- * copy): name, aliases (as JSON, whose punctuation splits words all the same), tickers.
+ * The text whose words (indexedWords) the full-text index holds of the company row `c`, from
+ * the tables (the index keeps no copy): name, aliases (as JSON, whose punctuation splits words
+ * all the same), tickers.
  */
 export const indexedText = (c: SQL) => sql`${c}.name || ' ' || ${c}.aliases
   || ' ' || coalesce((SELECT group_concat(ticker, ' ') FROM company_tickers WHERE company_id = ${c}.id), '')`;
@@ -268,11 +273,10 @@ function otherCandidates(words: string[], limit: number, needed: SQL | null): SQ
  * are the prefix terms asked (a LIMIT of 0 reads nothing, where a WHERE would read them all).
  */
 function fullTextCandidates(words: string[], count: SQL, full: number): SQL {
-  const text = words.join(" ");
-  return sql`WITH whole AS MATERIALIZED (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(text, false)} LIMIT ${count})
+  return sql`WITH whole AS MATERIALIZED (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${fullTextTerms(words, false)} LIMIT ${count})
     SELECT id FROM whole WHERE (SELECT count(*) FROM whole) >= ${full}
     UNION ALL
-    SELECT * FROM (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${ftsQuery(text)}
+    SELECT * FROM (SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ${fullTextTerms(words, true)}
       LIMIT CASE WHEN (SELECT count(*) FROM whole) < ${full} THEN ${count} ELSE 0 END)`;
 }
 
@@ -304,32 +308,40 @@ export function domainPrefix(text: string): string | null {
   return /^[a-z0-9][a-z0-9.-]*$/.test(host) ? host : null;
 }
 
-/** The host of a pasted URL (`https://www.stripe.com/pricing`), or null for anything else. */
+/**
+ * The host of a pasted URL (`https://www.stripe.com/pricing`), or of a host pasted with a
+ * port, path, query or fragment but no scheme (`www.acme.com/pricing`, `stripe.com:443`); null
+ * for anything else. A bare `stripe.com` is read as it is by the callers.
+ */
 export function hostOfUrl(text: string): string | null {
-  if (!/^https?:\/\//i.test(text)) return null;
+  const url = /^https?:\/\//i.test(text) ? text : HOST_WITH_MORE.test(text) ? `http://${text}` : null;
+  if (url === null) return null;
   try {
-    return new URL(text).hostname;
+    return new URL(url).hostname;
   } catch {
     return null;
   }
 }
 
+// A dotted host, then a port, a path, a query or a fragment. A port is digits, so that an
+// exchange and ticker (`NYSE:ACME`) is never read as a host.
+const HOST_WITH_MORE = /^[^\s/?#:@\\]+\.[^\s/?#:@\\]+(?::\d{1,5}(?:[/?#]\S*)?|[/?#]\S*)$/;
+
 /**
- * Turns free text into an FTS5 query: each word becomes a quoted term, all required; a prefix
- * term unless `prefix` is false. Quoting makes every user character literal, so no input can
- * inject FTS5 syntax.
+ * Turns free text into an FTS5 query: each of its first 12 words (indexedWords, the words the
+ * index holds) becomes a quoted term, all required; a prefix term unless `prefix` is false.
  */
 export function ftsQuery(text: string, prefix = true): string | null {
-  const words = text
-    .normalize("NFKC")
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu);
-  if (!words || words.length === 0) return null;
-  return words
-    .slice(0, 12)
-    .map((word) => `"${word}"${prefix ? "*" : ""}`)
-    .join(" ");
+  const words = indexedWords(text).slice(0, 12);
+  return words.length === 0 ? null : fullTextTerms(words, prefix);
 }
+
+/**
+ * Folded words hold only letters, digits and private-use characters, so a quoted word is a
+ * literal term and no input can inject FTS5 syntax. The tokenizer folds nothing further
+ * (migrations/0012): a term is a word as the index holds it.
+ */
+const fullTextTerms = (words: string[], prefix: boolean) => words.map((word) => `"${word}"${prefix ? "*" : ""}`).join(" ");
 
 /** A company by id, with its primary domain. */
 export async function findCompany(db: CatalogueDb, companyId: number): Promise<CompanyMatch | null> {

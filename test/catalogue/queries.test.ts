@@ -56,6 +56,15 @@ describe("findCompanyByTicker", () => {
     expect(await findCompanyByTicker(db, "NYSE:AAPL")).toBeNull();
     expect(await findCompanyByTicker(db, "ZZZZ")).toBeNull();
   });
+
+  it("finds a symbol held without an exchange under any exchange, unless the exchange asked for holds it", async () => {
+    await add("Acme", ["acme.com"], { ticker: { symbol: "ACME", exchange: "" } });
+    expect((await findCompanyByTicker(db, "NYSE:ACME"))?.companyName).toBe("Acme");
+    expect((await searchCompanies(db, "nyse:acme", 5))[0]).toMatchObject({ companyName: "Acme", matchedBy: "ticker" });
+    await add("Acme Listed", ["acmelisted.com"], { ticker: { symbol: "ACME", exchange: "NYSE" } });
+    expect((await findCompanyByTicker(db, "NYSE:ACME"))?.companyName).toBe("Acme Listed");
+    expect((await findCompanyByTicker(db, "LSE:ACME"))?.companyName).toBe("Acme");
+  });
 });
 
 describe("findCompanyByName", () => {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
-import { searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByName, searchCompanies } from "../../src/catalogue/queries";
 import { blackPng, preparedFrom } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 
@@ -66,5 +66,68 @@ describe("searchCompanies, bounded", () => {
     expect(await names("globexia consultingworks", 10)).toEqual(["Globexia Consultingworks"]);
     await env.DB.prepare("DELETE FROM companies WHERE name_key LIKE 'consultingglobex%' AND id % 2 = 0").run();
     expect((await names("globex consulting", 10))[0]).toBe("Globexia Consultingworks");
+  });
+});
+
+describe("searchCompanies, in any script", () => {
+  it("finds words of four characters or more in kana, Indic scripts, Hangul and CJK, as it finds their starts", async () => {
+    await add("Denso", ["denso.com"], { aliases: ["デンソー"] });
+    await add("Nippon Paint", ["nipponpaint.com"], { aliases: ["日本ペイント"] });
+    await add("Reliance Industries", ["ril.com"], { aliases: ["रिलायंस इंडस्ट्रीज"] });
+    await add("Samsung Electronics", ["samsung.com"], { aliases: ["삼성전자"] });
+    for (const [query, name] of [
+      ["デンソー", "Denso"],
+      ["デン", "Denso"],
+      ["ペイント", "Nippon Paint"],
+      ["日本ペイント", "Nippon Paint"],
+      ["रिलायंस", "Reliance Industries"],
+      ["इंडस्ट्रीज", "Reliance Industries"],
+      ["रिलायंस इंडस्ट्रीज", "Reliance Industries"],
+      ["삼", "Samsung Electronics"],
+      ["삼성전자", "Samsung Electronics"],
+    ]) {
+      expect(await names(query!, 5), query).toEqual([name]);
+    }
+  });
+
+  it("folds dotless i and letters without a decomposition, in names, words and the lookup by name", async () => {
+    await add("Türkiye İş Bankası", ["isbank.com.tr"]);
+    await add("YAPI KREDİ", ["yapikredi.com.tr"]);
+    await add("Łódź Holdings", ["lodzholdings.example"]);
+    await add("Ørsted", ["orsted.com"], { aliases: ["Ørsted Straße"] });
+    for (const [query, name] of [
+      ["is bankasi", "Türkiye İş Bankası"],
+      ["İŞ BANKASI", "Türkiye İş Bankası"],
+      ["bankasi", "Türkiye İş Bankası"],
+      ["Yapı Kredi", "YAPI KREDİ"],
+      ["holdings lodz", "Łódź Holdings"],
+      ["orsted", "Ørsted"],
+      ["strasse", "Ørsted"],
+    ]) {
+      expect(await names(query!, 5), query).toEqual([name]);
+    }
+    expect((await findCompanyByName(db, "Yapı Kredi"))?.companyName).toBe("YAPI KREDİ");
+    expect((await findCompanyByName(db, "turkiye is bankasi"))?.companyName).toBe("Türkiye İş Bankası");
+  });
+
+  it("answers words of private-use characters, and finds nothing rather than failing when nothing has them", async () => {
+    expect(await names("a \uF8FF\uF8FF\uF8FF\uF8FF", 5)).toEqual([]);
+    await add("Apple", ["apple.com"], { aliases: ["\uF8FF\uF8FF\uF8FF\uF8FF"] });
+    expect(await names("a \uF8FF\uF8FF\uF8FF\uF8FF", 5)).toEqual(["Apple"]);
+  });
+
+  it("reads a host pasted without its scheme, or with a port, by its hostname", async () => {
+    await add("Acme", ["acme.com"]);
+    await add("Stripe", ["stripe.com"]);
+    for (const [query, name] of [
+      ["www.acme.com/pricing", "Acme"],
+      ["acme.com?ref=x", "Acme"],
+      ["stripe.com:443", "Stripe"],
+      ["https://www.ACME.com:8443/x?y", "Acme"],
+    ]) {
+      expect((await searchCompanies(db, query!, 5))[0], query).toMatchObject({ companyName: name, matchedBy: "domain" });
+    }
+    // The start of a domain, pasted with a path, is the start of its host.
+    expect(await names("www.stri/x", 5)).toEqual(["Stripe"]);
   });
 });

@@ -113,18 +113,68 @@ describe("the prefix lists, kept by the import's write path", () => {
     expect(await names("zyx", 2)).toEqual(["Zyx Obscure", "Zyx 1"]);
   }, 30_000);
 
+  // 130 imports in sequence.
+  it("fills a list with a floor again from the companies of its prefix once enough have left it", async () => {
+    const K = SEARCH_PREFIX_LIST_SIZE;
+    const ids: number[] = [];
+    for (let i = 0; i < K + 2; i++) ids.push(await add(`Zyx ${i}`, [`company${i}.example`], { prominence: 1 }));
+    expect(await listState("name", "zyx")).toEqual({ size: K, floor: [1, ids[K]] });
+    for (let i = 0; i < K; i++) await add(`Elsewhere ${i}`, [`company${i}.example`], { prominence: 1 });
+    for (const query of ["z", "zy", "zyx"]) expect(await names(query), query).toEqual([`Zyx ${K}`, `Zyx ${K + 1}`]);
+    for (const kind of ["name", "word"] as const) {
+      expect(await list(kind, "zyx")).toEqual(ids.slice(K));
+      expect(await listState(kind, "zyx")).toEqual({ size: 2, floor: null });
+    }
+  }, 60_000);
+
+  it("fills a list again with the best known of its prefix, and the best it leaves out as its floor", async () => {
+    const K = SEARCH_PREFIX_LIST_SIZE;
+    const ids: number[] = [];
+    for (let i = 0; i < K + 1; i++) ids.push(await add(`Qor ${i}`, [`qor${i}.example`], { prominence: 100 + i }));
+    // Forty lesser companies of the prefix, below the list's floor: as the write path leaves
+    // them, off the list.
+    await env.DB.prepare(
+      `INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at)
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT 1000 + i, 'Qor low ' || i, 'qorlow' || i, i, 0, 0 FROM n`,
+    ).run();
+    expect(await listState("name", "qor")).toEqual({ size: K, floor: [100, ids[0]] });
+    // Half the list and one more leave: the one it left out comes back, then the best of the rest.
+    for (let i = K; i >= K / 2; i--) await add(`Elsewhere ${i}`, [`qor${i}.example`], { prominence: 100 + i });
+    const lesser = Array.from({ length: 40 }, (_, i) => 1040 - i);
+    const rest = [...ids.slice(0, K / 2).reverse(), ...lesser];
+    expect(await list("name", "qor")).toEqual(rest.slice(0, K));
+    expect(await listState("name", "qor")).toEqual({ size: K, floor: [40 - (K - K / 2), rest[K]] });
+  }, 60_000);
+
+  it("replaces entries it did not write, and keeps those already there, instead of failing the company's write", async () => {
+    const id = await add("Reliance", ["ril.com"], { aliases: ["रिलायंस"] });
+    // Entries as lists built from another fold hold them: the full-text index of migrations
+    // 0009 and 0011 split रिलायंस at its vowel signs, into र, ल, य and स.
+    await env.DB.prepare("INSERT INTO search_prefixes (kind, prefix, company_id, prominence) VALUES ('word', 'ल', ?1, 0), ('word', 'स', ?1, 0)").bind(id).run();
+    await add("Reliance", ["ril.com"], { aliases: ["रिलायंस", "लाभ"] });
+    const entries = (await db.select().from(searchPrefixes).where(eq(searchPrefixes.companyId, id)).all()).map((e) => `${e.kind}:${e.prefix}`);
+    expect(entries.sort()).toEqual([...searchPrefixesOf({ nameKey: "reliance", name: "Reliance", aliases: ["रिलायंस", "लाभ"], tickers: [] })].sort());
+    expect(await listState("word", "स")).toEqual({ size: 0, floor: null });
+    expect(await listState("word", "ल")).toEqual({ size: 1, floor: null });
+    expect(await names("लाभ")).toEqual(["Reliance"]);
+  });
+
   it("agrees with the lists the migration builds from the full-text index", async () => {
     await add("Quokka Foods", ["quokkafoods.com", "qf.io"], { aliases: ["Marsupial Eats"], ticker: { symbol: "QKF", exchange: "NYSE" }, prominence: 2 });
     await add("Quoll Freight", ["quollfreight.co.uk"], { aliases: ["QF"] });
     await add("Nestlé", ["nestle.com"], { prominence: 4 });
     await add("Wombat Kitchens", ["quokkafoods.com"]);
+    await add("Türkiye İş Bankası", ["isbank.com.tr"], { aliases: ["İşbank"] });
+    await add("Nippon Paint", ["nipponpaint.com"], { aliases: ["日本ペイント", "デンソー"] });
+    await add("Reliance Industries", ["ril.com"], { aliases: ["रिलायंस इंडस्ट्रीज"] });
+    await add("삼성전자", ["samsung.com"], { aliases: ["Ｓａｍｓｕｎｇ", "Łódź ﬁnance"] });
     const snapshot = async () => ({
       entries: (await db.select().from(searchPrefixes).all()).map((e) => `${e.kind}:${e.prefix}:${e.companyId}:${e.prominence}`).sort(),
       lists: (await db.select().from(searchPrefixLists).all()).filter((l) => l.size > 0).map((l) => `${l.kind}:${l.prefix}:${l.size}`).sort(),
     });
     const kept = await snapshot();
 
-    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0009_"))!;
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0012_"))!;
     const rebuild = migration.queries.filter((q) => /search_prefix_staging/.test(q));
     expect(rebuild.length).toBeGreaterThan(0);
     await env.DB.batch([env.DB.prepare("DELETE FROM search_prefixes"), env.DB.prepare("DELETE FROM search_prefix_lists"), ...rebuild.map((q) => env.DB.prepare(q))]);
