@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { logoSourceOf } from "../catalogue/provenance";
+import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import type { AppEnv } from "../env";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
 import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
@@ -80,7 +80,10 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   if (signature === "invalid") return plainText("Invalid signature", 403);
 
   // The vector, when one is asked for and there is one: a vector key itself, or a master's vector.
-  const vector = isVectorKey(key) ? key : format === "svg" ? await storedVector(c.env.LOGOS, key) : null;
+  // A stranger's markup (a discovered SVG icon) is never served, whatever an older write stored.
+  const ours = sourceSetOfKey(key) !== DISCOVERED_SOURCE_SET;
+  if (isVectorKey(key) && !ours) return notFound();
+  const vector = isVectorKey(key) ? key : format === "svg" && ours ? await storedVector(c.env.LOGOS, key) : null;
   if (vector) return serveVector(c.req.raw, c.env.LOGOS, vector);
   const output: OutputFormat = format === "svg" ? "png" : format;
   const fallback: Record<string, string> = format === "svg" ? { "X-Logo-Format": "png" } : {};

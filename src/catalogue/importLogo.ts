@@ -384,8 +384,16 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         // An image replaced again within this write is never put at all.
         logo!.put = put;
         // By the primary domain, not by companyRef: a new company's "the latest company" would
-        // name another one once this batch has failed.
-        plan.witness ??= and(eq(logos.companyId, referenceTo(owner)), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet), eq(logos.updatedAt, now));
+        // name another one once this batch has failed. By the image, not by this write's time:
+        // a writer racing this one (discovery and `admin discover` on one new domain) may have
+        // stored the same content-addressed keys, which its rows now reference.
+        plan.witness ??= and(
+          eq(logos.companyId, referenceTo(owner)),
+          eq(logos.variant, input.variant),
+          eq(logos.sourceSet, input.sourceSet),
+          // Compared as text: drizzle's column encoding throws on a hash that is not 64 hex digits.
+          sql`lower(hex(${logos.contentHash})) = ${put.image.contentHash}`,
+        );
       }
       if (!plan.logos.includes(logo!)) plan.logos.push(logo!);
     }

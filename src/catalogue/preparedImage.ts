@@ -31,3 +31,12 @@ export async function preparedFromPixels(
     tone: pixels.tone,
   };
 }
+
+/**
+ * The image without its vector: what is stored of an SVG whose markup is not ours to serve (a
+ * stranger's site's icon, found by discovery). Only the PNGs made from it are public; a lookup
+ * asking for `format=svg` gets the PNG, as for any logo without a vector.
+ */
+export function withoutVector(image: PreparedImage): PreparedImage {
+  return { ...image, vector: null, renditions: { ...image.renditions, vector: false } };
+}

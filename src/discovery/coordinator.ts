@@ -32,7 +32,7 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
       this.running = runDiscovery(this.env, domain, { refresh })
         .catch((error): DiscoveryOutcome => {
           console.error(`discovery of ${domain} failed`, error);
-          return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null };
+          return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null, missedUntil: null };
         })
         .finally(() => {
           this.running = null;

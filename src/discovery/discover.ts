@@ -1,4 +1,5 @@
 import { importCompanyLogo } from "../catalogue/importLogo";
+import { withoutVector } from "../catalogue/preparedImage";
 import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import type { Db } from "../lib/db";
 import { sha256Hex } from "../lib/encoding";
@@ -97,7 +98,8 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
   }
 
   const { decoded, bytes, format } = winner;
-  const prepared = await prepareIcon(format!, bytes!, decoded!);
+  // A stranger's SVG is kept only as the private original: sanitised or not, it is never served.
+  const prepared = withoutVector(await prepareIcon(format!, bytes!, decoded!));
   const written = await importCompanyLogo(
     db,
     env.LOGOS,

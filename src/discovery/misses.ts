@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, lte, or, sql } from "drizzle-orm";
 import { discoveryMisses } from "../../schema";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
@@ -8,6 +8,11 @@ import type { Db } from "../lib/db";
  * DISCOVERY_MISS_TTL_S. Kept in D1 (operators see and clear it; it outlives any isolate or
  * object), and the isolate remembers what it read for a minute so repeated lookups of a
  * missing domain do not read D1 each time.
+ *
+ * Expired rows are swept as misses are written: each write looks at the SWEPT_PER_WRITE
+ * oldest rows and deletes those expired, so the table holds about a TTL's worth of misses, and
+ * a write reads a bounded number of rows (there is no index on `missed_until`; rowid order is
+ * write order, since a miss written again is a new row).
  */
 export interface RememberedMiss {
   missedUntil: number;
@@ -16,6 +21,9 @@ export interface RememberedMiss {
 }
 
 const known = new ExpiringCache<string, RememberedMiss | null>(20_000, 60_000);
+
+/** More than one: every write adds at most one row, so the sweep keeps ahead of them. */
+const SWEPT_PER_WRITE = 16;
 
 export async function rememberedMiss(db: Db, domain: string, now = Date.now()): Promise<RememberedMiss | null> {
   let miss = known.get(domain, now);
@@ -34,11 +42,15 @@ export async function rememberMiss(
   ttlSeconds: number,
   now = Date.now(),
 ): Promise<void> {
-  const row = { ...facts, missedUntil: new Date(now + ttlSeconds * 1000), checkedAt: new Date(now) };
-  await db
-    .insert(discoveryMisses)
-    .values({ domain, ...row })
-    .onConflictDoUpdate({ target: discoveryMisses.domain, set: row });
+  const row = { domain, ...facts, missedUntil: new Date(now + ttlSeconds * 1000), checkedAt: new Date(now) };
+  const oldest = sql`(SELECT rowid FROM ${discoveryMisses} ORDER BY rowid LIMIT ${SWEPT_PER_WRITE})`;
+  // Deleted and inserted rather than updated: a domain missed again moves to the end of the
+  // rowid order, where the sweep does not look at it until the rows before it are gone (a row
+  // updated in place would keep its place, and a few domains missed day after day would stop
+  // the sweep for good). Not one batch: a miss is remembered even when batches fail, and a
+  // lookup between the two statements only joins the discovery writing them.
+  await db.delete(discoveryMisses).where(or(eq(discoveryMisses.domain, domain), and(lte(discoveryMisses.missedUntil, new Date(now)), sql`rowid IN ${oldest}`)));
+  await db.insert(discoveryMisses).values(row).onConflictDoUpdate({ target: discoveryMisses.domain, set: row });
   known.set(domain, { missedUntil: row.missedUntil.getTime(), siteName: facts.siteName, brandColor: facts.brandColor }, now);
 }
 

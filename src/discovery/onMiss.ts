@@ -14,25 +14,35 @@ import { queueRefresh } from "./queue";
  */
 export type MissAnswer =
   | { found: true }
-  /** `site`: what the site said of itself when it was looked at, for the monogram. */
-  | { found: false; pending: boolean; site: { name: string | null; brandColor: string | null } | null };
+  | {
+      found: false;
+      /** What the site said of itself when it was looked at, for the monogram. */
+      site: { name: string | null; brandColor: string | null } | null;
+      /**
+       * When the site may be asked again (Unix ms), so an answer standing in for its logo lasts
+       * no longer: a remembered miss's end; `now` while a discovery is under way or after one
+       * failed; null when it never is (discovery off, no registrable domain).
+       */
+      retryAt: number | null;
+    };
 
-const NOT_FOUND: MissAnswer = { found: false, pending: false, site: null };
+const NEVER_ASKED: MissAnswer = { found: false, site: null, retryAt: null };
 
 export async function discoverOnMiss(env: Env, host: string, now = Date.now()): Promise<MissAnswer> {
   const vars = readVars(env);
   const domain = registrableDomain(host);
-  if (vars.DISCOVERY === "off" || !domain) return NOT_FOUND;
+  if (vars.DISCOVERY === "off" || !domain) return NEVER_ASKED;
   try {
     const miss = await rememberedMiss(createDb(env.DB), domain, now);
-    if (miss) return { found: false, pending: false, site: { name: miss.siteName, brandColor: miss.brandColor } };
+    if (miss) return { found: false, site: { name: miss.siteName, brandColor: miss.brandColor }, retryAt: miss.missedUntil };
     const outcome = await discoveryFor(env, domain).discover(domain, { budgetMs: vars.DISCOVERY_BUDGET_MS });
     if (outcome.status === "found") return { found: true };
-    if (outcome.status === "pending") return { found: false, pending: true, site: null };
-    return { found: false, pending: false, site: { name: outcome.siteName, brandColor: outcome.brandColor } };
+    if (outcome.status === "pending") return { found: false, site: null, retryAt: now };
+    return { found: false, site: { name: outcome.siteName, brandColor: outcome.brandColor }, retryAt: outcome.missedUntil ?? now };
   } catch (error) {
     console.error(`discovery: ${domain} unavailable`, error);
-    return NOT_FOUND;
+    // Nothing remembered it: the next lookup asks again.
+    return { found: false, site: null, retryAt: now };
   }
 }
 

@@ -49,8 +49,16 @@ function iconRel(rel: string): IconRel | "manifest" | null {
   return null;
 }
 
+/**
+ * A name as the catalogue and headers take it: whitespace collapsed, well-formed, at most
+ * MAX_TEXT code points. Cut by code point, not by UTF-16 unit: a cut through a surrogate pair
+ * would leave half an emoji, and a lone surrogate is no Unicode text (encodeURIComponent throws
+ * on it, D1 stores it as three replacement characters).
+ */
 const clean = (text: string | null | undefined) => {
-  const value = (text ?? "").replace(/\s+/g, " ").trim().slice(0, MAX_TEXT);
+  const whole = (text ?? "").replace(/\s+/g, " ").trim();
+  // MAX_TEXT code points fit in twice as many units; a pair cut there lies past MAX_TEXT.
+  const value = Array.from(whole.slice(0, MAX_TEXT * 2).toWellFormed()).slice(0, MAX_TEXT).join("").trim();
   return value === "" ? null : value;
 };
 
@@ -102,13 +110,17 @@ export async function readPage(html: Uint8Array): Promise<PageFacts> {
   return facts;
 }
 
-/** Titles arrive as raw text; the handful of entities that turn up in names. */
+/**
+ * Titles arrive as raw text; the handful of entities that turn up in names. A numeric reference
+ * to nothing a string may hold (NUL, a surrogate, past U+10FFFF) is U+FFFD, as browsers read it
+ * (HTML § 13.2.5.80, numeric character reference end state).
+ */
 function decodeEntities(text: string): string {
   const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
     if (entity[0] === "#") {
       const code = entity[1]?.toLowerCase() === "x" ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? "\ufffd" : String.fromCodePoint(code);
     }
     return named[entity.toLowerCase()] ?? whole;
   });

@@ -1,6 +1,9 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { companyDomains, logos } from "../../schema";
+import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import { findCompanyByDomain } from "../catalogue/queries";
 import { readVars } from "../env";
-import { createDb } from "../lib/db";
+import { createDb, type Db } from "../lib/db";
 import { discoverDomain, type DiscoveryReport } from "./discover";
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
@@ -15,7 +18,14 @@ import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
  */
 export type DiscoveryOutcome =
   | { status: "found"; companyId: number }
-  | { status: "nothing"; reason: string; siteName: string | null; brandColor: string | null };
+  | {
+      status: "nothing";
+      reason: string;
+      siteName: string | null;
+      brandColor: string | null;
+      /** Until when the miss is remembered (Unix ms); null when it is not (a refresh, a discovery that failed). */
+      missedUntil: number | null;
+    };
 
 const FAILED_MISS_TTL_S = 600;
 
@@ -25,7 +35,7 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
     const company = await findCompanyByDomain(db, domain);
     if (company) return { status: "found", companyId: company.companyId };
     const miss = await rememberedMiss(db, domain, now);
-    if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor };
+    if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor, missedUntil: miss.missedUntil };
   }
   let report: DiscoveryReport;
   try {
@@ -41,13 +51,15 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
     throw error;
   }
   if (report.outcome === "found") return { status: "found", companyId: report.chosen!.companyId };
-  return { status: "nothing", reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
+  const missedUntil = options.refresh ? null : now + missTtl(report, readVars(env)) * 1000;
+  return { status: "nothing", reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor, missedUntil };
 }
 
 /**
  * Discovers now, whatever is settled, and records the outcome: a found logo clears the
  * domain's remembered miss; nothing found is remembered, except by a refresh, which keeps the
- * logo it has. What operators run (`npm run admin -- discover`), and the coordinator's work.
+ * logo it has and notes that the site was asked (refreshed). What operators run
+ * (`npm run admin -- discover`), and the coordinator's work.
  */
 export async function discoverAndRecord(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryReport> {
   const db = createDb(env.DB);
@@ -55,13 +67,32 @@ export async function discoverAndRecord(env: Env, domain: string, options: { ref
   const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now));
   console.log(JSON.stringify({ discovery: summary(report), refresh: options.refresh }));
   if (report.outcome === "found") await forgetMiss(db, domain);
-  else if (!options.refresh) {
+  else if (options.refresh) {
+    // An icon that could not be stored is tried again by the next day's lookups.
+    if (!report.storageFailed) await refreshed(db, domain, now);
+  } else {
     const facts = { reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor };
-    // A site with nothing usable for the day; one whose icon could not be stored, briefly.
-    const ttl = report.storageFailed ? Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S) : vars.DISCOVERY_MISS_TTL_S;
-    await rememberMiss(db, domain, facts, ttl, now);
+    await rememberMiss(db, domain, facts, missTtl(report, vars), now);
   }
   return report;
+}
+
+/** A site with nothing usable is remembered for the day; one whose icon could not be stored, briefly. */
+function missTtl(report: DiscoveryReport, vars: ReturnType<typeof readVars>): number {
+  return report.storageFailed ? Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S) : vars.DISCOVERY_MISS_TTL_S;
+}
+
+/**
+ * A refresh that found nothing (or no answer) keeps the discovered logo, and moves its fetch
+ * time on all the same: the logo is asked about again in 30 days. Left as it was, the logo
+ * would stay stale, and every isolate serving it would queue a crawl of the site every day.
+ */
+async function refreshed(db: Db, domain: string, now: number): Promise<void> {
+  const owner = db.select({ id: companyDomains.companyId }).from(companyDomains).where(eq(companyDomains.domain, domain));
+  await db
+    .update(logos)
+    .set({ fetchedAt: new Date(now) })
+    .where(and(inArray(logos.companyId, owner), eq(logos.sourceSet, DISCOVERED_SOURCE_SET)));
 }
 
 /** What the logs keep of a discovery: enough to tell why, without every candidate's detail. */

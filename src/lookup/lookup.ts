@@ -239,8 +239,9 @@ function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
   const width = withinHeight(densityWidth(options.size, options.dpr, logo.width), logo.width, logo.height);
   if (options.format !== "svg") return { key, format: options.format, width, page, fallback: {} };
   // The vector original is the logo as it is: served only for a look its master serves, and
-  // only when the original is a vector that sanitised cleanly.
-  if (logo.renditions.vector && key === logo.masterKey) return { key: vectorKey(logo.masterKey, logo.renditions.version), format: "svg", width, page, fallback: {} };
+  // only when the original is a vector that sanitised cleanly and is ours to serve (never a
+  // discovered site's markup, whatever an older discovery stored).
+  if (logo.renditions.vector && logo.source !== "discovered" && key === logo.masterKey) return { key: vectorKey(logo.masterKey, logo.renditions.version), format: "svg", width, page, fallback: {} };
   return { key, format: "png", width, page, fallback: { "X-Logo-Format": "png" } };
 }
 
@@ -317,10 +318,14 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 /**
  * A miss answered with a monogram (`fallback=monogram`, or the key's default): the letter of
  * the name the site gave itself when discovery looked at it, else of the domain. Cached for
- * less than a logo: discovery may find the real one later (a minute while it is still under
- * way). Redirect or bytes alike, the monogram is the answer itself: there is no object to
- * redirect to.
+ * less than a logo, and never past the moment discovery may ask the site again: an hour at
+ * most, as long as the miss is remembered when that is shorter (ten minutes after a failed
+ * discovery), a minute while it is under way or could not be asked. Redirect or bytes alike,
+ * the monogram is the answer itself: there is no object to redirect to.
  */
+const MONOGRAM_MAX_AGE_S = 3600;
+const MONOGRAM_MIN_AGE_S = 60;
+
 function monogramResponse(
   c: Context<AppEnv>,
   caller: Caller,
@@ -333,10 +338,12 @@ function monogramResponse(
   // A ticker or name lookup letters what it names; a domain, the site's own name or itself.
   const name = subject.kind === "domain" ? (site?.name ?? null) : subject.value;
   const svg = monogramSvg({ domain: subject.value, name, brandColor: site?.brandColor ?? null, size: options.size, theme: options.theme, greyscale: options.greyscale });
-  const pending = miss !== null && !miss.found && miss.pending;
+  const retryAt = miss && !miss.found ? miss.retryAt : null;
+  const untilRetry = retryAt === null ? MONOGRAM_MAX_AGE_S : Math.floor((retryAt - Date.now()) / 1000);
+  const maxAge = Math.max(MONOGRAM_MIN_AGE_S, Math.min(MONOGRAM_MAX_AGE_S, untilRetry));
   const headers: Record<string, string> = {
     ...MONOGRAM_HEADERS,
-    "Cache-Control": `public, max-age=${pending ? 60 : 3600}`,
+    "Cache-Control": `public, max-age=${maxAge}`,
     "X-Logo-Source": "monogram",
     ...caller.cors,
     ...limitHeaders,
@@ -344,7 +351,7 @@ function monogramResponse(
   if (caller.kind === "secret") {
     Object.assign(headers, {
       ...(subject.kind === "domain" ? { "X-Logo-Domain": subject.value } : {}),
-      "X-Company-Name": encodeURIComponent(name ?? ""),
+      "X-Company-Name": headerName(name ?? ""),
       "X-Logo-Width": String(options.size),
       "X-Logo-Height": String(options.size),
     });
@@ -412,13 +419,19 @@ function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, 
   return search.length > REMEMBERED_URL_LENGTH ? parse() : parsedQueries.remember(`${kind}${search}`, parse);
 }
 
+/**
+ * Header values are Latin-1: names travel percent-encoded UTF-8. Made well-formed first: a lone
+ * surrogate (half an emoji a site's page or manifest named itself with) has no UTF-8, and
+ * encodeURIComponent would throw on it and fail the whole answer.
+ */
+const headerName = (name: string) => encodeURIComponent(name.toWellFormed());
+
 function metadataHeaders(logo: ResolvedLogo, size: number): Record<string, string> {
   return {
     ...(logo.brandColor ? { "X-Brand-Color": logo.brandColor } : {}),
     "X-Logo-Id": String(logo.logoId),
     "X-Company-Id": String(logo.companyId),
-    // Header values are Latin-1: names travel percent-encoded UTF-8.
-    "X-Company-Name": encodeURIComponent(logo.companyName),
+    "X-Company-Name": headerName(logo.companyName),
     "X-Logo-Domain": logo.domain,
     "X-Logo-Variant": logo.variant,
     "X-Logo-Width": String(size),

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { assetUrl } from "../assets/codec";
 import { scaleDownTo } from "../assets/widths";
-import { logoSourceOf } from "../catalogue/provenance";
+import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/queries";
 import { type Logo, vectorKey } from "../images/keys";
 import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
@@ -42,9 +42,9 @@ function logoIdentity(company: CompanyMatch, logo: Logo) {
   };
 }
 
-/** The format a delivery is in: the one asked for, except svg for a logo without a vector. */
-export const deliveredFormat = (logo: Pick<Logo, "renditions">, format: RequestFormat = "png"): RequestFormat =>
-  format === "svg" && !logo.renditions.vector ? "png" : format;
+/** The format a delivery is in: the one asked for, except svg for a logo without a vector of ours (a discovered site's is never served). */
+export const deliveredFormat = (logo: Pick<Logo, "renditions" | "sourceSet">, format: RequestFormat = "png"): RequestFormat =>
+  format === "svg" && (!logo.renditions.vector || logo.sourceSet === DISCOVERED_SOURCE_SET) ? "png" : format;
 
 export function deliveryRecord(
   base: string,

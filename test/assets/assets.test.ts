@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeAssetKey, encodeAssetKey } from "../../src/assets/codec";
 import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
-import { addCompany } from "../helpers/catalogue";
+import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { encode } from "fast-png";
 
 const BASE = "https://logos.test";
@@ -26,6 +26,32 @@ async function tallLogo() {
   const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
   return `/assets/${encodeAssetKey(master)}`;
 }
+
+describe("a discovered logo's vector", () => {
+  it("is never served, though an older discovery stored one: a stranger's markup stays private", async () => {
+    const domain = `found-${crypto.randomUUID().slice(0, 8)}.com`;
+    // As discovery wrote SVG icons before it stopped keeping their vectors.
+    await addCompany({ name: "Found Co", domains: [domain], sourceSet: "discovered", licence: "unknown" }, vectorLogo40x20());
+    const keys = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key);
+    const master = keys.find((k) => /\.discovered\.[0-9a-f]{16}\.png$/.test(k))!;
+    const vector = keys.find((k) => k.endsWith(".svg") && !k.includes(".original."))!;
+    expect(vector).toBeDefined();
+
+    expect((await get(`/assets/${encodeAssetKey(vector)}`)).status).toBe(404);
+    const asked = await get(`/assets/${encodeAssetKey(master)}?format=svg`);
+    expect(asked.status).toBe(200);
+    expect(asked.headers.get("content-type")).toBe("image/png");
+    expect(asked.headers.get("x-logo-format")).toBe("png");
+
+    // A lookup asking for SVG is sent to the PNG, not to the vector's missing asset.
+    const token = await addKey((await addAccount()).id);
+    const lookup = await get(`/${domain}?token=${token}&format=svg`, { redirect: "manual" });
+    expect(lookup.status).toBe(302);
+    const followed = await get(new URL(lookup.headers.get("location")!, BASE).pathname + new URL(lookup.headers.get("location")!, BASE).search);
+    expect(followed.status).toBe(200);
+    expect(followed.headers.get("content-type")).toBe("image/png");
+  });
+});
 
 describe("GET /assets/{key}", () => {
   it("never makes an image taller than 3,200 px, however wide it is asked", async () => {

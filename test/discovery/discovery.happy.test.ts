@@ -258,6 +258,22 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect((await storedLogo(site.host))!.logo.fetchedAt!.getTime()).toBeGreaterThan(longAgo.getTime());
   });
 
+  it("a refresh that finds nothing keeps the logo and moves its fetch time on, so the next refresh is 30 days off", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/old.png">'), "/old.png": image(png(64, 64)) });
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    expect((await discoverDomain(env, db, site.host, parseResolve(env.DISCOVERY_RESOLVE, ""), longAgo)).outcome).toBe("found");
+    await site.set({ "/": page("<title>Icons gone</title>") });
+    const asked = Date.now();
+    const batch = createMessageBatch("logo-discovery", [{ id: "n1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["n1"]);
+    const after = (await storedLogo(site.host))!.logo;
+    expect(after).toMatchObject({ width: 64, sourceUrl: `https://${site.host}/old.png` });
+    expect(after.fetchedAt!.getTime()).toBeGreaterThanOrEqual(asked);
+    expect(await env.LOGOS.head(after.masterKey)).not.toBeNull();
+  });
+
   it("is off with DISCOVERY=off: the site is never asked", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const token = await freshKey();

@@ -1,11 +1,15 @@
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
+import type { CoordinatedOutcome } from "../../src/discovery/coordinator";
 import { discoverDomain } from "../../src/discovery/discover";
 import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
+import { readManifest, readPage } from "../../src/discovery/page";
+import { vectorKey } from "../../src/images/keys";
 import { db } from "../helpers/catalogue";
-import { BASE, freshKey } from "../lookup/helpers";
-import { claimSite, elsewhereRequests, image, page, png, text } from "./helpers";
+import { BASE, fetchWith, freshKey } from "../lookup/helpers";
+import { claimSite, elsewhereRequests, image, page, png, svg, text } from "./helpers";
 
 const get = (path: string) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual" });
 const resolve = () => parseResolve(env.DISCOVERY_RESOLVE, "");
@@ -141,5 +145,66 @@ describe("hostile pages and manifests", () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe("names a site gives itself: half an emoji", () => {
+  const encoder = new TextEncoder();
+  const longTitle = `${"a".repeat(199)}\u{1F600} and more`;
+  const secretMonogram = async (host: string) =>
+    exports.default.fetch(`${BASE}/${host}?fallback=monogram&size=64`, { headers: { Authorization: `Bearer ${await freshKey({ type: "secret" })}` } });
+
+  it("reads a surrogate character reference as U+FFFD, as browsers do, and cuts a long name by code point", async () => {
+    const names = [
+      (await readPage(encoder.encode("<title>&#xD83D;Acme &#56832;</title>"))).title!,
+      readManifest(encoder.encode('{"name": "\\ud83dAcme"}'))!.name!,
+      (await readPage(encoder.encode(`<title>${longTitle}</title>`))).title!,
+    ];
+    // Well-formed first: a lone surrogate in a failure message breaks the test runner's own wire.
+    expect(names.map((name) => name.isWellFormed())).toEqual([true, true, true]);
+    expect(names).toEqual(["\ufffdAcme \ufffd", "\ufffdAcme", `${"a".repeat(199)}\u{1F600}`]);
+  });
+
+  it.each([
+    ["a title's character reference", { "/": page("<title>&#xD83D;Acme</title>") }, "\ufffdAcme"],
+    ["a manifest's name", { "/": page('<link rel="manifest" href="/m.json">'), "/m.json": text('{"name": "\\ud83dAcme"}', "application/manifest+json") }, "\ufffdAcme"],
+    ["a long title cut through a pair", { "/": page(`<title>${longTitle}</title>`) }, `${"a".repeat(199)}\u{1F600}`],
+  ])("a secret-key monogram for a site naming itself with half an emoji (%s) answers 200 with the name well-formed", async (_, routes, name) => {
+    const site = await claimSite(routes);
+    const response = await secretMonogram(site.host);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-logo-source")).toBe("monogram");
+    expect(decodeURIComponent(response.headers.get("x-company-name")!)).toBe(name);
+    // The isolate remembers the miss: the next lookup answers from that memory, as well.
+    expect((await secretMonogram(site.host)).status).toBe(200);
+  });
+
+  it("a name that reaches the monogram's headers ill-formed all the same is made well-formed there", async () => {
+    const outcome: CoordinatedOutcome = { status: "nothing", reason: "no usable icon", siteName: "\ud83dAcme", brandColor: null, missedUntil: Date.now() + 60_000 };
+    const coordinator = { idFromName: () => ({}), get: () => ({ discover: async () => outcome }) } as unknown as Env["DISCOVERY_COORDINATOR"];
+    const secret = await freshKey({ type: "secret" });
+    const response = await fetchWith({ DISCOVERY_COORDINATOR: coordinator }, `${BASE}/half-emoji-${crypto.randomUUID().slice(0, 8)}.com?fallback=monogram`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-company-name")).toBe("%EF%BF%BDAcme");
+  });
+});
+
+describe("a discovered SVG: a stranger's markup", () => {
+  it("is stored without a vector, and format=svg gets the PNG made from it, as for any logo without one", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" type="image/svg+xml" href="/icon.svg">'), "/icon.svg": text(svg(), "image/svg+xml") });
+    const secret = await freshKey({ type: "secret" });
+    const response = await exports.default.fetch(`${BASE}/${site.host}?format=svg&size=64`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-logo-source")).toBe("discovered");
+    expect(response.headers.get("content-type")).toBe("image/png");
+    expect(response.headers.get("x-logo-format")).toBe("png");
+    expect(new TextDecoder().decode(await response.arrayBuffer())).not.toContain("<svg");
+
+    const company = (await findCompanyByDomain(db, site.host))!;
+    const [logo] = await logosOfCompany(db, company);
+    expect(logo).toMatchObject({ format: "svg", sourceSet: "discovered", renditions: { vector: false } });
+    expect(await env.LOGOS.head(vectorKey(logo!.masterKey, logo!.renditions.version))).toBeNull();
   });
 });
