@@ -83,7 +83,7 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
       if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
-      const discovered = match ? null : await discoveredCatalogue(c.env, host.domain);
+      const discovered = match ? null : await discoveredCatalogue(c.env, host.domain, c.get("key"));
       if (discovered) match = await findCompanyByDomain((db = discovered), host.domain);
     } else if (ticker !== undefined) {
       match = await findCompanyByTicker(db, ticker);

@@ -3,6 +3,7 @@ import { readVars } from "../env";
 import { BoundedCache } from "../lib/boundedCache";
 import { type CatalogueDb, catalogueWriter, createDb } from "../lib/db";
 import { registrableDomain } from "../lib/domain";
+import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";
 import { discoveryFor } from "./coordinatorClient";
 import { rememberedMiss } from "./misses";
 import { queueRefresh } from "./queue";
@@ -10,7 +11,8 @@ import { queueRefresh } from "./queue";
 /**
  * What every surface that takes a domain (the lookup routes, the REST lookup, the MCP tools)
  * does when the catalogue has no logo for it: ask the domain's coordinator to discover one,
- * waiting at most DISCOVERY_BUDGET_MS. Never throws: a discovery that fails is a miss.
+ * waiting at most DISCOVERY_BUDGET_MS, within the asking account's daily budget of discoveries
+ * (planLimits.discoveriesPerDay). Never throws: a discovery that fails is a miss.
  */
 export type MissAnswer =
   | { found: true }
@@ -28,13 +30,16 @@ export type MissAnswer =
 
 const NEVER_ASKED: MissAnswer = { found: false, site: null, retryAt: null };
 
-export async function discoverOnMiss(env: Env, host: string, now = Date.now()): Promise<MissAnswer> {
+export async function discoverOnMiss(env: Env, host: string, asker: DiscoveryAsker, now = Date.now()): Promise<MissAnswer> {
   const vars = readVars(env);
   const domain = registrableDomain(host);
   if (vars.DISCOVERY === "off" || !domain) return NEVER_ASKED;
   try {
     const miss = await rememberedMiss(createDb(env.DB), domain, now);
     if (miss) return { found: false, site: { name: miss.siteName, brandColor: miss.brandColor }, retryAt: miss.missedUntil };
+    // A plain miss once the account's day of discoveries is spent: asked again tomorrow, or
+    // by anyone else's request meanwhile.
+    if (!(await spendDiscovery(env, asker, now))) return { found: false, site: null, retryAt: now };
     const outcome = await discoveryFor(env, domain).discover(domain, { budgetMs: vars.DISCOVERY_BUDGET_MS });
     if (outcome.status === "found") return { found: true };
     if (outcome.status === "pending") return { found: false, site: null, retryAt: now };
@@ -51,8 +56,8 @@ export async function discoverOnMiss(env: Env, host: string, now = Date.now()): 
  * session to read it with (one on the primary, where the discovery wrote and a replica may not
  * have caught up yet), or null when nothing was found.
  */
-export async function discoveredCatalogue(env: Env, host: string): Promise<CatalogueDb | null> {
-  return (await discoverOnMiss(env, host)).found ? catalogueWriter(env.DB) : null;
+export async function discoveredCatalogue(env: Env, host: string, asker: DiscoveryAsker): Promise<CatalogueDb | null> {
+  return (await discoverOnMiss(env, host, asker)).found ? catalogueWriter(env.DB) : null;
 }
 
 // One refresh request per domain and isolate a day is plenty: the queue does the rest.

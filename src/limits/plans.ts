@@ -21,6 +21,12 @@ export interface PlanLimits {
    * figures are ours, and Enterprise's ("custom") is a default an operator may raise.
    */
   companiesPerDay: number;
+  /**
+   * Discoveries an account may start per UTC day: lookups, REST and tools of domains neither
+   * catalogued nor remembered as misses. Each asks a stranger's site for up to a hundred URLs,
+   * so without a bound any key could make the service crawl whatever sites it names.
+   */
+  discoveriesPerDay: number;
 }
 
 export const planLimits: Record<Plan, PlanLimits> = {
@@ -29,23 +35,27 @@ export const planLimits: Record<Plan, PlanLimits> = {
     lookup: { perMonth: 500_000, perMinute: 600 },
     mcp: { access: true, perDay: 50, perDayThreeTool: 20, perMinute: null },
     companiesPerDay: 30,
+    discoveriesPerDay: 500,
   },
   launch: {
     monthlyUsd: 29,
     lookup: { perMonth: 5_000_000, perMinute: 3_000 },
     mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 1_000 },
     companiesPerDay: 1_000,
+    discoveriesPerDay: 5_000,
   },
   growth: {
     monthlyUsd: 99,
     lookup: { perMonth: 25_000_000, perMinute: 20_000 },
     mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 10_000 },
     companiesPerDay: 10_000,
+    discoveriesPerDay: 50_000,
   },
   enterprise: {
     monthlyUsd: null,
     lookup: { perMonth: 250_000_000, perMinute: 100_000 },
     mcp: { access: true, perDay: null, perDayThreeTool: null, perMinute: 100_000 },
     companiesPerDay: 100_000,
+    discoveriesPerDay: 200_000,
   },
 };

@@ -7,6 +7,7 @@ import { dependency } from "../lib/dependencies";
  *   key:<keyId>                          a key's lookups (one shard)
  *   key:<keyId>:shard:<i>:of:<n>         shard i of a key split over n objects
  *   mcp:<accountId>                      an account's MCP calls
+ *   discovery:<accountId>                the discoveries an account's requests started
  *   sign-in:address:<ip>                 sign-in attempts from an address,
  *   sign-in:account:<email>:from:<ip>    for an account from an address,
  *   sign-in:account:<email>              for an account from anywhere
@@ -15,6 +16,7 @@ import { dependency } from "../lib/dependencies";
 export const limiterNames = {
   keyShard: (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`),
   mcp: (accountId: string) => `mcp:${accountId}`,
+  discovery: (accountId: string) => `discovery:${accountId}`,
   signInAddress: (address: string) => `sign-in:address:${address}`,
   signInAccountAtAddress: (email: string, address: string) => `sign-in:account:${email}:from:${address}`,
   signInAccount: (email: string) => `sign-in:account:${email}`,

@@ -280,7 +280,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   let logo = await resolveLogo(db, subject, now);
   let miss: MissAnswer | null = null;
   if (!logo && subject.kind === "domain") {
-    miss = await discoverOnMiss(c.env, subject.value, now);
+    miss = await discoverOnMiss(c.env, subject.value, caller.key, now);
     if (miss.found) logo = await reresolve(db, subject);
   }
   if (!logo) {

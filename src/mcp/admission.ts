@@ -43,7 +43,7 @@ export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVa
   let catalogue = ctx.catalogue;
   let [company] = await searchCompanies(catalogue, query, 1);
   const domain = company ? null : normaliseDomain(query.trim());
-  const discovered = domain?.ok ? await discoveredCatalogue(ctx.env, domain.domain) : null;
+  const discovered = domain?.ok ? await discoveredCatalogue(ctx.env, domain.domain, ctx.caller) : null;
   if (discovered) [company] = await searchCompanies((catalogue = discovered), query, 1);
   const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);

@@ -7,7 +7,10 @@ import { discoverDomain } from "../../src/discovery/discover";
 import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
 import { readManifest, readPage } from "../../src/discovery/page";
 import { vectorKey } from "../../src/images/keys";
-import { db } from "../helpers/catalogue";
+import { DISCOVERY_COUNTER } from "../../src/limits/discoveryLimits";
+import { planLimits } from "../../src/limits/plans";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
+import { addAccount, addKey, db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";
 import { claimSite, elsewhereRequests, image, page, png, svg, text } from "./helpers";
 
@@ -206,5 +209,30 @@ describe("a discovered SVG: a stranger's markup", () => {
     const [logo] = await logosOfCompany(db, company);
     expect(logo).toMatchObject({ format: "svg", sourceSet: "discovered", renditions: { vector: false } });
     expect(await env.LOGOS.head(vectorKey(logo!.masterKey, logo!.renditions.version))).toBeNull();
+  });
+});
+
+describe("an account's daily budget of discoveries", () => {
+  it("bounds the sites one account's lookups make the service fetch: past it, a miss asks no site", async () => {
+    const account = await addAccount("free");
+    const token = await addKey(account.id);
+    const budget = planLimits.free.discoveriesPerDay;
+    // The account has started all but one of today's discoveries.
+    const windows = [{ name: DISCOVERY_COUNTER, period: "day" as const, limit: budget }];
+    await rateLimiterFor(env, limiterNames.discovery(account.id)).consume(windows, budget - 1, Date.now(), DISCOVERY_COUNTER);
+
+    const last = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const found = await exports.default.fetch(`${BASE}/${last.host}?token=${token}`, { redirect: "manual" });
+    expect(found.status).toBe(302);
+    expect(found.headers.get("x-logo-source")).toBe("discovered");
+
+    const beyond = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const refused = await exports.default.fetch(`${BASE}/${beyond.host}?token=${token}`, { redirect: "manual" });
+    expect(refused.status).toBe(404);
+    expect(await refused.text()).toBe("Logo not found");
+    expect(await beyond.requests()).toEqual([]);
+    // Not remembered as a miss: another account's lookup discovers it.
+    const other = await exports.default.fetch(`${BASE}/${beyond.host}?token=${await addKey((await addAccount("free")).id)}`, { redirect: "manual" });
+    expect(other.status).toBe(302);
   });
 });

@@ -52,7 +52,7 @@ async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["var
   if (!host.ok) return { domain, ok: false, error: "Invalid domain format" };
   let catalogue = ctx.catalogue;
   let company = await findCompanyByDomain(catalogue, host.domain);
-  const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain);
+  const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain, ctx.caller);
   if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
   if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
   const chosen = chooseLogo(await logosOfCompany(catalogue, company), wanted);
