@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { DiscoveryAsker } from "../limits/discoveryLimits";
 import { type DiscoveryOutcome, runDiscovery } from "./run";
 
 /**
@@ -25,11 +26,16 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
   private running: Promise<DiscoveryOutcome> | null = null;
   private queued = false;
 
-  async discover(domain: string, options: { budgetMs: number; refresh?: boolean }): Promise<CoordinatedOutcome> {
+  /**
+   * `asker`: the account a lookup's discovery is counted against, when this call starts one
+   * (runDiscovery charges it only past the catalogue's answer): joining the one running costs
+   * nothing, and neither do the queue's and refreshes' calls, which have no asker.
+   */
+  async discover(domain: string, options: { budgetMs: number; refresh?: boolean; asker?: DiscoveryAsker }): Promise<CoordinatedOutcome> {
     const refresh = options.refresh ?? false;
     if (!this.running) {
       this.queued = false;
-      this.running = runDiscovery(this.env, domain, { refresh })
+      this.running = runDiscovery(this.env, domain, { refresh, asker: options.asker })
         .catch((error): DiscoveryOutcome => {
           console.error(`discovery of ${domain} failed`, error);
           return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null, missedUntil: null };

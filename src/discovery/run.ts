@@ -4,6 +4,7 @@ import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import { findCompanyByDomain } from "../catalogue/queries";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
+import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";
 import { discoverDomain, type DiscoveryReport } from "./discover";
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
@@ -29,13 +30,18 @@ export type DiscoveryOutcome =
 
 const FAILED_MISS_TTL_S = 600;
 
-export async function runDiscovery(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryOutcome> {
+export async function runDiscovery(env: Env, domain: string, options: { refresh: boolean; asker?: DiscoveryAsker | undefined }, now = Date.now()): Promise<DiscoveryOutcome> {
   const db = createDb(env.DB);
   if (!options.refresh) {
     const company = await findCompanyByDomain(db, domain);
     if (company) return { status: "found", companyId: company.companyId };
     const miss = await rememberedMiss(db, domain, now);
     if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor, missedUntil: miss.missedUntil };
+  }
+  // Only a discovery that will fetch the site is counted (a limiter that does not answer
+  // fails it, as limits fail closed); past the day's budget nothing is fetched or remembered.
+  if (options.asker && !(await spendDiscovery(env, options.asker, now))) {
+    return { status: "nothing", reason: "the account's discoveries for the day are spent", siteName: null, brandColor: null, missedUntil: null };
   }
   let report: DiscoveryReport;
   try {

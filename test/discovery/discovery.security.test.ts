@@ -235,4 +235,20 @@ describe("an account's daily budget of discoveries", () => {
     const other = await exports.default.fetch(`${BASE}/${beyond.host}?token=${await addKey((await addAccount("free")).id)}`, { redirect: "manual" });
     expect(other.status).toBe(302);
   });
+
+  it("counts a discovery once: lookups joining the one under way cost nothing", async () => {
+    const account = await addAccount("free");
+    const token = await addKey(account.id);
+    const budget = planLimits.free.discoveriesPerDay;
+    const windows = [{ name: DISCOVERY_COUNTER, period: "day" as const, limit: budget }];
+    await rateLimiterFor(env, limiterNames.discovery(account.id)).consume(windows, budget - 1, Date.now(), DISCOVERY_COUNTER);
+
+    // A page of one unknown company's logo, shown to three visitors at once.
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const lookups = await Promise.all([1, 2, 3].map(() => exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual" })));
+    expect(lookups.map((response) => response.status)).toEqual([302, 302, 302]);
+    expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
+    const [usage] = await rateLimiterFor(env, limiterNames.discovery(account.id)).usage(windows);
+    expect(usage!.used).toBe(budget);
+  });
 });
