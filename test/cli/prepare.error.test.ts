@@ -22,6 +22,17 @@ describe("images the importer refuses, and why", () => {
     expect(await prepareLogo(new TextEncoder().encode(many))).toMatchObject({ ok: false, error: expect.stringMatching(/^SVG too costly to draw: the SVG draws [\d,]+ elements \(at most 50,000\)$/) });
   });
 
+  it("refuses the same multiplication hidden where counting elements would miss it", async () => {
+    let uses = '<filter id="f"><feGaussianBlur stdDeviation="30"/></filter><circle id="a0" r="40" cx="50" cy="50"/>';
+    for (let level = 1; level < 5; level++) uses += `<g id="a${level}">${`<use href="#a${level - 1}"/>`.repeat(10)}</g>`;
+    // Filters set by a stylesheet, which attributes do not show.
+    const styled = `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><style>circle { filter: url(#f) }</style><defs>${uses}</defs><use href="#a4"/></svg>`;
+    expect(await prepareLogo(new TextEncoder().encode(styled))).toMatchObject({ ok: false, error: expect.stringMatching(/^SVG too costly to draw: the SVG applies filters [\d,]+ times/) });
+    // The whole drawing inside an entity, which librsvg expands and a parser that expands none would not count.
+    const entity = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY d '${uses.replaceAll("'", "&#39;")}'>]><svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs>&d;</defs><use href="#a4"/></svg>`;
+    expect(await prepareLogo(new TextEncoder().encode(entity))).toEqual({ ok: false, error: "SVG too costly to draw: the SVG declares entities (a document type with an internal subset)" });
+  });
+
   it("refuses a vector whose references go round in a circle", async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g id="a"><use href="#b"/></g><g id="b"><use xlink:href="#a" xmlns:xlink="http://www.w3.org/1999/xlink"/></g></svg>';
     expect(await prepareLogo(new TextEncoder().encode(svg))).toEqual({ ok: false, error: "SVG too costly to draw: the SVG references itself (a <use> cycle)" });
