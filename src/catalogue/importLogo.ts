@@ -384,15 +384,19 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         // An image replaced again within this write is never put at all.
         logo!.put = put;
         // By the primary domain, not by companyRef: a new company's "the latest company" would
-        // name another one once this batch has failed. By the image, not by this write's time:
-        // a writer racing this one (discovery and `admin discover` on one new domain) may have
-        // stored the same content-addressed keys, which its rows now reference.
+        // name another one once this batch has failed. By what names the new keys (content
+        // hash, renditions version, format), not by this write's time: a writer racing this
+        // one (discovery and `admin discover` on one new domain) may have stored the same
+        // content-addressed keys, which its rows now reference; and a row as it was before
+        // this write (another version, another format) references none of them.
         plan.witness ??= and(
           eq(logos.companyId, referenceTo(owner)),
           eq(logos.variant, input.variant),
           eq(logos.sourceSet, input.sourceSet),
+          eq(logos.format, put.image.format),
           // Compared as text: drizzle's column encoding throws on a hash that is not 64 hex digits.
           sql`lower(hex(${logos.contentHash})) = ${put.image.contentHash}`,
+          sql`json_extract(${logos.renditions}, '$.version') = ${put.image.renditions.version}`,
         );
       }
       if (!plan.logos.includes(logo!)) plan.logos.push(logo!);
@@ -451,9 +455,10 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
  * Whether a write that reported an error was applied all the same: over a remote connection
  * D1 can apply a batch and the answer be lost. Its new objects must then stay, or its rows
  * would name deleted objects, and a retry, finding the rows unchanged, would not put them
- * again. A batch is one transaction, so one row it writes tells, found by its indexed slot and
- * the write's own `updated_at`. When even that cannot be read, the objects stay: an orphan
- * costs storage, a missing object breaks a logo.
+ * again. A batch is one transaction, so one row it writes tells: found by its indexed slot and
+ * what names the new keys (planWrites' witness), it also tells of a racing writer's row that
+ * names the same content-addressed keys. When even that cannot be read, the objects stay: an
+ * orphan costs storage, a missing object breaks a logo.
  */
 async function rowsWritten(db: CatalogueDb, row: SQL | undefined): Promise<boolean> {
   try {

@@ -217,6 +217,28 @@ describe("importCompanyLogo", () => {
     expect(await objectKeys()).toEqual(logoObjectKeys(logo).sort());
   });
 
+  it("deletes the new renditions of a failed write that only moved a logo to a newer renditions version", async () => {
+    const older = { version: RENDITIONS_VERSION - 1, light: false, dark: true, plain: "master" as const, vector: false };
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng, { renditions: older })));
+    const before = await objectKeys();
+    // The same file, prepared again by this version: same master, new rendition keys. The
+    // write's batch (the second) fails without being applied.
+    let batches = 0;
+    const failing = new Proxy(db, {
+      get: (target, name, receiver) =>
+        name === "batch"
+          ? async (statements: Parameters<typeof db.batch>[0]) => {
+              if (++batches === 2) throw new Error("D1_ERROR: no such table: nowhere");
+              return target.batch(statements);
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const result = await importCompanyLogo(failing, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    expect(result.ok).toBe(false);
+    // The stored row, at the older version with the same content hash, names none of the new keys.
+    expect(await objectKeys()).toEqual(before);
+  });
+
   it.each([
     ["a source hash", { sourceHash: "Not-A-Digest" }, {}],
     ["a content hash in capitals", {}, { contentHash: "AB".repeat(32) }],
