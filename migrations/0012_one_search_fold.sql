@@ -189,6 +189,9 @@ FROM `entries`;
 INSERT INTO `search_prefixes` (`kind`, `prefix`, `company_id`, `prominence`)
 SELECT `kind`, `prefix`, `company_id`, `prominence` FROM `search_prefix_staging` WHERE `place` <= 64;
 --> statement-breakpoint
+-- Each list's floor is one indexed read of the staging table, not a scan of it per list.
+CREATE INDEX `search_prefix_staging_place` ON `search_prefix_staging` (`kind`, `prefix`, `place`);
+--> statement-breakpoint
 UPDATE `search_prefix_lists` SET (`floor_prominence`, `floor_company_id`) = (
 	SELECT s.`prominence`, s.`company_id` FROM `search_prefix_staging` s
 	WHERE s.`kind` = `search_prefix_lists`.`kind` AND s.`prefix` = `search_prefix_lists`.`prefix` AND s.`place` = 65
