@@ -75,6 +75,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   if (!params.success) return plainText(firstMessage(params.error), 400);
   const { maxWidth, width, format, theme } = params.data;
   const dpr = densityOf(params.data);
+  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   const signature = await checkAssetSignature(c.env.SIGNED_URL_SECRET, url);
   if (signature === "expired") return plainText("Signed URL expired", 403);
   if (signature === "invalid") return plainText("Invalid signature", 403);
@@ -99,7 +100,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   let stored: StoredObject | null | undefined;
   let askedMax = exact ? maxWidth : undefined;
   if (maxWidth !== undefined && !exact) {
-    stored = await storedObject(c.env.LOGOS, key);
+    stored = await storedObject(c.env.LOGOS, key, defer);
     if (!stored) return notFound();
     askedMax = stored.width > 0 ? scaleDownTo(stored.width, maxWidth * dpr) : ladderDown(maxWidth);
   }
@@ -117,7 +118,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
   }
 
-  stored ??= await storedObject(c.env.LOGOS, key);
+  stored ??= await storedObject(c.env.LOGOS, key, defer);
   if (!stored) return notFound();
   const { width: sourceWidth, height: sourceHeight } = stored;
   // Objects written before renditions carried their size report 0: resize those whenever asked,
@@ -168,17 +169,26 @@ interface StoredObject {
   height: number;
 }
 
-// Keys are content-addressed, so what is learnt of one never changes: remembered, a cached
-// answer that depends on the stored width (an unsigned maxWidth) costs no storage call.
+// Keys are content-addressed, so what is learnt of one never changes: remembered in the
+// isolate, and in the Cache API for every isolate of the location, a cached answer that
+// depends on the stored width (an unsigned maxWidth) costs no storage call, as before it did.
 const storedObjects = new BoundedCache<string, StoredObject>(4096);
 
-async function storedObject(bucket: R2Bucket, key: string): Promise<StoredObject | null> {
+async function storedObject(bucket: R2Bucket, key: string, defer: (work: Promise<unknown>) => void): Promise<StoredObject | null> {
   const remembered = storedObjects.get(key);
   if (remembered) return remembered;
+  const sizeRequest = `${CACHE_ORIGIN}/stored/${encodeAssetKey(key)}`;
+  const cached = await cachedResponse(null, sizeRequest);
+  if (cached) {
+    const stored = (await cached.json()) as StoredObject;
+    storedObjects.set(key, stored);
+    return stored;
+  }
   const head = await dependency("object storage", bucket.head(key));
   if (!head) return null;
   const stored = { etag: head.etag, width: Number(head.customMetadata?.width ?? 0), height: Number(head.customMetadata?.height ?? 0) };
   storedObjects.set(key, stored);
+  defer(storeResponse(null, sizeRequest, Response.json(stored, { headers: { "Cache-Control": IMMUTABLE } })));
   return stored;
 }
 
