@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, lt, notInArray, or } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, notInArray, sql } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
@@ -56,12 +56,15 @@ export async function createCheckoutSession(
     }),
   );
   if (!session?.url) return fail("unavailable", STRIPE_UNAVAILABLE);
-  const recorded = { id: session.id, createdAt: new Date() };
-  await db.insert(checkoutSessions).values({ ...recorded, accountId, plan });
+  const [own] = await db
+    .insert(checkoutSessions)
+    .values({ id: session.id, accountId, plan, createdAt: new Date() })
+    .returning({ rowid: sql<number>`rowid` });
   // A checkout started beside this one (a double click) passed the same settling before either
   // was recorded. Whichever is recorded later settles the other as it would an earlier one, so
-  // exactly one of them can be paid: the later always finds the earlier recorded.
-  const rivals = await settleOpenCheckouts(env, db, accountId, { before: recorded, settled: settled.value });
+  // exactly one of them can be paid. "Later" by rowid, the order D1 committed them in (a
+  // clock could disagree): the later always finds the earlier recorded.
+  const rivals = await settleOpenCheckouts(env, db, accountId, { after: settled.value.highest, before: own!.rowid, settled: settled.value.settled });
   if (!rivals.ok) {
     await callStripe(env, "expiring a checkout session given up", (stripe) => stripe.checkout.sessions.expire(session.id));
     return rivals;
@@ -78,15 +81,18 @@ const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
  * one is expired at Stripe. One paid whose webhook has not arrived yet (completedAt is the
  * webhook's, whether or not the key was collected) means the account is subscribing: another
  * checkout is refused, as for a paying account. A session Stripe does not know (another Stripe
- * account's, say) is no obstacle. With `only`, just those recorded before `only.before` that
- * this request has not settled yet. Answers the sessions it settled.
+ * account's, say) is no obstacle. With `only`, just those recorded (by rowid, commit order)
+ * after `only.after` and before `only.before` that this request has not settled yet. Answers
+ * the sessions it settled and, for a first pass, the highest rowid recorded before it read.
  */
 async function settleOpenCheckouts(
   env: Env,
   db: Db,
   accountId: string,
-  only?: { before: { id: string; createdAt: Date }; settled: ReadonlySet<string> },
-): Promise<Result<ReadonlySet<string>>> {
+  only?: { after: number; before: number; settled: ReadonlySet<string> },
+): Promise<Result<{ settled: ReadonlySet<string>; highest: number }>> {
+  // Any session recorded from now on has a higher rowid: what a second pass looks at.
+  const highest = only ? 0 : ((await db.get<{ highest: number | null }>(sql`SELECT max(rowid) AS highest FROM ${checkoutSessions}`))?.highest ?? 0);
   const earlier = await db
     .select({ id: checkoutSessions.id })
     .from(checkoutSessions)
@@ -95,13 +101,9 @@ async function settleOpenCheckouts(
         eq(checkoutSessions.accountId, accountId),
         isNull(checkoutSessions.completedAt),
         gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)),
-        // Those recorded before `before` and not yet settled by this request.
+        // Those recorded between this request's first pass and its own session, not settled yet.
         only && notInArray(checkoutSessions.id, [...only.settled]),
-        only &&
-          or(
-            lt(checkoutSessions.createdAt, only.before.createdAt),
-            and(eq(checkoutSessions.createdAt, only.before.createdAt), lt(checkoutSessions.id, only.before.id)),
-          ),
+        only && sql`rowid > ${only.after} AND rowid < ${only.before}`,
       ),
     )
     .orderBy(desc(checkoutSessions.createdAt))
@@ -118,7 +120,7 @@ async function settleOpenCheckouts(
     if (state === null || state === "open") return fail("unavailable", STRIPE_UNAVAILABLE);
     if (state === "complete") return fail("conflict", JUST_PAID);
   }
-  return ok(settled);
+  return ok({ settled, highest });
 }
 
 /** At most this many of an account's checkouts of the last day are asked about: each is a call to Stripe. */
