@@ -82,5 +82,6 @@ export const Usage = z
       .array(Window.extend({ window: z.enum(["day", "minute"]), toolset: z.enum(["seven", "three"]) }))
       .openapi({ description: "The account's MCP calls, one count, with each form's cap (/mcp and /mcp?toolset=three)" }),
     companiesToday: z.object({ current: z.number().int(), limit: z.number().int() }).nullable(),
+    discoveriesToday: Window.openapi({ description: "Discoveries of unknown domains the account's requests started today (UTC), against the plan's daily budget" }),
   })
   .openapi("Usage");

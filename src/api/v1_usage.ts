@@ -7,7 +7,7 @@ import { accountUsage } from "../limits/usage";
 import { type ApiEnv, secretKeyRoute } from "./auth";
 import { commonErrors, Usage } from "./schemas";
 
-/** GET /v1/usage: the key's plan, its lookups this minute and month, the account's MCP calls and companies today. */
+/** GET /v1/usage: the key's plan, its lookups this minute and month, the account's MCP calls, companies and discoveries today. */
 const route = secretKeyRoute({
   method: "get",
   path: "/v1/usage",
@@ -25,6 +25,9 @@ export function registerUsage(api: OpenAPIHono<ApiEnv>) {
     const account = await createDb(c.env.DB).query.accounts.findFirst({ where: eq(accounts.id, key.accountId), columns: { plan: true } });
     const plan = account?.plan ?? key.plan;
     const [lookups, usage] = await Promise.all([lookupUsage(c.env, { ...key, plan }), accountUsage(c.env, key.accountId, plan)]);
-    return c.json({ plan, key: { id: key.id, type: "secret" as const }, lookups, mcp: usage.mcpRequests, companiesToday: usage.companiesToday }, 200);
+    return c.json(
+      { plan, key: { id: key.id, type: "secret" as const }, lookups, mcp: usage.mcpRequests, companiesToday: usage.companiesToday, discoveriesToday: usage.discoveriesToday },
+      200,
+    );
   });
 }

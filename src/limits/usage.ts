@@ -1,5 +1,6 @@
 import type { Plan } from "../../schema";
 import { type CompanyUsage, companyUsage } from "./companyQuotaClient";
+import { discoveryWindows } from "./discoveryLimits";
 import { mcpWindows, type Toolset } from "./mcpLimits";
 import { askLimiter, limiterNames } from "./rateLimiterClient";
 
@@ -24,7 +25,8 @@ export type McpWindowUsage = WindowUsage & { window: "day" | "minute"; toolset: 
 const TOOLSETS: Toolset[] = ["seven", "three"];
 
 /**
- * An account's MCP calls in its plan's window, and its unique companies today. The two forms
+ * An account's MCP calls in its plan's window, its unique companies today, and the
+ * discoveries its requests started today (src/limits/discoveryLimits.ts). The two forms
  * share one count but not one cap (Free: 50 a day for the seven-tool form, 20 for the
  * three-tool form), so each form's window is reported with its own limit.
  */
@@ -32,15 +34,17 @@ export async function accountUsage(
   env: Env,
   accountId: string,
   plan: Plan,
-): Promise<{ mcpRequests: McpWindowUsage[]; companiesToday: CompanyUsage | null }> {
-  const [perForm, companies] = await Promise.all([
+): Promise<{ mcpRequests: McpWindowUsage[]; companiesToday: CompanyUsage | null; discoveriesToday: WindowUsage }> {
+  const [perForm, companies, discoveries] = await Promise.all([
     Promise.all(TOOLSETS.map((toolset) => askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.usage(mcpWindows(plan, toolset))))),
     companyUsage(env, accountId, plan),
+    askLimiter(env, limiterNames.discovery(accountId), (limiter) => limiter.usage(discoveryWindows(plan))),
   ]);
   return {
     mcpRequests: TOOLSETS.flatMap((toolset, i) =>
       perForm[i]!.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), toolset, ...windowUsage(w) })),
     ),
     companiesToday: companies.ok ? companies.value : null,
+    discoveriesToday: windowUsage(discoveries[0]!),
   };
 }

@@ -78,7 +78,18 @@ describe("REST API with a secret key", () => {
       expect.objectContaining({ window: "minute", toolset: "three", used: 0, limit: 10_000 }),
     ]);
     expect(usage.companiesToday).toEqual({ current: 0, limit: 10_000 });
+    expect(usage.discoveriesToday).toMatchObject({ used: 0, limit: 50_000 });
     expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
+  });
+
+  it("reports the discoveries the account's requests started today", async () => {
+    const { key } = await secretKeyFor("free");
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    expect((await rest(`/v1/companies/lookup?domain=${site.host}`, key)).status).toBe(200);
+    // Known now: asking again starts nothing.
+    expect((await rest(`/v1/companies/lookup?domain=${site.host}`, key)).status).toBe(200);
+    const usage = Usage.parse(await (await rest("/v1/usage", key)).json());
+    expect(usage.discoveriesToday).toMatchObject({ used: 1, limit: 500 });
   });
 
   it("publishes an OpenAPI 3.1 document generated from the same schemas, and a readable page of it", async () => {

@@ -64,9 +64,10 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
     expect(before).toMatchObject({
       plan: "free",
       subscription: null,
-      limits: { companiesPerDay: 30, mcp: { perDay: 50 } },
+      limits: { companiesPerDay: 30, discoveriesPerDay: 500, mcp: { perDay: 50 } },
       usage: {
         companiesToday: { current: 0, limit: 30 },
+        discoveriesToday: { used: 0, limit: 500 },
         mcpRequests: [
           { window: "day", toolset: "seven", used: 0, limit: 50 },
           { window: "day", toolset: "three", used: 0, limit: 20 },
