@@ -2,10 +2,12 @@ import { Hono } from "hono";
 import { publicBase } from "../env";
 import { type ListedKey, listKeys } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
+import { discoveryWindows } from "../limits/discoveryLimits";
 import { dailyUsage } from "../limits/history";
 import { lookupUsage } from "../limits/lookupLimits";
 import { windowEnd } from "../limits/periods";
 import { type PlanLimits, planLimits } from "../limits/plans";
+import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
 import type { SessionAccount } from "../portal/sessions";
 import { count, dateTime, keyLabel } from "./format";
 import { Page, render } from "./layout";
@@ -14,8 +16,8 @@ import { signedIn, type WebEnv } from "./session";
 
 /**
  * The dashboard: the plan, this month's lookups (all keys together, and the busiest live key
- * against the plan's monthly figure, which applies per key), today's MCP calls and companies
- * against the daily caps, when each resets, and the playground.
+ * against the plan's monthly figure, which applies per key), today's MCP calls, companies and
+ * discovered domains against the daily caps, when each resets, and the playground.
  */
 export const dashboardPages = new Hono<WebEnv>();
 
@@ -31,14 +33,17 @@ interface Overview {
   busiest: { key: ListedKey; used: number } | null;
   mcpToday: number;
   companiesToday: number;
+  /** Discoveries of unknown domains the account's requests started today (src/limits/discoveryLimits.ts). */
+  discoveriesToday: number;
   monthResets: number;
   dayResets: number;
 }
 
 async function overview(env: Env, account: SessionAccount, keys: ListedKey[], now: number): Promise<Overview> {
-  const [months, today] = await Promise.all([
+  const [months, today, discoveries] = await Promise.all([
     Promise.all(keys.map((key) => lookupUsage(env, { ...key, plan: account.plan }, now))),
     dailyUsage(env, account.id, account.plan, [], 1, now),
+    askLimiter(env, limiterNames.discovery(account.id), (limiter) => limiter.usage(discoveryWindows(account.plan), now)),
   ]);
   const live = keys.map((key, i) => ({ key, used: months[i]!.month.used })).filter(({ key }) => key.revokedAt === null);
   return {
@@ -46,6 +51,7 @@ async function overview(env: Env, account: SessionAccount, keys: ListedKey[], no
     busiest: live.reduce<Overview["busiest"]>((top, entry) => (top && top.used >= entry.used ? top : entry), null),
     mcpToday: today.mcpCalls[0] ?? 0,
     companiesToday: today.companies[0] ?? 0,
+    discoveriesToday: discoveries[0]?.used ?? 0,
     monthResets: windowEnd("month", now),
     dayResets: windowEnd("day", now),
   };
@@ -119,6 +125,15 @@ function DashboardPage(props: {
           <meter min={0} max={limits.companiesPerDay} value={Math.min(overview.companiesToday, limits.companiesPerDay)} aria-labelledby="companies-heading" />
           <p class="hint">
             Unique companies through MCP tools: {count(limits.companiesPerDay)} a day. Resets {dateTime(overview.dayResets)}.
+          </p>
+        </section>
+        <section class="card" aria-labelledby="discoveries-heading">
+          <h2 id="discoveries-heading">Domains discovered today</h2>
+          <p class="figure">{count(overview.discoveriesToday)}</p>
+          <meter min={0} max={limits.discoveriesPerDay} value={Math.min(overview.discoveriesToday, limits.discoveriesPerDay)} aria-labelledby="discoveries-heading" />
+          <p class="hint">
+            Sites fetched for domains the catalogue did not know: {count(limits.discoveriesPerDay)} a day; past that, such a domain is a plain miss. Resets{" "}
+            {dateTime(overview.dayResets)}.
           </p>
         </section>
       </div>

@@ -9,6 +9,7 @@ import { authorizeUrl, mcpAccount, pkcePair, registerClient, tokensFor } from ".
 import { revokeKey } from "../../src/keys/apiKeys";
 import { verifyKey } from "../../src/keys/verify";
 import { admitCompanies } from "../../src/limits/companyQuotaClient";
+import { spendDiscovery } from "../../src/limits/discoveryLimits";
 import { consumeLookup } from "../../src/limits/lookupLimits";
 import { countMcpRequest } from "../../src/limits/mcpLimits";
 import { oauthHelpers } from "../../src/oauth/authorizationServer";
@@ -144,6 +145,7 @@ describe("playground and usage", () => {
     await countMcpRequest(env, accountId, "free", "seven");
     await countMcpRequest(env, accountId, "free", "three");
     await admitCompanies(env, accountId, "free", [1, 2, 3]);
+    await spendDiscovery(env, { accountId, plan: "free" });
 
     const usage = await textOf(await browser.fetch("/portal/usage"));
     expect(usage).toContain(`${today()} 6 6 2 3`);
@@ -159,6 +161,7 @@ describe("playground and usage", () => {
     expect(dashboard).toContain("Lookups this month 6");
     expect(dashboard).toContain("MCP calls today 2");
     expect(dashboard).toContain("Companies today 3");
+    expect(dashboard).toContain("Domains discovered today 1");
   });
 
   it("measures the busiest live key against the monthly limit, which is per key, beside every key's total", async () => {
