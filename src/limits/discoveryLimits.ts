@@ -24,3 +24,9 @@ export async function spendDiscovery(env: Pick<Env, "RATE_LIMITER">, asker: Disc
   const decision = await askLimiter(env, limiterNames.discovery(asker.accountId), (limiter) => limiter.consume(windows, 1, now, DISCOVERY_COUNTER));
   return decision.allowed;
 }
+
+/** The discoveries an account's requests started today, against its plan's budget. */
+export async function discoveryUsage(env: Pick<Env, "RATE_LIMITER">, accountId: string, plan: Plan, now = Date.now()) {
+  const [today] = await askLimiter(env, limiterNames.discovery(accountId), (limiter) => limiter.usage(discoveryWindows(plan), now));
+  return today!;
+}

@@ -1,6 +1,6 @@
 import type { Plan } from "../../schema";
 import { type CompanyUsage, companyUsage } from "./companyQuotaClient";
-import { discoveryWindows } from "./discoveryLimits";
+import { discoveryUsage } from "./discoveryLimits";
 import { mcpWindows, type Toolset } from "./mcpLimits";
 import { askLimiter, limiterNames } from "./rateLimiterClient";
 
@@ -38,13 +38,13 @@ export async function accountUsage(
   const [perForm, companies, discoveries] = await Promise.all([
     Promise.all(TOOLSETS.map((toolset) => askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.usage(mcpWindows(plan, toolset))))),
     companyUsage(env, accountId, plan),
-    askLimiter(env, limiterNames.discovery(accountId), (limiter) => limiter.usage(discoveryWindows(plan))),
+    discoveryUsage(env, accountId, plan),
   ]);
   return {
     mcpRequests: TOOLSETS.flatMap((toolset, i) =>
       perForm[i]!.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), toolset, ...windowUsage(w) })),
     ),
     companiesToday: companies.ok ? companies.value : null,
-    discoveriesToday: windowUsage(discoveries[0]!),
+    discoveriesToday: windowUsage(discoveries),
   };
 }

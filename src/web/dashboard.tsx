@@ -2,12 +2,11 @@ import { Hono } from "hono";
 import { publicBase } from "../env";
 import { type ListedKey, listKeys } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
-import { discoveryWindows } from "../limits/discoveryLimits";
+import { discoveryUsage } from "../limits/discoveryLimits";
 import { dailyUsage } from "../limits/history";
 import { lookupUsage } from "../limits/lookupLimits";
 import { windowEnd } from "../limits/periods";
 import { type PlanLimits, planLimits } from "../limits/plans";
-import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
 import type { SessionAccount } from "../portal/sessions";
 import { count, dateTime, keyLabel } from "./format";
 import { Page, render } from "./layout";
@@ -43,7 +42,7 @@ async function overview(env: Env, account: SessionAccount, keys: ListedKey[], no
   const [months, today, discoveries] = await Promise.all([
     Promise.all(keys.map((key) => lookupUsage(env, { ...key, plan: account.plan }, now))),
     dailyUsage(env, account.id, account.plan, [], 1, now),
-    askLimiter(env, limiterNames.discovery(account.id), (limiter) => limiter.usage(discoveryWindows(account.plan), now)),
+    discoveryUsage(env, account.id, account.plan, now),
   ]);
   const live = keys.map((key, i) => ({ key, used: months[i]!.month.used })).filter(({ key }) => key.revokedAt === null);
   return {
@@ -51,7 +50,7 @@ async function overview(env: Env, account: SessionAccount, keys: ListedKey[], no
     busiest: live.reduce<Overview["busiest"]>((top, entry) => (top && top.used >= entry.used ? top : entry), null),
     mcpToday: today.mcpCalls[0] ?? 0,
     companiesToday: today.companies[0] ?? 0,
-    discoveriesToday: discoveries[0]?.used ?? 0,
+    discoveriesToday: discoveries.used,
     monthResets: windowEnd("month", now),
     dayResets: windowEnd("day", now),
   };

@@ -7,7 +7,7 @@ import { discoverDomain } from "../../src/discovery/discover";
 import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
 import { readManifest, readPage } from "../../src/discovery/page";
 import { vectorKey } from "../../src/images/keys";
-import { DISCOVERY_COUNTER } from "../../src/limits/discoveryLimits";
+import { DISCOVERY_COUNTER, discoveryWindows } from "../../src/limits/discoveryLimits";
 import { planLimits } from "../../src/limits/plans";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { addAccount, addKey, db } from "../helpers/catalogue";
@@ -213,13 +213,16 @@ describe("a discovered SVG: a stranger's markup", () => {
 });
 
 describe("an account's daily budget of discoveries", () => {
-  it("bounds the sites one account's lookups make the service fetch: past it, a miss asks no site", async () => {
+  /** A Free account that has started all but one of today's discoveries, and a key of it. */
+  async function oneDiscoveryLeft() {
     const account = await addAccount("free");
-    const token = await addKey(account.id);
-    const budget = planLimits.free.discoveriesPerDay;
-    // The account has started all but one of today's discoveries.
-    const windows = [{ name: DISCOVERY_COUNTER, period: "day" as const, limit: budget }];
-    await rateLimiterFor(env, limiterNames.discovery(account.id)).consume(windows, budget - 1, Date.now(), DISCOVERY_COUNTER);
+    const limiter = rateLimiterFor(env, limiterNames.discovery(account.id));
+    await limiter.consume(discoveryWindows("free"), planLimits.free.discoveriesPerDay - 1, Date.now(), DISCOVERY_COUNTER);
+    return { token: await addKey(account.id), limiter };
+  }
+
+  it("bounds the sites one account's lookups make the service fetch: past it, a miss asks no site", async () => {
+    const { token } = await oneDiscoveryLeft();
 
     const last = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const found = await exports.default.fetch(`${BASE}/${last.host}?token=${token}`, { redirect: "manual" });
@@ -237,18 +240,14 @@ describe("an account's daily budget of discoveries", () => {
   });
 
   it("counts a discovery once: lookups joining the one under way cost nothing", async () => {
-    const account = await addAccount("free");
-    const token = await addKey(account.id);
-    const budget = planLimits.free.discoveriesPerDay;
-    const windows = [{ name: DISCOVERY_COUNTER, period: "day" as const, limit: budget }];
-    await rateLimiterFor(env, limiterNames.discovery(account.id)).consume(windows, budget - 1, Date.now(), DISCOVERY_COUNTER);
+    const { token, limiter } = await oneDiscoveryLeft();
 
     // A page of one unknown company's logo, shown to three visitors at once.
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const lookups = await Promise.all([1, 2, 3].map(() => exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual" })));
     expect(lookups.map((response) => response.status)).toEqual([302, 302, 302]);
     expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
-    const [usage] = await rateLimiterFor(env, limiterNames.discovery(account.id)).usage(windows);
-    expect(usage!.used).toBe(budget);
+    const [usage] = await limiter.usage(discoveryWindows("free"));
+    expect(usage!.used).toBe(planLimits.free.discoveriesPerDay);
   });
 });
