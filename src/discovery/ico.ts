@@ -52,16 +52,26 @@ export function icoEntries(bytes: Uint8Array): IcoEntry[] {
 }
 
 /** ICO entries tried, best first, before the file is refused: each is a full decode. */
-export const MAX_ICO_TRIES = 4;
+const MAX_ICO_TRIES = 4;
 
 /** The entries in the order to try them: the largest, then the deepest colour. */
 export function entriesBestFirst(entries: IcoEntry[]): IcoEntry[] {
   return [...entries].sort((a, b) => b.width * b.height - a.width * a.height || b.bitCount - a.bitCount);
 }
 
-/** The entry to keep: the largest, then the deepest colour. */
-export function largestEntry(entries: IcoEntry[]): IcoEntry | undefined {
-  return entriesBestFirst(entries)[0];
+/**
+ * What `attempt` makes of the first entry it can, trying them best first, at most
+ * MAX_ICO_TRIES: one broken or lying entry does not cost the favicon. When none works, the best
+ * entry's refusal, or `none` without entries.
+ */
+export async function firstWorkingEntry<T extends { ok: boolean }>(entries: IcoEntry[], attempt: (entry: IcoEntry) => T | Promise<T>, none: T): Promise<T> {
+  let refusal = none;
+  for (const [i, entry] of entriesBestFirst(entries).slice(0, MAX_ICO_TRIES).entries()) {
+    const tried = await attempt(entry);
+    if (tried.ok) return tried;
+    if (i === 0) refusal = tried;
+  }
+  return refusal;
 }
 
 /** A BMP entry as RGBA; null when its header or its data do not add up. */

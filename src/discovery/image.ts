@@ -4,7 +4,7 @@ import type { PreparedImage } from "../catalogue/importLogo";
 import { preparedFromPixels } from "../catalogue/preparedImage";
 import type { Pixels } from "../images/renditions";
 import { fail, ok, type Result } from "../lib/errors";
-import { decodeBmpEntry, entriesBestFirst, icoEntries, type IcoEntry, MAX_ICO_TRIES } from "./ico";
+import { decodeBmpEntry, firstWorkingEntry, icoEntries, type IcoEntry } from "./ico";
 import type { IconFormat } from "./sniff";
 
 /**
@@ -65,13 +65,11 @@ async function decodePngIcon(images: ImagesBinding, bytes: Uint8Array): Promise<
  * does not cost the favicon. A few are tried at most, each being a full decode.
  */
 async function decodeIcoIcon(images: ImagesBinding, bytes: Uint8Array): Promise<Result<DecodedIcon>> {
-  let firstRefusal: Result<DecodedIcon> = fail("invalid_argument", "ICO without a readable image");
-  for (const [i, entry] of entriesBestFirst(icoEntries(bytes)).slice(0, MAX_ICO_TRIES).entries()) {
-    const decoded = entry.kind === "png" ? await decodePngIcon(images, entry.data) : bmpIcon(entry);
-    if (decoded.ok) return decoded;
-    if (i === 0) firstRefusal = decoded;
-  }
-  return firstRefusal;
+  return firstWorkingEntry(
+    icoEntries(bytes),
+    (entry): Promise<Result<DecodedIcon>> | Result<DecodedIcon> => (entry.kind === "png" ? decodePngIcon(images, entry.data) : bmpIcon(entry)),
+    fail("invalid_argument", "ICO without a readable image"),
+  );
 }
 
 function bmpIcon(entry: IcoEntry): Result<DecodedIcon> {

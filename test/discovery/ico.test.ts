@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeBmpEntry, entriesBestFirst, icoEntries, largestEntry } from "../../src/discovery/ico";
+import { decodeBmpEntry, entriesBestFirst, icoEntries } from "../../src/discovery/ico";
 import { sniffFormat } from "../../src/discovery/sniff";
 import { ico, png } from "./helpers";
 
@@ -51,7 +51,7 @@ describe("ICO entries", () => {
 
   it("keeps the largest entry and refuses entries whose header claims an absurd size", () => {
     const file = ico([{ bmp: { size: 16, rgba: [1, 2, 3, 255] } }, { png: png(40, 40), size: 40 }, { bmp: { size: 32, rgba: [1, 2, 3, 255] } }]);
-    expect(largestEntry(icoEntries(file))).toMatchObject({ kind: "png", width: 40 });
+    expect(entriesBestFirst(icoEntries(file))[0]).toMatchObject({ kind: "png", width: 40 });
     const hostile = dibIco(1, 1, 32, [], [[0, 0, 0, 255]], [[0]]);
     new DataView(hostile.buffer).setInt32(22 + 4, 100_000, true);
     expect(icoEntries(hostile)).toEqual([]);

@@ -1,7 +1,7 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
 import { preparedFromPixels } from "../../catalogue/preparedImage";
-import { decodeBmpEntry, entriesBestFirst, icoEntries, MAX_ICO_TRIES } from "../../discovery/ico";
+import { decodeBmpEntry, firstWorkingEntry, icoEntries } from "../../discovery/ico";
 import { encodePng } from "./png";
 import { svgTooCostly } from "./svgCost";
 
@@ -85,15 +85,16 @@ export async function prepareOriginal(format: string, original: Uint8Array): Pro
       return { ok: false, error: `unreadable AVIF: ${(error as Error).message}` };
     }
   }
-  let refusal = "ICO without a readable image";
-  for (const [i, entry] of entriesBestFirst(icoEntries(original)).slice(0, MAX_ICO_TRIES).entries()) {
-    const pixels = entry.kind === "bmp" ? decodeBmpEntry(entry) : null;
-    const png = entry.kind === "png" ? entry.data : pixels ? encodePng(pixels) : null;
-    const prepared = png ? await prepareLogo(png) : null;
-    if (prepared?.ok) return asOriginal(prepared);
-    if (i === 0) refusal = prepared?.error ?? "ICO entry of an unsupported kind";
-  }
-  return { ok: false, error: refusal };
+  const prepared = await firstWorkingEntry(
+    icoEntries(original),
+    async (entry): Promise<PrepareResult> => {
+      const pixels = entry.kind === "bmp" ? decodeBmpEntry(entry) : null;
+      const png = entry.kind === "png" ? entry.data : pixels ? encodePng(pixels) : null;
+      return png ? prepareLogo(png) : { ok: false, error: "ICO entry of an unsupported kind" };
+    },
+    { ok: false, error: "ICO without a readable image" },
+  );
+  return asOriginal(prepared);
 }
 
 function isInputFormat(format: string | undefined): format is InputFormat {
