@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts } from "../../schema";
 import { addAccount, addKey, db } from "../helpers/catalogue";
-import { api, completeAtStripe, completedCheckout, deliver, event, sentToStripe, subscription } from "./helpers";
+import { api, completeAtStripe, completedCheckout, deliver, event, outcomeOf, sentToStripe, subscription } from "./helpers";
 
 const planOf = async (id: string) => (await db.query.accounts.findFirst({ where: eq(accounts.id, id) }))!.plan;
 
@@ -119,7 +119,7 @@ describe("webhooks move the plan", () => {
     await deliver(downgrade);
     expect(await planOf(account.id)).toBe("launch");
     // The first event again, after a newer one: still launch.
-    expect(((await (await deliver(upgrade)).json()) as { outcome: string }).outcome).toBe("duplicate");
+    expect(await outcomeOf(deliver(upgrade))).toBe("duplicate");
     expect(await planOf(account.id)).toBe("launch");
   });
 
@@ -128,7 +128,7 @@ describe("webhooks move the plan", () => {
     const t = Math.floor(Date.now() / 1000);
     await deliver(event("customer.subscription.deleted", subscription(account.id, { status: "canceled" }), { created: t + 10 }));
     const older = await deliver(event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test" }), { created: t }));
-    expect(((await older.json()) as { outcome: string }).outcome).toBe("stale");
+    expect(await outcomeOf(older)).toBe("stale");
     expect(await planOf(account.id)).toBe("free");
   });
 

@@ -5,7 +5,7 @@ import { accounts, apiKeys, checkoutSessions, stripeEvents } from "../../schema"
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";
-import { api, completeAtStripe, completedCheckout, deliver, event, signatureFor, subscription } from "./helpers";
+import { api, completeAtStripe, completedCheckout, deliver, event, outcomeOf, signatureFor, subscription } from "./helpers";
 
 const planOf = async (id: string) => (await db.query.accounts.findFirst({ where: eq(accounts.id, id) }))!.plan;
 const errorOf = async (response: Response) => {
@@ -209,7 +209,6 @@ describe("one subscription per account", () => {
   it("a new subscription told of before the old one's end: the account is on the new one", async () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
-    const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_a" }), { created: t }));
     expect(await planOf(account.id)).toBe("launch");
     // Stripe delivers Growth's events first, then Launch's cancellation, which happened before them.
@@ -221,7 +220,6 @@ describe("one subscription per account", () => {
   it("events that another subscription is not paying never move the account off the one it pays for", async () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
-    const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
     // Launch stopped paying, and Growth was bought in its place while Stripe kept retrying Launch's invoice.
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_launch" }), { created: t }));
     await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_launch", status: "unpaid" }), { created: t + 1 }));
@@ -254,7 +252,6 @@ describe("a subscription's own checkout", () => {
   it("completed unpaid after its subscription became active leaves the plan: a subscription never goes back to incomplete", async () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
-    const outcomeOf = async (response: Promise<Response>) => ((await (await response).json()) as { outcome: string }).outcome;
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_sepa" }), { created: t }));
     expect(await planOf(account.id)).toBe("launch");
     // A payment method that settles later: Stripe completes the session unpaid, and tells of it last.

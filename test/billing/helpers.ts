@@ -34,6 +34,11 @@ export async function deliver(body: unknown, options: { path?: string; secret?: 
   });
 }
 
+/** What the webhook made of a delivered event: `applied`, `duplicate`, `stale`, `other_subscription` or `ignored`. */
+export async function outcomeOf(delivered: Response | Promise<Response>): Promise<string> {
+  return ((await (await delivered).json()) as { outcome: string }).outcome;
+}
+
 export function subscription(accountId: string, fields: { status?: string; price?: string; id?: string; customer?: string; periodEnd?: number } = {}) {
   const start = Math.floor(Date.now() / 1000);
   return {
