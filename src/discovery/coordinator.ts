@@ -22,35 +22,35 @@ export interface DiscoveryMessage {
   refresh: boolean;
 }
 
+/** The discovery in flight, and the account it was started for (none for the queue's and refreshes' calls). */
+interface Running {
+  outcome: Promise<DiscoveryOutcome>;
+  askerId: string | undefined;
+}
+
 export class DiscoveryCoordinator extends DurableObject<Env> {
-  private running: Promise<DiscoveryOutcome> | null = null;
+  private running: Running | null = null;
   private queued = false;
 
   /**
    * `asker`: the account a lookup's discovery is counted against, when this call starts one
    * (runDiscovery charges it only past the catalogue's answer): joining the one running costs
    * nothing, and neither do the queue's and refreshes' calls, which have no asker.
+   *
+   * A discovery refused because the account that started it had spent its day's budget says
+   * nothing of the callers that joined it: each of those starts it again for itself (or joins
+   * the one another joiner started), within what is left of its own budget.
    */
   async discover(domain: string, options: { budgetMs: number; refresh?: boolean; asker?: DiscoveryAsker }): Promise<CoordinatedOutcome> {
     const refresh = options.refresh ?? false;
-    if (!this.running) {
-      this.queued = false;
-      this.running = runDiscovery(this.env, domain, { refresh, asker: options.asker })
-        .catch((error): DiscoveryOutcome => {
-          console.error(`discovery of ${domain} failed`, error);
-          return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null, missedUntil: null };
-        })
-        .finally(() => {
-          this.running = null;
-        });
+    const deadline = Date.now() + options.budgetMs;
+    for (;;) {
+      const run = this.running ?? this.start(domain, refresh, options.asker);
+      const outcome = await settledWithin(run.outcome, deadline - Date.now());
+      if (outcome === "pending") break;
+      if (outcome.status === "nothing" && outcome.budgetSpent && run.askerId !== options.asker?.accountId) continue;
+      return outcome;
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const budget = new Promise<"pending">((resolve) => {
-      timer = setTimeout(() => resolve("pending"), options.budgetMs);
-    });
-    const outcome = await Promise.race([this.running, budget]);
-    clearTimeout(timer);
-    if (outcome !== "pending") return outcome;
     if (!this.queued) {
       this.queued = true;
       try {
@@ -62,5 +62,32 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
       }
     }
     return { status: "pending" };
+  }
+
+  private start(domain: string, refresh: boolean, asker: DiscoveryAsker | undefined): Running {
+    this.queued = false;
+    const outcome = runDiscovery(this.env, domain, { refresh, asker })
+      .catch((error): DiscoveryOutcome => {
+        console.error(`discovery of ${domain} failed`, error);
+        return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null, missedUntil: null };
+      })
+      .finally(() => {
+        this.running = null;
+      });
+    this.running = { outcome, askerId: asker?.accountId };
+    return this.running;
+  }
+}
+
+/** The outcome, or "pending" when it has not settled within `budgetMs`. */
+async function settledWithin(outcome: Promise<DiscoveryOutcome>, budgetMs: number): Promise<DiscoveryOutcome | "pending"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const budget = new Promise<"pending">((resolve) => {
+    timer = setTimeout(() => resolve("pending"), Math.max(0, budgetMs));
+  });
+  try {
+    return await Promise.race([outcome, budget]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -26,6 +26,8 @@ export type DiscoveryOutcome =
       brandColor: string | null;
       /** Until when the miss is remembered (Unix ms); null when it is not (a refresh, a discovery that failed). */
       missedUntil: number | null;
+      /** The account asking had spent its day's discoveries: nothing was fetched. */
+      budgetSpent?: true;
     };
 
 const FAILED_MISS_TTL_S = 600;
@@ -41,7 +43,7 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
   // Only a discovery that will fetch the site is counted (a limiter that does not answer
   // fails it, as limits fail closed); past the day's budget nothing is fetched or remembered.
   if (options.asker && !(await spendDiscovery(env, options.asker, now))) {
-    return { status: "nothing", reason: "the account's discoveries for the day are spent", siteName: null, brandColor: null, missedUntil: null };
+    return { status: "nothing", reason: "the account's discoveries for the day are spent", siteName: null, brandColor: null, missedUntil: null, budgetSpent: true };
   }
   let report: DiscoveryReport;
   try {

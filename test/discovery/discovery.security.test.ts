@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
 import type { CoordinatedOutcome } from "../../src/discovery/coordinator";
+import { discoveryFor } from "../../src/discovery/coordinatorClient";
 import { discoverDomain } from "../../src/discovery/discover";
 import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
 import { readManifest, readPage } from "../../src/discovery/page";
@@ -213,16 +214,16 @@ describe("a discovered SVG: a stranger's markup", () => {
 });
 
 describe("an account's daily budget of discoveries", () => {
-  /** A Free account that has started all but one of today's discoveries, and a key of it. */
-  async function oneDiscoveryLeft() {
+  /** A Free account that has started all but `left` of today's discoveries, and a key of it. */
+  async function discoveriesLeft(left: number) {
     const account = await addAccount("free");
     const limiter = rateLimiterFor(env, limiterNames.discovery(account.id));
-    await limiter.consume(discoveryWindows("free"), planLimits.free.discoveriesPerDay - 1, Date.now(), DISCOVERY_COUNTER);
-    return { token: await addKey(account.id), limiter };
+    await limiter.consume(discoveryWindows("free"), planLimits.free.discoveriesPerDay - left, Date.now(), DISCOVERY_COUNTER);
+    return { account, token: await addKey(account.id), limiter };
   }
 
   it("bounds the sites one account's lookups make the service fetch: past it, a miss asks no site", async () => {
-    const { token } = await oneDiscoveryLeft();
+    const { token } = await discoveriesLeft(1);
 
     const last = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const found = await exports.default.fetch(`${BASE}/${last.host}?token=${token}`, { redirect: "manual" });
@@ -240,7 +241,7 @@ describe("an account's daily budget of discoveries", () => {
   });
 
   it("counts a discovery once: lookups joining the one under way cost nothing", async () => {
-    const { token, limiter } = await oneDiscoveryLeft();
+    const { token, limiter } = await discoveriesLeft(1);
 
     // A page of one unknown company's logo, shown to three visitors at once.
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
@@ -249,5 +250,25 @@ describe("an account's daily budget of discoveries", () => {
     expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
     const [usage] = await limiter.usage(discoveryWindows("free"));
     expect(usage!.used).toBe(planLimits.free.discoveriesPerDay);
+  });
+
+  it("a lookup that joins a discovery refused for its starter's spent budget gets the logo all the same", async () => {
+    const spent = await discoveriesLeft(0);
+    const other = await addAccount("free");
+    const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+
+    // Two visitors' lookups of one new domain reach its coordinator together, the spent account's first.
+    const coordinator = discoveryFor(env, site.host);
+    const ask = (accountId: string) => coordinator.discover(site.host, { budgetMs: 10_000, asker: { accountId, plan: "free" } });
+    const [refused, joined] = await Promise.all([ask(spent.account.id), ask(other.id)]);
+    expect(refused).toMatchObject({ status: "nothing", budgetSpent: true });
+    expect(joined).toEqual({ status: "found", companyId: expect.any(Number) });
+    expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
+
+    // Counted once, against the account whose lookup fetched the site.
+    const [usage] = await rateLimiterFor(env, limiterNames.discovery(other.id)).usage(discoveryWindows("free"));
+    expect(usage!.used).toBe(1);
+    const found = await exports.default.fetch(`${BASE}/${site.host}?token=${spent.token}`, { redirect: "manual" });
+    expect(found.headers.get("x-logo-source")).toBe("discovered");
   });
 });
