@@ -1,4 +1,5 @@
 import type { Plan } from "../../schema";
+import { dependency } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
 import type { CompanyQuotaDecision } from "./companyQuota";
 import { planLimits } from "./plans";
@@ -11,6 +12,11 @@ import { planLimits } from "./plans";
  */
 export function companyQuotaFor(env: Pick<Env, "COMPANY_QUOTA">, accountId: string) {
   return env.COMPANY_QUOTA.get(env.COMPANY_QUOTA.idFromName(`companies:${accountId}`));
+}
+
+/** A call to the account's object, or Unavailable when it fails or does not answer in time. */
+export function askCompanyQuota<T>(env: Pick<Env, "COMPANY_QUOTA">, accountId: string, call: (quota: ReturnType<typeof companyQuotaFor>) => Promise<T>): Promise<T> {
+  return dependency("company quota", () => call(companyQuotaFor(env, accountId)));
 }
 
 export interface CompanyUsage {
@@ -38,7 +44,7 @@ async function decide(
 ): Promise<Result<CompanyUsage>> {
   let decision: CompanyQuotaDecision;
   try {
-    decision = await ask(companyQuotaFor(env, accountId), planLimits[plan].companiesPerDay);
+    decision = await askCompanyQuota(env, accountId, (quota) => ask(quota, planLimits[plan].companiesPerDay));
   } catch (error) {
     console.error("company quota: unavailable", error);
     return fail("internal", UNAVAILABLE);
@@ -57,7 +63,7 @@ async function decide(
 export async function companyUsage(env: Pick<Env, "COMPANY_QUOTA">, accountId: string, plan: Plan, now = Date.now()): Promise<Result<CompanyUsage>> {
   const limit = planLimits[plan].companiesPerDay;
   try {
-    const current = await companyQuotaFor(env, accountId).usage(now);
+    const current = await askCompanyQuota(env, accountId, (quota) => quota.usage(now));
     return ok({ current, limit });
   } catch (error) {
     console.error("company quota: unavailable", error);

@@ -1,10 +1,10 @@
 import type { Plan } from "../../schema";
 import type { VerifiedKey } from "../keys/verify";
-import { companyQuotaFor } from "./companyQuotaClient";
+import { askCompanyQuota } from "./companyQuotaClient";
 import { lookupHistory } from "./lookupLimits";
 import { MCP_COUNTER } from "./mcpLimits";
 import { lastDays } from "./periods";
-import { limiterNames, rateLimiterFor } from "./rateLimiterClient";
+import { askLimiter, limiterNames } from "./rateLimiterClient";
 
 /**
  * An account's usage day by day, read from where it is counted: each key's lookups from its
@@ -33,8 +33,8 @@ export async function dailyUsage(
   const starts = lastDays(days, now);
   const [perKey, mcpCalls, companies] = await Promise.all([
     Promise.all(keys.map((key) => lookupHistory(env, { ...key, plan }, starts))),
-    rateLimiterFor(env, limiterNames.mcp(accountId)).history(MCP_COUNTER, starts),
-    companyQuotaFor(env, accountId).history(starts),
+    askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.history(MCP_COUNTER, starts)),
+    askCompanyQuota(env, accountId, (quota) => quota.history(starts)),
   ]);
   return {
     days: starts,

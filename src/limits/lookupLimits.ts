@@ -3,7 +3,7 @@ import type { VerifiedKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { windowStart } from "./periods";
 import type { LimitDecision, LimitWindow } from "./rateLimiter";
-import { askLimiter, limiterNames, rateLimiterFor } from "./rateLimiterClient";
+import { askLimiter, limiterNames } from "./rateLimiterClient";
 import { type WindowUsage, windowUsage } from "./usage";
 
 /**
@@ -141,7 +141,7 @@ async function acquire(
 ): Promise<LimitDecision | undefined> {
   const release = async (lease: Lease | undefined) => {
     if (!lease || lease.tokens === 0) return;
-    const released = rateLimiterFor(env, lease.limiter).release(lease.windows, lease.tokens, lease.grantedAt, LOOKUP_COUNTER);
+    const released = askLimiter(env, lease.limiter, (limiter) => limiter.release(lease.windows, lease.tokens, lease.grantedAt, LOOKUP_COUNTER));
     if (options.defer) options.defer(released);
     else await released;
   };
@@ -228,7 +228,7 @@ export async function lookupUsage(
 export async function lookupHistory(env: Env, key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">, days: number[]): Promise<number[]> {
   const shards = shardCount(lookupWindows(key));
   const perShard = await Promise.all(
-    Array.from({ length: shards }, (_, index) => rateLimiterFor(env, limiterNames.keyShard(key.id, index, shards)).history(LOOKUP_COUNTER, days)),
+    Array.from({ length: shards }, (_, index) => askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) => limiter.history(LOOKUP_COUNTER, days))),
   );
   return days.map((_, i) => perShard.reduce((sum, shard) => sum + (shard[i] ?? 0), 0));
 }

@@ -10,7 +10,7 @@ import { createDb, type Db } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
-import { limiterNames, rateLimiterFor } from "../limits/rateLimiterClient";
+import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
 import { lookKey } from "../images/keys";
 import { redirectTarget } from "../lookup/lookup";
 import { keyLabel } from "./format";
@@ -82,9 +82,9 @@ export function assetImages(env: Env, base: string, logo: ResolvedLogo): Playgro
 
 /** Counts one try of a visitor without an account; false once the address has used its minute. */
 export async function guestMayTry(env: Env, address: string): Promise<boolean> {
-  const decision = await rateLimiterFor(env, limiterNames.playgroundAddress(address)).consume([
-    { name: "playground", period: "minute", limit: GUEST_TRIES_PER_MINUTE },
-  ]);
+  const decision = await askLimiter(env, limiterNames.playgroundAddress(address), (limiter) =>
+    limiter.consume([{ name: "playground", period: "minute", limit: GUEST_TRIES_PER_MINUTE }]),
+  );
   return decision.allowed;
 }
 

@@ -36,11 +36,11 @@ async function expectJson503(response: Response, message = "Service temporarily 
   expect(await response.json()).toEqual({ error: message, code: "unavailable" });
 }
 
-const mcpCall = (token: string, vars: Partial<Env>, call = fetchWith) =>
+const mcpCall = (token: string, vars: Partial<Env>, call = fetchWith, message: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) =>
   call(vars, `${BASE}/mcp`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: MCP_ACCEPT, "MCP-Protocol-Version": "2025-06-18" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    body: JSON.stringify(message),
   });
 
 describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
@@ -49,15 +49,16 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
    * for this call only (100 ms) so the test stays quick while everything around it keeps the
    * real deadline.
    */
-  const withBroken = async (vars: Partial<Env>, url: string, init?: RequestInit) => {
+  const whileBroken = async <T,>(work: () => Promise<T>) => {
     const saved = dependencyDeadline.ms;
     if (fault === "hangs") dependencyDeadline.ms = 100;
     try {
-      return await fetchWith(vars, url, init);
+      return await work();
     } finally {
       dependencyDeadline.ms = saved;
     }
   };
+  const withBroken = (vars: Partial<Env>, url: string, init?: RequestInit) => whileBroken(() => fetchWith(vars, url, init));
 
   it("the lookup answers 503 when D1 does, and when the limiter does it admits nothing", async () => {
     const { domain } = await freshCompany();
@@ -102,6 +103,28 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
     for (const vars of [{ OAUTH_KV: brokenKv(fault) }, { DB: brokenDatabase(fault) }, { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }] as Partial<Env>[]) {
       await expectJson503(await mcpCall(access_token, vars, withBroken), "Internal MCP server error");
     }
+  });
+
+  it("a tool that hands out a logo refuses with the quota's message, and /v1/usage counts no companies, when the company quota does", async () => {
+    const account = await mcpAccount("launch");
+    const { access_token } = await tokensFor(account.email);
+    const { domain } = await freshCompany();
+    const vars = { COMPANY_QUOTA: brokenObjects(env.COMPANY_QUOTA, fault) };
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "fetch_logo", arguments: { query: domain } } };
+    // The tool runs while its answer streams: the body is read within the lowered deadline too.
+    const answer = await whileBroken(async () => {
+      const response = await mcpCall(access_token, vars, fetchWith, call);
+      return { status: response.status, body: await response.text() };
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(/^data: (.*)$/m.exec(answer.body)![1]!)).toMatchObject({
+      result: { isError: true, content: [{ type: "text", text: "Quota service temporarily unavailable. Try again later." }] },
+    });
+
+    const key = await addKey(account.id, { type: "secret" });
+    const usage = await withBroken(vars, `${BASE}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(usage.status).toBe(200);
+    expect(await usage.json()).toMatchObject({ plan: "launch", companiesToday: null });
   });
 
   it("portal pages answer a 503 page when D1 does", async () => {
