@@ -66,7 +66,11 @@ export class RateLimiter extends DurableObject<Env> {
       return { window, start, used: row?.count ?? 0, resetAt: windowEnd(window.period, now) };
     });
 
-    const refused = states.find((s) => s.used + cost > s.window.limit);
+    // Of the windows that refuse, the one that lasts longest says when a retry can succeed.
+    const refused = states.filter((s) => s.used + cost > s.window.limit).reduce<(typeof states)[number] | undefined>(
+      (latest, s) => (latest && latest.resetAt >= s.resetAt ? latest : s),
+      undefined,
+    );
     if (refused) {
       return { allowed: false, remaining: 0, resetAt: refused.resetAt, refusedBy: refused.window.name };
     }
@@ -83,7 +87,8 @@ export class RateLimiter extends DurableObject<Env> {
       // Older windows of this name are finished; forget them.
       this.sql.exec("DELETE FROM windows WHERE name = ? AND window_start < ?", s.window.name, s.start);
       const remaining = s.window.limit - s.used - cost;
-      if (remaining < tightest.remaining) tightest = { remaining, resetAt: s.resetAt };
+      // Equally tight windows are all spent at once: the one that lasts longest resets them.
+      if (remaining < tightest.remaining || (remaining === tightest.remaining && s.resetAt > tightest.resetAt)) tightest = { remaining, resetAt: s.resetAt };
     }
     if (counter !== undefined) this.addToHistory(counter, cost, now);
     return { allowed: true, ...tightest };

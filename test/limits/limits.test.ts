@@ -39,6 +39,21 @@ describe("RateLimiter", () => {
       { name: "month", used: 3, limit: 3, resetAt: at("2026-12-01T00:00:00Z") },
     ]);
   });
+
+  it("says when a retry can succeed: the month's end once the minute and the month are spent together", async () => {
+    const limiter = rateLimiterFor(env, "key:spent-together");
+    const windows = [
+      { name: "minute", period: "minute" as const, limit: 10 },
+      { name: "month", period: "month" as const, limit: 1_000 },
+    ];
+    const now = at("2026-11-22T10:00:05Z");
+    await limiter.consume([windows[1]!], 990, now);
+    expect(await limiter.consume(windows, 10, now)).toEqual({ allowed: true, remaining: 0, resetAt: at("2026-12-01T00:00:00Z") });
+    expect(await limiter.consume(windows, 1, now)).toEqual({ allowed: false, remaining: 0, resetAt: at("2026-12-01T00:00:00Z"), refusedBy: "month" });
+    // The minute alone refusing still says the minute's end.
+    expect(await limiter.consume(minute, 10, now)).toMatchObject({ allowed: true, remaining: 0, resetAt: at("2026-11-22T10:01:00Z") });
+    expect(await limiter.consume(minute, 1, now)).toMatchObject({ allowed: false, resetAt: at("2026-11-22T10:01:00Z") });
+  });
 });
 
 describe("CompanyQuota", () => {
