@@ -1,4 +1,4 @@
-import { ConfigurationError, errorForStatus, type LogoLookupError, NetworkError, RateLimitError } from "./errors.js";
+import { ConfigurationError, errorForStatus, InvalidRequestError, LogoLookupError, NetworkError, RateLimitError, ServerError } from "./errors.js";
 
 /**
  * The server SDK (spec section 5): logos by domain with a secret key, for Node 18+ and
@@ -17,7 +17,7 @@ export interface LogoLookupOptions {
   maxRetryDelayMs?: number;
   /** Lookups in flight at once in getMany (default 4). */
   concurrency?: number;
-  /** Per attempt (default 30 s). */
+  /** Per attempt, reading the answer included (default 30 s); a getStream stream must be read within it too. */
   timeoutMs?: number;
   fetch?: typeof fetch;
   /** How the SDK waits between retries; tests pass a fake clock. */
@@ -138,17 +138,19 @@ export class LogoLookup {
   }
 
   /** A company's logo as image bytes (PNG unless `format` says otherwise) with its metadata. */
-  async get(domain: string, options: LogoOptions = {}): Promise<Logo> {
-    const response = await this.lookup(domain, options);
-    const metadata = metadataOf(response);
-    return { ...metadata, bytes: new Uint8Array(await response.arrayBuffer()) };
+  get(domain: string, options: LogoOptions = {}): Promise<Logo> {
+    return this.lookup(domain, options, async (response) => ({ ...metadataOf(response), bytes: new Uint8Array(await response.arrayBuffer()) }));
   }
 
-  /** The PNG as a stream, for piping straight on. */
-  async getStream(domain: string, options: LogoOptions = {}): Promise<ReadableStream<Uint8Array>> {
-    const response = await this.lookup(domain, options);
-    if (!response.body) throw errorForStatus(502, "Empty response", null);
-    return response.body;
+  /**
+   * The PNG as a stream, for piping straight on. Should the answer break off while it is read,
+   * the stream errors with a NetworkError (it is not retried: part of it was read already).
+   */
+  getStream(domain: string, options: LogoOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.lookup(domain, options, async (response) => {
+      if (!response.body) throw errorForStatus(502, "Empty response", null);
+      return brokenOffAsNetworkError(response.body);
+    });
   }
 
   /**
@@ -178,7 +180,10 @@ export class LogoLookup {
   }
 
   /** REST: companies by name, domain or ticker. */
-  search(query: string, options: { limit?: number } = {}): Promise<{ results: { companyId: number; companyName: string; domain: string; matchedBy: string }[] }> {
+  search(
+    query: string,
+    options: { limit?: number } = {},
+  ): Promise<{ results: { companyId: number; companyName: string; domain: string; brandColor: string | null; matchedBy: string }[] }> {
     const params = new URLSearchParams({ q: query, ...(options.limit ? { limit: String(options.limit) } : {}) });
     return this.json(`/v1/companies/search?${params}`);
   }
@@ -194,7 +199,8 @@ export class LogoLookup {
     return this.json("/v1/usage");
   }
 
-  private lookup(domain: string, options: LogoOptions): Promise<Response> {
+  /** A lookup, its answer read by `read` once it is known to be an image. */
+  private lookup<T>(domain: string, options: LogoOptions, read: (response: Response) => Promise<T>): Promise<T> {
     const size = options.size ?? 128;
     if (!Number.isInteger(size) || size < 1 || size > MAX_SIZE) {
       return Promise.reject(errorForStatus(400, `size must be a whole number from 1 to ${MAX_SIZE}`, "invalid_argument"));
@@ -205,16 +211,38 @@ export class LogoLookup {
     if (options.fallback) params.set("fallback", options.fallback);
     if (options.format && options.format !== "png") params.set("format", options.format);
     if (options.dpr && options.dpr !== 1) params.set("dpr", String(options.dpr));
-    return this.request(`/${encodeURIComponent(domain.trim())}?${params}`);
+    return this.request(`/${encodeURIComponent(domain.trim())}?${params}`, async (response) => {
+      // Anything but an image (a page of the service's own, under a name that is not a domain) is no logo.
+      const type = response.headers.get("content-type") ?? "";
+      if (!type.startsWith("image/")) {
+        await response.body?.cancel();
+        throw new InvalidRequestError(`Not a logo: the service answered ${type || "no content type"} for ${JSON.stringify(domain)}`, response.status, "invalid_argument");
+      }
+      return read(response);
+    });
   }
 
   private async json<T>(path: string): Promise<T> {
-    return (await (await this.request(path)).json()) as T;
+    const text = await this.request(path, (response) => response.text());
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ServerError("The service's answer is not JSON", 200, "internal");
+    }
   }
 
-  private async request(path: string): Promise<Response> {
+  /**
+   * One request, retried after a 429, a 5xx or a network failure; an answer that breaks off
+   * while `read` reads it (the connection dropped, the attempt's time ran out) counts as a
+   * network failure. What `read` throws of its own (a LogoLookupError) is not retried.
+   */
+  private async request<T>(path: string, read: (response: Response) => Promise<T>): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     for (let attempt = 0; ; attempt++) {
+      const failedToAnswer = async (cause: unknown) => {
+        if (attempt >= this.maxRetries) throw new NetworkError(`Request failed: ${messageOf(cause)}`, cause);
+        await this.backoff(url, null, attempt, null);
+      };
       let response: Response;
       try {
         response = await this.fetcher(url, {
@@ -222,12 +250,19 @@ export class LogoLookup {
           signal: AbortSignal.timeout(this.timeoutMs),
         });
       } catch (cause) {
-        if (attempt >= this.maxRetries) throw new NetworkError(`Request failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
-        await this.backoff(url, null, attempt, null);
+        await failedToAnswer(cause);
         continue;
       }
       this.reportQuota(response);
-      if (response.ok) return response;
+      if (response.ok) {
+        try {
+          return await read(response);
+        } catch (cause) {
+          if (cause instanceof LogoLookupError) throw cause;
+          await failedToAnswer(cause);
+          continue;
+        }
+      }
 
       const waitMs = retryAfterMs(response.headers.get("retry-after"), Date.now());
       const reset = Number(response.headers.get("x-ratelimit-reset"));
@@ -265,6 +300,25 @@ export class LogoLookup {
     const reset = Number(response.headers.get("x-ratelimit-reset"));
     this.emit("quota", { remaining: Number(remaining), resetAt: Number.isFinite(reset) && reset > 0 ? reset * 1000 : null });
   }
+}
+
+const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
+/** The body, its failure while read (the connection dropped, the time ran out) a NetworkError. */
+function brokenOffAsNetworkError(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (cause) {
+        controller.error(new NetworkError(`The answer broke off: ${messageOf(cause)}`, cause));
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 const sourceOf = (value: string): LogoMetadata["source"] => (value === "discovered" || value === "monogram" ? value : "catalogue");

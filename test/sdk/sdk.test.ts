@@ -7,6 +7,7 @@ import {
   LogoLookup,
   type LogoLookupEvents,
   type LogoLookupOptions,
+  NetworkError,
   NotFoundError,
   RateLimitError,
   ServerError,
@@ -97,6 +98,39 @@ describe("LogoLookup.get / getStream", () => {
       const { sdk } = await client({ maxRetries: 0, fetch: async () => new Response("Something", { status, headers: { "Content-Type": "text/plain; charset=utf-8" } }) });
       await expect(sdk.get("codes.com")).rejects.toMatchObject({ status, code });
     }
+  });
+
+  it("a name the service answers with a page of its own is no logo", async () => {
+    const { sdk } = await client();
+    await expect(sdk.get("docs")).rejects.toMatchObject({ constructor: InvalidRequestError, code: "invalid_argument", message: expect.stringContaining("text/html") });
+    for await (const result of sdk.getMany(["docs"])) expect(result.ok === false && result.error).toBeInstanceOf(InvalidRequestError);
+  });
+
+  it("an image that breaks off while it is read is a network failure: retried, then a NetworkError", async () => {
+    await companies("sdk-broken-off.com");
+    /** An answer whose headers arrive and whose image stops after three bytes. */
+    const brokenOff = () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new Uint8Array([0x89, 0x50, 0x4e]));
+            controller.error(new TypeError("terminated"));
+          },
+        }),
+        { headers: { "Content-Type": "image/png" } },
+      );
+    const once = [brokenOff()];
+    const { sdk, waits } = await client({ fetch: async (input, init) => once.shift() ?? workerFetch(input, init) });
+    expect(isPng((await sdk.get("sdk-broken-off.com")).bytes)).toBe(true);
+    expect(waits).toHaveLength(1);
+
+    const { sdk: unlucky, waits: waited } = await client({ maxRetries: 2, fetch: async () => brokenOff() });
+    await expect(unlucky.get("sdk-broken-off.com")).rejects.toMatchObject({ constructor: NetworkError, message: "Request failed: terminated" });
+    expect(waited).toHaveLength(2);
+    for await (const result of unlucky.getMany(["sdk-broken-off.com"])) expect(result.ok === false && result.error).toBeInstanceOf(NetworkError);
+
+    const stream = await unlucky.getStream("sdk-broken-off.com");
+    await expect(new Response(stream).arrayBuffer()).rejects.toBeInstanceOf(NetworkError);
   });
 
   it("never puts the key in a URL", async () => {
