@@ -13,9 +13,10 @@ import { BoundedCache } from "../lib/boundedCache";
 
 /** The one scope: use the logo tools within the account's plan. */
 export const MCP_SCOPE = "logos";
+export const OFFLINE_SCOPE = "offline_access";
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [MCP_SCOPE]: "Search for company logos and fetch them, counted against your plan",
-  offline_access: "Stay connected without signing in again (refresh tokens)",
+  [OFFLINE_SCOPE]: "Stay connected without signing in again (refresh tokens)",
 };
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;

@@ -14,7 +14,7 @@ import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
-import { type GrantProps, MCP_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
+import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 
 /**
@@ -122,9 +122,11 @@ async function parseRequest(c: Context<AppEnv>, helpers: OAuthHelpers): Promise<
   // out (RFC 6749 §3.3 lets the server grant other than asked, and the token response says
   // what it got). `logos` is always granted, and so shown: /mcp requires it, and a grant
   // without it (a client asking only for offline_access) would be a token good for nothing,
-  // which a client that cannot step up its scope could never get past.
+  // which a client that cannot step up its scope could never get past. `offline_access` is
+  // always granted, and so shown, too: every grant comes with a refresh token, and the person
+  // consenting is told that the application stays connected.
   const known = request.scope.filter((scope) => Object.hasOwn(SCOPE_DESCRIPTIONS, scope));
-  return { ...request, scope: [...new Set([MCP_SCOPE, ...known])] };
+  return { ...request, scope: [...new Set([MCP_SCOPE, OFFLINE_SCOPE, ...known])] };
 }
 
 async function signInPage(

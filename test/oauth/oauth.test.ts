@@ -344,6 +344,22 @@ describe("scopes", () => {
     expect(grant?.grant.scope).not.toContain("admin");
   });
 
+  it.each([["logos"], [""]])("a client asking for %j is told on the consent page that every grant stays connected, and gets the refresh token it says", async (scope) => {
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { verifier, challenge } = await pkcePair();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge, { scope });
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const html = await (await browser.fetch(url)).text();
+    expect(html).toContain("Stay connected without signing in again");
+    const approved = await browser.postForm(url, { step: "consent", handle: handleOf(html)!, decision: "approve" });
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const tokens = (await (await exchangeCode(clientId, code, verifier)).json()) as { scope: string; refresh_token?: string };
+    expect(tokens.scope.split(" ").sort()).toEqual(["logos", "offline_access"]);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+  });
+
   it("a client asking only for offline_access is granted logos too, says so on the consent page, and its token works", async () => {
     const account = await mcpAccount();
     const clientId = await registerClient();
