@@ -1,5 +1,6 @@
 import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { BoundedCache } from "../lib/boundedCache";
+import { clientNameProblem } from "./clientNames";
 
 /**
  * The OAuth 2.1 authorization server MCP clients discover (@cloudflare/workers-oauth-provider):
@@ -40,6 +41,11 @@ export function authorizationServer(base: string): OAuthAuthorizationServer<Env>
       accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
       clientIdMetadataDocumentEnabled: true,
+      // A name the pages could not show plainly is refused at registration (clientNames.ts).
+      clientRegistrationCallback: ({ clientMetadata }) => {
+        const problem = clientNameProblem(clientMetadata.client_name);
+        return problem ? { code: "invalid_client_metadata", description: problem } : undefined;
+      },
       // What failed and why, for operators; never a token or a secret.
       onError: ({ status, code, internal }) => {
         console.warn(`oauth: ${status} ${code} (${internal.category}/${internal.reason})`);

@@ -15,6 +15,7 @@ import { statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
 import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
+import { shownClientName } from "./clientNames";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 
 /**
@@ -137,7 +138,7 @@ async function signInPage(
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   const client = await helpers.lookupClient(request.clientId);
-  const clientName = client?.clientName || request.clientId;
+  const clientName = shownClientName(client?.clientName, request.clientId);
   c.header("Cache-Control", "no-store");
   c.header("X-Frame-Options", "DENY");
   c.header("Content-Security-Policy", "frame-ancestors 'none'");
@@ -146,7 +147,8 @@ async function signInPage(
 
 async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: AuthRequest, account: SessionAccount): Promise<Response> {
   // Described first: a client lookup that fails leaves nothing behind in KV.
-  const details = await helpers.describeConsent(request);
+  const described = await helpers.describeConsent(request);
+  const details = { ...described, clientName: shownClientName(described.clientName, described.clientId) };
   const consent = await helpers.beginConsent(request);
   const page = await c.html(<ConsentPage details={details} handle={consent.handle} email={account.email} />);
   const headers = new Headers(page.headers);

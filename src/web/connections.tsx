@@ -2,6 +2,7 @@ import { CimdFetchError, type GrantSummary, type OAuthHelpers } from "@cloudflar
 import { Hono } from "hono";
 import { publicBase } from "../env";
 import { oauthHelpers, SCOPE_DESCRIPTIONS } from "../oauth/authorizationServer";
+import { shownClientName } from "../oauth/clientNames";
 import type { SessionAccount } from "../portal/sessions";
 import { dateTime } from "./format";
 import { Page, render } from "./layout";
@@ -68,7 +69,7 @@ async function describe(helpers: OAuthHelpers, grant: GrantSummary): Promise<Con
   }
   return {
     grantId: grant.id,
-    clientName: client?.clientName || grant.clientId,
+    clientName: shownClientName(client?.clientName, grant.clientId),
     redirectHost,
     scopes: grant.scope,
     // The library keeps Unix seconds.

@@ -86,6 +86,36 @@ describe("sign-in and consent pages", () => {
     expect(handleOf(html)).toBeTruthy();
   });
 
+  it.each([
+    ["a name of 101 characters", "A".repeat(101), "client_name must be at most 100 characters"],
+    ["a name padded with blank characters", `Claude${"\u2800".repeat(20)}`, "client_name must not contain control, format or blank characters"],
+    ["a name with a direction override", "Claude\u202Eevil", "client_name must not contain control, format or blank characters"],
+  ])("refuses to register %s, which the pages could not show plainly", async (_, name, description) => {
+    const response = await exports.default.fetch(`${BASE}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: "invalid_client_metadata", error_description: description });
+  });
+
+  it("shows a client's name plainly and bounded, whatever it was stored with, and the mark of an unverified name beside it", async () => {
+    const padded = `Claude${"\u2800".repeat(5000)} ${"x".repeat(300)}`;
+    const { clientId } = await oauthHelpers(env, BASE).createClient({ clientName: padded, redirectUris: [REDIRECT_URI], tokenEndpointAuthMethod: "none" });
+    const { challenge } = await pkcePair();
+    const account = await mcpAccount();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    const shown = `Claude ${"x".repeat(92)}…`;
+    expect(await (await browser.fetch(url)).text()).toContain(`Sign in to connect ${shown}</h1>`);
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const html = await (await browser.fetch(url)).text();
+    expect(html).toContain(`Allow ${shown} to use your logo account?`);
+    expect(html).toContain(`${shown} (name not verified)`);
+    expect(html.length).toBeLessThan(10_000);
+  });
+
   it("refuses a wrong password on the page, without a session", async () => {
     const account = await mcpAccount();
     const clientId = await registerClient();

@@ -1,0 +1,28 @@
+/**
+ * What an application calls itself, as the sign-in, consent and connections pages show it.
+ * Anyone may register a client (RFC 7591) or publish a metadata document under any name, so a
+ * name is bounded and stripped of what renders as nothing: a name padded with blank
+ * characters would push the consent page's "name not verified" out of sight.
+ */
+export const MAX_CLIENT_NAME = 100;
+
+// Controls, format characters (zero-width, direction marks), line and paragraph separators,
+// and letters that render blank (Braille blank, the Hangul fillers).
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u2800\u115F\u1160\u3164\uFFA0]/gu;
+
+/** Why a registration's `client_name` is refused, or null when it may be kept. */
+export function clientNameProblem(name: unknown): string | null {
+  // The library itself refuses a name that is not a string.
+  if (typeof name !== "string") return null;
+  if ([...name].length > MAX_CLIENT_NAME) return `client_name must be at most ${MAX_CLIENT_NAME} characters`;
+  if (new RegExp(INVISIBLE.source, "u").test(name)) return "client_name must not contain control, format or blank characters";
+  return null;
+}
+
+/** The name to show: invisible characters dropped, spaces collapsed, at most MAX_CLIENT_NAME characters. */
+export function shownClientName(name: string | undefined, clientId: string): string {
+  const plain = (name ?? "").replace(INVISIBLE, "").replace(/\s+/gu, " ").trim();
+  if (!plain) return clientId;
+  const characters = [...plain];
+  return characters.length > MAX_CLIENT_NAME ? `${characters.slice(0, MAX_CLIENT_NAME - 1).join("")}…` : plain;
+}
