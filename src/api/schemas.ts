@@ -38,6 +38,7 @@ export const CompanyHit = z
     companyId: z.number().int().openapi({ example: 42 }),
     companyName: z.string().openapi({ example: "Stripe" }),
     domain: z.string().openapi({ example: "stripe.com" }),
+    brandColor: z.string().nullable().openapi({ description: "The company's brand colour (#rrggbb), where the catalogue knows it", example: "#635bff" }),
     matchedBy: z.enum(["domain", "ticker", "name"]),
   })
   .openapi("CompanyHit");

@@ -32,6 +32,15 @@ for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth
       { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
     );
   });
+  // A browser client sends MCP-Protocol-Version with its fetch, so it asks first.
+  discovery.options(path, localHostOnly, (c) =>
+    c.body(null, 204, {
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Allow-Methods": "GET, OPTIONS",
+      "Access-Control-Allow-Headers": "*",
+      "Access-Control-Max-Age": "86400",
+    }),
+  );
 }
 
 const libraryOwned = (c: Context<AppEnv>) =>

@@ -18,7 +18,11 @@ describe("REST API with a secret key", () => {
       expect(response.status).toBe(200);
       const body = (await response.json()) as { results: unknown[] };
       expect(body.results[0]).toMatchObject({ companyId: company.companyId, companyName: "Stripe", domain: "stripe.com" });
-      for (const hit of body.results) expect(CompanyHit.safeParse(hit).success).toBe(true);
+      for (const hit of body.results) {
+        expect(CompanyHit.safeParse(hit).success).toBe(true);
+        // The schema documents every field answered, no more and no fewer.
+        expect(Object.keys(hit as object).sort()).toEqual(Object.keys(CompanyHit.shape).sort());
+      }
     }
     expect(((await (await rest("/v1/companies/search?q=zzzz%20qqqq", key)).json()) as { results: unknown[] }).results).toEqual([]);
   });

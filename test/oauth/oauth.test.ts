@@ -38,6 +38,20 @@ describe("discovery", () => {
     },
   );
 
+  it.each(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])(
+    "%s lets a browser client fetch it with the MCP-Protocol-Version header",
+    async (path) => {
+      const preflight = await exports.default.fetch(`${BASE}${path}`, {
+        method: "OPTIONS",
+        headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "mcp-protocol-version" },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("*");
+      expect(preflight.headers.get("access-control-allow-methods")).toContain("GET");
+    },
+  );
+
   it("publishes RFC 8414 metadata: endpoints, S256 only, registration, iss in responses", async () => {
     const metadata = await json(await exports.default.fetch(`${BASE}/.well-known/oauth-authorization-server`));
     expect(metadata).toMatchObject({
