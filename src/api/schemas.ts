@@ -30,6 +30,17 @@ export function errorResponses<S extends ErrorStatus>(...statuses: S[]): Record<
   ) as Record<S, ErrorResponse>;
 }
 
+/**
+ * A text query parameter given once, trimmed, neither empty nor longer than `max` characters;
+ * every refusal names it (a parameter given twice arrives as an array).
+ */
+export const textParam = (name: string, max: number) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be given once`) })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(max, `${name} must be at most ${max} characters`);
+
 /** What every REST call may answer besides its own result. */
 export const commonErrors = errorResponses(400, 401, 429, 500, 503);
 

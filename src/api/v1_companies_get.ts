@@ -8,7 +8,7 @@ import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
 import { publicBase } from "../env";
 import { type ApiEnv, secretKeyRoute } from "./auth";
-import { commonErrors, Company, errorResponses } from "./schemas";
+import { commonErrors, Company, errorResponses, textParam } from "./schemas";
 
 /**
  * GET /v1/companies/{companyId} and GET /v1/companies/lookup?domain=|ticker=|name=:
@@ -26,7 +26,12 @@ const byId = secretKeyRoute({
   summary: "Get a company",
   request: {
     params: z.object({
-      companyId: z.coerce.number({ message: "companyId must be a positive whole number" }).int("companyId must be a positive whole number").positive("companyId must be a positive whole number").openapi({ param: { name: "companyId", in: "path" }, example: 42 }),
+      // Digits only: `1e0`, `0x1` or ` 1` is not an id, though a number parser would read 1.
+      companyId: z
+        .string()
+        .regex(/^[1-9][0-9]{0,14}$/, "companyId must be a positive whole number")
+        .transform(Number)
+        .openapi({ param: { name: "companyId", in: "path" }, type: "integer", minimum: 1, example: 42 }),
     }),
   },
   responses,
@@ -40,9 +45,9 @@ const lookup = secretKeyRoute({
   request: {
     query: z
       .object({
-        domain: z.string().max(253, "domain must be at most 253 characters").optional().openapi({ example: "stripe.com" }),
-        ticker: z.string().max(32, "ticker must be at most 32 characters").optional().openapi({ example: "NASDAQ:AAPL" }),
-        name: z.string().max(500, "name must be at most 500 characters").optional().openapi({ example: "Stripe" }),
+        domain: textParam("domain", 253).optional().openapi({ example: "stripe.com" }),
+        ticker: textParam("ticker", 32).optional().openapi({ example: "NASDAQ:AAPL" }),
+        name: textParam("name", 500).optional().openapi({ example: "Stripe" }),
       })
       .refine((q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1, "give exactly one of domain, ticker or name"),
   },

@@ -2,7 +2,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { searchCompanies } from "../catalogue/queries";
 import { catalogueReader } from "../lib/db";
 import { type ApiEnv, secretKeyRoute } from "./auth";
-import { CompanyHit, commonErrors } from "./schemas";
+import { CompanyHit, commonErrors, textParam } from "./schemas";
 
 /** GET /v1/companies/search: companies by name, domain or ticker, ranked as the MCP search ranks them. */
 const route = secretKeyRoute({
@@ -12,7 +12,7 @@ const route = secretKeyRoute({
   description: "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",
   request: {
     query: z.object({
-      q: z.string({ message: "q is required" }).trim().min(1, "q must not be empty").max(500, "q must be at most 500 characters").openapi({ example: "stripe" }),
+      q: textParam("q", 500).openapi({ example: "stripe" }),
       limit: z.coerce
         .number({ message: "limit must be a whole number from 1 to 50" })
         .int("limit must be a whole number from 1 to 50")
