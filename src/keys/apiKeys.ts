@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNull, or, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { accounts, apiClients, apiKeys, type KeyType, keyTypes, type LookupFallback } from "../../schema";
 import type { Db } from "../lib/db";
@@ -204,6 +204,19 @@ export async function listKeys(db: Db, accountId: string): Promise<ListedKey[]> 
     .where(eq(apiKeys.accountId, accountId))
     .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
     .limit(MAX_LISTED_KEYS)
+    .all();
+}
+
+/**
+ * Every key of an account that may have served lookups since `since`: the live ones and those
+ * revoked since, however many (listKeys shows at most MAX_LISTED_KEYS), for usage totals.
+ */
+export async function keysInUseSince(db: Db, accountId: string, since: Date): Promise<ListedKey[]> {
+  return db
+    .select(listedColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), or(isNull(apiKeys.revokedAt), gte(apiKeys.revokedAt, since))))
+    .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
     .all();
 }
 

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { publicBase } from "../env";
-import { type ListedKey, listKeys } from "../keys/apiKeys";
+import { keysInUseSince, type ListedKey, listKeys } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { discoveryUsage } from "../limits/discoveryLimits";
 import { dailyUsage } from "../limits/history";
 import { lookupUsage } from "../limits/lookupLimits";
-import { windowEnd } from "../limits/periods";
+import { windowEnd, windowStart } from "../limits/periods";
 import { type PlanLimits, planLimits } from "../limits/plans";
 import type { SessionAccount } from "../portal/sessions";
 import { count, dateTime, keyLabel } from "./format";
@@ -23,7 +23,7 @@ export const dashboardPages = new Hono<WebEnv>();
 export const planNames: Record<SessionAccount["plan"], string> = { free: "Free", launch: "Launch", growth: "Growth", enterprise: "Enterprise" };
 
 interface Overview {
-  /** Every listed key's lookups this month, revoked keys' included. */
+  /** Every key's lookups this month, those revoked this month included. */
   monthLookups: number;
   /**
    * The live key with the most lookups this month: the monthly limit is per key, and no
@@ -163,7 +163,7 @@ dashboardPages.get("/portal", signedIn, async (c) => {
     c,
     <DashboardPage
       account={account}
-      overview={await overview(c.env, account, keys, now)}
+      overview={await overview(c.env, account, await keysInUseSince(db, account.id, new Date(windowStart("month", now))), now)}
       welcome={c.req.query("welcome") === "1"}
       playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey }}
     />,

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
-import { type ListedKey, listKeys } from "../keys/apiKeys";
+import { keysInUseSince, type ListedKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { type DailyUsage, dailyUsage } from "../limits/history";
+import { lastDays } from "../limits/periods";
 import type { SessionAccount } from "../portal/sessions";
 import { BarChart } from "./chart";
 import { count, day, keyLabel } from "./format";
@@ -24,8 +25,9 @@ interface Report {
 }
 
 async function report(env: Env, account: SessionAccount): Promise<Report> {
-  const keys = await listKeys(createDb(env.DB), account.id);
-  const usage = await dailyUsage(env, account.id, account.plan, keys, USAGE_DAYS);
+  const now = Date.now();
+  const keys = await keysInUseSince(createDb(env.DB), account.id, new Date(lastDays(USAGE_DAYS, now)[0]!));
+  const usage = await dailyUsage(env, account.id, account.plan, keys, USAGE_DAYS, now);
   return {
     usage,
     keys: keys

@@ -181,6 +181,20 @@ describe("playground and usage", () => {
     expect(html).toContain('<meter id="lookups-meter" min="0" max="500000" value="2" aria-labelledby="busiest-key">');
   });
 
+  it("counts a revoked key's lookups in the totals, however many keys came after it", async () => {
+    const { browser } = await signedUp();
+    const key = await createKey(browser);
+    for (let i = 0; i < 5; i++) await consumeLookup(env, (await verifyKey(db, key))!, { leaseSize: 1 });
+    expect((await revokeKey(db, key)).ok).toBe(true);
+    // More live keys than a listing shows (an account from before the cap): the revoked one is past them.
+    await insertedKeys(await accountIdOf(browser), 100);
+
+    expect(await textOf(await browser.fetch("/portal"))).toContain("Lookups this month 5");
+    const rows = (await (await browser.fetch("/portal/usage.csv")).text()).trim().split("\r\n");
+    expect(rows[0]).toContain(`lookups ${key.slice(0, 9)}…${key.slice(-4)}`);
+    expect(rows.at(-1)).toMatch(new RegExp(`^${today()},.*,5,0,0$`));
+  });
+
   it("shows a visitor on the landing page the public asset URLs, without an account", async () => {
     const { domain, name } = await freshCompany();
     const response = await exports.default.fetch(`${BASE}/?domain=${domain}`, { headers: { Accept: "text/html" } });
