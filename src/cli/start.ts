@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { logos } from "../../schema";
 import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
-import { demoPassword, ensureDemoAccount } from "./start/demo";
+import { demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "./start/demo";
 import { localSigningSecret, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
 import { seedBesideTheServer } from "./start/seeding";
@@ -61,18 +61,21 @@ if (!password.ok) stop(password.error.message);
 log("Applying migrations to the local database…");
 run(["d1", "migrations", "apply", "DB", "--local"]);
 
+// The ids of the keys the last start printed: this start revokes them.
+const demoKeysFile = join(projectRoot, ".wrangler", "state", "demo-keys.json");
 // Written when a seeding finishes; a catalogue that has logos but no mark was interrupted.
 const seededMark = join(projectRoot, ".wrangler", "state", "seeded");
 const seeding = !existsSync(seededMark);
 const prepared = await step(() =>
   withPlatform(async (db) => ({
-    demo: await ensureDemoAccount(db, password.value),
+    demo: await ensureDemoAccount(db, password.value, printedKeyIds(demoKeysFile)),
     resuming: seeding && (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
   })),
 );
 if (!prepared.demo.ok) stop(prepared.demo.error.message);
 const { resuming } = prepared;
 const demo = prepared.demo.value;
+await step(() => rememberPrintedKeys(demoKeysFile, demo.keyIds));
 const base = `http://localhost:${port}`;
 const example = `${base}/${EXAMPLE_DOMAIN}?token=${demo.publishableKey}`;
 // A lookup made before its company is written is remembered as a miss for a minute, so on a

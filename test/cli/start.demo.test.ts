@@ -1,8 +1,13 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts } from "../../schema";
 import { verifyPassword } from "../../src/accounts/passwords";
-import { DEFAULT_DEMO_PASSWORD, DEMO_EMAIL, demoPassword, ensureDemoAccount } from "../../src/cli/start/demo";
+import { DEFAULT_DEMO_PASSWORD, DEMO_EMAIL, demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "../../src/cli/start/demo";
+import { createKey } from "../../src/keys/apiKeys";
+import { verifyKey } from "../../src/keys/verify";
 import { platformForThisFile } from "./helpers";
 
 const file = platformForThisFile();
@@ -22,6 +27,24 @@ describe("npm start's demo account", () => {
     expect(changed).toMatchObject({ ok: true, value: { accountId: first.ok && first.value.accountId, password: "a-password-of-my-own" } });
     expect(await signsIn("a-password-of-my-own")).toBe(true);
     expect(await signsIn(DEFAULT_DEMO_PASSWORD)).toBe(false);
+  });
+
+  it("revokes the keys the last start printed, and leaves those made in the portal working", async () => {
+    const keysFile = join(mkdtempSync(join(tmpdir(), "demo-keys-")), "state", "demo-keys.json");
+    const db = file.platform.db;
+    const first = await ensureDemoAccount(db, DEFAULT_DEMO_PASSWORD, printedKeyIds(keysFile));
+    if (!first.ok) throw new Error(first.error.message);
+    rememberPrintedKeys(keysFile, first.value.keyIds);
+    const ownKey = await createKey(db, { accountId: first.value.accountId, type: "publishable" });
+    if (!ownKey.ok) throw new Error(ownKey.error.message);
+
+    const second = await ensureDemoAccount(db, DEFAULT_DEMO_PASSWORD, printedKeyIds(keysFile));
+    if (!second.ok) throw new Error(second.error.message);
+    expect(await verifyKey(db, first.value.publishableKey)).toBeNull();
+    expect(await verifyKey(db, first.value.secretKey)).toBeNull();
+    expect(await verifyKey(db, ownKey.value.key)).not.toBeNull();
+    expect(await verifyKey(db, second.value.publishableKey)).not.toBeNull();
+    expect(printedKeyIds(join(tmpdir(), "no-such-demo-keys.json"))).toEqual([]);
   });
 
   it("refuses a DEMO_PASSWORD that no account could have, in one line, before anything starts", () => {

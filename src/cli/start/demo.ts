@@ -1,4 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { accounts, apiKeys } from "../../../schema";
 import { createAccount, passwordSchema } from "../../accounts/accounts";
 import { hashPassword, verifyPassword } from "../../accounts/passwords";
@@ -16,6 +18,8 @@ export interface DemoCredentials {
   password: string;
   publishableKey: string;
   secretKey: string;
+  /** The ids of the two keys, for the next start to revoke. */
+  keyIds: string[];
 }
 
 /** DEMO_PASSWORD, or the default; held to the rules of any account's password before anything starts. */
@@ -28,11 +32,12 @@ export function demoPassword(env: Record<string, string | undefined> = process.e
 /**
  * Makes sure the local demo account exists with `password` and gives it a fresh publishable
  * and secret key. Keys are stored only as hashes, so the ones printed last time cannot be
- * shown again: each start revokes the previous demo keys and issues new ones. The password
+ * shown again: each start revokes the keys the previous start printed (`previousKeyIds`) and
+ * issues new ones; keys made in the portal as the demo account are left alone. The password
  * is printed too, so it must be the one that signs in: an account made with another one (the
  * default, or an earlier DEMO_PASSWORD) is given this one.
  */
-export async function ensureDemoAccount(db: Db, password: string): Promise<Result<DemoCredentials>> {
+export async function ensureDemoAccount(db: Db, password: string, previousKeyIds: string[] = []): Promise<Result<DemoCredentials>> {
   const account = await db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL), columns: { id: true, passwordHash: true } });
   let accountId: string;
   if (!account) {
@@ -45,12 +50,36 @@ export async function ensureDemoAccount(db: Db, password: string): Promise<Resul
       await db.update(accounts).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(accounts.id, accountId));
     }
   }
-  await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+  if (previousKeyIds.length > 0) {
+    await db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.accountId, accountId), inArray(apiKeys.id, previousKeyIds), isNull(apiKeys.revokedAt)));
+  }
   const publishable = await createKey(db, { accountId, type: "publishable" });
   const secret = await createKey(db, { accountId, type: "secret" });
   if (!publishable.ok || !secret.ok) return fail("internal", "demo keys could not be created");
-  return ok({ accountId, email: DEMO_EMAIL, password, publishableKey: publishable.value.key, secretKey: secret.value.key });
+  return ok({
+    accountId,
+    email: DEMO_EMAIL,
+    password,
+    publishableKey: publishable.value.key,
+    secretKey: secret.value.key,
+    keyIds: [publishable.value.id, secret.value.id],
+  });
+}
+
+/** The ids of the keys the last start printed (none when it left no file, or an unreadable one). */
+export function printedKeyIds(file: string): string[] {
+  try {
+    const ids: unknown = JSON.parse(readFileSync(file, "utf8"));
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export function rememberPrintedKeys(file: string, ids: string[]): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(ids));
 }
