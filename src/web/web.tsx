@@ -9,6 +9,8 @@ import { billingPages } from "./billing";
 import { connectionsPages } from "./connections";
 import { dashboardPages } from "./dashboard";
 import { keysPages } from "./keys";
+import { createDb } from "../lib/db";
+import { currentSession } from "../portal/sessions";
 import { Page, render } from "./layout";
 import { playgroundImages } from "./playground";
 import type { WebEnv } from "./session";
@@ -24,12 +26,19 @@ export const portalPages = new Hono<WebEnv>();
 
 portalPages.use("/portal/*", csrf());
 portalPages.use("/portal", csrf());
+// `/portal/` and `/portal/keys/` are the pages without the slash.
+portalPages.get("/portal/*", async (c, next) => {
+  const url = new URL(c.req.url);
+  if (!url.pathname.endsWith("/")) return next();
+  return c.redirect(`${url.pathname.replace(/\/+$/, "")}${url.search}`, 301);
+});
 for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages]) portalPages.route("/", pages);
-// Any other path under /portal is a missing page of the portal, not a domain to look up.
-portalPages.all("/portal/*", (c) =>
+// Any other path under /portal is a missing page of the portal, not a domain to look up; a
+// signed-in visitor keeps the portal's navigation.
+portalPages.all("/portal/*", async (c) =>
   render(
     c,
-    <Page title="Not found" narrow>
+    <Page title="Not found" narrow account={(await currentSession(c, createDb(c.env.DB))) ?? undefined}>
       <h1>No such page</h1>
       <p>
         <a href="/portal">Go to the portal</a>

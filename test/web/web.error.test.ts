@@ -262,3 +262,28 @@ it("answers an unknown page of the portal with a page, not a lookup", async () =
   expect(response.status).toBe(404);
   expect(response.headers.get("content-type")).toContain("text/html");
 });
+
+describe("paths the portal has no page for", () => {
+  it("a page's path with a trailing slash goes to the page; a missing page keeps a signed-in visitor's navigation", async () => {
+    const { browser, email } = await signedUp();
+    for (const [path, page] of [
+      ["/portal/", "/portal"],
+      ["/portal/keys/?created=1", "/portal/keys?created=1"],
+      ["/portal/usage//", "/portal/usage"],
+    ]) {
+      const response = await browser.fetch(path!);
+      expect(response.status).toBe(301);
+      expect(response.headers.get("location")).toBe(page);
+    }
+    const missing = await browser.fetch("/portal/nowhere");
+    expect(missing.status).toBe(404);
+    const html = await missing.text();
+    expect(html).toContain("No such page");
+    expect(html).toContain('aria-label="Portal"');
+    expect(html).toContain(email);
+
+    const visitor = await new Browser().fetch("/portal/nowhere");
+    expect(visitor.status).toBe(404);
+    expect(await visitor.text()).not.toContain('aria-label="Portal"');
+  });
+});
