@@ -64,7 +64,15 @@ interface LookupOptions {
 const publishableOptions = optionsFor(800);
 const secretOptions = optionsFor(1200);
 
+/** `cors`: the headers every answer to this caller carries because of who it is (CORS, Vary). */
 type Caller = { kind: "publishable" | "secret"; cors: Record<string, string>; key: NonNullable<Awaited<ReturnType<typeof verifyKey>>> };
+
+/**
+ * A secret key's answers are public (spec: `Cache-Control: public`), which lets a shared cache
+ * keep an answer to a request with credentials: it must key it on them, or it would hand the
+ * image and the key's headers to a request without any.
+ */
+const SECRET_CALLER = { Vary: "Authorization" };
 
 /** Who is asking: a publishable key from the query, or a secret key from the Authorization header. */
 async function identify(c: Context<AppEnv>): Promise<Identified> {
@@ -79,7 +87,7 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   if (bearer !== undefined) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
     if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer" }) };
-    return { ok: true, caller: { kind: "secret", key, cors: {} } };
+    return { ok: true, caller: { kind: "secret", key, cors: SECRET_CALLER } };
   }
 
   const key = token !== undefined && keyTypeOf(token) === "publishable" ? await verifyKey(db, token) : null;

@@ -127,6 +127,23 @@ describe("secret keys", () => {
     }
     expect(logged.join("\n")).not.toContain(secret);
   });
+
+  it("get public answers that a shared cache keys on the credentials: the image, a monogram and a miss alike", async () => {
+    const { domain } = await freshCompany();
+    const secret = await freshKey({ type: "secret" });
+    const auth = { Authorization: `Bearer ${secret}` };
+    for (const [path, status] of [
+      [`/${domain}?size=1200`, 200],
+      ["/no-logo-here-at-all.com?fallback=monogram", 200],
+      ["/no-logo-here-at-all.com", 404],
+    ] as const) {
+      const response = await get(path, auth);
+      expect([response.status, response.headers.get("vary")]).toEqual([status, "Authorization"]);
+      await response.body?.cancel();
+    }
+    // The same URL without them is refused: a cache that ignored Authorization would serve it the image.
+    expect((await get(`/${domain}?size=1200`)).status).toBe(401);
+  });
 });
 
 describe("hardening", () => {
