@@ -87,6 +87,8 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const vector = isVectorKey(key) ? key : format === "svg" && ours ? await storedVector(c.env.LOGOS, key) : null;
   if (vector) return serveVector(c.req.raw, c.env.LOGOS, vector);
   const output: OutputFormat = format === "svg" ? "png" : format;
+  // Said of this request only: the image is cached under its output format, which a PNG and
+  // an SVG asked of a logo without a vector share.
   const fallback: Record<string, string> = format === "svg" ? { "X-Logo-Format": "png" } : {};
 
   // What was asked, normalised (unsigned widths on the ladder, defaults filled in): the name the
@@ -109,13 +111,13 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const page = output === "jpg" ? (theme ?? "light") : null;
   const cacheId = `${CACHE_ORIGIN}/${encodeAssetKey(key)}/${askedWidth ?? "-"}/${askedMax ?? "-"}/${densityAsked}/${output}${page ? `/${page}` : ""}`;
   const remembered = recent.get(cacheId);
-  if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }));
+  if (remembered) return finish(c.req.raw, new Response(remembered.body, { status: 200, headers: remembered.headers }), fallback);
   const cacheRequest = new Request(cacheId, { method: "GET" });
   const hit = await cachedResponse(null, cacheRequest);
   if (hit) {
     const body = await hit.arrayBuffer();
     recent.set(cacheId, { body, headers: [...hit.headers] }, body.byteLength);
-    return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }));
+    return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }), fallback);
   }
 
   stored ??= await storedObject(c.env.LOGOS, key, defer);
@@ -136,13 +138,13 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const resized = target !== undefined && target !== sourceWidth;
   const variant = `w${resized ? target : "0"}-${output}${page ? `-${page}` : ""}`;
   const etag = `"${stored.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
-  const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)), ...fallback });
+  const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)) });
   if (known) {
     const served = resized && (width !== undefined || target! < sourceWidth) ? target! : sourceWidth;
     headers.set("X-Image-Width", String(served));
     headers.set("X-Image-Height", String(served === sourceWidth ? sourceHeight : scaledHeight(sourceWidth, sourceHeight, served)));
   }
-  if (ifNoneMatch(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  if (ifNoneMatch(c.req.header("if-none-match"), etag)) return finish(c.req.raw, new Response(null, { status: 304, headers }), fallback);
 
   const object = await dependency("object storage", c.env.LOGOS.get(key));
   if (!object) return notFound();
@@ -155,7 +157,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const response = new Response(bytes, { status: 200, headers });
   recent.set(cacheId, { body: bytes, headers: [...headers] }, bytes.byteLength);
   c.executionCtx.waitUntil(storeResponse(null, cacheRequest, response.clone()));
-  return finish(c.req.raw, response);
+  return finish(c.req.raw, response, fallback);
 });
 
 // Anything else under /assets/ (no key, more segments) is no asset either, not a domain lookup.
@@ -210,7 +212,7 @@ async function serveVector(request: Request, bucket: R2Bucket, key: string): Pro
     "Content-Security-Policy": SVG_POLICY,
     "X-Content-Type-Options": "nosniff",
   });
-  return finish(request, new Response(await object.arrayBuffer(), { status: 200, headers }));
+  return finish(request, new Response(await object.arrayBuffer(), { status: 200, headers }), {});
 }
 
 function ifNoneMatch(header: string | undefined, etag: string): boolean {
@@ -219,7 +221,8 @@ function ifNoneMatch(header: string | undefined, etag: string): boolean {
 }
 
 /** Conditional and HEAD handling for a full 200 response, cached or fresh. */
-function finish(request: Request, response: Response): Response {
+function finish(request: Request, response: Response, fallback: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(fallback)) response.headers.set(name, value);
   const etag = response.headers.get("ETag") ?? "";
   if (ifNoneMatch(request.headers.get("if-none-match") ?? undefined, etag)) {
     return new Response(null, { status: 304, headers: response.headers });

@@ -158,6 +158,13 @@ describe("GET /assets/{key}", () => {
     }
     const fallback = await get(`${path}?format=svg`);
     expect([fallback.headers.get("content-type"), fallback.headers.get("x-logo-format")]).toEqual(["image/png", "png"]);
+    // The PNG asked for as such shares the cached image, not what was said of the SVG asked before it;
+    // and the other way about.
+    const plain = await get(path);
+    expect([plain.headers.get("content-type"), plain.headers.get("x-logo-format")]).toEqual(["image/png", null]);
+    await get(`${path}?width=24`);
+    const asVector = await get(`${path}?width=24&format=svg`);
+    expect([asVector.headers.get("content-type"), asVector.headers.get("x-logo-format")]).toEqual(["image/png", "png"]);
   });
 
   it("serves a sanitised vector as image/svg+xml under a policy that forbids scripts", async () => {
