@@ -16,12 +16,10 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const NOT_HOST_CHARACTER = /[\s/\\?#@:%[\]]/u;
 
 export function normaliseDomain(input: string): DomainResult {
-  let host = input.trim().toLowerCase();
+  const host = input.trim().toLowerCase();
   if (host === "") return { ok: false, reason: "empty" };
   // The URL parser would accept and rewrite these; a domain never contains them.
   if (NOT_HOST_CHARACTER.test(host)) return { ok: false, reason: "not a bare hostname" };
-  if (host.endsWith(".")) host = host.slice(0, -1);
-
   let ascii: string;
   try {
     // WHATWG URL host parsing applies IDNA (UTS #46) mapping and punycode.
@@ -29,6 +27,8 @@ export function normaliseDomain(input: string): DomainResult {
   } catch {
     return { ok: false, reason: "not a valid hostname" };
   }
+  // After the mapping: a full-width or ideographic dot typed last ("acme.com。") is one too.
+  if (ascii.endsWith(".")) ascii = ascii.slice(0, -1);
   if (ascii.startsWith("www.")) ascii = ascii.slice(4);
   if (ascii.length === 0 || ascii.length > MAX_HOST_LENGTH) return { ok: false, reason: "hostname length" };
 
