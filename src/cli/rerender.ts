@@ -18,7 +18,7 @@ import { logosInIdOrder } from "../catalogue/queries";
 import type { Logo } from "../images/keys";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { Db } from "../lib/db";
-import { parseCommandLine, storageOptions, UsageError } from "./args";
+import { parseCommandLine, storageOptions, UsageError, wholeNumber } from "./args";
 import { prepareOriginal } from "./importer/prepare";
 import { openPlatform } from "./platform";
 
@@ -76,10 +76,9 @@ async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (
 
 try {
   const { values, positionals } = parseCommandLine(process.argv.slice(2), { ...storageOptions, concurrency: { type: "string", default: "4" } });
-  const concurrency = Number(values.concurrency);
-  if (positionals.length > 0 || !Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) {
-    throw new UsageError("usage: npm run rerender -- [--remote] [--persist-to DIR] [--concurrency 1-32]");
-  }
+  const usage = "usage: npm run rerender -- [--remote] [--persist-to DIR] [--concurrency 1-32]";
+  if (positionals.length > 0) throw new UsageError(usage);
+  const concurrency = wholeNumber(values.concurrency, usage, 1, 32);
   const platform = await openPlatform({ remote: values.remote, persistTo: values["persist-to"] });
   const started = Date.now();
   const bar = process.stderr.isTTY

@@ -29,6 +29,13 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     [["key", "create", "--account", "nobody", "--type", "publishable"], /No account/],
     [["key", "create", "--type", "public", "--account", "x"], /--type must be publishable or secret/],
     [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "ten"], /--per-minute must be a positive whole number/],
+    // Decimal digits only: a number parser would read these as 16, 1000, 7 and 1.
+    [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "0x10"], /--per-minute must be a positive whole number/],
+    [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "1e3"], /--per-minute must be a positive whole number/],
+    [["key", "create", "--type", "secret", "--account", "x", "--per-minute", " 7 "], /--per-minute must be a positive whole number/],
+    [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "1.0"], /--per-minute must be a positive whole number/],
+    // A command pasted twice, or an option repeated, must not quietly take the last value.
+    [["account", "plan", "--account", "x", "--plan", "growth", "--plan", "free"], /--plan is given more than once/],
     [["key", "create", "--type", "publishable", "--account", "x", "--allowed-origin", "https://x.com/path"], /./],
     [["account", "mcp", "--account", "x", "--access", "maybe"], /--access must be on or off/],
     [["key", "revoke", "--key", "pk_nope"], /Not an API key/],
@@ -46,6 +53,16 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     expect(result.stdout).toBe("");
     expect(errorOf(result).message).toMatch(message);
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe("storage options", () => {
+  it("may come before the command's words too", async () => {
+    const result = await inProcess((io) =>
+      runAdmin(["--persist-to", file.dir, "account", "create", "--email", "early@example.com", "--password", "correct horse battery"], io, file.platform.borrow),
+    );
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ email: "early@example.com" });
   });
 });
 

@@ -175,6 +175,12 @@ describe("npm run import", () => {
     expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
   });
 
+  it.each([["1e2"], ["0x10"], ["0"], ["10001"]])("refuses --batch-size %j before reading anything, exiting 1", async (size) => {
+    const result = await inProcess((io) => importCommand([join(dir, "logos.jsonl"), "--batch-size", size, "--persist-to", state.dir], io, { writer, pool }));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("--batch-size must be a whole number from 1 to 10000");
+  });
+
   it("converts the batches in manifest order however their checks finish, so the first batch is written first", async () => {
     const manifest = await flatPngManifest(join(state.dir, "ordered"), 6, (i) => ({ name: `Ordered ${i}`, domain: `ordered-${i}.com` }));
     const lineOf = new Map<string, number>();

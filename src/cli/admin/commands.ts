@@ -3,7 +3,7 @@ import { createAccount, setMcpAccess, setPlan } from "../../accounts/accounts";
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
-import { parseCommandLine, storageOptions, UsageError } from "../args";
+import { parseCommandLine, storageOptions, UsageError, wholeNumber } from "../args";
 import { discoveryCommands } from "./discovery";
 
 /**
@@ -87,10 +87,7 @@ export const commands: Record<string, Command> = {
       const type = required(values, "type");
       if (type !== "publishable" && type !== "secret") throw new UsageError("--type must be publishable or secret");
       const perMinuteText = values["per-minute"];
-      const perMinute = perMinuteText === undefined ? undefined : Number(perMinuteText);
-      if (perMinute !== undefined && (!Number.isInteger(perMinute) || perMinute < 1)) {
-        throw new UsageError("--per-minute must be a positive whole number");
-      }
+      const perMinute = perMinuteText === undefined ? undefined : wholeNumber(perMinuteText, "--per-minute must be a positive whole number", 1, Number.MAX_SAFE_INTEGER);
       const input = {
         accountId: required(values, "account"),
         type,

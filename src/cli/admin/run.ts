@@ -22,9 +22,10 @@ export async function runAdmin(
     io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
     return exitCode;
   };
-  const named = commandOf(argv);
+  const { storage, words: commandWords } = leadingStorageOptions(argv);
+  const named = commandOf(commandWords, storage);
   if (!named) {
-    const words = argv.slice(0, 2).filter((arg) => !arg.startsWith("-"));
+    const words = commandWords.slice(0, 2).filter((arg) => !arg.startsWith("-"));
     return failWith("invalid_argument", words.length > 0 ? `unknown command "${words.join(" ")}"\n${adminUsage}` : adminUsage, 2);
   }
   const { command, rest } = named;
@@ -45,11 +46,26 @@ export async function runAdmin(
   }
 }
 
-/** The command named by argv's first words ("key create", "discover"), and the arguments after them. */
-function commandOf(argv: string[]): { command: Command; rest: string[] } | undefined {
+/**
+ * The storage options (`--remote`, `--persist-to DIR`) written before the command's words, which
+ * every command takes (`npm run admin -- --remote key revoke --key …`), and the words after them.
+ */
+function leadingStorageOptions(argv: string[]): { storage: string[]; words: string[] } {
+  let at = 0;
+  while (at < argv.length) {
+    const arg = argv[at]!;
+    if (arg === "--remote" || arg.startsWith("--persist-to=")) at += 1;
+    else if (arg === "--persist-to" && at + 1 < argv.length) at += 2;
+    else break;
+  }
+  return { storage: argv.slice(0, at), words: argv.slice(at) };
+}
+
+/** The command named by the first words ("key create", "discover"), and its arguments: those after them, then `storage`. */
+function commandOf(argv: string[], storage: string[]): { command: Command; rest: string[] } | undefined {
   for (const [name, command] of Object.entries(commands)) {
     const words = name.split(" ");
-    if (words.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(words.length) };
+    if (words.every((word, index) => argv[index] === word)) return { command, rest: [...argv.slice(words.length), ...storage] };
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { type CommandIo, parseCommandLine, processIo, storageOptions, UsageError } from "../args";
+import { type CommandIo, parseCommandLine, processIo, storageOptions, UsageError, wholeNumber } from "../args";
 import { type ImportManifestOptions, importManifest } from "./importManifest";
 
 export const importUsage = "usage: npm run import -- <manifest.jsonl|manifest.csv> [--batch-size N] [--restart] [--remote] [--persist-to DIR]";
@@ -16,10 +16,8 @@ export async function importCommand(argv: string[], io: CommandIo = processIo, r
       restart: { type: "boolean", default: false },
     });
     if (positionals.length !== 1) throw new UsageError(importUsage);
-    const batchSize = values["batch-size"] === undefined ? undefined : Number(values["batch-size"]);
-    if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)) {
-      throw new UsageError("--batch-size must be a whole number from 1 to 10000");
-    }
+    const batchSizeText = values["batch-size"];
+    const batchSize = batchSizeText === undefined ? undefined : wholeNumber(batchSizeText, "--batch-size must be a whole number from 1 to 10000", 1, 10_000);
     const { failures, ...summary } = await importManifest(positionals[0]!, {
       remote: values.remote,
       persistTo: values["persist-to"],
