@@ -23,6 +23,10 @@ export default defineConfig({
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                  // The deployment's addresses in wrangler.toml are not the tests' (tests that
+                  // need one set it per call).
+                  PUBLIC_BASE_URL: "",
+                  CDN_URL: "",
                   ANTHROPIC_BASE_URL: filesApi.url,
                   ANTHROPIC_API_KEY: FAKE_FILES_API_KEY,
                   SIGNED_URL_SECRET: "test-signed-url-secret-0123456789abcdef",

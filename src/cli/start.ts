@@ -16,7 +16,7 @@ import { logos } from "../../schema";
 import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
 import { demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "./start/demo";
-import { localSigningSecret, writeOverrides } from "./start/overrides";
+import { localAddresses, localSigningSecret, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
 import { seedBesideTheServer } from "./start/seeding";
 
@@ -93,7 +93,9 @@ Logo lookup is starting at ${base}
 `);
 
 const devVars = join(projectRoot, ".dev.vars");
-const envFile = await step(() => writeOverrides(projectRoot, { ...process.env, ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env")));
+const envFile = await step(() =>
+  writeOverrides(projectRoot, { ...process.env, ...localAddresses(devVars), ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env")),
+);
 const envFileArgs = envFile ? [...(existsSync(devVars) ? ["--env-file", devVars] : []), "--env-file", envFile] : [];
 const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configurableNames, localSigningSecret, writeOverrides } from "../../src/cli/start/overrides";
+import { configurableNames, localAddresses, localSigningSecret, writeOverrides } from "../../src/cli/start/overrides";
 import { onLineStarting } from "../../src/cli/start/seeding";
 import { EXAMPLE_SEEDED } from "../../src/cli/seed/seed";
 import { root } from "./helpers";
@@ -37,6 +37,14 @@ describe("npm start configuration overrides", () => {
     expect(localSigningSecret(devVars, { SIGNED_URL_SECRET: "from-the-environment" })).toEqual({});
     writeFileSync(devVars, "SIGNED_URL_SECRET=from-dev-vars\n");
     expect(localSigningSecret(devVars, {})).toEqual({});
+  });
+
+  it("serves locally under the local address, not the deployment's in wrangler.toml, unless told otherwise", () => {
+    const devVars = join(mkdtempSync(join(tmpdir(), "project-")), ".dev.vars");
+    expect(localAddresses(devVars, {})).toEqual({ PUBLIC_BASE_URL: "", CDN_URL: "" });
+    expect(localAddresses(devVars, { CDN_URL: "https://cdn.example.com" })).toEqual({ PUBLIC_BASE_URL: "" });
+    writeFileSync(devVars, "PUBLIC_BASE_URL=https://tunnel.example.com\n");
+    expect(localAddresses(devVars, {})).toEqual({ CDN_URL: "" });
   });
 });
 

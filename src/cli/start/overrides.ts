@@ -30,6 +30,20 @@ export function writeOverrides(root: string, environment: Record<string, string 
 }
 
 /**
+ * The deployment's addresses (PUBLIC_BASE_URL, CDN_URL in wrangler.toml) are not the local
+ * server's: a local server names its URLs after the request (http://localhost:8787) and
+ * redirects to its own /assets, unless the environment or .dev.vars says otherwise.
+ */
+export function localAddresses(devVars: string, environment: Record<string, string | undefined> = process.env): Record<string, string> {
+  const local: Record<string, string> = {};
+  const devVarsText = existsSync(devVars) ? readFileSync(devVars, "utf8") : "";
+  for (const name of ["PUBLIC_BASE_URL", "CDN_URL"]) {
+    if (environment[name] === undefined && !new RegExp(`^${name}=`, "m").test(devVarsText)) local[name] = "";
+  }
+  return local;
+}
+
+/**
  * Signed asset URLs need SIGNED_URL_SECRET. When neither the environment nor .dev.vars sets
  * it, a local server gets a random one, kept in its local state so that URLs handed out stay
  * valid across restarts.
