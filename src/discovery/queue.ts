@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DiscoveryMessage } from "./coordinator";
-import { discoveryFor } from "./coordinatorClient";
+import { askDiscovery } from "./coordinatorClient";
 
 /**
  * The discovery queue's consumer: discoveries that outlived a lookup's budget, and the
@@ -22,7 +22,7 @@ export async function consumeDiscoveries(batch: MessageBatch<unknown>, env: Env)
       }
       const { domain, refresh }: DiscoveryMessage = parsed.data;
       try {
-        const outcome = await discoveryFor(env, domain).discover(domain, { budgetMs: QUEUE_BUDGET_MS, refresh });
+        const outcome = await askDiscovery(env, domain, { budgetMs: QUEUE_BUDGET_MS, refresh });
         if (outcome.status === "pending") message.retry();
         else message.ack();
       } catch (error) {

@@ -34,11 +34,15 @@ export const dependencyDeadline = { ms: 10_000 };
 /** Seconds a client should wait before retrying a request refused with 503. */
 export const RETRY_AFTER_SECONDS = 5;
 
-/** `work`, or `Unavailable` if it fails or has not settled within the deadline. */
-export async function dependency<T>(name: string, work: Promise<T> | (() => Promise<T>)): Promise<T> {
+/**
+ * `work`, or `Unavailable` if it fails or has not settled within the deadline; `waitsMs` more
+ * for work that waits that long by design (a discovery's budget).
+ */
+export async function dependency<T>(name: string, work: Promise<T> | (() => Promise<T>), waitsMs = 0): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = dependencyDeadline.ms + waitsMs;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Unavailable(name, { cause: new Error(`no answer within ${dependencyDeadline.ms} ms`) })), dependencyDeadline.ms);
+    timer = setTimeout(() => reject(new Unavailable(name, { cause: new Error(`no answer within ${limit} ms`) })), limit);
   });
   try {
     return await Promise.race([typeof work === "function" ? work() : work, deadline]);

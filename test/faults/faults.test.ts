@@ -68,6 +68,15 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
     await withBroken({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }, `${BASE}/${domain}?token=${token}`, manual).then(expectPlain503);
   });
 
+  it("a lookup of a domain the catalogue lacks answers the miss when its discovery coordinator does, within its wait", async () => {
+    const vars = { DISCOVERY_COORDINATOR: brokenObjects(env.DISCOVERY_COORDINATOR, fault) };
+    const response = await withBroken(vars, `${BASE}/not-catalogued-${crypto.randomUUID().slice(0, 8)}.com?token=${await freshKey()}&fallback=monogram`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-logo-source")).toBe("monogram");
+    // Nothing was remembered: the monogram lasts only until the site may be asked again.
+    expect(response.headers.get("cache-control")).toBe("public, max-age=60");
+  });
+
   it("the lookup in bytes mode answers 503 when R2 or the Images binding does", async () => {
     for (const vars of [{ LOGOS: brokenBucket(fault) }, { IMAGES: brokenImages(fault) }] as Partial<Env>[]) {
       const { domain } = await freshCompany();
