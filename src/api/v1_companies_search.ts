@@ -13,12 +13,13 @@ const route = secretKeyRoute({
   request: {
     query: z.object({
       q: textParam("q", 500).openapi({ example: "stripe" }),
-      limit: z.coerce
-        .number({ message: "limit must be a whole number from 1 to 50" })
-        .int("limit must be a whole number from 1 to 50")
-        .min(1, "limit must be a whole number from 1 to 50")
-        .max(50, "limit must be a whole number from 1 to 50")
-        .default(10),
+      // Digits only, as companyId: `0x2`, `1e0` or `2.0` is not a limit, though a number parser would read one.
+      limit: z
+        .string({ message: "limit must be a whole number from 1 to 50" })
+        .regex(/^(?:[1-9]|[1-4][0-9]|50)$/, "limit must be a whole number from 1 to 50")
+        .default("10")
+        .transform(Number)
+        .openapi({ type: "integer", minimum: 1, maximum: 50, default: 10 }),
     }),
   },
   responses: {

@@ -5,6 +5,7 @@ import { Company, CompanyHit, Usage } from "../../src/api/schemas";
 import { runDiscovery } from "../../src/discovery/run";
 import { countMcpRequest } from "../../src/limits/mcpLimits";
 import { claimSite, image, page, png } from "../discovery/helpers";
+import { addCompany } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { textOf } from "../web/helpers";
 import { BASE, rest, secretKeyFor, stripe } from "./helpers";
@@ -25,6 +26,14 @@ describe("REST API with a secret key", () => {
       }
     }
     expect(((await (await rest("/v1/companies/search?q=zzzz%20qqqq", key)).json()) as { results: unknown[] }).results).toEqual([]);
+  });
+
+  it("answers at most `limit` companies, 10 unless asked, 50 at most", async () => {
+    const word = `Limitco${crypto.randomUUID().slice(0, 6)}`;
+    for (let i = 1; i <= 12; i++) await addCompany({ name: `${word} ${i}`, domains: [`${word.toLowerCase()}-${i}.com`] }, { ...darkLogo40x20(), contentHash: `${i}`.padStart(64, "c") });
+    const { key } = await secretKeyFor();
+    const count = async (query: string) => ((await (await rest(`/v1/companies/search?q=${word}${query}`, key)).json()) as { results: unknown[] }).results.length;
+    expect([await count("&limit=2"), await count(""), await count("&limit=50")]).toEqual([2, 10, 12]);
   });
 
   it("gives a company's metadata and logos, by id or by domain, ticker or name", async () => {
