@@ -222,6 +222,8 @@ function ifNoneMatch(header: string | undefined, etag: string): boolean {
 
 /** Conditional and HEAD handling for a full 200 response, cached or fresh. */
 function finish(request: Request, response: Response, fallback: Record<string, string>): Response {
+  // An image cached by an earlier release may carry the header of the request that cached it.
+  response.headers.delete("X-Logo-Format");
   for (const [name, value] of Object.entries(fallback)) response.headers.set(name, value);
   const etag = response.headers.get("ETag") ?? "";
   if (ifNoneMatch(request.headers.get("if-none-match") ?? undefined, etag)) {

@@ -167,6 +167,18 @@ describe("GET /assets/{key}", () => {
     expect([asVector.headers.get("content-type"), asVector.headers.get("x-logo-format")]).toEqual(["image/png", "png"]);
   });
 
+  it("does not repeat a fallback header an earlier release cached with the image", async () => {
+    const { master, path } = await storedLogo();
+    // What the release before cd38efe kept in the data centre's cache after a `?format=svg` of a
+    // raster logo, under the entry the plain PNG shares (this isolate has not served it yet).
+    const bytes = await (await env.LOGOS.get(master))!.arrayBuffer();
+    const headers = { "Content-Type": "image/png", "Cache-Control": "public, max-age=31536000, immutable", ETag: '"earlier"', "X-Logo-Format": "png" };
+    await caches.default.put(`https://assets.logo-lookup.internal/v2/${encodeAssetKey(master)}/-/-/1/png`, new Response(bytes, { headers }));
+    const plain = await get(path);
+    expect(plain.headers.get("etag")).toBe('"earlier"');
+    expect([plain.status, plain.headers.get("content-type"), plain.headers.get("x-logo-format")]).toEqual([200, "image/png", null]);
+  });
+
   it("serves a sanitised vector as image/svg+xml under a policy that forbids scripts", async () => {
     const domain = `vector-${crypto.randomUUID().slice(0, 8)}.com`;
     await addCompany({ name: "Vector Co", domains: [domain] }, vectorLogo40x20());
