@@ -6,16 +6,19 @@
  */
 export const MAX_CLIENT_NAME = 100;
 
-// Controls, format characters (zero-width, direction marks), line and paragraph separators,
-// and letters that render blank (Braille blank, the Hangul fillers).
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u2800\u115F\u1160\u3164\uFFA0]/gu;
+// Controls, format characters (zero-width spaces, direction marks and overrides), line and
+// paragraph separators, and letters that render blank (Braille blank, the Hangul fillers); not
+// the joiners that emoji sequences (👩‍💻) and Persian or Indic spelling need (U+200C, U+200D).
+const INVISIBLE_SOURCE = String.raw`[\p{Cc}\p{Zl}\p{Zp}\u2800\u115F\u1160\u3164\uFFA0]|(?![\u200C\u200D])\p{Cf}`;
+const INVISIBLE = new RegExp(INVISIBLE_SOURCE, "gu");
+const HAS_INVISIBLE = new RegExp(INVISIBLE_SOURCE, "u");
 
 /** Why a registration's `client_name` is refused, or null when it may be kept. */
 export function clientNameProblem(name: unknown): string | null {
   // The library itself refuses a name that is not a string.
   if (typeof name !== "string") return null;
   if ([...name].length > MAX_CLIENT_NAME) return `client_name must be at most ${MAX_CLIENT_NAME} characters`;
-  if (new RegExp(INVISIBLE.source, "u").test(name)) return "client_name must not contain control, format or blank characters";
+  if (HAS_INVISIBLE.test(name)) return "client_name must not contain control, format or blank characters";
   return null;
 }
 

@@ -114,6 +114,11 @@ describe("sign-in and consent pages", () => {
     expect(await response.json()).toMatchObject({ error: "invalid_client_metadata", error_description: description });
   });
 
+  it.each([["Dev Agent \u{1F469}\u200D\u{1F4BB}"], ["\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645"]])("registers and shows %s, whose joiners are part of its spelling", async (name) => {
+    const { html } = await atConsent(name);
+    expect(html).toContain(`Allow ${name} to use your logo account?`);
+  });
+
   it("shows a client's name plainly and bounded, whatever it was stored with, and the mark of an unverified name beside it", async () => {
     const padded = `Claude${"\u2800".repeat(5000)} ${"x".repeat(300)}`;
     const { clientId } = await oauthHelpers(env, BASE).createClient({ clientName: padded, redirectUris: [REDIRECT_URI], tokenEndpointAuthMethod: "none" });
