@@ -74,4 +74,48 @@ describe("import manifests", () => {
       { line: 6, ok: true, row: expect.objectContaining({ name: "Beta", image: "b.png" }) },
     ]);
   });
+
+  it("reports a CSV field whose quote is never closed at its line, and reads every row after it", async () => {
+    const rows = await rowsOf(
+      "unclosed.csv",
+      csvHeader + "Alpha,alpha.com,icon,a.png\n" + '"Acme,acme.com,icon,x.png\n' + "Beta,beta.com,icon,b.png\n" + "\n" + "Gamma,gamma.com,icon,g.png\n",
+    );
+    expect(rows).toEqual([
+      { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha" }) },
+      { line: 3, ok: false, error: "not valid CSV: a quoted field is never closed" },
+      { line: 4, ok: true, row: expect.objectContaining({ name: "Beta" }) },
+      { line: 6, ok: true, row: expect.objectContaining({ name: "Gamma" }) },
+    ]);
+    // Far from the end of the file too: a record never spans more lines than any manifest's.
+    const many = Array.from({ length: 150 }, (_, i) => `Co${i},co${i}.com,icon,c.png\n`).join("");
+    const far = await rowsOf("unclosed-far.csv", `${csvHeader}"Acme,acme.com,icon,x.png\n${many}`);
+    expect(far).toHaveLength(151);
+    expect(far[0]).toEqual({ line: 2, ok: false, error: "not valid CSV: a quoted field is never closed" });
+    expect(far.slice(1).every((r) => r.ok)).toBe(true);
+    expect(far.at(-1)).toMatchObject({ line: 152, row: { name: "Co149" } });
+  });
+
+  it("stops at a CSV header without a column every row needs, naming it", async () => {
+    await expect(rowsOf("semicolons.csv", "name;domains;variant;image\nAlpha;alpha.com;icon;a.png\n")).rejects.toThrow(
+      "line 1: the header row has no name, domains, variant, image column",
+    );
+    await expect(rowsOf("no-image.csv", "name,domains,variant,logo\nAlpha,alpha.com,icon,a.png\n")).rejects.toThrow("the header row has no image column");
+  });
+
+  it("refuses what is not UTF-8: a row of another encoding fails, a UTF-16 file stops", async () => {
+    const path = join(dir, "latin1.csv");
+    writeFileSync(path, Buffer.concat([Buffer.from(csvHeader), Buffer.from("Soci\xe9t\xe9 G\xe9n\xe9rale,socgen.com,icon,s.png\n", "latin1"), Buffer.from("Beta,beta.com,icon,b.png\n")]));
+    const rows = [];
+    for await (const parsed of readManifest(path)) rows.push(parsed);
+    expect(rows).toEqual([
+      { line: 2, ok: false, error: "not valid UTF-8: save the manifest as UTF-8" },
+      { line: 3, ok: true, row: expect.objectContaining({ name: "Beta" }) },
+    ]);
+
+    const utf16 = join(dir, "utf16.jsonl");
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${row({ name: "First" })}\n`, "utf16le")]));
+    await expect(async () => {
+      for await (const _ of readManifest(utf16)) void _;
+    }).rejects.toThrow("line 1 is not UTF-8: save the manifest as UTF-8");
+  });
 });

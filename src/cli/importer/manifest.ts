@@ -123,6 +123,10 @@ export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
   }
   for await (const { line, text } of manifestLines(path)) {
     if (text.trim() === "") continue;
+    if (text.includes("\uFFFD")) {
+      yield { line, ok: false, error: NOT_UTF8 };
+      continue;
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -134,14 +138,27 @@ export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
   }
 }
 
-/** A manifest's lines, numbered from 1, without the byte-order mark some editors write before UTF-8. */
-async function* manifestLines(path: string): AsyncGenerator<{ line: number; text: string }> {
+interface Line {
+  line: number;
+  text: string;
+}
+
+/**
+ * A manifest's lines, numbered from 1, without the byte-order mark some editors write before
+ * UTF-8. A manifest must be UTF-8: bytes that are not (a spreadsheet's Latin-1 or UTF-16
+ * export) come out as U+FFFD, which would be stored in names. The first line such (a UTF-16
+ * file's is) stops the import; any later one fails its row.
+ */
+async function* manifestLines(path: string): AsyncGenerator<Line> {
   let line = 0;
   for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
     line++;
+    if (text.includes("\uFFFD") && line === 1) throw new Error(`line 1 is not UTF-8: save the manifest as UTF-8`);
     yield { line, text: line === 1 ? text.replace(/^\uFEFF/, "") : text };
   }
 }
+
+const NOT_UTF8 = "not valid UTF-8: save the manifest as UTF-8";
 
 /** CSV records parsed at once; fewer would cost more per row, more would hold more rows back. */
 const CSV_CHUNK = 500;
@@ -177,18 +194,62 @@ interface CsvRecord {
 
 /** Non-blank records: a line break inside a quoted field continues the record. */
 async function* csvRecords(path: string): AsyncGenerator<CsvRecord> {
-  let record: CsvRecord | undefined;
-  let quoted = false;
-  for await (const { line, text } of manifestLines(path)) {
-    if (record) record.text += `\n${text}`;
-    else if (text.trim() === "") continue;
-    else record = { line, text };
-    quoted = quotedFieldOpenAfter(text, quoted);
-    if (quoted) continue;
-    yield record;
-    record = undefined;
+  const cutter = new CsvRecordCutter();
+  for await (const line of manifestLines(path)) yield* cutter.push(line);
+  yield* cutter.end();
+}
+
+/** More lines than a record of a manifest ever spans: a quoted field open this long was never closed. */
+const MAX_RECORD_LINES = 100;
+
+/**
+ * Cuts a CSV file's lines into records. A quoted field that is never closed (`"Acme,acme.com,…`)
+ * would otherwise take every later line into its record, to the end of the file: once its
+ * record is longer than any manifest's, or the file ends, its first line is a record alone
+ * (refused as malformed) and the lines after it are read again as records of their own.
+ */
+class CsvRecordCutter {
+  private open: Line[] = [];
+  private quoted = false;
+
+  /** The records that `line` completes. */
+  push(line: Line): CsvRecord[] {
+    return this.cut([line]);
   }
-  if (record) yield record;
+
+  /** The records left when the file ends. */
+  end(): CsvRecord[] {
+    const records: CsvRecord[] = [];
+    while (this.open.length > 0) records.push(...this.cut(this.unclosed(records)));
+    return records;
+  }
+
+  private cut(lines: Line[]): CsvRecord[] {
+    const records: CsvRecord[] = [];
+    const todo = [...lines];
+    for (let next = todo.shift(); next; next = todo.shift()) {
+      if (this.open.length === 0 && next.text.trim() === "") continue;
+      this.open.push(next);
+      this.quoted = quotedFieldOpenAfter(next.text, this.quoted);
+      if (!this.quoted) records.push(this.take(this.open.length));
+      else if (this.open.length > MAX_RECORD_LINES) todo.unshift(...this.unclosed(records));
+    }
+    return records;
+  }
+
+  /** Gives the open record up: its first line goes to `records` alone, and the lines after it come back to be read again. */
+  private unclosed(records: CsvRecord[]): Line[] {
+    const rest = this.open.slice(1);
+    records.push(this.take(1));
+    return rest;
+  }
+
+  private take(lines: number): CsvRecord {
+    const taken = this.open.slice(0, lines);
+    this.open = [];
+    this.quoted = false;
+    return { line: taken[0]!.line, text: taken.map((line) => line.text).join("\n") };
+  }
 }
 
 /**
@@ -217,15 +278,25 @@ function quotedFieldOpenAfter(text: string, open: boolean): boolean {
   return open;
 }
 
+/** The columns every row needs (manifestRowSchema): a header without one would fail every row, so it stops the import. */
+const REQUIRED_COLUMNS = ["name", "domains", "variant", "image"];
+
 function csvHeader({ line, text }: CsvRecord): string[] {
+  let columns: string[];
   try {
-    return (parseCsv(text, csvOptions) as string[][])[0]!;
+    columns = (parseCsv(text, csvOptions) as string[][])[0]!;
   } catch (error) {
     throw new Error(`line ${line}: the header row is ${csvProblem(error)}`);
   }
+  const missing = REQUIRED_COLUMNS.filter((column) => !columns.includes(column));
+  if (missing.length > 0) throw new Error(`line ${line}: the header row has no ${missing.join(", ")} column (it names ${columns.join(", ")}; separate columns with commas)`);
+  return columns;
 }
 
 function parseCsvRecords(records: CsvRecord[], columns: string[]): ParsedLine[] {
+  if (records.some((record) => record.text.includes("\uFFFD"))) {
+    return records.flatMap((record) => (record.text.includes("\uFFFD") ? [{ line: record.line, ok: false as const, error: NOT_UTF8 }] : parseCsvRecords([record], columns)));
+  }
   try {
     const rows = parseCsv(records.map((r) => r.text).join("\n"), { ...csvOptions, columns }) as Record<string, string>[];
     if (rows.length === records.length) return rows.map((row, index) => validate(records[index]!.line, row));
