@@ -60,11 +60,6 @@ export async function storageTool(options: PlatformOptions) {
   };
 }
 
-/** Name of the bucket bound as LOGOS in wrangler.toml. */
-export async function logosBucketName(): Promise<string> {
-  return (await storageTool({})).bucketName;
-}
-
 /** Writes that config for one tool of this process; the caller removes it when done. */
 export async function writeStorageToolConfig(options: PlatformOptions, tool: string): Promise<string> {
   const config = await readConfig();

@@ -92,4 +92,37 @@ describe("an interrupted bulk load", () => {
     expect(result.stderr).not.toContain("Resuming");
     expect(result.json()).toMatchObject({ rows: ROWS, unchanged: ROWS, failed: 0 });
   });
+
+  it("carries the failures over in a file of their own, only those of the batches the checkpoint covers", async () => {
+    const report = (failures: Array<{ line: number; error: string }>, rows: number) => ({ rows, created: rows - failures.length, updated: 0, unchanged: 0, failed: failures.length, failures });
+    const first = checkpointFor(manifest, { persistTo: state.dir });
+    first.clear();
+    const one = { line: 3, error: "image: not found" };
+    const two = { line: 12, error: "image: not found" };
+    first.write({ line: 10, report: report([one], 10) });
+    first.write({ line: 20, report: report([one, two], 20) });
+    // Each write adds its batch's failures: the checkpoint itself holds none.
+    expect(readFileSync(first.path, "utf8")).not.toContain("image: not found");
+    expect(checkpointFor(manifest, { persistTo: state.dir }).read()).toEqual({ line: 20, report: report([one, two], 20) });
+
+    // A batch whose failures were added but whose checkpoint was never written (the process died between).
+    const resumed = checkpointFor(manifest, { persistTo: state.dir });
+    resumed.read();
+    writeFileSync(first.path.replace(/\.json$/, ".failures.jsonl"), `${JSON.stringify(one)}\n${JSON.stringify(two)}\n${JSON.stringify({ line: 25, error: "x" })}\n`);
+    expect(checkpointFor(manifest, { persistTo: state.dir }).read()?.report.failures).toEqual([one, two]);
+
+    // An import that starts over starts the failures over too.
+    const fresh = checkpointFor(manifest, { persistTo: state.dir });
+    fresh.write({ line: 10, report: report([], 10) });
+    expect(checkpointFor(manifest, { persistTo: state.dir }).read()?.report.failures).toEqual([]);
+    fresh.clear();
+  });
+
+  it("does not resume a --remote import into another deployment than the one it was for", () => {
+    const staging = checkpointFor(manifest, { persistTo: state.dir }, "db-staging/logos-staging");
+    staging.write({ line: 30, report: { rows: 30, created: 30, updated: 0, unchanged: 0, failed: 0, failures: [] } });
+    expect(checkpointFor(manifest, { persistTo: state.dir }, "db-production/logos").read()).toBeUndefined();
+    expect(checkpointFor(manifest, { persistTo: state.dir }, "db-staging/logos-staging").read()?.line).toBe(30);
+    staging.clear();
+  });
 });

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Output } from "../args";
-import { logosBucketName, type PlatformOptions } from "../platform";
+import { type PlatformOptions, storageTool } from "../platform";
 import { checkpointFor } from "./checkpoint";
 import { manifestFormat } from "./manifest";
 import { type ConvertPool, startConvertPool } from "./convertPool";
@@ -41,9 +41,10 @@ export async function importManifest(manifest: string, options: ImportManifestOp
   const stream = options.stream ?? process.stderr;
   // Mistakes that need no storage are refused before anything starts.
   manifestFormat(manifest);
-  const checkpoint = checkpointFor(manifest, options);
+  const storage = options.remote ? await storageTool(options) : undefined;
+  const checkpoint = checkpointFor(manifest, options, storage ? `${storage.databaseId}/${storage.bucketName}` : "");
   if (options.restart) checkpoint.clear();
-  const s3 = options.remote ? s3SettingsFrom(process.env, await logosBucketName()) : undefined;
+  const s3 = storage ? s3SettingsFrom(process.env, storage.bucketName) : undefined;
   if (options.remote && !options.writer) {
     stream.write(
       s3

@@ -85,6 +85,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
   };
 
   const writeBatch = async ({ lastLine, rows }: Batch) => {
+    const failedBefore = report.failures.length;
     const sent: Array<Extract<Staged, { ok: true }>> = [];
     const images: Array<PreparedImage | null> = [];
     for (const row of rows) {
@@ -117,7 +118,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       else fault(row.line, result.error.message);
     }
     report.rows += rows.length;
-    report.failures.sort((a, b) => a.line - b.line);
+    // In line order: the batches are, so only this batch's own need sorting.
+    report.failures.push(...report.failures.splice(failedBefore).sort((a, b) => a.line - b.line));
     options.checkpoint?.write({ line: lastLine, report });
     options.onProgress?.(report);
   };
