@@ -1,6 +1,6 @@
 import { importCompanyLogo } from "../catalogue/importLogo";
 import { withoutVector } from "../catalogue/preparedImage";
-import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
+import { DISCOVERED_PROMINENCE, DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import type { Db } from "../lib/db";
 import { sha256Hex } from "../lib/encoding";
 import { ok } from "../lib/errors";
@@ -107,7 +107,7 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
       name,
       domains: [domain],
       aliases: [],
-      prominence: 0,
+      prominence: DISCOVERED_PROMINENCE,
       variant: "icon",
       sourceSet: DISCOVERED_SOURCE_SET,
       // The site's own icon; its terms are the site's.

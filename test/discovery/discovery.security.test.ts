@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
+import { findCompanyByDomain, logosOfCompany, searchCompanies } from "../../src/catalogue/queries";
 import type { CoordinatedOutcome } from "../../src/discovery/coordinator";
 import { discoveryFor } from "../../src/discovery/coordinatorClient";
 import { discoverDomain } from "../../src/discovery/discover";
@@ -11,7 +11,8 @@ import { vectorKey } from "../../src/images/keys";
 import { DISCOVERY_COUNTER, discoveryWindows } from "../../src/limits/discoveryLimits";
 import { planLimits } from "../../src/limits/plans";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
-import { addAccount, addKey, db } from "../helpers/catalogue";
+import { preparedFrom } from "../fixtures/images";
+import { addAccount, addCompany, addKey, db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";
 import { claimSite, elsewhereRequests, image, page, png, svg, text } from "./helpers";
 
@@ -192,6 +193,26 @@ describe("names a site gives itself: half an emoji", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-company-name")).toBe("%EF%BF%BDAcme");
+  });
+});
+
+describe("names a site gives itself: a catalogue company's", () => {
+  it("never rank a discovered company above the catalogue's company of that name, imported before or after", async () => {
+    const name = `Initech ${crypto.randomUUID().slice(0, 6)}`;
+    const site = await claimSite({ "/": page(`<title>${name}</title><link rel="icon" href="/i.png">`), "/i.png": image(png(64, 64)) });
+    const discovered = await get(`/${site.host}?token=${await freshKey()}`);
+    expect(discovered.headers.get("x-logo-source")).toBe("discovered");
+
+    // The real company, imported afterwards at the catalogue's default standing.
+    const real = `initech-${crypto.randomUUID().slice(0, 6)}.com`;
+    await addCompany({ name, domains: [real] }, await preparedFrom(png(40, 20)));
+    const byName = await get(`/name/${encodeURIComponent(name)}?token=${await freshKey()}`);
+    expect(byName.headers.get("x-logo-source")).toBe("catalogue");
+    const hits = await searchCompanies(db, name, 5);
+    expect(hits.map((hit) => [hit.domain, hit.companyName])).toEqual([
+      [real, name],
+      [site.host, name],
+    ]);
   });
 });
 
