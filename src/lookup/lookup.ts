@@ -488,8 +488,10 @@ function subjectOf(path: string): Subject | { invalid: string } {
     return TICKER.test(ticker) ? { kind: "ticker", value: ticker.toUpperCase() } : { invalid: "Invalid ticker format" };
   }
   if (path.startsWith("/name/")) {
-    const name = decodeURIComponentSafe(path.slice("/name/".length)).trim();
-    return name.length > 0 && name.length <= 200 && !name.includes("/") ? { kind: "name", value: name } : { invalid: "Invalid name: 1 to 200 characters" };
+    // Another segment is no name; an encoded slash is part of one (`/name/shadcn%2Fui`).
+    const segment = path.slice("/name/".length);
+    const name = decodeURIComponentSafe(segment).trim();
+    return name.length > 0 && name.length <= 200 && !segment.includes("/") ? { kind: "name", value: name } : { invalid: "Invalid name: 1 to 200 characters" };
   }
   return domainSubject(decodeURIComponentSafe(path.slice(1)));
 }

@@ -138,6 +138,15 @@ describe("lookup by ticker and by name", () => {
     const token = await freshKey();
     expect((await get(`/name/${encodeURIComponent(name.toUpperCase().replace("-", " "))}?token=${token}`)).status).toBe(302);
   });
+
+  it("finds a name with a slash in it, encoded; another path segment is no name", async () => {
+    const { name } = await freshCompany({ name: `shadcn/ui ${crypto.randomUUID().slice(0, 6)}` });
+    const token = await freshKey();
+    expect((await get(`/name/${encodeURIComponent(name)}?token=${token}`)).status).toBe(302);
+    const [first, second] = name.split("/");
+    const segments = await get(`/name/${first}/${encodeURIComponent(second!)}?token=${token}`);
+    expect([segments.status, await segments.text()]).toEqual([400, "Invalid name: 1 to 200 characters"]);
+  });
 });
 
 describe("the secret-key path (server SDK)", () => {
