@@ -66,7 +66,10 @@ export async function findCompanyByTicker(db: CatalogueDb, input: string): Promi
 }
 
 function companyByTicker(db: CatalogueDb, input: string) {
-  const [exchange, symbol] = input.includes(":") ? input.toUpperCase().split(":", 2) : [undefined, input.toUpperCase()];
+  const parts = input.toUpperCase().split(":");
+  // `EXCHANGE:SYMBOL` at most: `LSE:X:JUNK` is no ticker, not X.
+  if (parts.length > 2) return null;
+  const [exchange, symbol] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (!symbol) return null;
   return companyWithPrimaryDomain(db)
     .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))

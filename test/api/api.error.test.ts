@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rest, secretKeyFor } from "./helpers";
+import { rest, secretKeyFor, stripe } from "./helpers";
 
 describe("REST API input errors", () => {
   it.each([
@@ -41,5 +41,9 @@ describe("REST API input errors", () => {
     expect(await (await rest("/v1/companies/999999", key)).json()).toEqual({ error: "No company found with ID 999999", code: "not_found" });
     expect((await rest("/v1/companies/lookup?domain=unknown-company.com", key)).status).toBe(404);
     expect((await rest("/v1/companies/lookup?ticker=ZZZZ", key)).status).toBe(404);
+    // EXCHANGE:SYMBOL at most: more after it is not the symbol's company.
+    await stripe();
+    expect((await rest("/v1/companies/lookup?ticker=NYSE:STRP", key)).status).toBe(200);
+    expect((await rest("/v1/companies/lookup?ticker=NYSE:STRP:JUNK", key)).status).toBe(404);
   });
 });
