@@ -79,16 +79,18 @@ async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<Resolve
 
 /**
  * Repeat lookups must not touch D1: a resolved subject is kept in the isolate for a minute and
- * in the data centre's Cache API for five, misses included (for less time), so that unknown
- * domains cannot hammer the database either. An import therefore reaches lookups within
- * five minutes.
+ * in the data centre's Cache API for five, misses included (for a minute), so that unknown
+ * domains cannot hammer the database either. An isolate keeps what it reads from the Cache API
+ * only as long as the entry has left, so an import reaches lookups within five minutes (a
+ * lookup missed before it, within one).
  */
 export const RESOLVE_TTL_SECONDS = 300;
 export const MISS_TTL_SECONDS = 60;
 // The version names the shape of ResolvedLogo: entries of an older shape are never read.
 const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
-const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, 60_000);
+const ISOLATE_TTL_MS = 60_000;
+const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, ISOLATE_TTL_MS);
 
 // Remembered per subject: the lookup keeps a domain's subject object for repeat lookups.
 const cacheKeys = new WeakMap<Subject, string>();
@@ -104,6 +106,8 @@ export function knownResolution(subject: Subject, now = Date.now()): ResolvedLog
 }
 
 const cacheRequest = (subject: Subject) => new Request(`${CACHE_ORIGIN}/${cacheKeyOf(subject)}`);
+/** When a cached resolution expires (Unix ms): the Cache API does not say how long it has left. */
+const EXPIRES_HEADER = "X-Resolution-Expires";
 
 export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const cacheKey = cacheKeyOf(subject);
@@ -111,9 +115,11 @@ export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.
   if (known !== undefined) return known;
 
   const cached = await cachedResponse("resolve", cacheRequest(subject));
-  if (!cached) return reresolve(db, subject, now);
+  // An entry of an earlier release says nothing of its end: it lasts the isolate's minute.
+  const left = Number(cached?.headers.get(EXPIRES_HEADER) ?? now + ISOLATE_TTL_MS) - now;
+  if (!cached || !(left > 0)) return reresolve(db, subject, now);
   const logo = (await cached.json()) as ResolvedLogo | null;
-  isolateCache.set(cacheKey, logo, now);
+  isolateCache.set(cacheKey, logo, now, Math.min(ISOLATE_TTL_MS, left));
   return logo;
 }
 
@@ -121,7 +127,7 @@ export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.
 export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const logo = await resolveFromDb(db, subject);
   const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
-  await storeResponse("resolve", cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}` } }));
+  await storeResponse("resolve", cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}`, [EXPIRES_HEADER]: String(now + ttl * 1000) } }));
   isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
 }

@@ -66,8 +66,9 @@ export class ExpiringCache<K, V> {
     return entry !== undefined && entry.expires > now ? entry.value : undefined;
   }
 
-  set(key: K, value: V, now = Date.now()): void {
-    this.entries.set(key, { value, expires: now + this.ttlMs });
+  /** Stores `value` for `ttlMs` (the cache's own unless given). */
+  set(key: K, value: V, now = Date.now(), ttlMs = this.ttlMs): void {
+    this.entries.set(key, { value, expires: now + ttlMs });
   }
 
   delete(key: K): void {
