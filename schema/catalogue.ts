@@ -181,6 +181,22 @@ export const discoveryMisses = sqliteTable("discovery_misses", {
 });
 
 /**
+ * Objects of images a write replaced, kept until `delete_after`: lookups redirect to a logo's
+ * asset with a day's public caching, so a redirect cached before the replacement must still
+ * find its image for that long. A later catalogue write deletes the objects whose time has
+ * come (src/catalogue/retiredObjects.ts); a write that stores the same content-addressed key
+ * again takes it off this list in the same transaction.
+ */
+export const retiredObjects = sqliteTable(
+  "retired_objects",
+  {
+    key: text("key").primaryKey(),
+    deleteAfter: integer("delete_after", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("retired_objects_delete_after_idx").on(t.deleteAfter)],
+);
+
+/**
  * Which list of `search_prefixes` an entry is on: `name`, companies whose name key starts with
  * the prefix; `word`, companies with any indexed word (of the name, an alias or a ticker) that
  * starts with it.

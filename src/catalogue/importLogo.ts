@@ -7,6 +7,7 @@ import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
 import { causesOf } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
+import { retirements, sweepRetired } from "./retiredObjects";
 import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
 
 /**
@@ -16,8 +17,9 @@ import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } fr
  *
  * Order of writes, so that a failure leaves no half-written company and no orphaned object:
  *   1. new objects are put under fresh, content-addressed keys (nothing points at them yet);
- *   2. company, domains, ticker and logo rows are written in one D1 batch (one transaction);
- *   3. only then are the objects of the replaced image deleted.
+ *   2. company, domains, ticker and logo rows are written in one D1 batch (one transaction),
+ *      which also retires the objects of the replaced image: they are deleted two days later,
+ *      once no cached redirect can lead to them (./retiredObjects.ts).
  * If step 2 fails, the objects of step 1 are deleted again.
  */
 export interface CompanyLogoInput {
@@ -118,14 +120,14 @@ export async function importCompanyLogo(
  * Many inputs in one write: each input is decided in order against the catalogue as the
  * inputs before it leave it, exactly as if each had been imported alone; then the objects of
  * all of them are put, all their rows written in one D1 batch (one transaction), and the
- * objects they replaced deleted. Results come in input order. Should the objects or the batch
+ * objects they replaced retired. Results come in input order. Should the objects or the batch
  * fail, what was put is deleted and the inputs are imported one at a time instead, so that a
  * bad input fails alone.
  */
 export async function importCompanyLogos(db: CatalogueDb, bucket: ObjectStore, items: LogoImport[], now = new Date()): Promise<Array<Result<ImportedLogo>>> {
   if (items.length === 0) return [];
   const plan = await planWrites(db, await readCatalogue(db, items.map((item) => item.input)), items, now);
-  const written = await writePlan(db, bucket, plan);
+  const written = await writePlan(db, bucket, plan, now);
   if (!written.ok) {
     if (items.length === 1) return [written];
     const results: Array<Result<ImportedLogo>> = [];
@@ -415,8 +417,8 @@ function referenceTo(company: CompanyState): SQL | number {
   return company.id ?? sql`(SELECT ${companyDomains.companyId} FROM ${companyDomains} WHERE ${companyDomains.domain} = ${company.primaryDomain})`;
 }
 
-/** Objects first, then the rows in one batch, then the replaced objects. */
-async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan): Promise<Result<true>> {
+/** Objects first, then the rows in one batch, the replaced objects retired in it (retiredObjects.ts). */
+async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan, now: Date): Promise<Result<true>> {
   if (plan.statements.length === 0) return ok(true);
   const puts = plan.logos.filter((logo) => logo.put);
   // Keys the catalogue already references are never deleted on failure: an image may come
@@ -428,9 +430,12 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
     return stored;
   }
 
+  // The replaced images' objects are unreferenced once the batch commits; redirects cached before it still lead to them.
+  const replaced = plan.logos.flatMap((logo) => logo.storedKeys.filter((key) => !logo.keys.includes(key)));
+  const statements = [...plan.statements, ...retirements(db, replaced, puts.flatMap((logo) => logo.keys), now)];
   let results: unknown[];
   try {
-    results = await db.batch(plan.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
     if (!plan.witness || !(await rowsWritten(db, plan.witness))) await deleteAll(bucket, newKeys()).catch(() => undefined);
     return fail("internal", `catalogue write failed: ${rootCause(error)}`);
@@ -445,9 +450,7 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan):
     if (logo.id === undefined) logo.id = returnedId(logo.createdBy!);
   }
 
-  // The replaced images' objects are unreferenced now.
-  const replaced = plan.logos.flatMap((logo) => logo.storedKeys.filter((key) => !logo.keys.includes(key)));
-  await deleteAll(bucket, replaced);
+  await sweep(db, bucket, now);
   return ok(true);
 }
 
@@ -499,7 +502,11 @@ export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, log
     if (!(await rowsWritten(db, and(eq(logos.id, logo.id), eq(logos.updatedAt, now))))) await unwind();
     return fail("internal", `catalogue write failed: ${rootCause(error)}`);
   }
-  await deleteAll(bucket, logoObjectKeys(logo).filter((key) => !kept.includes(key)));
+  // Retired once the row names the new image; should that fail, they stay as orphans (an orphan costs storage, a missing object breaks a logo).
+  await db
+    .batch(retirements(db, logoObjectKeys(logo).filter((key) => !kept.includes(key)), kept, now) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])
+    .catch((error) => console.error(`logo ${logo.id}: replaced objects not retired`, error));
+  await sweep(db, bucket, now);
   return ok("updated");
 }
 
@@ -587,6 +594,11 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
 /** The innermost message of an error's causes: the database's own, not the query drizzle wraps it in. */
 function rootCause(error: unknown): string {
   return ([...causesOf(error)].findLast((at) => at instanceof Error) as Error | undefined)?.message ?? String(error);
+}
+
+/** Retired objects whose time has come go after a write; a sweep that fails is the next write's. */
+async function sweep(db: CatalogueDb, bucket: ObjectStore, now: Date): Promise<void> {
+  await sweepRetired(db, bucket, now).catch((error) => console.error("retired objects: sweep failed", error));
 }
 
 /** R2 deletes at most 1,000 keys a call. */

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
 import { type CompanyLogoInput, importCompanyLogo, nameKey } from "../../src/catalogue/importLogo";
+import { RETIRED_FOR_MS } from "../../src/catalogue/retiredObjects";
 import { findLogo, searchCompanies } from "../../src/catalogue/queries";
 import { createDb } from "../../src/lib/db";
 import { fail, ok } from "../../src/lib/errors";
@@ -100,19 +101,43 @@ describe("importCompanyLogo", () => {
     expect(await objectKeys()).toEqual(before.keys);
   });
 
-  it("replaces a changed image and deletes the objects of the old one", async () => {
-    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+  const red = () =>
+    preparedFrom(redPng, { tone: "mixed", files: { master: redPng, grey: redPng }, renditions: { version: RENDITIONS_VERSION, light: false, dark: false, plain: "master", vector: false } });
+
+  it("replaces a changed image, keeping the old one's objects two days for redirects cached before, then deleting them", async () => {
+    const replacedAt = Date.now();
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt));
     const oldKeys = await objectKeys();
-    const result = await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () =>
-      ok(await preparedFrom(redPng, { tone: "mixed", files: { master: redPng, grey: redPng }, renditions: { version: RENDITIONS_VERSION, light: false, dark: false, plain: "master", vector: false } })),
-    );
-    expect(result.ok && result.value.outcome).toBe("updated");
-    const newKeys = await objectKeys();
-    expect(newKeys).toHaveLength(3);
-    expect(newKeys.filter((k) => oldKeys.includes(k))).toEqual([]);
-    const logo = (await db.select().from(logos).all())[0]!;
+    const result = await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () => ok(await red()), new Date(replacedAt));
+    expect(result.ok ? result.value.outcome : result.error.message).toBe("updated");
+    const logo = (await findLogo(db, result.ok ? result.value.logoId : 0))!.logo;
     expect(logo).toMatchObject({ tone: "mixed", renditions: { dark: false }, contentHash: await sha256Hex(redPng) });
     expect(await db.select().from(logos).all()).toHaveLength(1);
+    const newKeys = logoObjectKeys(logo);
+    expect(newKeys.filter((k) => oldKeys.includes(k))).toEqual([]);
+    // A page or CDN holding a redirect to the old image still finds it.
+    expect(await objectKeys()).toEqual([...oldKeys, ...newKeys].sort());
+
+    // A catalogue write a day later leaves them; one two days later deletes them, and only them.
+    const other = async (at: number, name: string) =>
+      importCompanyLogo(db, env.LOGOS, await input({ name, domains: [`${name.toLowerCase()}.example`], ticker: undefined, aliases: [] }, redPng), async () => ok(await red()), new Date(at));
+    await other(replacedAt + RETIRED_FOR_MS / 2, "Later");
+    expect(await objectKeys()).toEqual(expect.arrayContaining(oldKeys));
+    const last = await other(replacedAt + RETIRED_FOR_MS + 1, "Latest");
+    const remaining = await objectKeys();
+    expect(remaining.filter((k) => oldKeys.includes(k))).toEqual([]);
+    expect(remaining).toEqual(expect.arrayContaining([...newKeys, ...logoObjectKeys((await findLogo(db, last.ok ? last.value.logoId : 0))!.logo)]));
+  });
+
+  it("keeps the objects of an image that came back before its old objects' time", async () => {
+    const replacedAt = Date.now();
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt));
+    const blackKeys = await objectKeys();
+    await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () => ok(await red()), new Date(replacedAt));
+    const back = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt + 3_600_000));
+    expect(logoObjectKeys((await findLogo(db, back.ok ? back.value.logoId : 0))!.logo).sort()).toEqual(blackKeys);
+    await importCompanyLogo(db, env.LOGOS, await input({ name: "Later", domains: ["later.example"], ticker: undefined, aliases: [] }, redPng), async () => ok(await red()), new Date(replacedAt + 3 * RETIRED_FOR_MS));
+    expect(await objectKeys()).toEqual(expect.arrayContaining(blackKeys));
   });
 
   it("adds new domains and aliases to a known company without touching its primary domain", async () => {

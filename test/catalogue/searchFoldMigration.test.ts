@@ -126,7 +126,8 @@ describe("migration 0012: one fold of search", () => {
 
   it("leaves the code's upkeep working on every company", async () => {
     await oldCatalogue();
-    await applyD1Migrations(env.DB, migrations.slice(at, at + 1));
+    // With the migrations after it: the code's write path is today's.
+    await applyD1Migrations(env.DB, migrations.slice(at));
     const image = await preparedFrom(blackPng);
     await env.DB.prepare("UPDATE company_domains SET domain = 'ril.com' WHERE company_id = 3").run();
     const { companyId } = await addCompany({ name: "Reliance Industries", domains: ["ril.com"], aliases: ["रिलायंस इंडस्ट्रीज", "लाभ"], ticker: { symbol: "RELI", exchange: "NYSE" } }, image);

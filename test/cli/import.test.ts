@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { companies, companyDomains, companyTickers, logos, retiredObjects } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
@@ -61,6 +61,7 @@ const snapshot = async () => {
     tickers: await db.select().from(companyTickers).all(),
     logos: await logosInIdOrder(db),
     objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
+    retired: (await db.select().from(retiredObjects).all()).map((r) => r.key).sort(),
   };
 };
 
@@ -122,7 +123,7 @@ describe("npm run import", () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it("replaces a changed image and leaves no orphaned object", async () => {
+  it("replaces a changed image, retiring the old one's objects, and leaves no orphaned object", async () => {
     const before = await snapshot();
     writeFileSync(join(dir, "img/acme.svg"), wideSvg("#fafafa"));
     const result = await importManifest("logos.jsonl");
@@ -133,10 +134,11 @@ describe("npm run import", () => {
     expect(acmeAfter.id).toBe(acmeBefore.id);
     expect(acmeAfter.tone).toBe("light");
     expect(acmeAfter.contentHash).not.toBe(acmeBefore.contentHash);
-    expect(after.objects).toHaveLength(before.objects.length);
-    expect(after.objects).not.toContain(acmeBefore.masterKey);
-    const referenced = after.logos.flatMap((l) => logoObjectKeys(l)).sort();
-    expect(after.objects).toEqual(referenced);
+    // The old image's objects stay for redirects cached before, retired: deleted two days on.
+    expect(after.retired).toEqual(logoObjectKeys(acmeBefore).sort());
+    const referenced = after.logos.flatMap((l) => logoObjectKeys(l));
+    expect(referenced).not.toContain(acmeBefore.masterKey);
+    expect(after.objects).toEqual([...referenced, ...after.retired].sort());
   });
 
   it("reads CSV manifests with ;-separated lists", async () => {

@@ -214,7 +214,9 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     const after = await storedLogo(site.host);
     expect(after?.logo).toMatchObject({ id: before!.logo.id, width: 128, sourceUrl: `https://${site.host}/v2.png` });
     expect(after!.logo.fetchedAt!.getTime()).toBeGreaterThanOrEqual(before!.logo.fetchedAt!.getTime());
-    expect(await env.LOGOS.head(before!.logo.masterKey)).toBeNull();
+    // The old icon stays for redirects cached before the refresh, retired: deleted two days on.
+    expect(await env.LOGOS.head(before!.logo.masterKey)).not.toBeNull();
+    expect(await env.DB.prepare("SELECT key FROM retired_objects WHERE key = ?1").bind(before!.logo.masterKey).first()).not.toBeNull();
   });
 
   it("a discovery refresh of a catalogued company adds the discovered logo and leaves the company as the catalogue has it", async () => {

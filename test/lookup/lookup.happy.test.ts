@@ -2,10 +2,10 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies } from "../../schema";
-import { db } from "../helpers/catalogue";
+import { addCompany, db } from "../helpers/catalogue";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 import { encode } from "fast-png";
-import { darkLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, preparedFrom, redPng } from "../fixtures/images";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
 const imageInfo = async (response: Response) => env.IMAGES.info(response.body!);
@@ -146,6 +146,19 @@ describe("lookup by ticker and by name", () => {
     const [first, second] = name.split("/");
     const segments = await get(`/name/${first}/${encodeURIComponent(second!)}?token=${token}`);
     expect([segments.status, await segments.text()]).toEqual([400, "Invalid name: 1 to 200 characters"]);
+  });
+});
+
+describe("a logo whose image changes", () => {
+  it("still answers a redirect handed out before the change: the old image stays two days", async () => {
+    const { domain, name } = await freshCompany();
+    const token = await freshKey();
+    const before = (await get(`/${domain}?token=${token}&size=32`)).headers.get("location")!;
+    // The catalogue's image is replaced (an import of a changed file).
+    await addCompany({ name, domains: [domain] }, await preparedFrom(redPng));
+    const held = await exports.default.fetch(new URL(before, BASE));
+    expect([held.status, held.headers.get("content-type")]).toEqual([200, "image/png"]);
+    await held.body?.cancel();
   });
 });
 
