@@ -58,7 +58,8 @@ function companyByDomain(db: CatalogueDb, host: string) {
 /**
  * `AAPL` or `NASDAQ:AAPL`; without an exchange, the most prominent holder of the symbol. A
  * symbol the catalogue holds without an exchange is found with any exchange, unless the
- * symbol is also held on the exchange asked for.
+ * symbol is also held on the exchange asked for. A share class is written with a dot or a dash
+ * alike (`BRK.B`, `BT-A`, `HM.B`): either spelling finds it, the one asked for first.
  */
 export async function findCompanyByTicker(db: CatalogueDb, input: string): Promise<CompanyMatch | null> {
   const statement = companyByTicker(db, input);
@@ -71,10 +72,16 @@ function companyByTicker(db: CatalogueDb, input: string) {
   if (parts.length > 2) return null;
   const [exchange, symbol] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (!symbol) return null;
+  const spellings = [...new Set([symbol, symbol.replaceAll(".", "-"), symbol.replaceAll("-", ".")])];
   return companyWithPrimaryDomain(db)
     .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))
-    .where(and(eq(companyTickers.ticker, symbol), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])))
-    .orderBy(...(exchange === undefined ? [] : [desc(sql`${companyTickers.exchange} = ${exchange}`)]), desc(companies.prominence), asc(companies.id))
+    .where(and(inArray(companyTickers.ticker, spellings), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])))
+    .orderBy(
+      ...(exchange === undefined ? [] : [desc(sql`${companyTickers.exchange} = ${exchange}`)]),
+      desc(sql`${companyTickers.ticker} = ${symbol}`),
+      desc(companies.prominence),
+      asc(companies.id),
+    )
     .limit(1);
 }
 

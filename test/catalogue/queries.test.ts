@@ -65,6 +65,19 @@ describe("findCompanyByTicker", () => {
     expect((await findCompanyByTicker(db, "NYSE:ACME"))?.companyName).toBe("Acme Listed");
     expect((await findCompanyByTicker(db, "LSE:ACME"))?.companyName).toBe("Acme");
   });
+
+  it("finds a share class written with a dot or a dash either way, the spelling asked for first", async () => {
+    await add("British Telecom", ["bt.example"], { ticker: { symbol: "BT.A", exchange: "LSE" } });
+    await add("Hennes & Mauritz", ["hm.example"], { ticker: { symbol: "HM-B", exchange: "OMX" } });
+    expect((await findCompanyByTicker(db, "BT-A"))?.companyName).toBe("British Telecom");
+    expect((await findCompanyByTicker(db, "lse:bt-a"))?.companyName).toBe("British Telecom");
+    expect((await findCompanyByTicker(db, "HM.B"))?.companyName).toBe("Hennes & Mauritz");
+    expect((await searchCompanies(db, "HM.B", 5))[0]).toMatchObject({ companyName: "Hennes & Mauritz", matchedBy: "ticker" });
+    await add("Dotted Class", ["dotted.example"], { ticker: { symbol: "HM.B", exchange: "OMX" } });
+    expect((await findCompanyByTicker(db, "HM.B"))?.companyName).toBe("Dotted Class");
+    expect((await findCompanyByTicker(db, "HM-B"))?.companyName).toBe("Hennes & Mauritz");
+    expect(await findCompanyByTicker(db, "BTA")).toBeNull();
+  });
 });
 
 describe("findCompanyByName", () => {
