@@ -177,6 +177,18 @@ describe("npm run import", () => {
     expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
   });
 
+  it("prints the first hundred failures as they happen, and lists every one in the summary", async () => {
+    const rows = Array.from({ length: 150 }, (_, i) => JSON.stringify({ name: `Missing ${i}`, domains: [`missing-${i}.com`], variant: "icon", image: "img/nowhere.png" }));
+    writeFileSync(join(dir, "all-missing.jsonl"), `${rows.join("\n")}\n`);
+    const result = await importManifest("all-missing.jsonl");
+    expect(result.status).toBe(2);
+    expect(result.json()).toMatchObject({ rows: 150, failed: 150 });
+    expect(result.json().failures).toHaveLength(150);
+    const printed = result.stderr.split("\n").filter((line) => /^line \d+: /.test(line));
+    expect(printed).toHaveLength(100);
+    expect(result.stderr).toContain("… more rows fail: the summary lists every one");
+  });
+
   it.each([["1e2"], ["0x10"], ["0"], ["10001"]])("refuses --batch-size %j before reading anything, exiting 1", async (size) => {
     const result = await inProcess((io) => importCommand([join(dir, "logos.jsonl"), "--batch-size", size, "--persist-to", state.dir], io, { writer, pool }));
     expect(result.status).toBe(1);

@@ -37,6 +37,9 @@ export type ImportSummary = ImportReport & { seconds: number; rowsPerSecond: num
  * Runs an import against local or remote storage: images converted on every core, rows written
  * in batches, progress on stderr, resumable after an interruption (./checkpoint.ts).
  */
+/** Failures printed as they happen; a manifest whose every row fails would otherwise print them all. */
+const FAILURES_SHOWN = 100;
+
 export async function importManifest(manifest: string, options: ImportManifestOptions): Promise<ImportSummary> {
   const stream = options.stream ?? process.stderr;
   // Mistakes that need no storage are refused before anything starts.
@@ -65,6 +68,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
     plain: options.plainProgress,
   });
   const started = Date.now();
+  let failuresShown = 0;
   try {
     const report = await runImport(manifest, writer, {
       convert: pool.convert,
@@ -74,7 +78,12 @@ export async function importManifest(manifest: string, options: ImportManifestOp
         progress.update(r.rows, { failed: r.failed });
         options.onProgress?.(r);
       },
-      onFailure: ({ line, error }) => progress.note(`line ${line}: ${error}`),
+      onFailure: ({ line, error }) => {
+        // The summary lists every failure; the terminal, enough to see what is wrong.
+        if (failuresShown < FAILURES_SHOWN) progress.note(`line ${line}: ${error}`);
+        else if (failuresShown === FAILURES_SHOWN) progress.note(`… more rows fail: the summary lists every one`);
+        failuresShown++;
+      },
     });
     const seconds = (Date.now() - started) / 1000;
     options.onFinished?.();
