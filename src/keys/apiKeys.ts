@@ -196,13 +196,16 @@ const listedColumns = {
   revokedAt: apiKeys.revokedAt,
 };
 
+/** Live keys first, newest first within each group. */
+const liveFirst = [sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt)] as const;
+
 /** An account's keys, live ones first, newest first within each group. */
 export async function listKeys(db: Db, accountId: string): Promise<ListedKey[]> {
   return db
     .select(listedColumns)
     .from(apiKeys)
     .where(eq(apiKeys.accountId, accountId))
-    .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
+    .orderBy(...liveFirst)
     .limit(MAX_LISTED_KEYS)
     .all();
 }
@@ -216,7 +219,7 @@ export async function keysInUseSince(db: Db, accountId: string, since: Date): Pr
     .select(listedColumns)
     .from(apiKeys)
     .where(and(eq(apiKeys.accountId, accountId), or(isNull(apiKeys.revokedAt), gte(apiKeys.revokedAt, since))))
-    .orderBy(sql`${apiKeys.revokedAt} IS NOT NULL`, desc(apiKeys.createdAt))
+    .orderBy(...liveFirst)
     .all();
 }
 

@@ -36,11 +36,15 @@ export function writeOverrides(root: string, environment: Record<string, string 
  */
 export function localAddresses(devVars: string, environment: Record<string, string | undefined> = process.env): Record<string, string> {
   const local: Record<string, string> = {};
-  const devVarsText = existsSync(devVars) ? readFileSync(devVars, "utf8") : "";
   for (const name of ["PUBLIC_BASE_URL", "CDN_URL"]) {
-    if (environment[name] === undefined && !new RegExp(`^${name}=`, "m").test(devVarsText)) local[name] = "";
+    if (environment[name] === undefined && !setInDevVars(devVars, name)) local[name] = "";
   }
   return local;
+}
+
+/** Whether the project's .dev.vars sets `name`. */
+function setInDevVars(devVars: string, name: string): boolean {
+  return existsSync(devVars) && new RegExp(`^${name}=`, "m").test(readFileSync(devVars, "utf8"));
 }
 
 /**
@@ -50,7 +54,7 @@ export function localAddresses(devVars: string, environment: Record<string, stri
  */
 export function localSigningSecret(devVars: string, environment: Record<string, string | undefined> = process.env): Record<string, string> {
   if (environment.SIGNED_URL_SECRET) return {};
-  if (existsSync(devVars) && /^SIGNED_URL_SECRET=/m.test(readFileSync(devVars, "utf8"))) return {};
+  if (setInDevVars(devVars, "SIGNED_URL_SECRET")) return {};
   const file = join(devVars, "..", ".wrangler", "state", "signed-url-secret");
   if (!existsSync(file)) {
     mkdirSync(join(file, ".."), { recursive: true });
