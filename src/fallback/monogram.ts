@@ -1,4 +1,5 @@
 import { domainToUnicode } from "node:url";
+import { escapeMarkup } from "../lib/markup";
 
 /**
  * The monogram that stands in for a logo that does not exist (`fallback=monogram`): the first
@@ -85,11 +86,8 @@ export function tileColour(request: Pick<MonogramRequest, "domain" | "brandColor
   return toHex(rgb);
 }
 
-const escapeXml = (text: string) =>
-  text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[ch]!);
-
 export function monogramSvg(request: MonogramRequest): string {
-  const letter = escapeXml(monogramLetter(request.name, request.domain));
+  const letter = escapeMarkup(monogramLetter(request.name, request.domain));
   const tile = tileColour(request);
   const ink = luma(rgbOf(tile)) < 0.6 ? "#ffffff" : "#1f2328";
   const size = request.size;

@@ -11,7 +11,8 @@ import { dependency } from "../lib/dependencies";
  *   sign-in:address:<ip>                 sign-in attempts from an address,
  *   sign-in:account:<email>:from:<ip>    for an account from an address,
  *   sign-in:account:<email>              for an account from anywhere
- *   playground:address:<ip>              the landing page's playground, for visitors without a key
+ *   playground:address:<ip>              the landing page's playground, for visitors without an account
+ *   playground:account:<accountId>       the dashboard's playground, for an account
  */
 export const limiterNames = {
   keyShard: (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`),
@@ -21,6 +22,7 @@ export const limiterNames = {
   signInAccountAtAddress: (email: string, address: string) => `sign-in:account:${email}:from:${address}`,
   signInAccount: (email: string) => `sign-in:account:${email}`,
   playgroundAddress: (address: string) => `playground:address:${address}`,
+  playgroundAccount: (accountId: string) => `playground:account:${accountId}`,
 };
 
 export function rateLimiterFor(env: Pick<Env, "RATE_LIMITER">, name: string) {

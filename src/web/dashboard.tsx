@@ -10,7 +10,7 @@ import { type PlanLimits, planLimits } from "../limits/plans";
 import type { SessionAccount } from "../portal/sessions";
 import { count, dateTime, keyLabel } from "./format";
 import { Page, render } from "./layout";
-import { assetImages, keyImages, Playground, type PlaygroundResult, resolveTyped } from "./playground";
+import { assetImages, keyImages, Playground, typedResult } from "./playground";
 import { signedIn, type WebEnv } from "./session";
 
 /**
@@ -151,14 +151,11 @@ dashboardPages.get("/portal", signedIn, async (c) => {
   const base = publicBase(c.env, c.req.url);
   const typed = c.req.query("domain")?.trim();
 
-  let result: PlaygroundResult | null = null;
-  if (typed) {
-    const found = await resolveTyped(db, typed);
-    result =
-      "logo" in found
-        ? { ...found, images: selectedKey ? keyImages(found.logo, found.domain, selectedKey.id) : assetImages(c.env, base, found.logo) }
-        : found;
-  }
+  const { result, status } = typed
+    ? await typedResult(c, { accountId: account.id }, typed, (logo, domain) =>
+        selectedKey ? keyImages(logo, domain, selectedKey.id) : assetImages(c.env, base, logo),
+      )
+    : { result: null, status: 200 as const };
   return render(
     c,
     <DashboardPage
@@ -167,5 +164,6 @@ dashboardPages.get("/portal", signedIn, async (c) => {
       welcome={c.req.query("welcome") === "1"}
       playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey }}
     />,
+    status,
   );
 });

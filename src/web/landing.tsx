@@ -3,7 +3,7 @@ import { type AppEnv, publicBase, readVars } from "../env";
 import { createDb } from "../lib/db";
 import { clientAddress, currentSession } from "../portal/sessions";
 import { Page, render } from "./layout";
-import { assetImages, GUEST_TRIES_PER_MINUTE, guestMayTry, Playground, type PlaygroundResult, resolveTyped } from "./playground";
+import { assetImages, Playground, type PlaygroundResult, typedResult } from "./playground";
 
 /**
  * `GET /` for browsers: a small landing page with the playground. Only a request that asks for
@@ -51,17 +51,9 @@ landing.get("/", async (c, next) => {
   const base = publicBase(c.env, c.req.url);
   const db = createDb(c.env.DB);
   const typed = c.req.query("domain")?.trim();
-  let result: PlaygroundResult | null = null;
-  let status: 200 | 429 = 200;
-  if (typed) {
-    if (await guestMayTry(c.env, clientAddress(c))) {
-      const found = await resolveTyped(db, typed);
-      result = "logo" in found ? { ...found, images: assetImages(c.env, base, found.logo) } : found;
-    } else {
-      status = 429;
-      result = { domain: typed, error: `That is ${GUEST_TRIES_PER_MINUTE} domains this minute. Wait a minute, or sign in to try more.` };
-    }
-  }
+  const { result, status } = typed
+    ? await typedResult(c, { address: clientAddress(c) }, typed, (logo) => assetImages(c.env, base, logo))
+    : { result: null, status: 200 as const };
   const signedIn = (await currentSession(c, db)) !== null;
   // Shared caches must not keep a page made for one visitor (signed in or not, one domain or another).
   return render(c, <LandingPage base={base} signupOpen={readVars(c.env).SIGNUP === "on"} signedIn={signedIn} typed={typed} result={result} />, status);

@@ -115,19 +115,17 @@ function GuestNav(props: { signupOpen: boolean }) {
 }
 
 /**
- * Where the pages may load images from: this Worker, and the CDN when lookups redirect there.
+ * Where the pages may load images from: this Worker under the name it was asked by, its public
+ * name (the playground's images and their redirects are built on PUBLIC_BASE_URL, and a page may
+ * be opened under another, such as workers.dev), and the CDN when lookups redirect there.
  * Invalid vars leave only 'self', so that the page saying the service is misconfigured renders.
  */
 function imageSources(env: Env): string {
   const vars = checkedVars(env);
-  const cdn = vars.ok ? vars.value.CDN_URL : "";
-  return cdn ? `'self' ${new URL(cdn).origin}` : "'self'";
+  const origins = vars.ok ? [vars.value.PUBLIC_BASE_URL, vars.value.CDN_URL].filter(Boolean).map((url) => new URL(url).origin) : [];
+  return ["'self'", ...new Set(origins)].join(" ");
 }
 
-/**
- * Headers of every page. Forms post only here, except that the plan page's forms end in a
- * redirect to Stripe's hosted pages, which form-action must allow as the browser follows it.
- */
 /** A form's main button, in the row of actions every form ends with. */
 export function SubmitRow(props: { label: string }) {
   return (
@@ -139,6 +137,10 @@ export function SubmitRow(props: { label: string }) {
   );
 }
 
+/**
+ * Headers of every page. Forms post only here, except that the plan page's forms end in a
+ * redirect to Stripe's hosted pages, which form-action must allow as the browser follows it.
+ */
 export function pageHeaders(env: Env, cache: "no-store" | "public" = "no-store"): Record<string, string> {
   return {
     "Content-Security-Policy": [

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { readVars } from "../env";
 import { type ResolvedLogo, resolveLogo } from "../catalogue/resolveLogo";
@@ -7,6 +7,7 @@ import type { ListedKey } from "../keys/apiKeys";
 import { noteKeyUse } from "../keys/lastUsed";
 import { accountKey } from "../keys/verify";
 import { createDb, type Db } from "../lib/db";
+import { escapeMarkup } from "../lib/markup";
 import { normaliseDomain } from "../lib/domain";
 import { plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
@@ -21,13 +22,16 @@ import { signedIn, type WebEnv } from "./session";
  * embeds it. Signed in, every image is a lookup with one of the account's publishable keys,
  * counted against its limits like a lookup from the account's own site (the page knows keys
  * only by id, so the images go through /portal/playground/logo). A visitor without an
- * account sees the public asset URLs instead, a few domains a minute per address.
+ * account sees the public asset URLs instead, a few domains a minute per address; an account
+ * may type a few more a minute.
  */
 export const PLAYGROUND_SIZES = [32, 64, 128] as const;
 export const PLAYGROUND_THEMES = ["light", "dark"] as const;
 type Theme = (typeof PLAYGROUND_THEMES)[number];
 /** Domains a minute a visitor without an account may try on the landing page. */
 export const GUEST_TRIES_PER_MINUTE = 30;
+/** Domains a minute a signed-in account may try on its dashboard. */
+export const ACCOUNT_TRIES_PER_MINUTE = 60;
 
 export interface PlaygroundImage {
   size: number;
@@ -40,7 +44,7 @@ export interface PlaygroundImage {
 export type PlaygroundResult = { domain: string; logo: ResolvedLogo; images: PlaygroundImage[] } | { domain: string; error: string };
 
 /** The logo a typed domain names, or what to say instead. */
-export async function resolveTyped(db: Db, typed: string): Promise<{ domain: string; logo: ResolvedLogo } | { domain: string; error: string }> {
+async function resolveTyped(db: Db, typed: string): Promise<{ domain: string; logo: ResolvedLogo } | { domain: string; error: string }> {
   const normalised = normaliseDomain(hostOf(typed));
   if (!normalised.ok) return { domain: typed, error: `“${typed}” is not a domain name. Try one like github.com.` };
   const logo = await resolveLogo(db, { kind: "domain", value: normalised.domain });
@@ -80,12 +84,32 @@ export function assetImages(env: Env, base: string, logo: ResolvedLogo): Playgro
   return images(logo, (size, theme) => lookupTarget(env, base, logo, size, theme));
 }
 
-/** Counts one try of a visitor without an account; false once the address has used its minute. */
-export async function guestMayTry(env: Env, address: string): Promise<boolean> {
-  const decision = await askLimiter(env, limiterNames.playgroundAddress(address), (limiter) =>
-    limiter.consume([{ name: "playground", period: "minute", limit: GUEST_TRIES_PER_MINUTE }]),
-  );
-  return decision.allowed;
+/**
+ * The playground's answer to a typed domain, counted first: a visitor's by address and an
+ * account's by account, since a typed domain is resolved whether or not its images then count
+ * as lookups (an account without a publishable key is shown the public asset URLs, as a visitor
+ * is). A refusal is a 429 with Retry-After, the page saying why.
+ */
+export async function typedResult(
+  c: Context,
+  visitor: { address: string } | { accountId: string },
+  typed: string,
+  imagesOf: (logo: ResolvedLogo, domain: string) => PlaygroundImage[],
+): Promise<{ result: PlaygroundResult; status: 200 | 429 }> {
+  const env = c.env as Env;
+  const [name, limit] =
+    "address" in visitor
+      ? [limiterNames.playgroundAddress(visitor.address), GUEST_TRIES_PER_MINUTE]
+      : [limiterNames.playgroundAccount(visitor.accountId), ACCOUNT_TRIES_PER_MINUTE];
+  const now = Date.now();
+  const decision = await askLimiter(env, name, (limiter) => limiter.consume([{ name: "playground", period: "minute", limit }], 1, now));
+  if (!decision.allowed) {
+    c.header("Retry-After", retryAfter(decision.resetAt, now));
+    const more = "address" in visitor ? ", or sign in to try more" : "";
+    return { result: { domain: typed, error: `That is ${limit} domains this minute. Wait a minute${more}.` }, status: 429 };
+  }
+  const found = await resolveTyped(createDb(env.DB), typed);
+  return { result: "logo" in found ? { ...found, images: imagesOf(found.logo, found.domain) } : found, status: 200 };
 }
 
 export function Playground(props: {
@@ -156,7 +180,7 @@ export function Playground(props: {
             </div>
             <h3>Embed it</h3>
             <pre id="snippet">
-              <code>{`<img src="${props.base}/${result.domain}?token=${token}&size=128" alt="${result.logo.companyName} logo" width="128" height="${snippetImage?.height ?? 128}">`}</code>
+              <code>{`<img src="${props.base}/${result.domain}?token=${token}&size=128" alt="${escapeMarkup(result.logo.companyName)} logo" width="128" height="${snippetImage?.height ?? 128}">`}</code>
             </pre>
             <p class="hint">
               {props.selectedKey

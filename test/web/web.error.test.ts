@@ -183,12 +183,34 @@ describe("the playground refuses", () => {
     expect((await browser.fetch(`/portal/playground/logo?key=x&domain=${domain}&size=9000&theme=light`)).status).toBe(400);
   });
 
-  it("visitors past their tries of the minute", async () => {
+  it("visitors past their tries of the minute, saying when to come back", async () => {
     const headers = { Accept: "text/html", "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 200)}` };
     let last: Response | undefined;
     for (let i = 0; i <= 30; i++) last = await exports.default.fetch(`${BASE}/?domain=example.com`, { headers });
     expect(last!.status).toBe(429);
+    expect(Number(last!.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(Number(last!.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
     expect(await textOf(last!)).toContain("That is 30 domains this minute");
+  });
+
+  it("a visitor who takes another IPv6 address of the same /64, but not a neighbour on another /64", async () => {
+    const network = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:7`;
+    const tryFrom = (address: string) => exports.default.fetch(`${BASE}/?domain=example.com`, { headers: { Accept: "text/html", "CF-Connecting-IP": address } });
+    for (let i = 1; i <= 30; i++) expect((await tryFrom(`${network}::${i.toString(16)}`)).status).toBe(200);
+    expect((await tryFrom(`${network}:0:0:0:ffff`)).status).toBe(429);
+    expect((await tryFrom(`${network.replace(/:7$/, ":0007")}:abcd::1`)).status).toBe(429);
+    expect((await tryFrom(`${network.replace(/:7$/, ":8")}::1`)).status).toBe(200);
+  });
+
+  it("a signed-in account past its tries of the minute, with a key or without", async () => {
+    const { browser } = await signedUp();
+    let last: Response | undefined;
+    for (let i = 0; i <= 60; i++) last = await browser.fetch("/portal?domain=example.com");
+    expect(last!.status).toBe(429);
+    expect(Number(last!.headers.get("Retry-After"))).toBeGreaterThan(0);
+    const text = await textOf(last!);
+    expect(text).toContain("That is 60 domains this minute. Wait a minute.");
+    expect(text).not.toContain("/assets/");
   });
 });
 

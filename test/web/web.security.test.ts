@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { approveAs, authorizeUrl, pkcePair, registerClient } from "../oauth/helpers";
-import { freshCompany } from "../lookup/helpers";
+import { fetchWith, freshCompany } from "../lookup/helpers";
 import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
 
 const PAGES = ["/portal", "/portal/keys", "/portal/usage", "/portal/billing", "/portal/connections"];
@@ -42,6 +42,30 @@ describe("every page", () => {
       expect(file.headers.get("cache-control")).toContain("immutable");
       expect(file.headers.get("x-content-type-options")).toBe("nosniff");
     }
+  });
+});
+
+describe("the playground", () => {
+  it("gives an embed snippet that stays an image whatever the company's name", async () => {
+    const { domain } = await freshCompany({ name: `Evil" onerror="alert(1)` });
+    const page = await exports.default.fetch(`${BASE}/?domain=${domain}`, { headers: { Accept: "text/html" } });
+    expect(page.status).toBe(200);
+    const snippet = /<pre id="snippet">([\s\S]*?)<\/pre>/.exec(await page.text())![1]!;
+    // What a person copies: the text of the code block, its markup decoded once.
+    const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+    const copied = snippet.replace(/<[^>]+>/g, "").replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => entities[name]!);
+    expect(copied).toContain(`alt="Evil&quot; onerror=&quot;alert(1) logo"`);
+    expect(copied).not.toContain(`onerror="`);
+  });
+
+  it("may show images from the service's public name when the page is opened under another", async () => {
+    const { domain } = await freshCompany();
+    const page = await fetchWith({ PUBLIC_BASE_URL: "https://logos.example.com" }, `https://logo-lookup.example.workers.dev/?domain=${domain}`, {
+      headers: { Accept: "text/html" },
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('src="https://logos.example.com/assets/');
+    expect(page.headers.get("content-security-policy")).toContain("img-src 'self' https://logos.example.com;");
   });
 });
 
