@@ -9,8 +9,9 @@ import { planOfPrice } from "./stripe";
  * Applying Stripe webhook events to an account's plan and subscription status.
  *
  * Each event becomes one D1 batch (one transaction) of guarded statements:
- *  - nothing happens for an account that does not exist, or if the event id was applied before (redelivery, or a concurrent
- *    duplicate: D1 runs batches one after another, and the first one records the id);
+ *  - an event for an account that does not exist changes nothing and is not recorded (`ignored`);
+ *  - nothing happens if the event id was applied before (redelivery, or a concurrent duplicate:
+ *    D1 runs batches one after another, and the first one records the id);
  *  - the billing row changes only if the event is not older than the newest event applied
  *    (`created` against `state_at`), so out-of-order deliveries never move an account back.
  *    Events of the same second (Stripe's `created` has no finer grain) are ordered by the
@@ -26,13 +27,18 @@ import { planOfPrice } from "./stripe";
  *    paying one replaces it: Stripe may tell of the new subscription before the old one's end;
  *  - `accounts.plan`, which every limiter reads, follows the billing row only when this very
  *    event wrote it.
+ *
+ * `invoice.payment_failed` is not among them: Stripe tells of the failure through the
+ * subscription itself (`customer.subscription.updated` to past_due, later unpaid or canceled),
+ * with that subscription's id and status. The invoice says neither, so any state derived from it
+ * would be invented: it could mark a subscription that had ended, or the account's new one, as
+ * past_due, and its later `created` would make the subscription's own events stale.
  */
 export const handledEvents = [
   "checkout.session.completed",
   "customer.subscription.created",
   "customer.subscription.updated",
   "customer.subscription.deleted",
-  "invoice.payment_failed",
 ] as const;
 
 /** Statuses in which a subscription's plan applies; any other leaves the account on Free. */
@@ -43,7 +49,8 @@ interface Change {
   customerId: string | null;
   subscriptionId: string | null;
   status: string;
-  plan: Plan;
+  /** Null: the subscription pays for a price no STRIPE_PRICE_* names, and the account keeps its plan. */
+  plan: Plan | null;
   periodStart: number | null;
   periodEnd: number | null;
   cancelAtPeriodEnd: boolean;
@@ -109,8 +116,6 @@ const subscriptionSchema = z.object({
     .nullish(),
 });
 
-const invoiceSchema = z.object({ customer: stripeRef });
-
 /** Event objects that do not have the fields this service reads. */
 export class MalformedEvent extends Error {}
 
@@ -124,10 +129,6 @@ async function accountOfCustomer(db: Db, customerId: string | null): Promise<str
   if (!customerId) return null;
   const row = await db.select({ accountId: billingAccounts.accountId }).from(billingAccounts).where(eq(billingAccounts.stripeCustomerId, customerId)).get();
   return row?.accountId ?? null;
-}
-
-async function currentOf(db: Db, accountId: string) {
-  return db.select().from(billingAccounts).where(eq(billingAccounts.accountId, accountId)).get();
 }
 
 /** What an event means for an account, or null when it concerns none of ours. */
@@ -159,34 +160,23 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
       if (!accountId) return null;
       const item = subscription.items?.data?.[0];
       const status = event.type === "customer.subscription.deleted" ? "canceled" : subscription.status;
-      const sold = planOfPrice(env, item?.price?.id) ?? paidPlan.safeParse(subscription.metadata.plan).data ?? null;
+      const price = item?.price?.id;
+      const sold = planOfPrice(env, price);
+      // A price that is not configured (STRIPE_PRICE_* moved to a new price, a price made by hand
+      // in Stripe) keeps the account's plan. Not metadata.plan: that is the plan bought at
+      // checkout, and Stripe's customer portal changes the price without updating it.
+      if (payingStatuses.has(status) && !sold) {
+        console.warn(`billing: subscription ${subscription.id} of account ${accountId} pays for price ${price ?? "(none)"}, which no STRIPE_PRICE_* names: the account keeps its plan`);
+      }
       return {
         accountId,
         customerId,
         subscriptionId: subscription.id,
         status,
-        plan: payingStatuses.has(status) && sold ? sold : "free",
+        plan: payingStatuses.has(status) ? sold : "free",
         periodStart: item?.current_period_start ? item.current_period_start * 1000 : null,
         periodEnd: item?.current_period_end ? item.current_period_end * 1000 : null,
         cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
-      };
-    }
-    case "invoice.payment_failed": {
-      const customerId = objectOf(invoiceSchema, event).customer;
-      const accountId = await accountOfCustomer(db, customerId);
-      if (!accountId) return null;
-      // The plan stays while Stripe retries the payment; the subscription events that follow
-      // (unpaid, canceled) are what take it away.
-      const current = await currentOf(db, accountId);
-      return {
-        accountId,
-        customerId,
-        subscriptionId: current?.subscriptionId ?? null,
-        status: "past_due",
-        plan: current?.plan ?? "free",
-        periodStart: current?.currentPeriodStart?.getTime() ?? null,
-        periodEnd: current?.currentPeriodEnd?.getTime() ?? null,
-        cancelAtPeriodEnd: current?.cancelAtPeriodEnd ?? false,
       };
     }
     default:
@@ -202,18 +192,23 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
   const d1 = db.$client;
   const unseen = "NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?1)";
   const statements = [
-    // Read in the same transaction, before the upsert: whether the row pays for another
-    // subscription, which names the outcome if the upsert changes nothing.
+    // Read in the same transaction, before the upsert: whether the account exists, and whether
+    // its row pays for another subscription, which name the outcome if the upsert changes nothing.
     d1
-      .prepare(`SELECT ${OTHER_NOT_PAYING("billing_accounts", "?2", "?3")} AS other FROM billing_accounts WHERE account_id = ?1`)
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ?1) AS known,
+                (SELECT ${OTHER_NOT_PAYING("billing_accounts", "?2", "?3")} FROM billing_accounts WHERE account_id = ?1) AS other`,
+      )
       .bind(change.accountId, change.subscriptionId, change.status),
     // Upsert the billing row, unless the event was seen, is older than the row, or says
-    // another subscription than the paying one is not paying.
+    // another subscription than the paying one is not paying. A plan kept (null) is the
+    // account's, read here in the same transaction.
     d1
       .prepare(
         `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
                                        current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at)
-         SELECT ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?1, ?11 WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ?2)
+         SELECT ?2, ?3, ?4, ?5, coalesce(?6, (SELECT plan FROM accounts WHERE id = ?2)), ?7, ?8, ?9, ?10, ?1, ?11
+         WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ?2)
          ON CONFLICT (account_id) DO UPDATE SET
            stripe_customer_id = coalesce(excluded.stripe_customer_id, stripe_customer_id),
            subscription_id = coalesce(excluded.subscription_id, subscription_id),
@@ -245,7 +240,8 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
         event.created,
         now,
       ),
-    // The plan limiters read follows, only if this event is the one the row now reflects.
+    // The plan limiters read follows, only if this event is the one the row now reflects (a
+    // plan kept, null, compares to nothing and changes nothing).
     d1
       .prepare(
         `UPDATE accounts SET plan = ?2, updated_at = ?3
@@ -260,9 +256,18 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
         .bind(change.checkoutSessionId, now, change.accountId),
     );
   }
-  statements.push(d1.prepare("INSERT INTO stripe_events (id, type, created, received_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (id) DO NOTHING").bind(event.id, event.type, event.created, now));
+  // Recorded only for an account of ours: an event about none concerns us, and is not kept.
+  statements.push(
+    d1
+      .prepare(
+        `INSERT INTO stripe_events (id, type, created, received_at) SELECT ?1, ?2, ?3, ?4
+         WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?5) ON CONFLICT (id) DO NOTHING`,
+      )
+      .bind(event.id, event.type, event.created, now, change.accountId),
+  );
 
-  const [read, upsert, ...rest] = await d1.batch<{ other: number }>(statements);
+  const [read, upsert, ...rest] = await d1.batch<{ known: number; other: number }>(statements);
+  if (!read?.results[0]?.known) return "ignored";
   if (rest.at(-1)?.meta.changes === 0) return "duplicate";
   if (upsert?.meta.changes !== 0) return "applied";
   return read?.results[0]?.other ? "other_subscription" : "stale";

@@ -339,7 +339,7 @@ describe("webhook hardening", () => {
     ["an empty object", "customer.subscription.updated", {}],
     ["no object at all", "checkout.session.completed", undefined],
     ["a subscription without a status", "customer.subscription.created", { id: "sub_x", customer: "cus_x", metadata: {} }],
-    ["an invoice whose customer is a number", "invoice.payment_failed", { customer: 42 }],
+    ["a subscription whose customer is a number", "customer.subscription.updated", { id: "sub_x", status: "active", customer: 42, metadata: {} }],
   ])("row 6: a validly signed event with %s → 400, nothing applied, nothing recorded", async (_, type, object) => {
     const body = event(type, {});
     (body.data as { object?: unknown }).object = object;
