@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { nameKey } from "../../src/catalogue/importLogo";
 import { normaliseDomain } from "../../src/lib/domain";
 import { RESTRICTIVE_LICENCE, sourceSets } from "../../src/licences/sources";
 import { type IconField, buildSeedCatalogue, loadIconSets, readBrands, seedSummary } from "../../src/cli/seed/catalogue";
@@ -64,6 +65,16 @@ describe("the curated brand mapping", () => {
   it("writes each ticker as lookups and search find it: upper case, a share class after a dash or a dot", () => {
     // The symbols src/lookup/lookup.ts (`/ticker/{t}`) and search accept; no spaces.
     for (const brand of brands.filter((b) => b.ticker)) expect(brand.ticker, `${brand.file}:${brand.line}`).toMatch(/^[A-Z0-9.&-]{1,20}$/);
+  });
+
+  it("lets no icon set's alias take another brand's name, as the lookup by name folds it", () => {
+    const names = new Set(catalogue.map((c) => nameKey(c.name)));
+    for (const brand of brands) {
+      const company = byDomain.get(brand.domains[0]!);
+      for (const alias of (company?.aliases ?? []).filter((a) => !brand.aliases?.includes(a))) {
+        expect(nameKey(alias) === nameKey(brand.name) || !names.has(nameKey(alias)), `${brand.file}:${brand.line} ${brand.name}: ${alias}`).toBe(true);
+      }
+    }
   });
 
   it("overrides the choice of set only for a set the brand uses, and says why", () => {

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { LogoVariant } from "../../../schema";
+import { nameKey } from "../../catalogue/importLogo";
 import { type SourceSetId, sourceSets } from "../../licences/sources";
 import { type IconSets, loadIconSets, type SetLogo } from "./sets";
 
@@ -92,6 +93,9 @@ export interface SeedCompany {
 }
 
 export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSets()): SeedCompany[] {
+  // Another brand's name, as the lookup by name folds it (nameKey): an icon set's "also known
+  // as" never takes it (simple-icons gives Deutsche Telekom "T-Mobile", OpenTofu "Terraform").
+  const brandNames = new Set(brands.map((brand) => nameKey(brand.name)));
   return brands.flatMap((brand) => {
     const simple = (brand.simpleIcons ?? []).map((slug) => sets.simpleIcons.get(slug)).find((icon) => icon !== undefined);
     const brandColor = brand.color ?? (simple ? `#${simple.hex.toLowerCase()}` : undefined);
@@ -101,7 +105,9 @@ export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSet
       return best ? [best] : [];
     });
     if (logos.length === 0) return [];
-    const aliases = [...new Set([...(brand.aliases ?? []), ...(simple?.aliases?.aka ?? [])])].filter((a) => a !== brand.name);
+    const own = nameKey(brand.name);
+    const aka = (simple?.aliases?.aka ?? []).filter((a) => nameKey(a) === own || !brandNames.has(nameKey(a)));
+    const aliases = [...new Set([...(brand.aliases ?? []), ...aka])].filter((a) => a !== brand.name);
     return [
       {
         name: brand.name,
