@@ -59,7 +59,8 @@ function companyByDomain(db: CatalogueDb, host: string) {
  * `AAPL` or `NASDAQ:AAPL`; without an exchange, the most prominent holder of the symbol. A
  * symbol the catalogue holds without an exchange is found with any exchange, unless the
  * symbol is also held on the exchange asked for. A share class is written with a dot or a dash
- * alike (`BRK.B`, `BT-A`, `HM.B`): either spelling finds it, the one asked for first.
+ * alike (`BRK.B`, `BT-A`, `HM.B`): either spelling finds it, the one asked for first; a
+ * numeric code with or without its leading zeros (`700`, `0700`).
  */
 export async function findCompanyByTicker(db: CatalogueDb, input: string): Promise<CompanyMatch | null> {
   const statement = companyByTicker(db, input);
@@ -72,7 +73,7 @@ function companyByTicker(db: CatalogueDb, input: string) {
   if (parts.length > 2) return null;
   const [exchange, symbol] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (!symbol) return null;
-  const spellings = [...new Set([symbol, symbol.replaceAll(".", "-"), symbol.replaceAll("-", ".")])];
+  const spellings = [...new Set([symbol, symbol.replaceAll(".", "-"), symbol.replaceAll("-", "."), ...numericSpellings(symbol)])];
   return companyWithPrimaryDomain(db)
     .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))
     .where(and(inArray(companyTickers.ticker, spellings), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])))
@@ -83,6 +84,18 @@ function companyByTicker(db: CatalogueDb, input: string) {
       asc(companies.id),
     )
     .limit(1);
+}
+
+/**
+ * A numeric code is written with leading zeros or without (Hong Kong's `0700`, `700` and
+ * `00700` are one code): its four-digit spelling, which the catalogue holds, also finds it.
+ * Codes of five digits or more that are not zero-padded (Korea's `005930`, Hong Kong's `09988`
+ * keep theirs) are left as they are.
+ */
+function numericSpellings(symbol: string): string[] {
+  if (!/^\d{1,8}$/.test(symbol)) return [];
+  const bare = symbol.replace(/^0+(?=\d)/, "");
+  return bare.length <= 4 ? [bare.padStart(4, "0")] : [];
 }
 
 /** Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie. */

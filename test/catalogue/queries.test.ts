@@ -78,6 +78,16 @@ describe("findCompanyByTicker", () => {
     expect((await findCompanyByTicker(db, "HM-B"))?.companyName).toBe("Hennes & Mauritz");
     expect(await findCompanyByTicker(db, "BTA")).toBeNull();
   });
+
+  it("finds a numeric code with or without its leading zeros", async () => {
+    await add("Tencent", ["tencent.example"], { ticker: { symbol: "0700", exchange: "HKEX" } });
+    await add("Samsung", ["samsung.example"], { ticker: { symbol: "005930", exchange: "KRX" } });
+    for (const asked of ["0700", "700", "00700", "HKEX:700"]) expect((await findCompanyByTicker(db, asked))?.companyName, asked).toBe("Tencent");
+    expect((await findCompanyByTicker(db, "005930"))?.companyName).toBe("Samsung");
+    expect(await findCompanyByTicker(db, "5930")).toBeNull();
+    expect(await findCompanyByTicker(db, "7000")).toBeNull();
+    expect(await findCompanyByTicker(db, "0")).toBeNull();
+  });
 });
 
 describe("findCompanyByName", () => {
