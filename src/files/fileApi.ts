@@ -6,7 +6,8 @@ import { fail, ok, type Result } from "../lib/errors";
  * Uploads to the AI provider's file API (spec: get_logo `returnType: "file"`, insert_logo),
  * in the wire format of Anthropic's Files API: `POST {ANTHROPIC_BASE_URL}/v1/files`, a
  * multipart body with one `file` field, the key in `x-api-key`. The answer names the file by
- * `id`, which the caller's own workflow refers to afterwards.
+ * `id`, which the caller's own workflow refers to afterwards. A redirect is not followed: it
+ * would carry the key to whatever host it names.
  */
 const API_VERSION = "2023-06-01";
 const FILES_BETA = "files-api-2025-04-14";
@@ -27,6 +28,7 @@ export async function deleteFile(env: Env, fileId: string): Promise<void> {
     const response = await fetch(`${readVars(env).ANTHROPIC_BASE_URL}/v1/files/${encodeURIComponent(fileId)}`, {
       method: "DELETE",
       headers: filesHeaders(env.ANTHROPIC_API_KEY),
+      redirect: "manual",
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     });
     if (!response.ok) console.error(`file API: deleting ${fileId} refused with ${response.status}`);
@@ -51,6 +53,7 @@ export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fil
       method: "POST",
       headers: filesHeaders(env.ANTHROPIC_API_KEY),
       body: form,
+      redirect: "manual",
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     });
   } catch (error) {

@@ -10,7 +10,8 @@ import { createServer, type Server } from "node:http";
  * make one upload fail without touching any other test's.
  *
  * `DELETE /v1/files/{id}` removes a file (`{ id, type: "file_deleted" }`, 404 for an unknown id).
- * `GET /_uploads?filename=…` lets tests see what arrived (size, SHA-256, type, headers) and
+ * Any path under `/_moved/` answers `307` to the same path without it, as a gateway that
+ * moved would. `GET /_uploads?filename=…` lets tests see what arrived (size, SHA-256, type, headers) and
  * whether it was deleted since.
  */
 export const FAKE_FILES_API_KEY = "sk-ant-test-0123456789";
@@ -42,6 +43,11 @@ export async function startFakeFilesApi(): Promise<{ url: string; server: Server
     if (req.method === "GET" && url.pathname === "/_uploads") {
       const filename = url.searchParams.get("filename");
       return reply(200, JSON.stringify(received.filter((r) => filename === null || r.filename === filename)));
+    }
+    // A gateway that moved: every path under /_moved answers 307 to the same path without it.
+    if (url.pathname.startsWith("/_moved/")) {
+      res.writeHead(307, { Location: `http://${req.headers.host}${url.pathname.slice("/_moved".length)}` });
+      return res.end();
     }
     const fileRoute = /^\/v1\/files\/([^/]+)$/.exec(url.pathname);
     if (!(req.method === "POST" && url.pathname === "/v1/files") && !(req.method === "DELETE" && fileRoute)) {
