@@ -1,5 +1,14 @@
 import { eq } from "drizzle-orm";
-import { classifyInboundRequest, isInitializeRequest, isJSONRPCRequest, localhostAllowedOrigins, originValidationResponse, readRequestBody } from "@modelcontextprotocol/server";
+import {
+  classifyInboundRequest,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  isJsonContentType,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  readRequestBody,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
@@ -37,7 +46,7 @@ import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
  * Before all of it, a browser page on another site (DNS rebinding) is turned away: a local
  * server answers only to local host names (localHostOnly), and a request with an Origin must
  * come from this server's own host (or, on a local server, from a local page such as the MCP
- * Inspector). Agents send no Origin.
+ * Inspector). Agents send no Origin. A page admitted gets CORS, its preflight free.
  *
  * The 401s and the 403 for scope carry `WWW-Authenticate: Bearer resource_metadata="…"` so
  * clients can discover the authorization server. Each call that passes these checks counts
@@ -57,11 +66,36 @@ const ISSUED_TOKEN = /^[^:]{1,128}:[\w-]{16}:[\w-]{32}$/;
 // The spec's words for any failure before the tools run, a failed dependency too (then 503).
 mcp.onError(jsonErrorHandler("Internal MCP server error", "Internal MCP server error"));
 
-mcp.all("/mcp", localHostOnly, async (c) => {
-  const base = publicBase(c.env, c.req.url);
-  const host = new URL(base).hostname;
+/**
+ * Pages: a browser page on another site is turned away (above); a page this endpoint admits (its
+ * own site, or a local page on a local server) gets CORS on every answer, the 401's challenge
+ * readable, and a preflight answered before authentication (a preflight carries no token).
+ */
+mcp.use("/mcp", localHostOnly, async (c, next) => {
+  const host = new URL(publicBase(c.env, c.req.url)).hostname;
   const foreign = originValidationResponse(c.req.raw, localhostAllowedOrigins().includes(host) ? localhostAllowedOrigins() : [host]);
   if (foreign) return foreign;
+  const origin = c.req.header("origin");
+  if (!origin) return next();
+  const cors = { "Access-Control-Allow-Origin": origin, Vary: "Origin" };
+  if (c.req.method === "OPTIONS") {
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...cors,
+        "Access-Control-Allow-Methods": "POST",
+        "Access-Control-Allow-Headers": c.req.header("access-control-request-headers") ?? "Authorization, Content-Type, Accept, MCP-Protocol-Version",
+        "Access-Control-Max-Age": "86400",
+      },
+    });
+  }
+  await next();
+  c.res = new Response(c.res.body, c.res);
+  for (const [name, value] of Object.entries({ ...cors, "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, Mcp-Session-Id" })) c.res.headers.set(name, value);
+});
+
+mcp.all("/mcp", async (c) => {
+  const base = publicBase(c.env, c.req.url);
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
   const token = bearerToken(c.req.header("authorization"));
@@ -98,7 +132,7 @@ mcp.all("/mcp", localHostOnly, async (c) => {
   // one call of 20 tools/call must not cost what one tool call costs.
   const body = c.req.method === "POST" ? await readRequestBody(c.req.raw, MAX_MCP_BODY_BYTES) : { tooLarge: false as const, text: null };
   if (body.tooLarge) return tooLarge();
-  const charge = chargeFor(body.text);
+  const charge = chargeFor(body.text, c.req.raw.headers);
   if (!charge.ok) return batchRefused(charge.error);
   const toolset: Toolset = c.req.query("toolset") === "three" ? "three" : "seven";
   const now = Date.now();
@@ -136,9 +170,10 @@ export type Charge = { ok: true; messages: number } | { ok: false; error: JsonRp
  * one request"), malformed bodies and lone notifications included; a JSON-RPC batch costs one
  * per request in it, at least one, since its notifications and responses run no tool. A batch
  * the MCP transport will refuse whole is refused here first, costing nothing, with the error
- * the SDK would answer: it ran nothing, and 101 tools/list must not cost 101 before a 400.
+ * the SDK would answer: it ran nothing, and 101 tools/list must not cost 101 before a 400. A
+ * batch it will refuse on its headers alone costs one, as any call.
  */
-export function chargeFor(text: string | null): Charge {
+export function chargeFor(text: string | null, headers: Headers): Charge {
   if (text === null || !text.trimStart().startsWith("[")) return { ok: true, messages: 1 };
   let batch: unknown;
   try {
@@ -157,7 +192,25 @@ export function chargeFor(text: string | null): Charge {
   if (batch.length > 1 && batch.some((message) => isInitializeRequest(message))) {
     return { ok: false, error: { code: -32600, message: "Invalid Request: Only one initialization request is allowed" } };
   }
+  if (refusedOnHeaders(headers)) return { ok: true, messages: 1 };
   return { ok: true, messages: Math.max(1, batch.filter((message) => isJSONRPCRequest(message)).length) };
+}
+
+/**
+ * Whether the transport refuses a batch (always the 2025-era path: a 2026-07-28 request never
+ * comes in one) on its headers, before a message runs: a Content-Type that is not JSON (415),
+ * an Accept without both JSON and an event stream (406), an MCP-Protocol-Version it does not
+ * speak (400). Should it accept one of these after all, the batch ran for the price of one call.
+ */
+function refusedOnHeaders(headers: Headers): boolean {
+  const accept = headers.get("accept") ?? "";
+  const version = headers.get("mcp-protocol-version");
+  return (
+    !isJsonContentType(headers.get("content-type")) ||
+    !accept.includes("application/json") ||
+    !accept.includes("text/event-stream") ||
+    (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+  );
 }
 
 /** A refused batch, as the transport answers it: 400 and a JSON-RPC error without an id. */

@@ -139,6 +139,9 @@ describe("/mcp: limits", () => {
   ] as const)("%s: call %i of the minute passes, the next gets 429 with Retry-After: 60", async (plan, perMinute) => {
     const { account, token } = await signedIn(plan);
     expect(planLimits[plan].mcp.perMinute).toBe(perMinute);
+    // The calls must fall in the minute that was spent: wait out a minute about to end.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
     await spend(account.id, plan, "seven", perMinute - 1);
     expect((await callMcp(token)).status).toBe(200);
     const refused = await callMcp(token);
@@ -179,6 +182,17 @@ describe("/mcp: batches", () => {
     expect(await used(account.id, "launch")).toBe(0);
     // The same message alone is served, and counted.
     expect((await callMcp(token, batchOf(1), "/mcp", LEGACY)).status).toBe(200);
+    expect(await used(account.id, "launch")).toBe(1);
+  });
+
+  it.each([
+    ["an Accept without an event stream", { Accept: "application/json" }, 406],
+    ["a Content-Type that is not JSON", { "Content-Type": "text/plain" }, 415],
+    ["a protocol version it does not speak", { "MCP-Protocol-Version": "1999-01-01" }, 400],
+  ])("a batch the transport refuses on its headers (%s) costs one call, not one a message", async (_, headers, status) => {
+    const { account, token } = await signedIn("launch");
+    const refused = await callMcp(token, batchOf(100), "/mcp", { ...LEGACY, ...headers });
+    expect(refused.status).toBe(status);
     expect(await used(account.id, "launch")).toBe(1);
   });
 

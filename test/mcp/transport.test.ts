@@ -55,6 +55,33 @@ describe("/mcp transport", () => {
     expect((await send(access, { method: "POST", body: LIST })).status).toBe(200);
   });
 
+  it("a page it admits gets CORS: the preflight answered before authentication, the challenge and the answer readable", async () => {
+    const inspector = "http://localhost:6274";
+    const preflight = await exports.default.fetch("http://localhost:8787/mcp", {
+      method: "OPTIONS",
+      headers: { Origin: inspector, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(inspector);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+
+    const unauthorized = await exports.default.fetch("http://localhost:8787/mcp", { method: "POST", body: LIST, headers: { Origin: inspector, "Content-Type": "application/json", Accept: MCP_ACCEPT } });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get("access-control-allow-origin")).toBe(inspector);
+    expect(unauthorized.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate");
+
+    const served = await send(await token(), { method: "POST", body: LIST, headers: { Origin: BASE } });
+    expect(served.status).toBe(200);
+    expect(served.headers.get("access-control-allow-origin")).toBe(BASE);
+    expect(served.headers.get("vary")).toContain("Origin");
+
+    const foreign = await exports.default.fetch(`${BASE}/mcp`, { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+    expect((await send(await token(), { method: "POST", body: LIST })).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("a local server (plain http, no PUBLIC_BASE_URL) answers only to local host names: a rebound name gets 403 everywhere it would name itself", async () => {
     for (const path of ["/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/authorize"]) {
       const rebound = await exports.default.fetch(`http://evil.example.com${path}`, {
