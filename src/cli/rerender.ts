@@ -14,6 +14,8 @@ import { SingleBar } from "cli-progress";
 import { sql } from "drizzle-orm";
 import { logos } from "../../schema";
 import { replaceLogoImage } from "../catalogue/importLogo";
+import { withoutVector } from "../catalogue/preparedImage";
+import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import { logosInIdOrder } from "../catalogue/queries";
 import type { Logo } from "../images/keys";
 import { RENDITIONS_VERSION } from "../images/renditions";
@@ -47,7 +49,9 @@ async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (
       if (!original) return fail(logo.id, `original ${logo.originalKey} is missing`);
       const prepared = await prepareOriginal(logo.format, new Uint8Array(await original.arrayBuffer()));
       if (!prepared.ok) return fail(logo.id, prepared.error);
-      const result = await replaceLogoImage(db, bucket, logo, prepared.logo);
+      // A discovered SVG is a stranger's markup: stored without a vector, as discovery stores it.
+      const image = logo.sourceSet === DISCOVERED_SOURCE_SET ? withoutVector(prepared.logo) : prepared.logo;
+      const result = await replaceLogoImage(db, bucket, logo, image);
       if (result.ok) report[result.value === "unchanged" ? "unchanged" : "updated"]++;
       else fail(logo.id, result.error.message);
     } catch (error) {

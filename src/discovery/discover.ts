@@ -1,7 +1,9 @@
+import { parse } from "tldts";
 import { importCompanyLogo } from "../catalogue/importLogo";
 import { withoutVector } from "../catalogue/preparedImage";
 import { DISCOVERED_PROMINENCE, DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import type { Db } from "../lib/db";
+import { registrableDomain } from "../lib/domain";
 import { sha256Hex } from "../lib/encoding";
 import { ok } from "../lib/errors";
 import { decodeDataUrl, fetchLimited, type Fetched, type ResolveMap } from "./fetcher";
@@ -73,9 +75,21 @@ interface Candidate extends CandidateReport {
 /** The domain's site, asked and ranked, and the winner written into the catalogue. */
 export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, resolve: ResolveMap, now = new Date()): Promise<DiscoveryReport> {
   const site = await readSite(domain, resolve);
-  const brandColor = brandColour(site.manifest?.themeColor) ?? brandColour(site.page?.themeColor);
-  const name = site.manifest?.name ?? site.page?.siteName ?? site.page?.applicationName ?? site.page?.title ?? domain;
+  const landed = site.pageUrl === null ? null : registrableDomain(new URL(site.pageUrl).hostname);
+  // A home page that redirects to another registrable domain (a social profile, a domain
+  // seller's page, a parent brand) is that site's page: its name is the other site's, never
+  // this domain's, which is then named as a site that names nothing is. Its colour and icons
+  // are the other brand's too, unless the other domain is this one's name under another suffix
+  // (acme.de → acme.com): a country site sent to the company's main one, the same mark.
+  const ownSite = landed === null || landed === registrableDomain(domain);
+  const sameBrand = ownSite || brandLabel(landed!) === brandLabel(domain);
+  const brandColor = sameBrand ? (brandColour(site.manifest?.themeColor) ?? brandColour(site.page?.themeColor)) : null;
+  const name = (ownSite ? (site.manifest?.name ?? site.page?.siteName ?? site.page?.applicationName ?? site.page?.title) : null) ?? domain;
   const report: DiscoveryReport = { domain, outcome: "nothing", page: site.pageUrl, name, brandColor, candidates: [] };
+  if (!sameBrand) {
+    report.reason = `the site redirects to another site (${landed})`;
+    return report;
+  }
 
   // Round one: what the page and manifest name; round two, only if that yields nothing usable
   // (nothing, or only an icon under MIN_EDGE): the well-known paths the page did not name.
@@ -114,7 +128,7 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
       licence: "unknown",
       sourceHash: await sha256Hex(bytes!),
       brandColor: brandColor ?? undefined,
-      provenance: { sourceUrl: winner.url.startsWith("data:") ? `${site.pageUrl ?? origin} (inline data: URL)` : winner.url, fetchedAt: now },
+      provenance: { sourceUrl: isDataUrl(winner.url) ? `${origin} (inline data: URL)` : winner.url, fetchedAt: now },
       // A page's title and theme colour name a new company; a catalogued one keeps its own.
       keepCompany: true,
     },
@@ -140,30 +154,47 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
 }
 
 interface Site {
+  /**
+   * The page's own URL, after redirects: where the well-known paths (/favicon.ico) are asked
+   * and what the report and a data: icon's provenance name. Never its <base href>, which may
+   * name any site: a base moves what the page's hrefs mean, not where the page is.
+   */
   pageUrl: string | null;
+  /** What the page's hrefs resolve against: its <base href>, else its URL. */
+  baseUrl: string | null;
   page: PageFacts | null;
+  /** The manifest's URL after its redirects: what its icons resolve against, as browsers resolve them. */
   manifestUrl: string | null;
   manifest: ManifestFacts | null;
 }
 
+/** Whether a URL is a data: URL; URL schemes are case-insensitive, so `DATA:` is one too. */
+const isDataUrl = (url: string) => /^data:/i.test(url);
+
+/** A registrable domain's name without its public suffix: `acme` for acme.com and acme.co.uk. */
+const brandLabel = (host: string) => parse(host, { allowPrivateDomains: true }).domainWithoutSuffix;
+
 async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
   let fetched: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
   if (!fetched.ok) fetched = await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
-  if (!fetched.ok) return { pageUrl: null, page: null, manifestUrl: null, manifest: null };
+  if (!fetched.ok) return { pageUrl: null, baseUrl: null, page: null, manifestUrl: null, manifest: null };
   // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
-  const page = await readPage(fetched.bytes).catch(() => null);
-  if (!page) return { pageUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
+  const page = await readPage(fetched.bytes, fetched.contentType).catch(() => null);
+  if (!page) return { pageUrl: fetched.url, baseUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
   // Browsers ignore a data: or javascript: base (HTML § 4.2.3, "set the frozen base URL"), and
   // no other scheme but http(s) can resolve an icon's path: such a base leaves the page's URL.
   const declaredBase = resolveUrl(page.baseHref, fetched.url);
   const base = declaredBase && /^https?:/i.test(declaredBase) ? declaredBase : fetched.url;
-  const manifestUrl = resolveUrl(page.manifestHref, base);
+  let manifestUrl = resolveUrl(page.manifestHref, base);
   let manifest: ManifestFacts | null = null;
-  if (manifestUrl && !manifestUrl.startsWith("data:")) {
+  if (manifestUrl && !isDataUrl(manifestUrl)) {
     const file = await fetchLimited(manifestUrl, MANIFEST, resolve);
-    manifest = file.ok ? readManifest(file.bytes) : null;
+    if (file.ok) {
+      manifestUrl = file.url;
+      manifest = readManifest(file.bytes);
+    }
   }
-  return { pageUrl: base, page, manifestUrl, manifest };
+  return { pageUrl: fetched.url, baseUrl: base, page, manifestUrl, manifest };
 }
 
 /** An href against its base: absolute, protocol-relative and relative URLs, and `data:`; null when unusable. */
@@ -190,7 +221,7 @@ function candidatesOf(site: Site): Candidate[] {
       out.push({ url, from: sourceOf(icon), declaredSize: icon.size === Infinity ? "any" : icon.size, declaredType: icon.type });
     }
   };
-  add(site.page?.icons ?? [], site.pageUrl);
+  add(site.page?.icons ?? [], site.baseUrl);
   add(site.manifest?.icons ?? [], site.manifestUrl);
   return out.sort((a, b) => declaredRank(b) - declaredRank(a)).slice(0, MAX_NAMED);
 }
@@ -221,22 +252,36 @@ export function score(from: CandidateSource, icon: { width: number; height: numb
 /** Whether the search can end: an icon under MIN_EDGE (a negative score) is kept only while nothing better turns up. */
 const usable = (best: Candidate | null) => best !== null && best.score! >= 0;
 
-/** Fetches and decodes candidates, best declared first, until one round gives a usable icon; the best so far stays in the running. */
-async function bestOf(env: DiscoveryEnv, candidates: Candidate[], resolve: ResolveMap, bestSoFar: Candidate | null = null): Promise<Candidate | null> {
+/**
+ * Fetches and decodes candidates, best declared first, until one round gives a usable icon; the
+ * best so far stays in the running. Only the best keeps its bytes and pixels (up to 5 MB of file
+ * and its decoded image each): the others' go as soon as they lose, so a search through every
+ * round holds one round's and the best's, not all of them. Exported for its tests.
+ */
+export async function bestOf(env: DiscoveryEnv, candidates: Candidate[], resolve: ResolveMap, bestSoFar: Candidate | null = null): Promise<Candidate | null> {
   let best = bestSoFar;
   for (let start = 0; start < candidates.length && !usable(best); start += FETCHED_PER_ROUND) {
     const round = candidates.slice(start, start + FETCHED_PER_ROUND);
     await Promise.all(round.map((candidate) => examine(env, candidate, resolve)));
     for (const candidate of round) {
-      if (candidate.score !== undefined && (!best || candidate.score > best.score!)) best = candidate;
+      if (candidate.score !== undefined && (!best || candidate.score > best.score!)) {
+        if (best) letGo(best);
+        best = candidate;
+      } else letGo(candidate);
     }
   }
   return best;
 }
 
+/** A candidate that lost: its report stays, its bytes and pixels go. */
+function letGo(candidate: Candidate): void {
+  delete candidate.bytes;
+  delete candidate.decoded;
+}
+
 async function examine(env: DiscoveryEnv, candidate: Candidate, resolve: ResolveMap): Promise<void> {
   let bytes: Uint8Array;
-  if (candidate.url.startsWith("data:")) {
+  if (isDataUrl(candidate.url)) {
     const inline = decodeDataUrl(candidate.url, ICON.maxBytes);
     if (!inline) return void (candidate.refused = "unreadable data: URL");
     bytes = inline.bytes;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decodeCharacterReferences } from "./entities";
 
 /**
  * What a site's home page and web app manifest say about its icons and its name, read with
@@ -62,31 +63,37 @@ const clean = (text: string | null | undefined) => {
   return value === "" ? null : value;
 };
 
-export async function readPage(html: Uint8Array): Promise<PageFacts> {
+/** An attribute's value with its character references decoded (the rewriter gives it as written). */
+const attribute = (element: Element, name: string) => {
+  const value = element.getAttribute(name);
+  return value === null ? null : decodeCharacterReferences(value);
+};
+
+export async function readPage(html: Uint8Array, contentType: string | null = null): Promise<PageFacts> {
   const facts: PageFacts = { baseHref: null, icons: [], manifestHref: null, themeColor: null, siteName: null, applicationName: null, title: null };
   let title = "";
   let inTitle = false;
   const rewriter = new HTMLRewriter()
     .on("base[href]", {
       element(element) {
-        facts.baseHref ??= element.getAttribute("href");
+        facts.baseHref ??= attribute(element, "href");
       },
     })
     .on("link[rel][href]", {
       element(element) {
-        const rel = iconRel(element.getAttribute("rel") ?? "");
-        const href = element.getAttribute("href")?.trim();
+        const rel = iconRel(attribute(element, "rel") ?? "");
+        const href = attribute(element, "href")?.trim();
         if (!rel || !href) return;
         if (rel === "manifest") facts.manifestHref ??= href;
         else if (facts.icons.length < MAX_ICONS) {
-          facts.icons.push({ href, rel, size: declaredSize(element.getAttribute("sizes")), type: element.getAttribute("type")?.toLowerCase() ?? null });
+          facts.icons.push({ href, rel, size: declaredSize(attribute(element, "sizes")), type: attribute(element, "type")?.toLowerCase() ?? null });
         }
       },
     })
     .on("meta[content]", {
       element(element) {
-        const key = (element.getAttribute("name") ?? element.getAttribute("property") ?? "").toLowerCase();
-        const content = element.getAttribute("content");
+        const key = (attribute(element, "name") ?? attribute(element, "property") ?? "").toLowerCase();
+        const content = attribute(element, "content");
         if (key === "theme-color") facts.themeColor ??= content;
         else if (key === "og:site_name") facts.siteName ??= clean(content);
         else if (key === "application-name") facts.applicationName ??= clean(content);
@@ -105,25 +112,37 @@ export async function readPage(html: Uint8Array): Promise<PageFacts> {
       },
     });
   // The transformed output is not needed: it is drained so the handlers run over the whole page.
-  await rewriter.transform(new Response(html, { headers: { "Content-Type": "text/html" } })).arrayBuffer();
-  facts.title = clean(decodeEntities(title));
+  // The page is handed over as text already decoded, so its own encoding is not lost on the way.
+  await rewriter.transform(new Response(pageText(html, contentType), { headers: { "Content-Type": "text/html; charset=utf-8" } })).arrayBuffer();
+  facts.title = clean(decodeCharacterReferences(title));
   return facts;
 }
 
 /**
- * Titles arrive as raw text; the handful of entities that turn up in names. A numeric reference
- * to nothing a string may hold (NUL, a surrogate, past U+10FFFF) is U+FFFD, as browsers read it
- * (HTML § 13.2.5.80, numeric character reference end state).
+ * The page as text, in the encoding it is written in, chosen as browsers choose it (HTML
+ * § 13.2.3, simplified): a byte order mark; else the charset the response's Content-Type names;
+ * else one a `<meta charset>` or `<meta http-equiv="Content-Type" content="…; charset=…">` in
+ * the first 1024 bytes names; else UTF-8. A label TextDecoder does not know (it knows the
+ * Encoding Standard's: windows-1252, shift_jis, gbk, …) is passed over. Read as UTF-8 whatever
+ * it is, a windows-1252 page's "Café" would be stored as "Caf\ufffd".
  */
-function decodeEntities(text: string): string {
-  const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity[0] === "#") {
-      const code = entity[1]?.toLowerCase() === "x" ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? "\ufffd" : String.fromCodePoint(code);
+function pageText(html: Uint8Array, contentType: string | null): string {
+  const bom = html[0] === 0xef && html[1] === 0xbb && html[2] === 0xbf ? "utf-8" : html[0] === 0xfe && html[1] === 0xff ? "utf-16be" : html[0] === 0xff && html[1] === 0xfe ? "utf-16le" : null;
+  // The prescan reads bytes as ASCII, and single-byte windows-1252 keeps every byte one character.
+  const start = new TextDecoder("windows-1252").decode(html.subarray(0, 1024));
+  const meta = /<meta\s[^>]*?charset\s*=\s*["']?\s*([^\s"';>]+)/i.exec(start)?.[1] ?? null;
+  // A page whose meta tag could be read as ASCII is no UTF-16 page, whatever the tag says.
+  const fromMeta = meta && /^utf-?16/i.test(meta) ? "utf-8" : meta;
+  const header = /;\s*charset\s*=\s*["']?([^\s"';]+)/i.exec(contentType ?? "")?.[1] ?? null;
+  for (const label of [bom, header, fromMeta]) {
+    if (!label) continue;
+    try {
+      return new TextDecoder(label).decode(html);
+    } catch {
+      // An encoding TextDecoder does not know: the next source names another, or UTF-8 remains.
     }
-    return named[entity.toLowerCase()] ?? whole;
-  });
+  }
+  return new TextDecoder().decode(html);
 }
 
 /** The parts of a web app manifest (W3C Web Application Manifest) that name icons and the app. */

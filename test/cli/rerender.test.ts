@@ -5,7 +5,8 @@ import { logos, retiredObjects } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
 import { prepareLogo } from "../../src/cli/importer/prepare";
-import { LEGACY_RENDITIONS, type Logo, logoObjectKeys, renditionKey } from "../../src/images/keys";
+import { withoutVector } from "../../src/catalogue/preparedImage";
+import { LEGACY_RENDITIONS, type Logo, logoObjectKeys, renditionKey, vectorKey } from "../../src/images/keys";
 import { sha256Hex } from "../../src/lib/encoding";
 import { ok } from "../../src/lib/errors";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
@@ -113,4 +114,25 @@ describe("npm run rerender", () => {
     });
   });
 
+  it("re-renders a discovered SVG as discovery stores it: without a vector, a stranger's markup never served", async () => {
+    const svg = new TextEncoder().encode(mark("#0a7d5a"));
+    let logoId = 0;
+    await withPlatform(state.dir, async ({ db, bucket }) => {
+      const prepared = await prepareLogo(svg);
+      if (!prepared.ok) throw new Error(prepared.error);
+      const input: CompanyLogoInput = { name: "stranger", domains: ["stranger-svg.com"], aliases: [], prominence: 0, variant: "icon", sourceSet: "discovered", licence: "unknown", sourceHash: await sha256Hex(svg) };
+      const written = await importCompanyLogo(db, bucket, input, async () => ok(withoutVector(prepared.logo)));
+      if (!written.ok) throw new Error(written.error.message);
+      logoId = written.value.logoId;
+      await asLegacy(db, bucket, (await logosInIdOrder(db)).find((l) => l.id === logoId)!);
+    });
+
+    const result = await tool("rerender", [], state.dir);
+    expect(result.json()).toMatchObject({ logos: 2, updated: 1, failed: 1 });
+    await withPlatform(state.dir, async ({ db, bucket }) => {
+      const logo = (await logosInIdOrder(db)).find((l) => l.id === logoId)!;
+      expect(logo).toMatchObject({ format: "svg", sourceSet: "discovered", renditions: { version: RENDITIONS_VERSION, vector: false } });
+      expect(await bucket.head(vectorKey(logo.masterKey))).toBeNull();
+    });
+  });
 });
