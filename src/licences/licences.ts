@@ -91,12 +91,18 @@ export function licencesReport(counts: Counts, exceptions: Exception[] = []) {
   };
 }
 
-export const licences = new Hono<AppEnv>().get("/licences", async (c) => {
-  const cached = await cachedResponse("licences", CACHE_KEY);
-  if (cached) return c.json(await cached.json(), 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
-  const db = createDb(c.env.DB);
-  const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
-  const report = licencesReport(counts, exceptions);
-  c.executionCtx.waitUntil(storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })));
-  return c.json(report, 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
-});
+// Any page may read it, as any page may show the logos it credits.
+const PUBLIC = { "Cache-Control": `public, max-age=${CACHE_SECONDS}`, "Access-Control-Allow-Origin": "*" };
+
+export const licences = new Hono<AppEnv>()
+  .get("/licences", async (c) => {
+    const cached = await cachedResponse("licences", CACHE_KEY);
+    if (cached) return c.json(await cached.json(), 200, PUBLIC);
+    const db = createDb(c.env.DB);
+    const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
+    const report = licencesReport(counts, exceptions);
+    c.executionCtx.waitUntil(storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })));
+    return c.json(report, 200, PUBLIC);
+  })
+  // A simple GET needs no preflight; one that sends a header of its own gets this.
+  .options("/licences", (c) => c.body(null, 204, { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET", "Access-Control-Max-Age": "86400" }));

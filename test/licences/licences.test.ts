@@ -68,6 +68,21 @@ describe("GET /licences", () => {
     for (const set of licencesReport([]).sets) expect(set.attribution === null, set.sourceSet).toBe(set.licence === "CC0-1.0");
   });
 
+  it("may be read by any page, its own preflight saying so", async () => {
+    const read = await exports.default.fetch("https://logos.test/licences", { headers: { Origin: "https://blog.example" } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get("access-control-allow-origin")).toBe("*");
+    const again = await exports.default.fetch("https://logos.test/licences", { headers: { Origin: "https://blog.example" } });
+    expect(again.headers.get("access-control-allow-origin")).toBe("*");
+    const preflight = await exports.default.fetch("https://logos.test/licences", {
+      method: "OPTIONS",
+      headers: { Origin: "https://blog.example", "Access-Control-Request-Method": "GET" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("GET");
+  });
+
   it("serves nothing but GET", async () => {
     const response = await exports.default.fetch("https://logos.test/licences", { method: "POST" });
     expect(response.status).toBe(405);

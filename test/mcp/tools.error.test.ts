@@ -35,11 +35,26 @@ describe("invalid arguments get a clear message", () => {
     ["fetch_logos", { domains: Array.from({ length: 6 }, (_, i) => `d${i}.com`), returnType: "base64" }, "at most 5 with returnType 'base64'"],
     ["send_feedback", { category: "praise", message: "hi" }, "category must be one of data_quality, bug, feature_request, other"],
     ["send_feedback", { category: "bug", message: "x".repeat(5001) }, "message must be at most 5000 characters"],
+    ["send_feedback", { category: "bug", message: "👍".repeat(5001) }, "message must be at most 5000 characters"],
+    ["search_logos", { query: "日本".repeat(250) + "語" }, "query must be at most 500 characters"],
   ] as const)("%s: %#, expecting “%s”", async (tool, args, message) => {
     const { call } = await agent();
     const text = failure(await call(tool, args));
     expect(text).toContain(`Invalid arguments for tool ${tool}`);
     expect(text).toContain(message);
+  });
+});
+
+describe("lengths are counted in characters, as the spec and the advertised schema count them", () => {
+  it("an emoji is one character, not two", async () => {
+    const { call, client } = await agent();
+    expect(structured(await call("search_logos", { query: "🍎".repeat(500) }))).toEqual({ results: [] });
+    const sent = structured(await call("send_feedback", { category: "other", message: "👍".repeat(5000) }));
+    expect(sent).toMatchObject({ ok: true });
+    const { tools } = await client.listTools();
+    const property = (tool: string, name: string) => (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { maxLength?: number }>)[name];
+    expect(property("search_logos", "query")?.maxLength).toBe(500);
+    expect(property("send_feedback", "message")?.maxLength).toBe(5000);
   });
 });
 
