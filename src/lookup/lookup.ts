@@ -84,7 +84,10 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   // A secret key anywhere in a URL is refused outright (and, like every key, never logged).
   if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey) return { ok: false, response: plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN) };
 
-  if (bearer !== undefined) {
+  // A page's own bearer (an app's session token that a fetch wrapper adds to every request, a
+  // gateway's) is not ours to judge when the URL carries the publishable key: only a bearer
+  // shaped like a secret key, or one standing alone, is the credential.
+  if (bearer !== undefined && (keyTypeOf(bearer) === "secret" || token === undefined)) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
     if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer" }) };
     return { ok: true, caller: { kind: "secret", key, cors: SECRET_CALLER } };

@@ -83,6 +83,16 @@ describe("401 Missing or invalid token", () => {
     await expectText(response, 401, "Missing or invalid token");
     expect(response.headers.get("www-authenticate")).toBe("Bearer");
   });
+
+  it("judges the publishable key in the URL whatever other bearer the page's fetch adds, but never a secret one", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    for (const bearer of ["eyJhbGciOiJIUzI1NiJ9.e30.sig", token]) {
+      expect((await get(`/${domain}?token=${token}`, { headers: { Authorization: `Bearer ${bearer}` } })).status, bearer).toBe(302);
+    }
+    const forged = await get(`/${domain}?token=${token}`, { headers: { Authorization: `Bearer sk_${"x".repeat(32)}` } });
+    await expectText(forged, 401, "Missing or invalid token");
+  });
 });
 
 describe("404 Logo not found", () => {
