@@ -7,6 +7,7 @@ import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../sche
 import { type AppEnv, publicBase } from "../env";
 import { createKey } from "../keys/apiKeys";
 import { createDb, type Db } from "../lib/db";
+import { MISCONFIGURED } from "../lib/errors";
 import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler, retryLater } from "../lib/responses";
 import { lookupUsage } from "../limits/lookupLimits";
@@ -16,7 +17,7 @@ import { type BillingCaller, billingCaller } from "./caller";
 import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
 import { checkoutState, createCheckoutSession } from "./sessions";
-import { paidPlans, stripeSdk } from "./stripe";
+import { paidPlans, STRIPE_UNAVAILABLE, stripeSdk } from "./stripe";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
@@ -29,7 +30,6 @@ billing.onError(jsonErrorHandler("Billing failed. Try again later"));
 /** Keys whose lookups the status reports; accounts hold a handful. */
 const MAX_KEYS_REPORTED = 50;
 const NOT_SIGNED_IN = "Sign in to the portal or send a secret key as Authorization: Bearer sk_…";
-const STRIPE_UNAVAILABLE = "Billing is not available right now. Try again later";
 
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   try {
@@ -128,9 +128,11 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   // Another account's session is indistinguishable from an unknown one.
   if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");
-  const state = await checkoutState(c.env, row);
-  // Stripe not answering is an outage to wait out, as for checkout: 503 with Retry-After.
+  const { state } = await checkoutState(c.env, row);
+  // Stripe not answering is an outage to wait out, as for checkout: 503 with Retry-After;
+  // Stripe refusing the key is the deployment's fault, which no retry mends: 500.
   if (state === "unavailable") return jsonError(c, "unavailable", STRIPE_UNAVAILABLE, retryLater);
+  if (state === "misconfigured") return jsonError(c, "internal", MISCONFIGURED);
   if (state === "open") return jsonError(c, "conflict", "This checkout is not complete yet");
 
   // Claimed before the key exists: of two concurrent exchanges, one gets a key.

@@ -3,14 +3,16 @@ import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { payingStatuses } from "./events";
-import { callStripe, type PaidPlan, priceOf } from "./stripe";
+import { missingAtStripe, type PaidPlan, priceOf, refusedByStripe, STRIPE_UNAVAILABLE, StripeCalls } from "./stripe";
 
 /**
  * The two Stripe-hosted pages a customer is sent to: Checkout, to buy a plan, and the
  * customer portal, to manage what they bought (card, invoices, cancellation). Shared by the
  * JSON API and the portal's pages, which only differ in how they send the customer there.
+ * The Stripe calls of each function share one deadline (StripeCalls); a failure is
+ * `unavailable` (Stripe out of reach, 503 to retry) or `internal` (Stripe refusing the
+ * service's configuration, answered as the service's misconfiguration).
  */
-const STRIPE_UNAVAILABLE = "Billing is not available right now. Try again later";
 
 /** Where Stripe sends the customer back to: the portal's plan page, which reports the outcome. */
 export const returnPath = {
@@ -41,21 +43,27 @@ export async function createCheckoutSession(
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
   ]);
   if (existing && payingStatuses.has(existing.status)) return fail("conflict", ALREADY_SUBSCRIBED);
-  const settled = await settleOpenCheckouts(env, db, accountId);
+  const stripe = new StripeCalls(env);
+  const settled = await settleOpenCheckouts(stripe, db, accountId);
   if (!settled.ok) return settled;
-  const session = await callStripe(env, "creating a checkout session", (stripe) =>
-    stripe.checkout.sessions.create({
-      mode: "subscription",
-      line_items: [{ price, quantity: 1 }],
-      client_reference_id: accountId,
-      ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
-      metadata: { accountId, plan },
-      subscription_data: { metadata: { accountId, plan } },
-      success_url: `${base}${returnPath.checkoutSuccess}`,
-      cancel_url: `${base}${returnPath.checkoutCancelled}`,
-    }),
+  const created = await stripe.call("creating a checkout session", (sdk, options) =>
+    sdk.checkout.sessions.create(
+      {
+        mode: "subscription",
+        line_items: [{ price, quantity: 1 }],
+        client_reference_id: accountId,
+        ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
+        metadata: { accountId, plan },
+        subscription_data: { metadata: { accountId, plan } },
+        success_url: `${base}${returnPath.checkoutSuccess}`,
+        cancel_url: `${base}${returnPath.checkoutCancelled}`,
+      },
+      options,
+    ),
   );
-  if (!session?.url) return fail("unavailable", STRIPE_UNAVAILABLE);
+  if (!created.ok) return created;
+  const session = created.value;
+  if (!session.url) return fail("unavailable", STRIPE_UNAVAILABLE);
   const [own] = await db
     .insert(checkoutSessions)
     .values({ id: session.id, accountId, plan, createdAt: new Date() })
@@ -64,9 +72,10 @@ export async function createCheckoutSession(
   // was recorded. Whichever is recorded later settles the other as it would an earlier one, so
   // exactly one of them can be paid. "Later" by rowid, the order D1 committed them in (a
   // clock could disagree): the later always finds the earlier recorded.
-  const rivals = await settleOpenCheckouts(env, db, accountId, { after: settled.value.highest, before: own!.rowid, settled: settled.value.settled });
+  const rivals = await settleOpenCheckouts(stripe, db, accountId, { after: settled.value.highest, before: own!.rowid, settled: settled.value.settled });
   if (!rivals.ok) {
-    await callStripe(env, "expiring a checkout session given up", (stripe) => stripe.checkout.sessions.expire(session.id));
+    // Within what is left of the deadline; a session not expired here is recorded, so the next checkout expires it.
+    await stripe.call("expiring a checkout session given up", (sdk, options) => sdk.checkout.sessions.expire(session.id, {}, options));
     return rivals;
   }
   return ok({ id: session.id, url: session.url, plan });
@@ -86,7 +95,7 @@ const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
  * the sessions it settled and, for a first pass, the highest rowid recorded before it read.
  */
 async function settleOpenCheckouts(
-  env: Env,
+  stripe: StripeCalls,
   db: Db,
   accountId: string,
   only?: { after: number; before: number; settled: ReadonlySet<string> },
@@ -111,14 +120,25 @@ async function settleOpenCheckouts(
   const settled = new Set<string>();
   for (const { id } of earlier) {
     settled.add(id);
-    let state = await checkoutAtStripe(env, id);
-    if (state === "open") {
-      const expired = await callStripe(env, "expiring an earlier checkout session", (stripe) => stripe.checkout.sessions.expire(id));
-      // Refused when it was paid or expired meanwhile: asked again, it says which.
-      state = expired ? "expired" : await checkoutAtStripe(env, id);
+    let state = await checkoutAtStripe(stripe, id);
+    if (state.ok && state.value === "open") {
+      const expired = await stripe.call("expiring an earlier checkout session", (sdk, options) =>
+        sdk.checkout.sessions.expire(id, {}, options).then(
+          () => true,
+          // Refused (400) when it was paid or expired meanwhile: asked again, it says which.
+          (error: unknown) => {
+            if (refusedByStripe(error) && (error as { statusCode?: number }).statusCode === 400) return false;
+            throw error;
+          },
+        ),
+      );
+      if (!expired.ok && expired.error.code !== "unavailable") return expired;
+      // Not answered: it may have been expired all the same, which asking again tells.
+      state = expired.ok && expired.value ? ok("expired" as const) : await checkoutAtStripe(stripe, id);
     }
-    if (state === null || state === "open") return fail("unavailable", STRIPE_UNAVAILABLE);
-    if (state === "complete") return fail("conflict", JUST_PAID);
+    if (!state.ok) return state;
+    if (state.value === "open") return fail("unavailable", STRIPE_UNAVAILABLE);
+    if (state.value === "complete") return fail("conflict", JUST_PAID);
   }
   return ok({ settled, highest });
 }
@@ -126,17 +146,17 @@ async function settleOpenCheckouts(
 /** At most this many of an account's checkouts of the last day are asked about: each is a call to Stripe. */
 const EARLIER_CHECKED = 5;
 
-/** A checkout session's state at Stripe: `open`, `complete`, `expired`, `missing`, or null when Stripe does not answer. */
-async function checkoutAtStripe(env: Env, id: string): Promise<"open" | "complete" | "expired" | "missing" | null> {
-  const session = await callStripe(env, "reading an earlier checkout session", (stripe) =>
-    stripe.checkout.sessions.retrieve(id).catch((error: unknown) => {
-      if ((error as { code?: string }).code === "resource_missing") return "missing" as const;
+/** A checkout session's state at Stripe: `open`, `complete`, `expired` or `missing`, or the call's failure. */
+async function checkoutAtStripe(stripe: StripeCalls, id: string): Promise<Result<"open" | "complete" | "expired" | "missing">> {
+  const session = await stripe.call("reading an earlier checkout session", (sdk, options) =>
+    sdk.checkout.sessions.retrieve(id, {}, options).catch((error: unknown) => {
+      if (missingAtStripe(error)) return "missing" as const;
       throw error;
     }),
   );
-  if (session === null || session === "missing") return session;
-  if (session.status === "open") return "open";
-  return session.status === "complete" ? "complete" : "expired";
+  if (!session.ok || session.value === "missing") return session as Result<"missing">;
+  if (session.value.status === "open") return ok("open");
+  return ok(session.value.status === "complete" ? "complete" : "expired");
 }
 
 const JUST_PAID = "This account's last checkout was just paid: its plan changes within a minute (reload /portal/billing); change plans later with Manage billing";
@@ -151,22 +171,35 @@ export async function stripeCustomerOf(db: Db, accountId: string): Promise<strin
 export async function createBillingPortalSession(env: Env, db: Db, accountId: string, base: string): Promise<Result<{ url: string }>> {
   const customer = await stripeCustomerOf(db, accountId);
   if (!customer) return fail("not_found", "This account has no billing details yet: upgrade to a paid plan first");
-  const session = await callStripe(env, "creating a billing portal session", (stripe) =>
-    stripe.billingPortal.sessions.create({ customer, return_url: `${base}${returnPath.billingPortal}` }),
+  const session = await new StripeCalls(env).call("creating a billing portal session", (sdk, options) =>
+    sdk.billingPortal.sessions.create({ customer, return_url: `${base}${returnPath.billingPortal}` }, options),
   );
-  if (!session) return fail("unavailable", STRIPE_UNAVAILABLE);
-  return ok({ url: session.url });
+  if (!session.ok) return session;
+  return ok({ url: session.value.url });
 }
 
-export type CheckoutState = "complete" | "open" | "unavailable";
+/** `unavailable`: Stripe out of reach; `misconfigured`: Stripe refused the service's configuration (or no key is set). */
+export type CheckoutState = "complete" | "open" | "unavailable" | "misconfigured";
 
 /**
- * Whether a checkout of this service's was paid: from the checkout.session.completed webhook
- * when it has arrived, otherwise from Stripe itself (the customer may be back before the webhook).
+ * Whether a checkout of this service's was completed: from the checkout.session.completed
+ * webhook when it has arrived, otherwise from Stripe itself (the customer may be back before the
+ * webhook). Completed is not paid: a payment method that settles later (SEPA debit) completes
+ * the session with `payment_status: "unpaid"`, paid days later. `payment` is Stripe's
+ * payment_status when Stripe was asked, which `askStripe` does even after the webhook (if
+ * Stripe does not answer then, the webhook's word stands, with `payment` null).
  */
-export async function checkoutState(env: Env, row: { id: string; accountId: string; completedAt: Date | null }): Promise<CheckoutState> {
-  if (row.completedAt) return "complete";
-  const session = await callStripe(env, "retrieving a checkout session", (stripe) => stripe.checkout.sessions.retrieve(row.id));
-  if (!session) return "unavailable";
-  return session.status === "complete" && session.client_reference_id === row.accountId ? "complete" : "open";
+export async function checkoutState(
+  env: Env,
+  row: { id: string; accountId: string; completedAt: Date | null },
+  options: { askStripe?: boolean } = {},
+): Promise<{ state: CheckoutState; payment: string | null }> {
+  if (row.completedAt && !options.askStripe) return { state: "complete", payment: null };
+  const session = await new StripeCalls(env).call("retrieving a checkout session", (sdk, requestOptions) => sdk.checkout.sessions.retrieve(row.id, {}, requestOptions));
+  if (!session.ok) {
+    if (row.completedAt) return { state: "complete", payment: null };
+    return { state: session.error.code === "unavailable" ? "unavailable" : "misconfigured", payment: null };
+  }
+  const complete = !!row.completedAt || (session.value.status === "complete" && session.value.client_reference_id === row.accountId);
+  return { state: complete ? "complete" : "open", payment: session.value.payment_status };
 }

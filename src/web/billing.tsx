@@ -6,8 +6,9 @@ import { checkoutState, createBillingPortalSession, createCheckoutSession } from
 import { type PaidPlan, paidPlans, priceOf } from "../billing/stripe";
 import { publicBase } from "../env";
 import { createDb, type Db } from "../lib/db";
-import { type ErrorCode, statusOf } from "../lib/errors";
+import { type ErrorCode, MISCONFIGURED, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
+import { retryLater } from "../lib/responses";
 import { planLimits } from "../limits/plans";
 import type { SessionAccount } from "../portal/sessions";
 import { planNames } from "./dashboard";
@@ -132,8 +133,16 @@ async function billingPage(c: Context<WebEnv>, outcome?: Outcome, status: 200 | 
   const db = createDb(c.env.DB);
   const subscription = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, account.id) });
   const purchasable = paidPlans.filter((plan) => priceOf(c.env, plan) !== null);
+  // Stripe out of reach: worth another try in a few seconds, as every 503 of the service says.
+  if (status === 503) c.header("Retry-After", retryLater["Retry-After"]);
   return render(c, <BillingPage account={account} subscription={subscription} purchasable={purchasable} outcome={outcome} />, status);
 }
+
+/**
+ * What the page says when Stripe refuses the service's configuration (its key, a Price), which
+ * the JSON API answers `500 Service misconfigured`: nothing a customer's retry mends.
+ */
+const BILLING_MISCONFIGURED = "Billing is not set up correctly on this service, so nothing can be bought or managed here for now. Its operator has been told; nothing was charged.";
 
 /** What to tell a customer Stripe just sent back (`?checkout=success&session_id=…` or `?checkout=cancelled`). */
 async function returnOutcome(env: Env, db: Db, account: SessionAccount, checkout: string | undefined, sessionId: string | undefined): Promise<Outcome | undefined> {
@@ -143,11 +152,25 @@ async function returnOutcome(env: Env, db: Db, account: SessionAccount, checkout
     ? await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, account.id)) })
     : undefined;
   if (!row) return { tone: "alert", message: "That checkout was not started from this account." };
-  const state = await checkoutState(env, row);
+  const paid = { tone: "notice", message: `Payment received: you are on the ${planNames[row.plan]} plan.` } as const;
+  // The webhook has come and the plan is the one bought: paid, nothing to ask Stripe.
+  if (row.completedAt && account.plan === row.plan) return paid;
+  // Completed is not paid: a payment method that settles later (SEPA debit) completes the
+  // checkout unpaid, so Stripe is asked for the payment even once the webhook has come.
+  const { state, payment } = await checkoutState(env, row, { askStripe: true });
   if (state === "open") return { tone: "warning", message: "This checkout is not complete yet. Nothing was charged." };
   if (state === "unavailable") return { tone: "warning", message: "We could not reach Stripe to confirm this checkout. Reload this page in a moment." };
-  if (account.plan === row.plan) return { tone: "notice", message: `Payment received: you are on the ${planNames[row.plan]} plan.` };
-  return { tone: "notice", message: `Payment received. Your plan changes to ${planNames[row.plan]} as soon as Stripe confirms the subscription: reload this page in a moment.` };
+  if (state === "misconfigured") {
+    return { tone: "alert", message: "We could not confirm this checkout: billing is not set up correctly on this service. Its operator has been told; reload this page later." };
+  }
+  if (account.plan === row.plan) return paid;
+  const plan = planNames[row.plan];
+  if (payment === "unpaid") {
+    return { tone: "notice", message: `Your payment is being processed. Your plan changes to ${plan} once Stripe confirms it, which for a bank debit can take a few days; nothing else is needed from you.` };
+  }
+  // The webhook says complete, and Stripe could not be asked whether it is paid.
+  if (payment === null) return { tone: "notice", message: `Checkout complete. Your plan changes to ${plan} once Stripe confirms the payment: reload this page later.` };
+  return { tone: "notice", message: `Payment received. Your plan changes to ${plan} as soon as Stripe confirms the subscription: reload this page in a moment.` };
 }
 
 billingPages.get("/portal/billing", signedIn, async (c) => {
@@ -157,7 +180,8 @@ billingPages.get("/portal/billing", signedIn, async (c) => {
 
 const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 409 | 503 | 500] => {
   const status = statusOf(code);
-  return [{ tone: "alert", message }, status === 400 || status === 404 || status === 409 || status === 503 ? status : 500];
+  // The service's misconfiguration (Stripe refusing its key or Price), in words for the customer.
+  return [{ tone: "alert", message: message === MISCONFIGURED ? BILLING_MISCONFIGURED : message }, status === 400 || status === 404 || status === 409 || status === 503 ? status : 500];
 };
 
 billingPages.post("/portal/billing/checkout", signedIn, async (c) => {

@@ -69,9 +69,9 @@ export function completedCheckout(accountId: string, sessionId: string, plan = "
   };
 }
 
-/** The customer pays at the fake Stripe's checkout page. */
-export async function completeAtStripe(sessionId: string) {
-  const response = await fetch(`${env.STRIPE_API_BASE}/_complete/${sessionId}`, { method: "POST" });
+/** The customer pays at the fake Stripe's checkout page (`unpaid`: with a method that settles later, SEPA debit say). */
+export async function completeAtStripe(sessionId: string, paymentStatus: "paid" | "unpaid" = "paid") {
+  const response = await fetch(`${env.STRIPE_API_BASE}/_complete/${sessionId}?payment_status=${paymentStatus}`, { method: "POST" });
   if (!response.ok) throw new Error(`fake stripe: ${response.status}`);
 }
 

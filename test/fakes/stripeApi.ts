@@ -8,9 +8,25 @@ import { createServer, type Server } from "node:http";
  * (`POST /v1/billing_portal/sessions`), with Stripe's bearer authentication and error shape
  * (`{error: {type, code, message}}`). Tests drive it through two routes of its own:
  * `POST /_complete/{id}` marks a checkout session paid, as a customer finishing checkout would,
- * and `GET /_sessions/{id}` shows the parameters a session (checkout or portal) was created with.
+ * and `GET /_sessions/{id}` shows the parameters a session (checkout or portal) was created with;
+ * `POST /_complete/{id}?payment_status=unpaid` completes it unpaid, as Stripe does when the
+ * payment method settles later (SEPA debit, say).
+ *
+ * Keys other than FAKE_STRIPE_SECRET_KEY are refused with 401, as Stripe refuses an invalid or
+ * revoked key, except three variants of it that make the fake misbehave: `<key>_slow<ms>` answers
+ * as the key would after <ms> milliseconds, `<key>_hang` never answers, and `<key>_status<code>`
+ * answers <code> in Stripe's error shape (403 a restricted key, 429 a rate limit, 5xx Stripe's
+ * outage). A Price id starting with `price_missing` is unknown to it (400 resource_missing).
  */
 export const FAKE_STRIPE_SECRET_KEY = "sk_test_fake_0123456789";
+
+/** What `<key>_status<code>` answers, in Stripe's words. */
+const failures: Record<number, { type: string; message: string }> = {
+  403: { type: "invalid_request_error", message: "The provided key 'rk_test_***' does not have the required permissions for this endpoint." },
+  429: { type: "invalid_request_error", message: "Request rate limit exceeded." },
+  500: { type: "api_error", message: "An unknown error occurred" },
+  503: { type: "api_error", message: "Service unavailable" },
+};
 
 interface StoredSession {
   params: Record<string, string>;
@@ -38,18 +54,33 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       if (control[1] === "complete") {
         // An expired session can no longer be paid.
         if (stored.session.status !== "open") return send({ status: 409, body: { error: `session is ${stored.session.status}` } });
-        Object.assign(stored.session, { status: "complete", payment_status: "paid", customer: `cus_fake_${control[2]!.slice(-6)}` });
+        const paymentStatus = url.searchParams.get("payment_status") ?? "paid";
+        Object.assign(stored.session, { status: "complete", payment_status: paymentStatus, customer: `cus_fake_${control[2]!.slice(-6)}` });
       }
       return send({ status: 200, body: control[1] === "complete" ? stored.session : stored.params });
     }
 
-    if (req.headers.authorization !== `Bearer ${FAKE_STRIPE_SECRET_KEY}`) {
+    const variant = new RegExp(`^Bearer ${FAKE_STRIPE_SECRET_KEY}(?:_(slow|hang|status)(\\d*))?$`).exec(req.headers.authorization ?? "");
+    if (!variant) {
       return send(stripeError(401, "invalid_request_error", "Invalid API Key provided"));
+    }
+    // Accepts the connection and never answers (until the caller gives up).
+    if (variant[1] === "hang") return;
+    if (variant[1] === "slow") await new Promise((resolve) => setTimeout(resolve, Number(variant[2])));
+    if (variant[1] === "status") {
+      const status = Number(variant[2]);
+      const failure = failures[status] ?? failures[500]!;
+      return send(stripeError(status, failure.type, failure.message, status === 429 ? "rate_limit" : undefined));
     }
     if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
       const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
       for (const required of ["mode", "success_url", "line_items[0][price]"]) {
         if (!params[required]) return send(stripeError(400, "invalid_request_error", `Missing required param: ${required}.`, "parameter_missing"));
+      }
+      const price = params["line_items[0][price]"]!;
+      if (price.startsWith("price_missing")) {
+        const missing = stripeError(400, "invalid_request_error", `No such price: '${price}'`, "resource_missing");
+        return send({ ...missing, body: { error: { ...missing.body.error, param: "line_items[0][price]" } } });
       }
       const id = `cs_test_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
       const metadata = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (/^metadata\[(\w+)\]$/.exec(k) ? [[/^metadata\[(\w+)\]$/.exec(k)![1], v]] : [])));
