@@ -528,15 +528,13 @@ interface StoredImage {
 }
 
 const PNG = { contentType: "image/png" };
-const originalTypes: Record<string, string> = {
-  svg: "image/svg+xml",
-  png: "image/png",
-  jpeg: "image/jpeg",
-  webp: "image/webp",
-  gif: "image/gif",
-  avif: "image/avif",
-  ico: "image/vnd.microsoft.icon",
-};
+/**
+ * An original is the file as it came (a discovered SVG is a stranger's, unsanitised). The asset
+ * route never serves it, but where CDN_URL's zone serves the bucket whole, anyone who rewrites a
+ * redirect's key can ask for it: as an attachment of no image type, a browser downloads it and
+ * never renders it on that origin.
+ */
+const ORIGINAL = { contentType: "application/octet-stream", contentDisposition: "attachment" };
 
 /** Every logo row is written from here: its keys are derived from the same parts when it is read (withKeys). */
 function storedImage(logo: { primaryDomain: string; variant: LogoVariant; sourceSet: string }, image: PreparedImage): StoredImage {
@@ -565,7 +563,7 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
   const objects = images.flatMap(({ keys, image }) => {
     // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
     const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
-    const original = { httpMetadata: { contentType: originalTypes[image.format] ?? "application/octet-stream" } };
+    const original = { httpMetadata: ORIGINAL };
     const { version } = image.renditions;
     const all: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
       [keys.masterKey, image.files.master, png],

@@ -102,6 +102,8 @@ describe("npm run import", () => {
       const master = await sharp(await read(acme.masterKey)).metadata();
       expect(master).toMatchObject({ format: "png", width: 1200, height: 600 });
       expect(new TextDecoder().decode(await read(acme.originalKey))).toBe(wideSvg("#111111"));
+      // Unsanitised: where a zone serves the bucket whole, a browser downloads it, never renders it.
+      expect((await bucket.head(acme.originalKey))!.httpMetadata).toMatchObject({ contentType: "application/octet-stream", contentDisposition: "attachment" });
 
       expect(acme.renditions).toMatchObject({ light: false, dark: true, plain: "master", vector: true });
       const grey = await sharp(await read(renditionKey(acme.masterKey, "grey"))).metadata();

@@ -28,6 +28,7 @@ describe("R2 through its S3 API", () => {
     expect(s3.objects.get("logos/acme.com/icon.test.0123456789abcdef.png")).toEqual({
       body: blackPng,
       contentType: "image/png",
+      contentDisposition: undefined,
       metadata: { width: "4", height: "2" },
     });
     await store().delete(["logos/acme.com/icon.test.0123456789abcdef.png", "logos/never-stored.png"]);
@@ -70,7 +71,7 @@ describe("R2 through its S3 API", () => {
       expect(keys.length).toBeGreaterThanOrEqual(4);
       for (const key of keys) expect(s3.objects.has(key), key).toBe(true);
       expect(s3.objects.get(row!.masterKey)).toMatchObject({ contentType: "image/png", metadata: { width: "4", height: "2" } });
-      expect(s3.objects.get(row!.originalKey)).toMatchObject({ contentType: "image/png", metadata: {} });
+      expect(s3.objects.get(row!.originalKey)).toMatchObject({ contentType: "application/octet-stream", contentDisposition: "attachment", metadata: {} });
     } finally {
       await platform.dispose();
       state.cleanup();

@@ -8,13 +8,14 @@ import { AwsV4Signer } from "aws4fetch";
  * checked as S3 checks it: the signature recomputed from the request as received, and the
  * `x-amz-content-sha256` header against the body (or `UNSIGNED-PAYLOAD`). Bad signatures get S3's `403
  * SignatureDoesNotMatch`; a key containing "put-fails" gets a `500`. Objects are kept in
- * memory with their Content-Type and `x-amz-meta-*` headers for tests to inspect.
+ * memory with their Content-Type, Content-Disposition and `x-amz-meta-*` headers for tests to inspect.
  */
 export const FAKE_S3 = { accessKeyId: "AKIAFAKE0123456789", secretAccessKey: "fake-secret-0123456789abcdef", bucket: "logo-lookup-logos" };
 
 export interface StoredObject {
   body: Uint8Array;
   contentType: string | undefined;
+  contentDisposition: string | undefined;
   metadata: Record<string, string>;
 }
 
@@ -70,7 +71,7 @@ export async function startFakeR2S3(): Promise<{ url: string; server: Server; ob
     if (req.method === "PUT") {
       const metadata: Record<string, string> = {};
       for (const [name, value] of headers) if (name.startsWith("x-amz-meta-")) metadata[name.slice("x-amz-meta-".length)] = value;
-      objects.set(key, { body, contentType: headers.get("content-type") ?? undefined, metadata });
+      objects.set(key, { body, contentType: headers.get("content-type") ?? undefined, contentDisposition: headers.get("content-disposition") ?? undefined, metadata });
       return reply(200);
     }
     if (req.method === "DELETE") {

@@ -4,7 +4,7 @@ import type { ObjectStore } from "../../catalogue/importLogo";
 /**
  * R2 through its S3-compatible API, for bulk loads into a deployment: many PUTs in parallel
  * straight to the bucket, rather than each object through the remote binding's proxy. Objects
- * come out as the binding writes them: Content-Type from `httpMetadata`, `customMetadata` as
+ * come out as the binding writes them: Content-Type and Content-Disposition from `httpMetadata`, `customMetadata` as
  * `x-amz-meta-*` headers, which R2 stores as the object's custom metadata.
  *
  * Needs an R2 API token's S3 credentials (README, "Importing logos").
@@ -56,6 +56,7 @@ export function s3ObjectStore(settings: S3Settings): ObjectStore {
       const headers = new Headers();
       const http = options.httpMetadata;
       if (http && !(http instanceof Headers) && http.contentType) headers.set("content-type", http.contentType);
+      if (http && !(http instanceof Headers) && http.contentDisposition) headers.set("content-disposition", http.contentDisposition);
       for (const [name, text] of Object.entries(options.customMetadata ?? {})) headers.set(`x-amz-meta-${name}`, text);
       await send(key, { method: "PUT", headers, body: value });
     },
