@@ -12,7 +12,8 @@ const route = secretKeyRoute({
   method: "get",
   path: "/v1/usage",
   summary: "Plan usage and quota",
-  description: "Counts include this call. Lookups leased to edge isolates count as used when leased, so figures may run slightly ahead.",
+  description:
+    "Counts include this call. Lookups leased to edge isolates count as used when leased, so with traffic spread over many isolates the figures may run ahead of the lookups served.",
   responses: {
     200: { description: "Usage against the plan's limits", content: { "application/json": { schema: Usage } } },
     ...commonErrors,

@@ -211,6 +211,7 @@ async function serveVector(request: Request, bucket: R2Bucket, key: string): Pro
     ETag: `"${object.etag}"`,
     "Content-Security-Policy": SVG_POLICY,
     "X-Content-Type-Options": "nosniff",
+    "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)),
   });
   return finish(request, new Response(await object.arrayBuffer(), { status: 200, headers }), {});
 }

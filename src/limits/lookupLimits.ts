@@ -190,8 +190,9 @@ function keep(keyId: string, lease: Lease): Lease | undefined {
 
 /**
  * A key's lookups in its current minute and month, summed over its shards. Requests leased
- * to isolates count as used the moment they are leased, so this may run ahead of the
- * requests actually served by up to one lease per isolate.
+ * to isolates count as used the moment they are leased; this isolate's own unspent ones are
+ * taken off, as X-RateLimit-Remaining takes them off, so the figures are exact for a key one
+ * isolate serves, and may run ahead by up to one lease per other isolate.
  */
 export async function lookupUsage(
   env: Env,
@@ -210,9 +211,11 @@ export async function lookupUsage(
       ),
     ),
   );
+  const lease = leases.get(key.id);
+  const unspent = lease && lease.minute === windowStart("minute", now) ? lease.tokens : 0;
   const [minute, month] = windows.map((window, i) =>
     windowUsage({
-      used: perShard.reduce((sum, shard) => sum + (shard[i]?.used ?? 0), 0),
+      used: Math.max(0, perShard.reduce((sum, shard) => sum + (shard[i]?.used ?? 0), 0) - unspent),
       limit: window.limit,
       resetAt: perShard[0]?.[i]?.resetAt ?? now,
     }),

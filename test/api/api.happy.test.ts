@@ -95,6 +95,20 @@ describe("REST API with a secret key", () => {
     expect(response.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
   });
 
+  it("reports a key one isolate serves exactly, as its X-RateLimit-Remaining does, not what it leased ahead", async () => {
+    const { key } = await secretKeyFor("launch");
+    // One minute's leases: wait out a minute about to end.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+    for (let call = 1; call <= 12; call++) {
+      const response = await rest("/v1/usage", key);
+      const usage = Usage.parse(await response.json());
+      const remaining = Number(response.headers.get("x-ratelimit-remaining"));
+      expect(usage.lookups.minute.used, `call ${call}`).toBe(usage.lookups.minute.limit - remaining);
+      expect(usage.lookups.month.used, `call ${call}`).toBe(call);
+    }
+  });
+
   it("reports the discoveries the account's requests started today", async () => {
     const { key } = await secretKeyFor("free");
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });

@@ -191,6 +191,7 @@ describe("GET /assets/{key}", () => {
       expect(response.headers.get("content-type")).toBe("image/svg+xml");
       expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("x-logo-source"), path).toBe("catalogue");
       expect(await response.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     }
     // The original as imported is never served, vector or not.
