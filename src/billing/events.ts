@@ -49,8 +49,13 @@ interface Change {
   customerId: string | null;
   subscriptionId: string | null;
   status: string;
-  /** Null: the subscription pays for a price no STRIPE_PRICE_* names, and the account keeps its plan. */
+  /**
+   * Null: the subscription pays for a price no STRIPE_PRICE_* names. The account keeps its paid
+   * plan; an account on Free (the subscription coming back from unpaid or paused) gets
+   * `boughtPlan`, the one its checkout bought, the best the service knows of.
+   */
   plan: Plan | null;
+  boughtPlan?: Plan | undefined;
   periodStart: number | null;
   periodEnd: number | null;
   cancelAtPeriodEnd: boolean;
@@ -163,8 +168,9 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
       const price = item?.price?.id;
       const sold = planOfPrice(env, price);
       // A price that is not configured (STRIPE_PRICE_* moved to a new price, a price made by hand
-      // in Stripe) keeps the account's plan. Not metadata.plan: that is the plan bought at
-      // checkout, and Stripe's customer portal changes the price without updating it.
+      // in Stripe) keeps the account's paid plan. Not metadata.plan first: that is the plan bought
+      // at checkout, and Stripe's customer portal changes the price without updating it; only an
+      // account on Free, whose subscription pays again, is given it rather than stay on Free.
       if (payingStatuses.has(status) && !sold) {
         console.warn(`billing: subscription ${subscription.id} of account ${accountId} pays for price ${price ?? "(none)"}, which no STRIPE_PRICE_* names: the account keeps its plan`);
       }
@@ -174,6 +180,7 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
         subscriptionId: subscription.id,
         status,
         plan: payingStatuses.has(status) ? sold : "free",
+        boughtPlan: paidPlan.safeParse(subscription.metadata.plan).data,
         periodStart: item?.current_period_start ? item.current_period_start * 1000 : null,
         periodEnd: item?.current_period_end ? item.current_period_end * 1000 : null,
         cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
@@ -202,12 +209,12 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
       .bind(change.accountId, change.subscriptionId, change.status),
     // Upsert the billing row, unless the event was seen, is older than the row, or says
     // another subscription than the paying one is not paying. A plan kept (null) is the
-    // account's, read here in the same transaction.
+    // account's paid plan, read here in the same transaction, else the one its checkout bought.
     d1
       .prepare(
         `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
                                        current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at)
-         SELECT ?2, ?3, ?4, ?5, coalesce(?6, (SELECT plan FROM accounts WHERE id = ?2)), ?7, ?8, ?9, ?10, ?1, ?11
+         SELECT ?2, ?3, ?4, ?5, coalesce(?6, (SELECT nullif(plan, 'free') FROM accounts WHERE id = ?2), ?12, 'free'), ?7, ?8, ?9, ?10, ?1, ?11
          WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ?2)
          ON CONFLICT (account_id) DO UPDATE SET
            stripe_customer_id = coalesce(excluded.stripe_customer_id, stripe_customer_id),
@@ -239,15 +246,16 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
         change.cancelAtPeriodEnd ? 1 : 0,
         event.created,
         now,
+        change.boughtPlan ?? null,
       ),
-    // The plan limiters read follows, only if this event is the one the row now reflects (a
-    // plan kept, null, compares to nothing and changes nothing).
+    // The plan limiters read follows the row's, only if this event is the one the row now reflects.
     d1
       .prepare(
-        `UPDATE accounts SET plan = ?2, updated_at = ?3
-         WHERE id = ?4 AND plan <> ?2 AND (SELECT last_event_id FROM billing_accounts WHERE account_id = ?4) = ?1`,
+        `UPDATE accounts SET plan = (SELECT plan FROM billing_accounts WHERE account_id = ?3), updated_at = ?2
+         WHERE id = ?3 AND (SELECT last_event_id FROM billing_accounts WHERE account_id = ?3) = ?1
+           AND plan <> (SELECT plan FROM billing_accounts WHERE account_id = ?3)`,
       )
-      .bind(event.id, change.plan, now, change.accountId),
+      .bind(event.id, now, change.accountId),
   ];
   if (change.checkoutSessionId) {
     statements.push(

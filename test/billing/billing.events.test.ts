@@ -94,6 +94,12 @@ describe("a subscription's price that is not configured", () => {
     // It still ends like any other.
     await deliver(event("customer.subscription.updated", bought({ price: "price_growth_2025", status: "unpaid" }), { created: t + 3 }));
     expect(await planOf(account.id)).toBe("free");
+
+    // Paid again, it is not left on Free: the plan its checkout bought is the best known.
+    const recovered = event("customer.subscription.updated", bought({ price: "price_growth_2025" }), { created: t + 4 });
+    expect(await outcomeOf(deliver(recovered))).toBe("applied");
+    expect(await planOf(account.id)).toBe("launch");
+    expect(await rowOf(account.id)).toMatchObject({ plan: "launch", status: "active" });
   });
 
   it("keeps a plan an operator set by hand (a custom Enterprise price)", async () => {
