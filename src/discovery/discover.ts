@@ -75,7 +75,7 @@ interface Candidate extends CandidateReport {
 /** The domain's site, asked and ranked, and the winner written into the catalogue. */
 export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, resolve: ResolveMap, now = new Date()): Promise<DiscoveryReport> {
   const site = await readSite(domain, resolve);
-  const landed = site.pageUrl === null ? null : registrableDomain(new URL(site.pageUrl).hostname);
+  const landed = site.landedUrl === null ? null : registrableDomain(new URL(site.landedUrl).hostname);
   // A home page that redirects to another registrable domain (a social profile, a domain
   // seller's page, a parent brand) is that site's page: its name is the other site's, never
   // this domain's, which is then named as a site that names nothing is. Its colour and icons
@@ -160,6 +160,11 @@ interface Site {
    * name any site: a base moves what the page's hrefs mean, not where the page is.
    */
   pageUrl: string | null;
+  /**
+   * Where asking for the page ended: its URL, or, when no page came, where the last try failed
+   * (a redirect to another site whose page refuses the Worker still names that site).
+   */
+  landedUrl: string | null;
   /** What the page's hrefs resolve against: its <base href>, else its URL. */
   baseUrl: string | null;
   page: PageFacts | null;
@@ -171,16 +176,22 @@ interface Site {
 /** Whether a URL is a data: URL; URL schemes are case-insensitive, so `DATA:` is one too. */
 const isDataUrl = (url: string) => /^data:/i.test(url);
 
-/** A registrable domain's name without its public suffix: `acme` for acme.com and acme.co.uk. */
-const brandLabel = (host: string) => parse(host, { allowPrivateDomains: true }).domainWithoutSuffix;
+/**
+ * A registrable domain's name without its public suffix: `acme` for acme.com and acme.co.uk;
+ * a host that is a private suffix itself (vercel.app) by the ICANN list, as registrableDomain reads it.
+ */
+const brandLabel = (host: string) => parse(host, { allowPrivateDomains: true }).domainWithoutSuffix ?? parse(host).domainWithoutSuffix;
 
 async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
-  let fetched: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
-  if (!fetched.ok) fetched = await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
-  if (!fetched.ok) return { pageUrl: null, baseUrl: null, page: null, manifestUrl: null, manifest: null };
+  const first: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
+  const fetched = first.ok ? first : await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
+  if (!fetched.ok) {
+    const elsewhere = [first.url, fetched.url].find((url) => URL.canParse(url) && registrableDomain(new URL(url).hostname) !== registrableDomain(domain));
+    return { pageUrl: null, landedUrl: elsewhere ?? null, baseUrl: null, page: null, manifestUrl: null, manifest: null };
+  }
   // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
   const page = await readPage(fetched.bytes, fetched.contentType).catch(() => null);
-  if (!page) return { pageUrl: fetched.url, baseUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
+  if (!page) return { pageUrl: fetched.url, landedUrl: fetched.url, baseUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
   // Browsers ignore a data: or javascript: base (HTML § 4.2.3, "set the frozen base URL"), and
   // no other scheme but http(s) can resolve an icon's path: such a base leaves the page's URL.
   const declaredBase = resolveUrl(page.baseHref, fetched.url);
@@ -194,7 +205,7 @@ async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
       manifest = readManifest(file.bytes);
     }
   }
-  return { pageUrl: fetched.url, baseUrl: base, page, manifestUrl, manifest };
+  return { pageUrl: fetched.url, landedUrl: fetched.url, baseUrl: base, page, manifestUrl, manifest };
 }
 
 /** An href against its base: absolute, protocol-relative and relative URLs, and `data:`; null when unusable. */

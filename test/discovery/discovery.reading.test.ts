@@ -99,6 +99,19 @@ describe("redirects and <base href>", () => {
     expect(await findCompanyByDomain(db, site.host)).toBeNull();
   });
 
+  it("takes nothing of another site the home page redirects to, even when that site's page refuses the Worker", async () => {
+    const parent = await claimSite({ "/acmebakery": { status: 403, type: "text/html", body: "challenge" }, "/favicon.ico": image(png(64, 64)) });
+    const site = await claimSite({
+      "/": { status: 301, location: `https://${parent.host}/acmebakery` },
+      "/favicon.ico": { status: 301, location: `https://${parent.host}/favicon.ico` },
+    });
+    const report = await discoverDomain(env, db, site.host, resolve());
+    expect(report).toMatchObject({ outcome: "nothing", name: site.host, brandColor: null });
+    expect(report.reason).toContain(parent.host);
+    expect((await parent.requests()).map((r) => r.path)).not.toContain("/favicon.ico");
+    expect(await findCompanyByDomain(db, site.host)).toBeNull();
+  });
+
   it("takes the icon and colour, not the name, of its own name under another suffix (a country site sent to the main one)", async () => {
     const site = await claimSite({});
     await site.set({
@@ -111,6 +124,14 @@ describe("redirects and <base href>", () => {
     const map = new Map([...resolve(), [country, resolve().get(site.host)!]]);
     const report = await discoverDomain(env, db, country, map);
     expect(report).toMatchObject({ outcome: "found", name: country, brandColor: "#123456", chosen: { url: `https://${site.host}/i.png` } });
+  });
+
+  it("counts a domain that is a private suffix itself (github.io) by its name, like any other", async () => {
+    const site = await claimSite({});
+    await site.set({ "/": { status: 301, location: "https://github.com/home" }, "/home": page('<title>GitHub</title><link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const port = resolve().get(site.host)!;
+    const report = await discoverDomain(env, db, "github.io", new Map([["github.io", port], ["github.com", port]]));
+    expect(report).toMatchObject({ outcome: "found", name: "github.io", chosen: { url: "https://github.com/i.png" } });
   });
 
   it("still takes the name and icon of its own site's page after a redirect within it", async () => {
