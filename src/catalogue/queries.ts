@@ -88,14 +88,14 @@ function companyByTicker(db: CatalogueDb, input: string) {
 
 /**
  * A numeric code is written with leading zeros or without (Hong Kong's `0700`, `700` and
- * `00700` are one code): its four-digit spelling, which the catalogue holds, also finds it.
- * Codes of five digits or more that are not zero-padded (Korea's `005930`, Hong Kong's `09988`
- * keep theirs) are left as they are.
+ * `00700` are one code): its four-digit spelling, which the bundled catalogue holds, and its
+ * bare one, which an import may have stored, also find it. Codes of five digits or more that
+ * are not zero-padded (Korea's `005930`, Hong Kong's `09988` keep theirs) are left as they are.
  */
 function numericSpellings(symbol: string): string[] {
   if (!/^\d{1,8}$/.test(symbol)) return [];
   const bare = symbol.replace(/^0+(?=\d)/, "");
-  return bare.length <= 4 ? [bare.padStart(4, "0")] : [];
+  return bare.length <= 4 ? [bare.padStart(4, "0"), bare] : [];
 }
 
 /** Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie. */

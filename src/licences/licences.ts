@@ -105,4 +105,11 @@ export const licences = new Hono<AppEnv>()
     return c.json(report, 200, PUBLIC);
   })
   // A simple GET needs no preflight; one that sends a header of its own gets this.
-  .options("/licences", (c) => c.body(null, 204, { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET", "Access-Control-Max-Age": "86400" }));
+  .options("/licences", (c) =>
+    c.body(null, 204, {
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Allow-Methods": "GET",
+      ...(c.req.header("access-control-request-headers") ? { "Access-Control-Allow-Headers": c.req.header("access-control-request-headers")! } : {}),
+      "Access-Control-Max-Age": "86400",
+    }),
+  );

@@ -87,6 +87,8 @@ describe("findCompanyByTicker", () => {
     expect(await findCompanyByTicker(db, "5930")).toBeNull();
     expect(await findCompanyByTicker(db, "7000")).toBeNull();
     expect(await findCompanyByTicker(db, "0")).toBeNull();
+    await add("Imported Bare", ["bare.example"], { ticker: { symbol: "66", exchange: "HKEX" } });
+    for (const asked of ["66", "0066", "HKEX:00066"]) expect((await findCompanyByTicker(db, asked))?.companyName, asked).toBe("Imported Bare");
   });
 });
 

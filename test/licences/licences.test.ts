@@ -76,11 +76,12 @@ describe("GET /licences", () => {
     expect(again.headers.get("access-control-allow-origin")).toBe("*");
     const preflight = await exports.default.fetch("https://logos.test/licences", {
       method: "OPTIONS",
-      headers: { Origin: "https://blog.example", "Access-Control-Request-Method": "GET" },
+      headers: { Origin: "https://blog.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-requested-with" },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-methods")).toBe("GET");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("x-requested-with");
   });
 
   it("serves nothing but GET", async () => {
