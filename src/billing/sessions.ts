@@ -1,3 +1,4 @@
+import type Stripe from "stripe";
 import { and, desc, eq, gt, isNull, notInArray, sql } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
@@ -46,20 +47,27 @@ export async function createCheckoutSession(
   const stripe = new StripeCalls(env);
   const settled = await settleOpenCheckouts(stripe, db, accountId);
   if (!settled.ok) return settled;
-  const created = await stripe.call("creating a checkout session", (sdk, options) =>
+  const create = (sdk: Stripe, options: Stripe.RequestOptions, customer: string | null | undefined) =>
     sdk.checkout.sessions.create(
       {
         mode: "subscription",
         line_items: [{ price, quantity: 1 }],
         client_reference_id: accountId,
-        ...(existing?.stripeCustomerId ? { customer: existing.stripeCustomerId } : { customer_email: account?.email }),
+        ...(customer ? { customer } : { customer_email: account?.email }),
         metadata: { accountId, plan },
         subscription_data: { metadata: { accountId, plan } },
         success_url: `${base}${returnPath.checkoutSuccess}`,
         cancel_url: `${base}${returnPath.checkoutCancelled}`,
       },
       options,
-    ),
+    );
+  // A customer deleted in Stripe's dashboard is the account's past, not the service's fault:
+  // the checkout starts afresh by email, and Stripe makes a new customer of it.
+  const created = await stripe.call("creating a checkout session", (sdk, options) =>
+    create(sdk, options, existing?.stripeCustomerId).catch((error: unknown) => {
+      if (existing?.stripeCustomerId && missingCustomer(error)) return create(sdk, options, null);
+      throw error;
+    }),
   );
   if (!created.ok) return created;
   const session = created.value;
@@ -159,6 +167,10 @@ async function checkoutAtStripe(stripe: StripeCalls, id: string): Promise<Result
   return ok(session.value.status === "complete" ? "complete" : "expired");
 }
 
+/** Stripe's refusal of a customer it no longer has (deleted in its dashboard). */
+const missingCustomer = (error: unknown) => missingAtStripe(error) && (error as { param?: string }).param === "customer";
+const CUSTOMER_GONE = "This account's billing details are no longer at Stripe: upgrade to a paid plan to start again";
+
 const JUST_PAID = "This account's last checkout was just paid: its plan changes within a minute (reload /portal/billing); change plans later with Manage billing";
 
 /** The Stripe customer of an account, once a checkout made one. */
@@ -172,9 +184,13 @@ export async function createBillingPortalSession(env: Env, db: Db, accountId: st
   const customer = await stripeCustomerOf(db, accountId);
   if (!customer) return fail("not_found", "This account has no billing details yet: upgrade to a paid plan first");
   const session = await new StripeCalls(env).call("creating a billing portal session", (sdk, options) =>
-    sdk.billingPortal.sessions.create({ customer, return_url: `${base}${returnPath.billingPortal}` }, options),
+    sdk.billingPortal.sessions.create({ customer, return_url: `${base}${returnPath.billingPortal}` }, options).catch((error: unknown) => {
+      if (missingCustomer(error)) return null;
+      throw error;
+    }),
   );
   if (!session.ok) return session;
+  if (!session.value) return fail("not_found", CUSTOMER_GONE);
   return ok({ url: session.value.url });
 }
 

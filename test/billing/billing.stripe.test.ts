@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { checkoutSessions } from "../../schema";
+import { billingAccounts, checkoutSessions } from "../../schema";
 import { dependencyDeadline } from "../../src/lib/dependencies";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { BASE, fetchWith } from "../lookup/helpers";
 import { signedUp, textOf } from "../web/helpers";
-import { api, completeAtStripe, completedCheckout, deliver, event, outcomeOf } from "./helpers";
+import { api, completeAtStripe, completedCheckout, deliver, event, outcomeOf, sentToStripe } from "./helpers";
 
 /**
  * Billing when Stripe is slow, refuses the service's configuration, or takes a payment that
@@ -191,5 +191,33 @@ describe("a checkout completed with a payment that settles later (SEPA debit)", 
     const id = upgrade.headers.get("location")!.split("/").pop()!;
     await completeAtStripe(id);
     expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("Payment received. Your plan changes to Launch");
+  });
+});
+
+describe("a customer deleted in Stripe's dashboard", () => {
+  async function formerCustomer() {
+    const account = await addAccount("free");
+    const key = await addKey(account.id, { type: "secret" });
+    const customer = `cus_deleted_${crypto.randomUUID().slice(0, 8)}`;
+    await db.insert(billingAccounts).values({ accountId: account.id, stripeCustomerId: customer, subscriptionId: "sub_old", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_old", updatedAt: new Date() });
+    return { account, key, customer };
+  }
+
+  it("does not stop the account buying again: checkout starts afresh by email", async () => {
+    const { key } = await formerCustomer();
+    const created = await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } });
+    expect(created.status).toBe(200);
+    const sent = await sentToStripe(((await created.json()) as { id: string }).id);
+    expect(sent.customer).toBeUndefined();
+    expect(sent.customer_email).toMatch(/@/);
+  });
+
+  it("is told as such on Manage billing, not as the service's misconfiguration", async () => {
+    const { browser } = await signedUp();
+    const accountId = ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
+    await db.insert(billingAccounts).values({ accountId, stripeCustomerId: "cus_deleted_portal", subscriptionId: "sub_old", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_old", updatedAt: new Date() });
+    const response = await portal({}, `session=${browser.cookies.get("session")}`, "/portal/billing/manage", {});
+    expect(response.status).toBe(404);
+    expect(await textOf(response)).toContain("This account's billing details are no longer at Stripe");
   });
 });

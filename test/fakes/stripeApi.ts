@@ -16,7 +16,8 @@ import { createServer, type Server } from "node:http";
  * revoked key, except three variants of it that make the fake misbehave: `<key>_slow<ms>` answers
  * as the key would after <ms> milliseconds, `<key>_hang` never answers, and `<key>_status<code>`
  * answers <code> in Stripe's error shape (403 a restricted key, 429 a rate limit, 5xx Stripe's
- * outage). A Price id starting with `price_missing` is unknown to it (400 resource_missing).
+ * outage). A Price id starting with `price_missing` is unknown to it (400 resource_missing), and
+ * so is a customer id starting with `cus_deleted` (deleted in the dashboard).
  */
 export const FAKE_STRIPE_SECRET_KEY = "sk_test_fake_0123456789";
 
@@ -33,7 +34,13 @@ interface StoredSession {
   session: Record<string, unknown>;
 }
 
-const stripeError = (status: number, type: string, message: string, code?: string) => ({ status, body: { error: { type, message, ...(code ? { code } : {}) } } });
+const stripeError = (status: number, type: string, message: string, code?: string, param?: string) => ({
+  status,
+  body: { error: { type, message, ...(code ? { code } : {}), ...(param ? { param } : {}) } },
+});
+/** A customer deleted in Stripe's dashboard: every call naming it is refused as Stripe refuses it. */
+const deletedCustomer = (customer: string | undefined) =>
+  customer?.startsWith("cus_deleted") ? stripeError(400, "invalid_request_error", `No such customer: '${customer}'`, "resource_missing", "customer") : null;
 
 export async function startFakeStripe(): Promise<{ url: string; server: Server }> {
   const sessions = new Map<string, StoredSession>();
@@ -78,6 +85,8 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
         if (!params[required]) return send(stripeError(400, "invalid_request_error", `Missing required param: ${required}.`, "parameter_missing"));
       }
       const price = params["line_items[0][price]"]!;
+      const gone = deletedCustomer(params.customer);
+      if (gone) return send(gone);
       if (price.startsWith("price_missing")) {
         const missing = stripeError(400, "invalid_request_error", `No such price: '${price}'`, "resource_missing");
         return send({ ...missing, body: { error: { ...missing.body.error, param: "line_items[0][price]" } } });
@@ -107,6 +116,8 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
       if (!params.customer) return send(stripeError(400, "invalid_request_error", "Missing required param: customer.", "parameter_missing"));
       if (!params.customer.startsWith("cus_")) return send(stripeError(400, "invalid_request_error", `No such customer: '${params.customer}'`, "resource_missing"));
+      const gone = deletedCustomer(params.customer);
+      if (gone) return send(gone);
       const id = `bps_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
       const session = {
         id,
