@@ -154,19 +154,31 @@ async function acquire(
   const shards = shardCount(windows, options.shardCapacity);
   const first = last && last.shards === shards ? last.shard : Math.floor(Math.random() * shards);
   let refusal: LimitDecision | undefined;
-  for (let step = 0; step < shards; step++) {
-    const index = (first + step) % shards;
-    const name = limiterNames.keyShard(keyId, index, shards);
-    const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-    const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, want, now, LOOKUP_COUNTER));
-    if (decision.allowed) {
-      const remaining = decision.remaining * shards;
-      const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, granted: decision.granted, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
-      // A lease of another minute, limits or shard is over: its unspent rest goes back.
-      await release(keep(keyId, lease));
-      return { allowed: true, remaining: remaining + (leases.get(keyId)?.tokens ?? 0), resetAt: decision.resetAt };
+  for (let round = 0; round < 2; round++) {
+    for (let step = 0; step < shards; step++) {
+      const index = (first + step) % shards;
+      const name = limiterNames.keyShard(keyId, index, shards);
+      const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
+      const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, want, now, LOOKUP_COUNTER));
+      if (decision.allowed) {
+        const remaining = decision.remaining * shards;
+        const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, granted: decision.granted, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
+        // A lease of another minute, limits or shard is over: its unspent rest goes back.
+        await release(keep(keyId, lease));
+        return { allowed: true, remaining: remaining + (leases.get(keyId)?.tokens ?? 0), resetAt: decision.resetAt };
+      }
+      refusal = decision;
     }
-    refusal = decision;
+    // Refused while this isolate still holds the unspent rest of an earlier lease, which no
+    // request can spend now (another minute, other limits) but which counts against the month:
+    // it goes back first, and the limiters are asked once more. Without this, an isolate refused
+    // once would hold its rest, and the key be refused for the rest of the month for requests
+    // it never served.
+    const stale = leases.get(keyId);
+    if (round > 0 || !stale || stale.tokens === 0 || (stale.minute === minute && stale.signature === signature)) break;
+    const unspent = { ...stale };
+    stale.tokens = 0;
+    await askLimiter(env, unspent.limiter, (limiter) => limiter.release(unspent.windows, unspent.tokens, unspent.grantedAt, LOOKUP_COUNTER));
   }
   return refusal;
 }

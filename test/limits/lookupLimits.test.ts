@@ -111,6 +111,23 @@ describe("leases", () => {
     // 2,000 calls into one Durable Object: on a busy two-core machine this took over the 5 s default.
   }, 30_000);
 
+  it("give an earlier minute's unspent rest back before refusing, so the month never counts requests no one served", async () => {
+    // Free's month (500,000), and a minute wide enough to spend all of it at once.
+    const k = key("stale-rest", 1_000_000);
+    const month = (at: number) => usage("stale-rest", k, at).then((windows) => windows[1]!.used);
+    const minute1 = Date.parse("2026-11-22T11:10:05Z");
+    for (let i = 0; i < 10; i++) expect((await consumeLookup(env, k, { now: minute1 })).allowed).toBe(true);
+    const unspent = (await month(minute1)) - 10;
+    expect(unspent).toBeGreaterThan(0);
+    // Other isolates spend every request the month has left.
+    const minute2 = Date.parse("2026-11-22T11:11:05Z");
+    expect((await rateLimiterFor(env, limiterNames.keyShard("stale-rest", 0, 1)).consume(lookupWindows(k), 500_000 - 10 - unspent, minute2)).allowed).toBe(true);
+    // This isolate's rest was never served: it goes back, and is what the next requests get.
+    for (let i = 0; i < unspent; i++) expect((await consumeLookup(env, k, { now: minute2 })).allowed, `request ${i}`).toBe(true);
+    expect((await consumeLookup(env, k, { now: minute2 })).allowed).toBe(false);
+    expect(await month(minute2)).toBe(500_000);
+  });
+
   it("count requests one by one near the limit", async () => {
     const k = key("near-limit", 10);
     const now = Date.parse("2026-11-22T11:03:10Z");
