@@ -5,7 +5,7 @@ import type Stripe from "stripe";
 import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
 import { type AppEnv, publicBase } from "../env";
-import { createKey } from "../keys/apiKeys";
+import { createKey, MAX_LISTED_KEYS } from "../keys/apiKeys";
 import { createDb, type Db } from "../lib/db";
 import { MISCONFIGURED } from "../lib/errors";
 import { firstMessage } from "../lib/params";
@@ -27,8 +27,6 @@ export const billing = new Hono<AppEnv>();
 billing.onError(jsonErrorHandler("Billing failed. Try again later"));
 
 
-/** Keys whose lookups the status reports; accounts hold a handful. */
-const MAX_KEYS_REPORTED = 50;
 const NOT_SIGNED_IN = "Sign in to the portal or send a secret key as Authorization: Bearer sk_…";
 
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
@@ -55,7 +53,9 @@ billing.get("/apiaas/billing/status", async (c) => {
     .select({ id: apiKeys.id, prefix: apiKeys.prefix, type: apiKeys.type, perMinuteOverride: apiKeys.perMinuteOverride })
     .from(apiKeys)
     .where(and(eq(apiKeys.accountId, caller.accountId), isNull(apiKeys.revokedAt)))
-    .limit(MAX_KEYS_REPORTED);
+    // Every live key: an account holds at most MAX_LISTED_KEYS of them.
+    .orderBy(apiKeys.createdAt, apiKeys.id)
+    .limit(MAX_LISTED_KEYS);
   const [usage, lookups] = await Promise.all([
     accountUsage(c.env, caller.accountId, plan),
     // Lookup limits are per key.

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts } from "../../schema";
 import { addAccount, addKey, db } from "../helpers/catalogue";
+import { insertedKeys } from "../web/helpers";
 import { api, completeAtStripe, completedCheckout, deliver, event, outcomeOf, sentToStripe, subscription } from "./helpers";
 
 const planOf = async (id: string) => (await db.query.accounts.findFirst({ where: eq(accounts.id, id) }))!.plan;
@@ -101,6 +102,16 @@ describe("webhooks move the plan", () => {
     expect(status.subscription.status).toBe("past_due");
     await deliver(event("customer.subscription.deleted", subscription(account.id, { price: "price_growth_test", status: "canceled" }), { created: t + 3 }));
     expect(await planOf(account.id)).toBe("free");
+  });
+
+  it("status reports every live key's lookups, oldest first", async () => {
+    const account = await addAccount("free");
+    const key = await addKey(account.id, { type: "secret" });
+    const others = await insertedKeys(account.id, 60);
+    const status = (await (await api("/apiaas/billing/status", { key })).json()) as { usage: { lookups: Array<{ keyPrefix: string }> } };
+    expect(status.usage.lookups).toHaveLength(61);
+    expect(status.usage.lookups.at(-1)!.keyPrefix).toBe(key.slice(0, 9));
+    expect(others).toHaveLength(60);
   });
 
   it("the gateway path applies events the same way", async () => {
