@@ -5,6 +5,7 @@ import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { emailSchema } from "./accounts";
 import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
+import { knownDevice } from "./devices";
 import { hashPassword, verifyPassword } from "./passwords";
 
 /**
@@ -19,9 +20,17 @@ export const credentialsSchema = z.object({
 /**
  * Sign-in attempts per minute: per client address; per account from one address, so that
  * guesses from one place cannot lock the owner out elsewhere; and per account from everywhere,
- * a ceiling against guessing spread over many addresses.
+ * a ceiling against guessing spread over many addresses. An attempt from a browser that signed
+ * in to the account before (a device token, src/accounts/devices.ts) counts per browser
+ * instead of the two per-account limits, so that filling the ceiling locks out no such browser.
  */
-export const SIGN_IN_LIMITS = { perAddress: 20, perAccountAndAddress: 10, perAccount: 100 };
+export const SIGN_IN_LIMITS = { perAddress: 20, perAccountAndAddress: 10, perAccount: 100, perDevice: 10 };
+
+/** Who attempts: the address per-address limits count (clientAddress), and its device token. */
+export interface SignInClient {
+  address: string;
+  device: string | undefined;
+}
 
 export interface SignedIn {
   id: string;
@@ -41,13 +50,14 @@ export async function signIn(
   env: Env,
   db: Db,
   raw: unknown,
-  address: string,
+  client: SignInClient,
 ): Promise<Result<SignedIn> & { retryAfter?: number }> {
   const parsed = credentialsSchema.safeParse(raw);
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
   const { email, password } = parsed.data;
 
-  const limit = await signInAllowed(env, address, email);
+  const device = await knownDevice(env.SIGNED_URL_SECRET, email, client.device);
+  const limit = await signInAllowed(env, client.address, email, device);
   if (!limit.allowed) return { ...fail("rate_limited", "Too many sign-in attempts. Try again later."), retryAfter: limit.retryAfter };
 
   const account = await db.query.accounts.findFirst({ where: eq(accounts.email, email) });
@@ -60,16 +70,32 @@ export async function signIn(
 /**
  * The limits in order, each asked only when the one before admitted the attempt: an address
  * that is refused touches nothing about the accounts it names, so guessing at many emails
- * from one address writes nothing per email. Sign-up counts against the same limits: it is a
- * guess at an account just as a sign-in is.
+ * from one address writes nothing per email. `device`: the id of a valid device token for the
+ * email, whose own limit stands in for the per-account ones.
  */
-export async function signInAllowed(env: Env, address: string, email: string): Promise<{ allowed: boolean; retryAfter: number }> {
-  const now = Date.now();
-  const limits: [name: string, limit: number][] = [
+export function signInAllowed(env: Env, address: string, email: string, device: string | null = null): Promise<{ allowed: boolean; retryAfter: number }> {
+  return allowedBy(env, [
     [limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress],
-    [limiterNames.signInAccountAtAddress(email, address), SIGN_IN_LIMITS.perAccountAndAddress],
-    [limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount],
-  ];
+    ...(device !== null
+      ? [[limiterNames.signInDevice(device), SIGN_IN_LIMITS.perDevice] as const]
+      : ([
+          [limiterNames.signInAccountAtAddress(email, address), SIGN_IN_LIMITS.perAccountAndAddress],
+          [limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount],
+        ] as const)),
+  ]);
+}
+
+/**
+ * Sign-up counts against its address's sign-in limit: it tells whether an email has an account
+ * (409), which the address may ask only so often. Not against the account's: it guesses no
+ * password, and counting it there would let anyone fill an account's ceiling for free.
+ */
+export function signUpAllowed(env: Env, address: string): Promise<{ allowed: boolean; retryAfter: number }> {
+  return allowedBy(env, [[limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress]]);
+}
+
+async function allowedBy(env: Env, limits: ReadonlyArray<readonly [name: string, limit: number]>): Promise<{ allowed: boolean; retryAfter: number }> {
+  const now = Date.now();
   for (const [name, limit] of limits) {
     const decision = await askLimiter(env, name, (limiter) => limiter.consume([{ name: "sign-in", period: "minute", limit }], 1, now));
     if (!decision.allowed) return { allowed: false, retryAfter: Math.max(1, Math.ceil((decision.resetAt - now) / 1000)) };

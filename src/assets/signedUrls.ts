@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { BoundedCache } from "../lib/boundedCache";
 import { fail, ok, type Result } from "../lib/errors";
-import { fromBase64, toBase64Url } from "../lib/encoding";
+import { fromBase64Url, toBase64Url } from "../lib/encoding";
 
 /**
  * Signed, time-limited asset URLs for the three-tool form's get_logo (spec: "a signed,
@@ -61,7 +61,7 @@ export async function checkAssetSignature(secret: string | undefined, url: URL, 
   const expires = url.searchParams.get("expires");
   if (signature === null && expires === null) return "unsigned";
   if (!secret || signature === null || (expires !== null && !/^\d{1,12}$/.test(expires)) || !/^[\w-]{43}$/.test(signature)) return "invalid";
-  const bytes = fromBase64(`${signature.replaceAll("-", "+").replaceAll("_", "/")}=`);
+  const bytes = fromBase64Url(signature);
   // verify compares in constant time.
   const genuine = await crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, signedText(url));
   if (!genuine) return "invalid";

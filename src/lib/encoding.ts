@@ -30,6 +30,12 @@ export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
+/** The bytes of unpadded (or padded) base64url text; throws on anything else. */
+export function fromBase64Url(text: string): Uint8Array {
+  const base64 = text.replaceAll("-", "+").replaceAll("_", "/");
+  return fromBase64(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
+}
+
 export function fromBase64(text: string): Uint8Array {
   const binary = atob(text);
   const out = new Uint8Array(binary.length);

@@ -11,6 +11,7 @@ import { dependency } from "../lib/dependencies";
  *   sign-in:address:<ip>                 sign-in attempts from an address,
  *   sign-in:account:<email>:from:<ip>    for an account from an address,
  *   sign-in:account:<email>              for an account from anywhere
+ *   sign-in:device:<id>                  from a browser that signed in before (a device token)
  *   playground:address:<ip>              the landing page's playground, for visitors without an account
  *   playground:account:<accountId>       the dashboard's playground, for an account
  */
@@ -21,6 +22,7 @@ export const limiterNames = {
   signInAddress: (address: string) => `sign-in:address:${address}`,
   signInAccountAtAddress: (email: string, address: string) => `sign-in:account:${email}:from:${address}`,
   signInAccount: (email: string) => `sign-in:account:${email}`,
+  signInDevice: (id: string) => `sign-in:device:${id}`,
   playgroundAddress: (address: string) => `playground:address:${address}`,
   playgroundAccount: (accountId: string) => `playground:account:${accountId}`,
 };

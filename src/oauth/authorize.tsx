@@ -13,7 +13,7 @@ import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
-import { clientAddress, currentSession, replaceSession, type SessionAccount } from "../portal/sessions";
+import { currentSession, replaceSession, type SessionAccount, signInClient } from "../portal/sessions";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { shownClientName } from "./clientNames";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
@@ -53,13 +53,13 @@ authorize.post("/authorize", localHostOnly, async (c) => {
   if (form.step === "sign-in") {
     const request = await parseRequest(c, helpers);
     if (request instanceof Response) return request;
-    const result = await signIn(c.env, db, { email: form.email, password: form.password }, clientAddress(c));
+    const result = await signIn(c.env, db, { email: form.email, password: form.password }, signInClient(c));
     if (!result.ok) {
       if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
       const email = typeof form.email === "string" ? form.email : undefined;
       return signInPage(c, helpers, request, { error: result.error.message, email }, statusOf(result.error.code));
     }
-    await replaceSession(c, db, result.value.id);
+    await replaceSession(c, db, result.value);
     // Post/redirect/get: the consent page is shown by GET, with the session just set.
     return c.redirect(c.req.url, 303);
   }

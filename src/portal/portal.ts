@@ -5,7 +5,7 @@ import { signIn } from "../accounts/signIn";
 import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
-import { clientAddress, currentSession, endBrowserSession, replaceSession, sameSiteOnly } from "./sessions";
+import { currentSession, endBrowserSession, replaceSession, sameSiteOnly, signInClient } from "./sessions";
 
 /**
  * Portal sign-in (spec section 4): one login under three paths, whoami under two, logout.
@@ -29,13 +29,13 @@ async function login(c: Context<AppEnv>) {
     return jsonError(c, "invalid_argument", "Send email and password as JSON or as a form");
   }
   const db = createDb(c.env.DB);
-  const result = await signIn(c.env, db, body, clientAddress(c));
+  const result = await signIn(c.env, db, body, signInClient(c));
   if (!result.ok) {
     const headers: Record<string, string> = result.retryAfter ? { "Retry-After": String(result.retryAfter) } : {};
     return jsonError(c, result.error.code, result.error.message, headers);
   }
   const account = result.value;
-  await replaceSession(c, db, account.id);
+  await replaceSession(c, db, account);
   c.header("Cache-Control", "no-store");
   return c.json({ account: { id: account.id, email: account.email, plan: account.plan } });
 }

@@ -5,6 +5,8 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { accounts, sessions } from "../../schema";
 import type { AppEnv } from "../env";
 import type { Db } from "../lib/db";
+import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, deviceToken } from "../accounts/devices";
+import type { SignInClient } from "../accounts/signIn";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
 import { bearerToken, jsonError } from "../lib/responses";
 
@@ -47,17 +49,22 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
  * the opaque id. Used by the portal and by the OAuth sign-in page alike.
  */
 
-/** Signs the browser in: a fresh id every time, and any session it brought along is ended (no fixation). */
-export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, accountId: string): Promise<void> {
+/**
+ * Signs the browser in: a fresh id every time, and any session it brought along is ended (no
+ * fixation). The browser also keeps a device token for the account's email (src/accounts/devices.ts).
+ */
+export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string; email: string }): Promise<void> {
   await endSession(db, getCookie(c, SESSION_COOKIE));
-  const session = await startSession(db, accountId);
-  setCookie(c, SESSION_COOKIE, session.id, {
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: !isLocalhost(new URL(c.req.url).hostname),
-    path: "/",
-    maxAge: SESSION_TTL_MS / 1000,
-  });
+  const session = await startSession(db, account.id);
+  const attributes = { httpOnly: true, sameSite: "Lax", secure: !isLocalhost(new URL(c.req.url).hostname), path: "/" } as const;
+  setCookie(c, SESSION_COOKIE, session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
+  const secret = (c.env as Env).SIGNED_URL_SECRET;
+  if (secret) setCookie(c, DEVICE_COOKIE, await deviceToken(secret, account.email), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
+}
+
+/** Who is making a sign-in attempt: the address limits count, and the device token it brings. */
+export function signInClient<E extends AppEnv>(c: Context<E>): SignInClient {
+  return { address: clientAddress(c), device: getCookie(c, DEVICE_COOKIE) };
 }
 
 export function currentSession<E extends AppEnv>(c: Context<E>, db: Db): Promise<SessionAccount | null> {

@@ -1,12 +1,12 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { createAccount, emailSchema, passwordSchema } from "../accounts/accounts";
-import { credentialsSchema, signIn, signInAllowed } from "../accounts/signIn";
+import { credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
-import { clientAddress, currentSession, endBrowserSession, replaceSession } from "../portal/sessions";
+import { clientAddress, currentSession, endBrowserSession, replaceSession, signInClient } from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, type WebEnv } from "./session";
 
@@ -157,14 +157,14 @@ authPages.post("/portal/login", async (c) => {
   const next = portalPath(field(form, "next"));
   const db = createDb(c.env.DB);
   const credentials = { email, password: field(form, "password") };
-  const result = await signIn(c.env, db, credentials, clientAddress(c));
+  const result = await signIn(c.env, db, credentials, signInClient(c));
   if (!result.ok) {
     if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
     const message = result.error.code === "invalid_argument" ? "Enter your email address and password." : result.error.message;
     const invalid = invalidFields(result.error.code, credentials);
     return render(c, <SignInPage email={email} error={message} invalid={invalid} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
   }
-  await replaceSession(c, db, result.value.id);
+  await replaceSession(c, db, result.value);
   return c.redirect(next, 303);
 });
 
@@ -196,7 +196,7 @@ authPages.post("/portal/signup", async (c) => {
     }
     return render(c, <SignUpPage email={email} fieldErrors={fieldErrors} error="Check the fields below." />, 400);
   }
-  const limit = await signInAllowed(c.env, clientAddress(c), parsed.data.email);
+  const limit = await signUpAllowed(c.env, clientAddress(c));
   if (!limit.allowed) {
     c.header("Retry-After", String(limit.retryAfter));
     return render(c, <SignUpPage email={email} error="Too many attempts. Try again in a minute." />, 429);
@@ -209,7 +209,7 @@ authPages.post("/portal/signup", async (c) => {
     }
     return failed(c, created.error.message);
   }
-  await replaceSession(c, db, created.value.id);
+  await replaceSession(c, db, created.value);
   return c.redirect("/portal?welcome=1", 303);
 });
 

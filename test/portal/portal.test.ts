@@ -106,6 +106,43 @@ describe("sign-in limits under attack", () => {
     for (const email of victims) expect(await attemptsFor(email)).toBe(0);
   });
 
+  it("guesses spread over many addresses lock out no browser the owner signed in from before", async () => {
+    const { email } = await account();
+    const signedIn = await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.20"));
+    const device = /device=([^;]*)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
+    expect(device).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
+    // Every address the attacker has fills the account's ceiling from everywhere (the owner's sign-in took one).
+    await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount - 1);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.21"))).status).toBe(429);
+    // The owner's browser, from yet another address, still signs in.
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.22"), Cookie: `device=${device}` })).status).toBe(200);
+    // Another account's token, or one altered, counts for nothing.
+    const other = await account();
+    const otherDevice = /device=([^;]*)/.exec((await loginJson(other.email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
+    for (const forged of [otherDevice, `${device!.slice(0, -1)}${device!.endsWith("A") ? "B" : "A"}`]) {
+      expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `device=${forged}` })).status).toBe(429);
+    }
+  });
+
+  it("a browser's device token has its own limit of guesses", async () => {
+    const { email } = await account();
+    const device = /device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
+    const withDevice = (n: number) => ({ ...from(`198.18.0.${n}`), Cookie: `device=${device}` });
+    for (let i = 0; i < SIGN_IN_LIMITS.perDevice; i++) expect((await loginJson(email, "wrong password!", "/apiaas/login", withDevice(i))).status).toBe(401);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", withDevice(99))).status).toBe(429);
+  });
+
+  it("sign-ups naming a taken email count against their address, never against the account", async () => {
+    const { email } = await account();
+    const response = await exports.default.fetch("https://logos.test/portal/signup", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://logos.test", ...from("192.0.2.30") },
+      body: new URLSearchParams({ email, password: PASSWORD }).toString(),
+    });
+    expect(response.status).toBe(409);
+    expect(await attemptsFor(email)).toBe(0);
+  });
+
   it("row 12: wrong passwords from one address do not lock the owner out from another", async () => {
     const { email } = await account();
     await spendSignIns(limiterNames.signInAccountAtAddress(email, "203.0.113.66"), SIGN_IN_LIMITS.perAccountAndAddress, SIGN_IN_LIMITS.perAccountAndAddress);
