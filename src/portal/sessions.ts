@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, lte } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -13,11 +13,18 @@ import { bearerToken, jsonError } from "../lib/responses";
 export const SESSION_COOKIE = "session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Starts a session: a fresh opaque id for the cookie, stored only as its hash. */
+/**
+ * Starts a session: a fresh opaque id for the cookie, stored only as its hash. The account's
+ * expired sessions go in the same batch: nothing else ever deletes a session its browser
+ * dropped (a script signing in without keeping the cookie leaves one a call).
+ */
 export async function startSession(db: Db, accountId: string, now = new Date()): Promise<{ id: string; expiresAt: Date }> {
   const id = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await db.insert(sessions).values({ idHash: await sha256Hex(id), accountId, createdAt: now, expiresAt });
+  await db.batch([
+    db.delete(sessions).where(and(eq(sessions.accountId, accountId), lte(sessions.expiresAt, now))),
+    db.insert(sessions).values({ idHash: await sha256Hex(id), accountId, createdAt: now, expiresAt }),
+  ]);
   return { id, expiresAt };
 }
 

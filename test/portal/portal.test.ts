@@ -1,3 +1,4 @@
+import { inArray } from "drizzle-orm";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sessions } from "../../schema";
@@ -180,6 +181,18 @@ describe("session security", () => {
     const { email } = await account();
     const cookie = cookieOf(await loginJson(email, PASSWORD))!;
     expect(JSON.stringify(await db.select().from(sessions).all())).not.toContain(cookie);
+  });
+
+  it("deletes the account's expired sessions at its next sign-in, and no one else's", async () => {
+    const { id, email } = await account();
+    const other = await account();
+    const long = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
+    const expired = (accountId: string) => ({ idHash: crypto.randomUUID(), accountId, createdAt: long, expiresAt: new Date(long.getTime() + 1000) });
+    await db.insert(sessions).values([expired(id), expired(id), expired(other.id)]);
+    expect((await loginJson(email, PASSWORD)).status).toBe(200);
+    const left = await db.select().from(sessions).where(inArray(sessions.accountId, [id, other.id])).all();
+    expect(left.filter((row) => row.accountId === id)).toHaveLength(1);
+    expect(left.filter((row) => row.accountId === other.id)).toHaveLength(1);
   });
 
   it("issues a new id at sign-in and ends the one the browser brought (no fixation)", async () => {
