@@ -182,7 +182,8 @@ function RevokePage(props: { account: SessionAccount; apiKey: ListedKey }) {
       <h1>Revoke {label}?</h1>
       <p>
         Requests with this {props.apiKey.type} key stop working within {REVOCATION_DELAY}
-        {props.apiKey.type === "publishable" ? ", and logos embedded with it stop showing" : ""}. This cannot be undone.
+        {props.apiKey.type === "publishable" ? ", and logos embedded with it stop showing once browsers' copies expire (a day at most)" : ""}. This cannot be
+        undone.
       </p>
       <form method="post" action={`/portal/keys/${props.apiKey.id}/revoke`}>
         <div class="actions">
