@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { accounts, apiClients, type Plan, plans } from "../../schema";
+import { accounts, apiClients, type Plan, plans, sessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { hashPassword } from "./passwords";
@@ -67,6 +67,24 @@ export async function setPlan(db: Db, accountId: string, plan: string): Promise<
   if (!existing) return fail("not_found", `No account with id ${accountId}`);
   await db.update(accounts).set({ plan: parsedPlan.data, updatedAt: new Date() }).where(eq(accounts.id, accountId));
   return ok({ id: accountId, plan: parsedPlan.data, previousPlan: existing.plan });
+}
+
+/**
+ * Gives an account a new password and ends every session it has: the way back for an owner
+ * whose password or signed-in browser is someone else's too. Its keys and OAuth grants stay
+ * (revoke those in the portal or with `key revoke`).
+ */
+export async function setPassword(db: Db, accountId: string, password: string): Promise<Result<{ id: string; sessionsEnded: number }>> {
+  const parsed = passwordSchema.safeParse(password);
+  if (!parsed.success) return fail("invalid_argument", `password ${parsed.error.issues[0]!.message}`);
+  const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { id: true } });
+  if (!existing) return fail("not_found", `No account with id ${accountId}`);
+  const passwordHash = await hashPassword(parsed.data);
+  const [, ended] = await db.batch([
+    db.update(accounts).set({ passwordHash, updatedAt: new Date() }).where(eq(accounts.id, accountId)),
+    db.delete(sessions).where(eq(sessions.accountId, accountId)),
+  ]);
+  return ok({ id: accountId, sessionsEnded: ended.meta.changes });
 }
 
 /** Switches MCP access of one account off (abuse) or back on; its plan is left alone. */

@@ -26,6 +26,8 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     [["account", "create", "--email", "ops@example.com", "--password", "correct horse battery"], /already exists/],
     [["account", "plan", "--account", "nobody", "--plan", "growth"], /No account/],
     [["account", "plan", "--plan", "growth"], /--account is required/],
+    [["account", "password", "--account", "nobody", "--password", "correct horse battery"], /No account/],
+    [["account", "password", "--account", "nobody"], /--password is required/],
     [["key", "create", "--account", "nobody", "--type", "publishable"], /No account/],
     [["key", "create", "--type", "public", "--account", "x"], /--type must be publishable or secret/],
     [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "ten"], /--per-minute must be a positive whole number/],

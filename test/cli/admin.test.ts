@@ -32,6 +32,19 @@ describe("npm run admin", () => {
     expect((await admin("account", "mcp", "--account", accountId, "--access", "on")).json()).toEqual({ id: accountId, mcpAccess: true });
   });
 
+  it("account password sets a new password and ends every session of the account", async () => {
+    const { startSession, sessionAccount } = await import("../../src/portal/sessions");
+    const { verifyPassword } = await import("../../src/accounts/passwords");
+    const signedIn = await Promise.all([startSession(file.platform.db, accountId), startSession(file.platform.db, accountId)]);
+    const result = await admin("account", "password", "--account", accountId, "--password", "another horse battery");
+    expect(result.status).toBe(0);
+    expect(result.json()).toEqual({ id: accountId, sessionsEnded: 2 });
+    for (const session of signedIn) expect(await sessionAccount(file.platform.db, session.id)).toBeNull();
+    const row = await file.platform.db.query.accounts.findFirst({ where: (a, { eq }) => eq(a.id, accountId) });
+    expect(await verifyPassword("another horse battery", row!.passwordHash)).toBe(true);
+    expect(await verifyPassword("correct horse battery", row!.passwordHash)).toBe(false);
+  });
+
   it("key create prints a publishable key once, with its restrictions", async () => {
     const result = await admin(
       "key", "create", "--account", accountId, "--type", "publishable",

@@ -1,5 +1,5 @@
 import { plans } from "../../../schema";
-import { createAccount, setMcpAccess, setPlan } from "../../accounts/accounts";
+import { createAccount, setMcpAccess, setPassword, setPlan } from "../../accounts/accounts";
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
@@ -59,6 +59,16 @@ export const commands: Record<string, Command> = {
       const plan = required(values, "plan");
       if (!(plans as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${plans.join(", ")}`);
       return { storage: storage(values), run: (db) => setPlan(db, account, plan) };
+    },
+  },
+  "account password": {
+    usage: "account password --account ID --password P",
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" }, password: { type: "string" } });
+      noPositionals(positionals);
+      const account = required(values, "account");
+      const password = required(values, "password");
+      return { storage: storage(values), run: (db) => setPassword(db, account, password) };
     },
   },
   "account mcp": {
