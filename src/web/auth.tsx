@@ -1,20 +1,21 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { createAccount, emailSchema, passwordSchema } from "../accounts/accounts";
+import { createAccount, emailSchema, passwordSchema, setPassword } from "../accounts/accounts";
 import { credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
-import { clientAddress, currentSession, endBrowserSession, replaceSession, signInClient } from "../portal/sessions";
+import { clientAddress, currentSession, endBrowserSession, replaceSession, type SessionAccount, signInClient } from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
-import { field, portalPath, type WebEnv } from "./session";
+import { field, portalPath, signedIn, type WebEnv } from "./session";
 
 /**
- * Sign-up, sign-in and sign-out pages. They share the JSON sign-in's rules: the same
- * validation, 10 attempts a minute per account and 20 per address (sign-up counts as an
- * attempt), forms accepted only from this origin (hono/csrf, attached by the router), and a
- * fresh session id at every sign-in.
+ * Sign-up, sign-in, sign-out and password pages. They share the JSON sign-in's rules: the same
+ * validation and limits (src/accounts/signIn.ts; sign-up counts against its address), forms
+ * accepted only from this origin (hono/csrf, attached by the router), and a fresh session id
+ * at every sign-in. Changing the password asks for the current one, as a sign-in would, and
+ * ends every other session of the account.
  */
 export const authPages = new Hono<WebEnv>();
 
@@ -217,3 +218,57 @@ function failed(c: Context<WebEnv>, detail: string) {
   console.error(`portal: sign-up failed: ${detail}`);
   return render(c, <SignUpPage error="Your account could not be created. Try again later." />, 500);
 }
+
+function PasswordPage(props: { account: SessionAccount; error?: string | undefined; fieldError?: string | undefined; invalidCurrent?: boolean; notice?: string | undefined }) {
+  return (
+    <Page title="Change password" account={props.account} narrow>
+      <h1>Change password</h1>
+      {props.notice && <p class="notice">{props.notice}</p>}
+      {props.error && (
+        <p class="alert" role="alert" id="form-error">
+          {props.error}
+        </p>
+      )}
+      <form method="post" action="/portal/password" class="card">
+        <label for="current">Current password</label>
+        <input
+          id="current"
+          name="current"
+          type="password"
+          autocomplete="current-password"
+          required
+          aria-invalid={props.invalidCurrent ? "true" : undefined}
+          aria-describedby={props.invalidCurrent ? "form-error" : undefined}
+        />
+        <Field name="password" label="New password" autocomplete="new-password" hint="At least 10 characters. Every other browser signed in to this account is signed out." error={props.fieldError} />
+        <SubmitRow label="Change password" />
+      </form>
+    </Page>
+  );
+}
+
+authPages.get("/portal/password", signedIn, (c) =>
+  render(c, <PasswordPage account={c.get("account")} notice={c.req.query("changed") ? "Password changed. Other browsers were signed out." : undefined} />),
+);
+
+authPages.post("/portal/password", signedIn, async (c) => {
+  const account = c.get("account");
+  const form = await formFields(c.req);
+  const db = createDb(c.env.DB);
+  const fresh = passwordSchema.safeParse(field(form, "password"));
+  if (!fresh.success) return render(c, <PasswordPage account={account} error="Check the fields below." fieldError={`The password ${fresh.error.issues[0]!.message}.`} />, 400);
+  // The current password, checked as a sign-in is (its limits too): a browser left signed in is
+  // not enough to take the account over.
+  const current = await signIn(c.env, db, { email: account.email, password: field(form, "current") }, signInClient(c));
+  if (!current.ok) {
+    if (current.retryAfter) c.header("Retry-After", String(current.retryAfter));
+    const wrong = current.error.code === "unauthorized" || current.error.code === "invalid_argument";
+    const message = wrong ? "The current password is not right." : current.error.message;
+    return render(c, <PasswordPage account={account} error={message} invalidCurrent={wrong} />, wrong ? 401 : statusOf(current.error.code));
+  }
+  const changed = await setPassword(db, account.id, fresh.data);
+  if (!changed.ok) return failed(c, changed.error.message);
+  // Every session went with the old password; this browser gets a new one.
+  await replaceSession(c, db, account);
+  return c.redirect("/portal/password?changed=1", 303);
+});

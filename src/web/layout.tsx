@@ -83,7 +83,9 @@ function PortalNav(props: { account: SessionAccount; section?: Section | undefin
         </ul>
       </nav>
       <div class="account">
-        <span>{props.account.email}</span>
+        <a href="/portal/password" title="Change password">
+          {props.account.email}
+        </a>
         <form method="post" action="/portal/logout">
           <button type="submit" class="link">
             Sign out

@@ -44,6 +44,28 @@ describe("sign-up and sign-in", () => {
     expect((await browser.fetch("/portal/usage")).status).toBe(200);
   });
 
+  it("changes the password with the current one, signing every other browser out", async () => {
+    const { browser, email } = await signedUp();
+    const elsewhere = new Browser();
+    expect((await elsewhere.postForm("/portal/login", { email, password: PASSWORD })).status).toBe(303);
+    expect((await browser.fetch("/portal/password")).status).toBe(200);
+
+    const wrong = await browser.postForm("/portal/password", { current: "not the password", password: "a brand new passphrase" });
+    expect(wrong.status).toBe(401);
+    expect(await textOf(wrong)).toContain("The current password is not right.");
+    const short = await browser.postForm("/portal/password", { current: PASSWORD, password: "short" });
+    expect(short.status).toBe(400);
+    expect(await textOf(short)).toContain("The password must be at least 10 characters.");
+
+    const changed = await browser.postForm("/portal/password", { current: PASSWORD, password: "a brand new passphrase" });
+    expect(changed.status).toBe(303);
+    expect(await textOf(await browser.fetch(changed.headers.get("location")!))).toContain("Password changed. Other browsers were signed out.");
+    expect((await browser.fetch("/portal")).status).toBe(200);
+    expect((await elsewhere.fetch("/portal")).status).toBe(303);
+    expect((await new Browser().postForm("/portal/login", { email, password: PASSWORD })).status).toBe(401);
+    expect((await new Browser().postForm("/portal/login", { email, password: "a brand new passphrase" })).status).toBe(303);
+  });
+
   it("sends a signed-out browser to sign in and back to the page it asked for", async () => {
     const response = await new Browser().fetch("/portal/usage?x=1");
     expect(response.status).toBe(303);

@@ -4,7 +4,7 @@ import { approveAs, authorizeUrl, pkcePair, registerClient } from "../oauth/help
 import { fetchWith, freshCompany } from "../lookup/helpers";
 import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
 
-const PAGES = ["/portal", "/portal/keys", "/portal/usage", "/portal/billing", "/portal/connections"];
+const PAGES = ["/portal", "/portal/keys", "/portal/usage", "/portal/billing", "/portal/connections", "/portal/password"];
 
 describe("every page", () => {
   it("forbids framing and anything inline, and keeps signed-in pages out of caches", async () => {
