@@ -56,11 +56,12 @@ export async function signIn(
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
   const { email, password } = parsed.data;
 
-  const device = await knownDevice(env.SIGNED_URL_SECRET, email, client.device);
+  // Read before the limits, which it names no count of: a device token is checked against it.
+  const account = await db.query.accounts.findFirst({ where: eq(accounts.email, email) });
+  const device = await knownDevice(env.SIGNED_URL_SECRET, account, client.device);
   const limit = await signInAllowed(env, client.address, email, device);
   if (!limit.allowed) return { ...fail("rate_limited", "Too many sign-in attempts. Try again later."), retryAfter: limit.retryAfter };
 
-  const account = await db.query.accounts.findFirst({ where: eq(accounts.email, email) });
   decoyHash ??= hashPassword(crypto.randomUUID());
   const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyHash));
   if (!account || !valid) return fail("unauthorized", "Invalid email or password");

@@ -58,15 +58,16 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
 
 /**
  * Signs the browser in: a fresh id every time, and any session it brought along is ended (no
- * fixation). The browser also keeps a device token for the account's email (src/accounts/devices.ts).
+ * fixation). The browser also keeps a device token for the account (src/accounts/devices.ts).
  */
-export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string; email: string }): Promise<void> {
+export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string }): Promise<void> {
   await endSession(db, getCookie(c, SESSION_COOKIE));
   const session = await startSession(db, account.id);
   const attributes = { httpOnly: true, sameSite: "Lax", secure: !isLocalhost(new URL(c.req.url).hostname), path: "/" } as const;
   setCookie(c, SESSION_COOKIE, session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
   const secret = (c.env as Env).SIGNED_URL_SECRET;
-  if (secret) setCookie(c, DEVICE_COOKIE, await deviceToken(secret, account.email), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
+  const credentials = secret ? await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } }) : undefined;
+  if (secret && credentials) setCookie(c, DEVICE_COOKIE, await deviceToken(secret, credentials), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
 }
 
 /** Who is making a sign-in attempt: the address limits count, and the device token it brings. */

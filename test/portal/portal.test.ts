@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sessions } from "../../schema";
-import { createAccount } from "../../src/accounts/accounts";
+import { createAccount, setPassword } from "../../src/accounts/accounts";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { db } from "../helpers/catalogue";
@@ -123,6 +123,14 @@ describe("sign-in limits under attack", () => {
     for (const forged of [otherDevice, `${device!.slice(0, -1)}${device!.endsWith("A") ? "B" : "A"}`]) {
       expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `device=${forged}` })).status).toBe(429);
     }
+  });
+
+  it("a new password ends every device token made under the old one", async () => {
+    const { id, email } = await account();
+    const device = /device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
+    expect((await setPassword(db, id, "a brand new passphrase")).ok).toBe(true);
+    await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount - 1);
+    expect((await loginJson(email, "a brand new passphrase", "/apiaas/login", { ...from("192.0.2.40"), Cookie: `device=${device}` })).status).toBe(429);
   });
 
   it("a browser's device token has its own limit of guesses", async () => {
