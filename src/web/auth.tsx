@@ -240,7 +240,7 @@ function PasswordPage(props: { account: SessionAccount; error?: string | undefin
           aria-invalid={props.invalidCurrent ? "true" : undefined}
           aria-describedby={props.invalidCurrent ? "form-error" : undefined}
         />
-        <Field name="password" label="New password" autocomplete="new-password" hint="At least 10 characters. Every other browser signed in to this account is signed out." error={props.fieldError} />
+        <Field name="password" label="New password" autocomplete="new-password" hint="At least 10 characters. Every other browser signed in to this account is signed out; MCP connections and keys stay until you revoke them." error={props.fieldError} />
         <SubmitRow label="Change password" />
       </form>
     </Page>
@@ -248,7 +248,7 @@ function PasswordPage(props: { account: SessionAccount; error?: string | undefin
 }
 
 authPages.get("/portal/password", signedIn, (c) =>
-  render(c, <PasswordPage account={c.get("account")} notice={c.req.query("changed") ? "Password changed. Other browsers were signed out." : undefined} />),
+  render(c, <PasswordPage account={c.get("account")} notice={c.req.query("changed") ? "Password changed. Other browsers were signed out. MCP connections and keys stay: review them under Connections and Keys." : undefined} />),
 );
 
 authPages.post("/portal/password", signedIn, async (c) => {
@@ -258,7 +258,8 @@ authPages.post("/portal/password", signedIn, async (c) => {
   const fresh = passwordSchema.safeParse(field(form, "password"));
   if (!fresh.success) return render(c, <PasswordPage account={account} error="Check the fields below." fieldError={`The password ${fresh.error.issues[0]!.message}.`} />, 400);
   // The current password, checked as a sign-in is (its limits too): a browser left signed in is
-  // not enough to take the account over.
+  // not enough to change it. (What such a browser already made, keys and MCP connections,
+  // stays for the owner to revoke: the page says so.)
   const current = await signIn(c.env, db, { email: account.email, password: field(form, "current") }, signInClient(c));
   if (!current.ok) {
     if (current.retryAfter) c.header("Retry-After", String(current.retryAfter));

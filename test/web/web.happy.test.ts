@@ -59,7 +59,7 @@ describe("sign-up and sign-in", () => {
 
     const changed = await browser.postForm("/portal/password", { current: PASSWORD, password: "a brand new passphrase" });
     expect(changed.status).toBe(303);
-    expect(await textOf(await browser.fetch(changed.headers.get("location")!))).toContain("Password changed. Other browsers were signed out.");
+    expect(await textOf(await browser.fetch(changed.headers.get("location")!))).toContain("Password changed. Other browsers were signed out. MCP connections and keys stay");
     expect((await browser.fetch("/portal")).status).toBe(200);
     expect((await elsewhere.fetch("/portal")).status).toBe(303);
     expect((await new Browser().postForm("/portal/login", { email, password: PASSWORD })).status).toBe(401);
