@@ -174,11 +174,12 @@ async function acquire(
     // it goes back first, and the limiters are asked once more. Without this, an isolate refused
     // once would hold its rest, and the key be refused for the rest of the month for requests
     // it never served.
+    // (A request running beside this one may have given it back already: asked again all the same.)
     const stale = leases.get(keyId);
-    if (round > 0 || !stale || stale.tokens === 0 || (stale.minute === minute && stale.signature === signature)) break;
+    if (round > 0 || !stale || (stale.minute === minute && stale.signature === signature)) break;
     const unspent = { ...stale };
     stale.tokens = 0;
-    await askLimiter(env, unspent.limiter, (limiter) => limiter.release(unspent.windows, unspent.tokens, unspent.grantedAt, LOOKUP_COUNTER));
+    if (unspent.tokens > 0) await askLimiter(env, unspent.limiter, (limiter) => limiter.release(unspent.windows, unspent.tokens, unspent.grantedAt, LOOKUP_COUNTER));
   }
   return refusal;
 }
