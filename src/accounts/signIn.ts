@@ -4,6 +4,7 @@ import { accounts } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { emailSchema } from "./accounts";
+import type { LimitWindow } from "../limits/rateLimiter";
 import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
 import { knownDevice } from "./devices";
 import { hashPassword, verifyPassword } from "./passwords";
@@ -22,9 +23,10 @@ export const credentialsSchema = z.object({
  * guesses from one place cannot lock the owner out elsewhere; and per account from everywhere,
  * a ceiling against guessing spread over many addresses. An attempt from a browser that signed
  * in to the account before (a device token, src/accounts/devices.ts) counts per browser
- * instead of the two per-account limits, so that filling the ceiling locks out no such browser.
+ * instead of the two per-account limits, so that filling the ceiling locks out no such browser;
+ * a token also has a day's limit, so that one stolen with a browser guesses slowly for good.
  */
-export const SIGN_IN_LIMITS = { perAddress: 20, perAccountAndAddress: 10, perAccount: 100, perDevice: 10 };
+export const SIGN_IN_LIMITS = { perAddress: 20, perAccountAndAddress: 10, perAccount: 100, perDevice: 10, perDevicePerDay: 100 };
 
 /** Who attempts: the address per-address limits count (clientAddress), and its device token. */
 export interface SignInClient {
@@ -78,7 +80,7 @@ export function signInAllowed(env: Env, address: string, email: string, device: 
   return allowedBy(env, [
     [limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress],
     ...(device !== null
-      ? [[limiterNames.signInDevice(device), SIGN_IN_LIMITS.perDevice] as const]
+      ? [[limiterNames.signInDevice(device), SIGN_IN_LIMITS.perDevice, SIGN_IN_LIMITS.perDevicePerDay] as const]
       : ([
           [limiterNames.signInAccountAtAddress(email, address), SIGN_IN_LIMITS.perAccountAndAddress],
           [limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount],
@@ -95,10 +97,13 @@ export function signUpAllowed(env: Env, address: string): Promise<{ allowed: boo
   return allowedBy(env, [[limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress]]);
 }
 
-async function allowedBy(env: Env, limits: ReadonlyArray<readonly [name: string, limit: number]>): Promise<{ allowed: boolean; retryAfter: number }> {
+/** Each limiter in turn: its minute's limit, and a day's where one is given. */
+async function allowedBy(env: Env, limits: ReadonlyArray<readonly [name: string, perMinute: number, perDay?: number]>): Promise<{ allowed: boolean; retryAfter: number }> {
   const now = Date.now();
-  for (const [name, limit] of limits) {
-    const decision = await askLimiter(env, name, (limiter) => limiter.consume([{ name: "sign-in", period: "minute", limit }], 1, now));
+  for (const [name, perMinute, perDay] of limits) {
+    const windows: LimitWindow[] = [{ name: "sign-in", period: "minute", limit: perMinute }];
+    if (perDay !== undefined) windows.push({ name: "sign-in-day", period: "day", limit: perDay });
+    const decision = await askLimiter(env, name, (limiter) => limiter.consume(windows, 1, now));
     if (!decision.allowed) return { allowed: false, retryAfter: Math.max(1, Math.ceil((decision.resetAt - now) / 1000)) };
   }
   return { allowed: true, retryAfter: 0 };

@@ -141,6 +141,15 @@ describe("sign-in limits under attack", () => {
     expect((await loginJson(email, PASSWORD, "/apiaas/login", withDevice(99))).status).toBe(429);
   });
 
+  it("a browser's device token has a day's limit too, so one stolen guesses slowly for good", async () => {
+    const { email } = await account();
+    const device = /device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1]!;
+    // The day's attempts spent in earlier minutes.
+    const day = [{ name: "sign-in-day", period: "day" as const, limit: SIGN_IN_LIMITS.perDevicePerDay }];
+    expect((await rateLimiterFor(env, limiterNames.signInDevice(device.split(".")[0]!)).consume(day, SIGN_IN_LIMITS.perDevicePerDay)).allowed).toBe(true);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("198.18.1.1"), Cookie: `device=${device}` })).status).toBe(429);
+  });
+
   it("sign-ups naming a taken email count against their address, never against the account", async () => {
     const { email } = await account();
     const response = await exports.default.fetch("https://logos.test/portal/signup", {
