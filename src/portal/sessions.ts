@@ -11,6 +11,16 @@ import { sha256Hex, toBase64Url } from "../lib/encoding";
 import { bearerToken, jsonError } from "../lib/responses";
 
 export const SESSION_COOKIE = "session";
+
+/**
+ * A cookie's name on this host: `__Host-` before it wherever it is Secure, which browsers then
+ * accept only from this very host (Secure, Path=/, no Domain), so a sibling host under the same
+ * parent domain can neither plant nor overwrite it. A local server (plain http) keeps the bare
+ * name: a `__Host-` cookie cannot be set without Secure.
+ */
+function cookieName<E extends AppEnv>(c: Context<E>, name: string): string {
+  return isLocalhost(new URL(c.req.url).hostname) ? name : `__Host-${name}`;
+}
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
@@ -52,8 +62,9 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
 }
 
 /*
- * The browser side: one cookie, HttpOnly, SameSite=Lax, Secure except on localhost, holding
- * the opaque id. Used by the portal and by the OAuth sign-in page alike.
+ * The browser side: one cookie, `__Host-session` (plain `session` on a local server), HttpOnly,
+ * SameSite=Lax, Secure except on localhost, holding the opaque id. Used by the portal and by the
+ * OAuth sign-in page alike.
  */
 
 /**
@@ -61,27 +72,27 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
  * fixation). The browser also keeps a device token for the account (src/accounts/devices.ts).
  */
 export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string }): Promise<void> {
-  await endSession(db, getCookie(c, SESSION_COOKIE));
+  await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
   const session = await startSession(db, account.id);
   const attributes = { httpOnly: true, sameSite: "Lax", secure: !isLocalhost(new URL(c.req.url).hostname), path: "/" } as const;
-  setCookie(c, SESSION_COOKIE, session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
+  setCookie(c, cookieName(c, SESSION_COOKIE), session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
   const secret = (c.env as Env).SIGNED_URL_SECRET;
   const credentials = secret ? await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } }) : undefined;
-  if (secret && credentials) setCookie(c, DEVICE_COOKIE, await deviceToken(secret, credentials), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
+  if (secret && credentials) setCookie(c, cookieName(c, DEVICE_COOKIE), await deviceToken(secret, credentials), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
 }
 
 /** Who is making a sign-in attempt: the address limits count, and the device token it brings. */
 export function signInClient<E extends AppEnv>(c: Context<E>): SignInClient {
-  return { address: clientAddress(c), device: getCookie(c, DEVICE_COOKIE) };
+  return { address: clientAddress(c), device: getCookie(c, cookieName(c, DEVICE_COOKIE)) };
 }
 
 export function currentSession<E extends AppEnv>(c: Context<E>, db: Db): Promise<SessionAccount | null> {
-  return sessionAccount(db, getCookie(c, SESSION_COOKIE));
+  return sessionAccount(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
 }
 
 export async function endBrowserSession<E extends AppEnv>(c: Context<E>, db: Db): Promise<void> {
-  await endSession(db, getCookie(c, SESSION_COOKIE));
-  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
+  deleteCookie(c, cookieName(c, SESSION_COOKIE), { path: "/", secure: cookieName(c, SESSION_COOKIE) !== SESSION_COOKIE });
 }
 
 /**

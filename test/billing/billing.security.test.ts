@@ -369,7 +369,7 @@ describe("cross-site posts with the session cookie", () => {
       { "Content-Type": "text/plain" },
       { "Content-Type": "application/json", Origin: "https://evil.example" },
     ];
-    const cookie = `session=${browser.cookies.get("session")}`;
+    const cookie = `__Host-session=${browser.cookies.get("__Host-session")}`;
     for (const headers of forged) {
       const response = await exports.default.fetch(`https://logos.test${path}`, { method: "POST", headers: { Cookie: cookie, ...headers }, body: JSON.stringify(body) });
       expect(response.status, JSON.stringify(headers)).toBe(403);

@@ -139,7 +139,7 @@ describe("Stripe refusing the service's configuration is the service's misconfig
 
   it("the plan page says which: billing not set up (500), or Stripe briefly out of reach (503, Retry-After)", async () => {
     const { browser } = await signedUp();
-    const cookie = `session=${browser.cookies.get("session")}`;
+    const cookie = `__Host-session=${browser.cookies.get("__Host-session")}`;
     vi.spyOn(console, "error").mockImplementation(() => {});
 
     const refused = await portal({ STRIPE_SECRET_KEY: stripeKey.revoked }, cookie, "/portal/billing/checkout", { plan: "launch" });
@@ -216,7 +216,7 @@ describe("a customer deleted in Stripe's dashboard", () => {
     const { browser } = await signedUp();
     const accountId = ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
     await db.insert(billingAccounts).values({ accountId, stripeCustomerId: "cus_deleted_portal", subscriptionId: "sub_old", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_old", updatedAt: new Date() });
-    const response = await portal({}, `session=${browser.cookies.get("session")}`, "/portal/billing/manage", {});
+    const response = await portal({}, `__Host-session=${browser.cookies.get("__Host-session")}`, "/portal/billing/manage", {});
     expect(response.status).toBe(404);
     expect(await textOf(response)).toContain("This account's billing details are no longer at Stripe");
   });

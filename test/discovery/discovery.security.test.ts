@@ -104,7 +104,7 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
   it("sends a fixed User-Agent and nothing of the caller's request", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const token = await freshKey();
-    await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual", headers: { Cookie: "session=secret", Authorization: "Bearer x", Referer: "https://customer.example/" } });
+    await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual", headers: { Cookie: "__Host-session=secret", Authorization: "Bearer x", Referer: "https://customer.example/" } });
     for (const { headers } of await site.requests()) {
       expect(headers["user-agent"]).toMatch(/^logo-lookup-discovery\//);
       expect(headers.cookie).toBeUndefined();

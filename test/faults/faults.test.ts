@@ -137,7 +137,7 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
   });
 
   it("portal pages answer a 503 page when D1 does", async () => {
-    const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/portal`, { headers: { Cookie: "session=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG" } });
+    const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/portal`, { headers: { Cookie: "__Host-session=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG" } });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
     expect(await response.text()).toContain("The portal is briefly unavailable");

@@ -51,7 +51,7 @@ describe("one JSON error edge", () => {
     ["billing", "/apiaas/billing/status"],
   ])("%s answers an unexpected failure with a JSON 500 that says nothing of the cause", async (_, path) => {
     const { key } = await secretKeyFor();
-    const init = { headers: { Authorization: `Bearer ${key}`, Cookie: "session=abc" } };
+    const init = { headers: { Authorization: `Bearer ${key}`, Cookie: "__Host-session=abc" } };
     // The key is verified (and cached) on the working database first; then the database goes away.
     await rest("/v1/usage", key);
     const response = await fetchWith({ DB: brokenDb }, `${BASE}${path}`, init);

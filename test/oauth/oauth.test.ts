@@ -143,7 +143,7 @@ describe("sign-in and consent pages", () => {
     const response = await browser.postForm(authorizeUrl(clientId, challenge), { step: "sign-in", email: account.email, password: "wrong password!" });
     expect(response.status).toBe(401);
     expect(await response.text()).toContain("Invalid email or password");
-    expect(browser.cookies.has("session")).toBe(false);
+    expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
   it("limits sign-in attempts on the page per account", async () => {
@@ -194,7 +194,7 @@ describe("forgery and fixation", () => {
     const url = authorizeUrl(clientId, challenge);
     const forged = await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD }, { Origin: "https://evil.example" });
     expect(forged.status).toBe(403);
-    expect(browser.cookies.has("session")).toBe(false);
+    expect(browser.cookies.has("__Host-session")).toBe(false);
 
     await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
     const handle = handleOf(await (await browser.fetch(url)).text())!;
@@ -223,13 +223,13 @@ describe("forgery and fixation", () => {
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
     const browser = new Browser();
-    browser.cookies.set("session", "planted-by-an-attacker-0123456789abcdefghijklmnop");
+    browser.cookies.set("__Host-session", "planted-by-an-attacker-0123456789abcdefghijklmnop");
     const url = authorizeUrl(clientId, challenge);
     expect(await (await browser.fetch(url)).text()).toContain("Sign in to connect");
     await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
-    const issued = browser.cookies.get("session");
+    const issued = browser.cookies.get("__Host-session");
     expect(issued).not.toBe("planted-by-an-attacker-0123456789abcdefghijklmnop");
-    const planted = await exports.default.fetch(`${BASE}/apiaas/whoami`, { headers: { Cookie: "session=planted-by-an-attacker-0123456789abcdefghijklmnop" } });
+    const planted = await exports.default.fetch(`${BASE}/apiaas/whoami`, { headers: { Cookie: "__Host-session=planted-by-an-attacker-0123456789abcdefghijklmnop" } });
     expect(planted.status).toBe(401);
   });
 

@@ -21,9 +21,9 @@ const post = (path: string, body: BodyInit, headers: Record<string, string>, bas
   exports.default.fetch(`${base}${path}`, { method: "POST", body, headers });
 const loginJson = (email: string, password: string, path = "/apiaas/login", extra: Record<string, string> = {}) =>
   post(path, JSON.stringify({ email, password }), { "Content-Type": "application/json", ...extra });
-const cookieOf = (response: Response) => /session=([^;]*)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
+const cookieOf = (response: Response) => /__Host-session=([^;]*)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
 const whoami = (cookie?: string, path = "/apiaas/whoami") =>
-  exports.default.fetch(`https://logos.test${path}`, cookie ? { headers: { Cookie: `session=${cookie}` } } : {});
+  exports.default.fetch(`https://logos.test${path}`, cookie ? { headers: { Cookie: `__Host-session=${cookie}` } } : {});
 
 describe("portal sign-in", () => {
   it.each(["/apiaas/login", "/api/v1/auth/login", "/api/v1/login"])("%s signs in with JSON and sets a safe session cookie", async (path) => {
@@ -32,7 +32,7 @@ describe("portal sign-in", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ account: { id, email, plan: "launch" } });
     const cookie = response.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/^__Host-session=[A-Za-z0-9_-]{43};/);
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Lax");
     expect(cookie).toContain("Secure");
@@ -110,44 +110,44 @@ describe("sign-in limits under attack", () => {
   it("guesses spread over many addresses lock out no browser the owner signed in from before", async () => {
     const { email } = await account();
     const signedIn = await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.20"));
-    const device = /device=([^;]*)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
+    const device = /__Host-device=([^;]*)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
     expect(device).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
     // Every address the attacker has fills the account's ceiling from everywhere (the owner's sign-in took one).
     await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount - 1);
     expect((await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.21"))).status).toBe(429);
     // The owner's browser, from yet another address, still signs in.
-    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.22"), Cookie: `device=${device}` })).status).toBe(200);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.22"), Cookie: `__Host-device=${device}` })).status).toBe(200);
     // Another account's token, or one altered, counts for nothing.
     const other = await account();
-    const otherDevice = /device=([^;]*)/.exec((await loginJson(other.email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
+    const otherDevice = /__Host-device=([^;]*)/.exec((await loginJson(other.email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
     for (const forged of [otherDevice, `${device!.slice(0, -1)}${device!.endsWith("A") ? "B" : "A"}`]) {
-      expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `device=${forged}` })).status).toBe(429);
+      expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `__Host-device=${forged}` })).status).toBe(429);
     }
   });
 
   it("a new password ends every device token made under the old one", async () => {
     const { id, email } = await account();
-    const device = /device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
+    const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
     expect((await setPassword(db, id, "a brand new passphrase")).ok).toBe(true);
     await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount - 1);
-    expect((await loginJson(email, "a brand new passphrase", "/apiaas/login", { ...from("192.0.2.40"), Cookie: `device=${device}` })).status).toBe(429);
+    expect((await loginJson(email, "a brand new passphrase", "/apiaas/login", { ...from("192.0.2.40"), Cookie: `__Host-device=${device}` })).status).toBe(429);
   });
 
   it("a browser's device token has its own limit of guesses", async () => {
     const { email } = await account();
-    const device = /device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
-    const withDevice = (n: number) => ({ ...from(`198.18.0.${n}`), Cookie: `device=${device}` });
+    const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
+    const withDevice = (n: number) => ({ ...from(`198.18.0.${n}`), Cookie: `__Host-device=${device}` });
     for (let i = 0; i < SIGN_IN_LIMITS.perDevice; i++) expect((await loginJson(email, "wrong password!", "/apiaas/login", withDevice(i))).status).toBe(401);
     expect((await loginJson(email, PASSWORD, "/apiaas/login", withDevice(99))).status).toBe(429);
   });
 
   it("a browser's device token has a day's limit too, so one stolen guesses slowly for good", async () => {
     const { email } = await account();
-    const device = /device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1]!;
+    const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1]!;
     // The day's attempts spent in earlier minutes.
     const day = [{ name: "sign-in-day", period: "day" as const, limit: SIGN_IN_LIMITS.perDevicePerDay }];
     expect((await rateLimiterFor(env, limiterNames.signInDevice(device.split(".")[0]!)).consume(day, SIGN_IN_LIMITS.perDevicePerDay)).allowed).toBe(true);
-    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("198.18.1.1"), Cookie: `device=${device}` })).status).toBe(429);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("198.18.1.1"), Cookie: `__Host-device=${device}` })).status).toBe(429);
   });
 
   it("sign-ups naming a taken email count against their address, never against the account", async () => {
@@ -178,9 +178,9 @@ describe("whoami and logout", () => {
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ account: { id, email, plan: "launch" }, clients: [{ id: clientId, name: "Default" }] });
     }
-    const out = await exports.default.fetch("https://logos.test/apiaas/logout", { method: "POST", headers: { Cookie: `session=${cookie}`, Origin: "https://logos.test" } });
+    const out = await exports.default.fetch("https://logos.test/apiaas/logout", { method: "POST", headers: { Cookie: `__Host-session=${cookie}`, Origin: "https://logos.test" } });
     expect(out.status).toBe(204);
-    expect(out.headers.get("set-cookie")).toMatch(/session=;/);
+    expect(out.headers.get("set-cookie")).toMatch(/__Host-session=;/);
     expect((await whoami(cookie)).status).toBe(401);
   });
 
@@ -215,7 +215,7 @@ describe("session security", () => {
   it("issues a new id at sign-in and ends the one the browser brought (no fixation)", async () => {
     const { email } = await account();
     const planted = cookieOf(await loginJson(email, PASSWORD))!;
-    const fresh = cookieOf(await loginJson(email, PASSWORD, "/apiaas/login", { Cookie: `session=${planted}` }))!;
+    const fresh = cookieOf(await loginJson(email, PASSWORD, "/apiaas/login", { Cookie: `__Host-session=${planted}` }))!;
     expect(fresh).not.toBe(planted);
     expect((await whoami(planted)).status).toBe(401);
     expect((await whoami(fresh)).status).toBe(200);

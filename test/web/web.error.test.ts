@@ -36,7 +36,7 @@ describe("sign-up refuses", () => {
     const malformed = await browser.postForm("/portal/signup", { email: "not-an-email", password: PASSWORD });
     expect(malformed.status).toBe(400);
     expect(await textOf(malformed)).toContain("Enter an email address, like name@example.com.");
-    expect(browser.cookies.has("session")).toBe(false);
+    expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
   it("an email that already has an account", async () => {
@@ -95,7 +95,7 @@ describe("sign-in refuses", () => {
     // Which of the two is wrong is never said: both fields are marked, read with the error.
     expect(tiedToError(html, "email")).toBe(true);
     expect(tiedToError(html, "password")).toBe(true);
-    expect(browser.cookies.has("session")).toBe(false);
+    expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
   it("empty fields, and the eleventh attempt of a minute", async () => {
@@ -240,7 +240,7 @@ describe("billing refuses", () => {
     const { browser } = await signedUp();
     const response = await fetchWith({ STRIPE_SECRET_KEY: "sk_test_revoked" }, `${BASE}/portal/billing/checkout`, {
       ...form({ plan: "launch" }),
-      headers: { ...form({}).headers, Cookie: `session=${browser.cookies.get("session")}` },
+      headers: { ...form({}).headers, Cookie: `__Host-session=${browser.cookies.get("__Host-session")}` },
     });
     // A revoked key is the deployment's fault, which no retry mends.
     expect(response.status).toBe(500);

@@ -138,11 +138,11 @@ describe("sign-in", () => {
 
   it("replaces the session id the browser brought (no fixation)", async () => {
     const { browser, email } = await signedUp();
-    const before = browser.cookies.get("session");
+    const before = browser.cookies.get("__Host-session");
     await browser.postForm("/portal/login", { email, password: PASSWORD });
-    expect(browser.cookies.get("session")).not.toBe(before);
+    expect(browser.cookies.get("__Host-session")).not.toBe(before);
     const stale = new Browser();
-    stale.cookies.set("session", before!);
+    stale.cookies.set("__Host-session", before!);
     expect((await stale.fetch("/portal")).status).toBe(303);
   });
 });
