@@ -31,7 +31,8 @@ export class CompanyQuota extends DurableObject<Env> {
     });
   }
 
-  admit(companyIds: number[], limit: number, now = Date.now()): CompanyQuotaDecision {
+  admit(companyIds: number[], limit: number, at = Date.now()): CompanyQuotaDecision {
+    const now = this.present(at);
     const day = windowStart("day", now);
     this.sql.exec("DELETE FROM companies_seen WHERE day < ?", day);
     const { decision, unseen } = this.decide(companyIds, limit, now);
@@ -45,8 +46,18 @@ export class CompanyQuota extends DurableObject<Env> {
   }
 
   /** What `admit` would decide now, counting nothing: for work to do before admitting. */
-  check(companyIds: number[], limit: number, now = Date.now()): CompanyQuotaDecision {
-    return this.decide(companyIds, limit, now).decision;
+  check(companyIds: number[], limit: number, at = Date.now()): CompanyQuotaDecision {
+    return this.decide(companyIds, limit, this.present(at)).decision;
+  }
+
+  /**
+   * `at`, or the start of the day already begun here if `at` is earlier: a call stamped just
+   * before midnight (another colo's clock, a round trip) that arrives after the object has begun
+   * the next day counts in that day, instead of starting the finished one again from nothing.
+   */
+  private present(at: number): number {
+    const latest = this.sql.exec<{ day: number | null }>("SELECT max(day) AS day FROM companies_seen").one().day;
+    return latest !== null && latest > at ? latest : at;
   }
 
   private decide(companyIds: number[], limit: number, now: number): { decision: CompanyQuotaDecision; unseen: number[] } {

@@ -58,13 +58,7 @@ export class RateLimiter extends DurableObject<Env> {
    * daily history the admitted requests are added to, if any.
    */
   consume(windows: LimitWindow[], cost = 1, now = Date.now(), counter?: string): LimitDecision {
-    const states = windows.map((window) => {
-      const start = windowStart(window.period, now);
-      const row = this.sql
-        .exec<{ count: number }>("SELECT count FROM windows WHERE name = ? AND window_start = ?", window.name, start)
-        .toArray()[0];
-      return { window, start, used: row?.count ?? 0, resetAt: windowEnd(window.period, now) };
-    });
+    const states = windows.map((window) => ({ window, ...this.current(window, now) }));
 
     // Of the windows that refuse, the one that lasts longest says when a retry can succeed.
     const refused = states.filter((s) => s.used + cost > s.window.limit).reduce<(typeof states)[number] | undefined>(
@@ -94,6 +88,21 @@ export class RateLimiter extends DurableObject<Env> {
     return { allowed: true, ...tightest };
   }
 
+  /**
+   * A window's present state as of `now`. A caller's clock may lag the object's by a little (a
+   * request stamped before a round trip, another colo's clock): once a later window of the name
+   * has begun here, a request stamped in the one before counts in it, instead of starting the
+   * finished window again from nothing, which the object no longer holds.
+   */
+  private current(window: LimitWindow, now: number): { start: number; used: number; resetAt: number } {
+    const start = windowStart(window.period, now);
+    const latest = this.sql
+      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE name = ? ORDER BY window_start DESC LIMIT 1", window.name)
+      .toArray()[0];
+    if (latest && latest.window_start >= start) return { start: latest.window_start, used: latest.count, resetAt: windowEnd(window.period, latest.window_start) };
+    return { start, used: 0, resetAt: windowEnd(window.period, now) };
+  }
+
   private addToHistory(counter: string, count: number, now: number): void {
     const day = windowStart("day", now);
     this.sql.exec(
@@ -114,12 +123,7 @@ export class RateLimiter extends DurableObject<Env> {
    */
   lease(windows: LimitWindow[], want: number, now = Date.now(), counter?: string): LimitDecision & { granted: number } {
     let left = Number.MAX_SAFE_INTEGER;
-    for (const window of windows) {
-      const row = this.sql
-        .exec<{ count: number }>("SELECT count FROM windows WHERE name = ? AND window_start = ?", window.name, windowStart(window.period, now))
-        .toArray()[0];
-      left = Math.min(left, window.limit - (row?.count ?? 0));
-    }
+    for (const window of windows) left = Math.min(left, window.limit - this.current(window, now).used);
     const granted = Math.max(1, Math.min(want, Math.floor(left / LEASE_FRACTION)));
     const decision = this.consume(windows, granted, now, counter);
     return { ...decision, granted: decision.allowed ? granted : 0 };

@@ -25,6 +25,16 @@ describe("RateLimiter", () => {
     expect(await limiter.consume(minute, 1, at("2026-11-22T10:01:00Z"))).toMatchObject({ allowed: true, remaining: 9 });
   });
 
+  it("counts a request stamped in a window that has just ended in the one already begun", async () => {
+    const limiter = rateLimiterFor(env, "key:late");
+    await limiter.consume(minute, 10, at("2026-11-22T10:00:50Z"));
+    await limiter.consume(minute, 9, at("2026-11-22T10:01:01Z"));
+    // Stamped 10:00:59 (another colo's clock, a round trip), arriving after 10:01 has begun here.
+    expect(await limiter.consume(minute, 1, at("2026-11-22T10:00:59Z"))).toMatchObject({ allowed: true, remaining: 0, resetAt: at("2026-11-22T10:02:00Z") });
+    expect((await limiter.consume(minute, 1, at("2026-11-22T10:00:59Z"))).allowed).toBe(false);
+    expect((await limiter.consume(minute, 1, at("2026-11-22T10:01:30Z"))).allowed).toBe(false);
+  });
+
   it("counts nothing when any window refuses", async () => {
     const limiter = rateLimiterFor(env, "key:two-windows");
     const windows = [
@@ -65,6 +75,15 @@ describe("CompanyQuota", () => {
     expect(await quota.admit([4, 5], 4, now)).toMatchObject({ allowed: false, current: 3 });
     expect(await quota.admit([4], 4, now)).toMatchObject({ allowed: true, current: 4 });
     expect(await quota.admit([5], 4, at("2026-11-23T00:00:00Z"))).toMatchObject({ allowed: true, current: 1 });
+  });
+
+  it("counts a call stamped just before midnight, arriving after the next day began here, in that day", async () => {
+    const quota = companyQuotaFor(env, "account:late");
+    expect(await quota.admit([1, 2], 2, at("2026-11-22T23:59:00Z"))).toMatchObject({ allowed: true, current: 2 });
+    expect(await quota.admit([3], 2, at("2026-11-23T00:00:01Z"))).toMatchObject({ allowed: true, current: 1 });
+    expect(await quota.admit([4, 5], 2, at("2026-11-22T23:59:59Z"))).toMatchObject({ allowed: false, current: 1, resetAt: at("2026-11-24T00:00:00Z") });
+    expect(await quota.admit([4], 2, at("2026-11-22T23:59:59Z"))).toMatchObject({ allowed: true, current: 2 });
+    expect(await quota.history([at("2026-11-22T00:00:00Z"), at("2026-11-23T00:00:00Z")])).toEqual([2, 2]);
   });
 
   it("reports today's count without counting anything", async () => {
