@@ -139,9 +139,10 @@ async function acquire(
   now: number,
   options: LookupLimitOptions,
 ): Promise<LimitDecision | undefined> {
+  const giveBack = (lease: Lease) => askLimiter(env, lease.limiter, (limiter) => limiter.release(lease.windows, lease.tokens, lease.grantedAt, LOOKUP_COUNTER));
   const release = async (lease: Lease | undefined) => {
     if (!lease || lease.tokens === 0) return;
-    const released = askLimiter(env, lease.limiter, (limiter) => limiter.release(lease.windows, lease.tokens, lease.grantedAt, LOOKUP_COUNTER));
+    const released = giveBack(lease);
     if (options.defer) options.defer(released);
     else await released;
   };
@@ -179,7 +180,7 @@ async function acquire(
     if (round > 0 || !stale || (stale.minute === minute && stale.signature === signature)) break;
     const unspent = { ...stale };
     stale.tokens = 0;
-    if (unspent.tokens > 0) await askLimiter(env, unspent.limiter, (limiter) => limiter.release(unspent.windows, unspent.tokens, unspent.grantedAt, LOOKUP_COUNTER));
+    if (unspent.tokens > 0) await giveBack(unspent);
   }
   return refusal;
 }
