@@ -1,9 +1,8 @@
-import { parse } from "tldts";
 import { importCompanyLogo } from "../catalogue/importLogo";
 import { withoutVector } from "../catalogue/preparedImage";
 import { DISCOVERED_PROMINENCE, DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import type { Db } from "../lib/db";
-import { registrableDomain } from "../lib/domain";
+import { registrableDomain, registrableName } from "../lib/domain";
 import { sha256Hex } from "../lib/encoding";
 import { ok } from "../lib/errors";
 import { decodeDataUrl, fetchLimited, type Fetched, type ResolveMap } from "./fetcher";
@@ -82,7 +81,7 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
   // are the other brand's too, unless the other domain is this one's name under another suffix
   // (acme.de → acme.com): a country site sent to the company's main one, the same mark.
   const ownSite = landed === null || landed === registrableDomain(domain);
-  const sameBrand = ownSite || brandLabel(landed!) === brandLabel(domain);
+  const sameBrand = ownSite || registrableName(landed!) === registrableName(domain);
   const brandColor = sameBrand ? (brandColour(site.manifest?.themeColor) ?? brandColour(site.page?.themeColor)) : null;
   const name = (ownSite ? (site.manifest?.name ?? site.page?.siteName ?? site.page?.applicationName ?? site.page?.title) : null) ?? domain;
   const report: DiscoveryReport = { domain, outcome: "nothing", page: site.pageUrl, name, brandColor, candidates: [] };
@@ -175,12 +174,6 @@ interface Site {
 
 /** Whether a URL is a data: URL; URL schemes are case-insensitive, so `DATA:` is one too. */
 const isDataUrl = (url: string) => /^data:/i.test(url);
-
-/**
- * A registrable domain's name without its public suffix: `acme` for acme.com and acme.co.uk;
- * a host that is a private suffix itself (vercel.app) by the ICANN list, as registrableDomain reads it.
- */
-const brandLabel = (host: string) => parse(host, { allowPrivateDomains: true }).domainWithoutSuffix ?? parse(host).domainWithoutSuffix;
 
 async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
   const first: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);

@@ -57,6 +57,19 @@ export function normaliseDomain(input: string): DomainResult {
  * rather than turning into GitHub.
  */
 export function registrableDomain(host: string): string | null {
-  // A host that is a private suffix itself (`surge.sh`) is its own registrable domain.
-  return parse(host, { allowPrivateDomains: true }).domain ?? parse(host).domain;
+  return registrable(host).domain;
+}
+
+/**
+ * A registrable domain's name without its public suffix, read as registrableDomain reads it:
+ * `acme` for acme.com and acme.co.uk, `vercel` for vercel.app.
+ */
+export function registrableName(host: string): string | null {
+  return registrable(host).domainWithoutSuffix;
+}
+
+// A host that is a private suffix itself (`surge.sh`) is its own registrable domain, by the ICANN list.
+function registrable(host: string) {
+  const withPrivate = parse(host, { allowPrivateDomains: true });
+  return withPrivate.domain !== null ? withPrivate : parse(host);
 }
