@@ -30,7 +30,8 @@ interface FormState {
 }
 
 function Field(props: {
-  name: "email" | "password";
+  /** `current`: the current password, beside a new one. */
+  name: "email" | "password" | "current";
   label: string;
   value?: string;
   error?: string | undefined;
@@ -46,7 +47,7 @@ function Field(props: {
       <input
         id={props.name}
         name={props.name}
-        type={props.name}
+        type={props.name === "email" ? "email" : "password"}
         autocomplete={props.autocomplete}
         required
         value={props.value}
@@ -67,16 +68,21 @@ function Field(props: {
   );
 }
 
+/** The form's error, above its fields; a field it is about points at it (Field's `formError`). */
+function FormError(props: { error?: string | undefined }) {
+  return props.error ? (
+    <p class="alert" role="alert" id="form-error">
+      {props.error}
+    </p>
+  ) : null;
+}
+
 function SignInPage(props: FormState & { signupOpen: boolean }) {
   return (
     <Page title="Sign in" narrow signupOpen={props.signupOpen}>
       <h1>Sign in</h1>
       {props.notice && <p class="notice">{props.notice}</p>}
-      {props.error && (
-        <p class="alert" role="alert" id="form-error">
-          {props.error}
-        </p>
-      )}
+      <FormError error={props.error} />
       <form method="post" action="/portal/login" class="card">
         {props.next && <input type="hidden" name="next" value={props.next} />}
         <Field name="email" label="Email" value={props.email} autocomplete="username" formError={props.invalid?.has("email")} />
@@ -97,11 +103,7 @@ function SignUpPage(props: FormState) {
     <Page title="Create account" narrow signupOpen>
       <h1>Create your account</h1>
       <p class="muted">Free plan: 500,000 lookups a month per key, and MCP access for your AI tools. No card needed.</p>
-      {props.error && (
-        <p class="alert" role="alert" id="form-error">
-          {props.error}
-        </p>
-      )}
+      <FormError error={props.error} />
       <form method="post" action="/portal/signup" class="card">
         <Field name="email" label="Email" value={props.email} autocomplete="username" error={props.fieldErrors?.email} />
         <Field
@@ -224,22 +226,9 @@ function PasswordPage(props: { account: SessionAccount; error?: string | undefin
     <Page title="Change password" account={props.account} narrow>
       <h1>Change password</h1>
       {props.notice && <p class="notice">{props.notice}</p>}
-      {props.error && (
-        <p class="alert" role="alert" id="form-error">
-          {props.error}
-        </p>
-      )}
+      <FormError error={props.error} />
       <form method="post" action="/portal/password" class="card">
-        <label for="current">Current password</label>
-        <input
-          id="current"
-          name="current"
-          type="password"
-          autocomplete="current-password"
-          required
-          aria-invalid={props.invalidCurrent ? "true" : undefined}
-          aria-describedby={props.invalidCurrent ? "form-error" : undefined}
-        />
+        <Field name="current" label="Current password" autocomplete="current-password" formError={props.invalidCurrent} />
         <Field name="password" label="New password" autocomplete="new-password" hint="At least 10 characters. Every other browser signed in to this account is signed out; MCP connections and keys stay until you revoke them." error={props.fieldError} />
         <SubmitRow label="Change password" />
       </form>
@@ -268,7 +257,10 @@ authPages.post("/portal/password", signedIn, async (c) => {
     return render(c, <PasswordPage account={account} error={message} invalidCurrent={wrong} />, wrong ? 401 : statusOf(current.error.code));
   }
   const changed = await setPassword(db, account.id, fresh.data);
-  if (!changed.ok) return failed(c, changed.error.message);
+  if (!changed.ok) {
+    console.error(`portal: password change failed: ${changed.error.message}`);
+    return render(c, <PasswordPage account={account} error="Your password could not be changed. Try again later." />, 500);
+  }
   // Every session went with the old password; this browser gets a new one.
   await replaceSession(c, db, account);
   return c.redirect("/portal/password?changed=1", 303);
