@@ -3,11 +3,11 @@ import { fromBase64Url, toBase64Url } from "../lib/encoding";
 /**
  * Browsers that have signed in to an account before (OWASP's device cookies, its answer to
  * lockout). A sign-in leaves the browser a token bound to the account's email and password,
- * signed with the service's secret (SIGNED_URL_SECRET, under a purpose of its own). An attempt that brings a valid token
- * for the email it names is counted per token instead of against the account's ceiling from
- * every address: guesses spread over many addresses fill that ceiling, and would otherwise lock
- * the owner out of every browser, theirs included. Without the secret there are no tokens, and
- * every attempt counts as before.
+ * signed with the service's secret (SIGNED_URL_SECRET, under a purpose of its own). An attempt
+ * that brings a valid token for the email it names is counted per token instead of against the
+ * account's ceiling from every address: guesses spread over many addresses fill that ceiling,
+ * and would otherwise lock the owner out of every browser, theirs included. Without the secret
+ * there are no tokens, and every attempt counts as before.
  */
 export const DEVICE_COOKIE = "device";
 export const DEVICE_TTL_SECONDS = 180 * 24 * 60 * 60;
@@ -45,4 +45,3 @@ export async function knownDevice(secret: string | undefined, account: DeviceAcc
   const valid = await crypto.subtle.verify("HMAC", await signingKey(secret), fromBase64Url(signature!), signed(account, id!));
   return valid ? id! : null;
 }
-

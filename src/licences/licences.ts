@@ -105,11 +105,12 @@ export const licences = new Hono<AppEnv>()
     return c.json(report, 200, PUBLIC);
   })
   // A simple GET needs no preflight; one that sends a header of its own gets this.
-  .options("/licences", (c) =>
-    c.body(null, 204, {
+  .options("/licences", (c) => {
+    const asked = c.req.header("access-control-request-headers");
+    return c.body(null, 204, {
       "Access-Control-Allow-Origin": "*",
       "Access-Control-Allow-Methods": "GET",
-      ...(c.req.header("access-control-request-headers") ? { "Access-Control-Allow-Headers": c.req.header("access-control-request-headers")! } : {}),
+      ...(asked ? { "Access-Control-Allow-Headers": asked } : {}),
       "Access-Control-Max-Age": "86400",
-    }),
-  );
+    });
+  });

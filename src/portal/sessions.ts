@@ -11,16 +11,6 @@ import { sha256Hex, toBase64Url } from "../lib/encoding";
 import { bearerToken, jsonError } from "../lib/responses";
 
 export const SESSION_COOKIE = "session";
-
-/**
- * A cookie's name on this host: `__Host-` before it wherever it is Secure, which browsers then
- * accept only from this very host (Secure, Path=/, no Domain), so a sibling host under the same
- * parent domain can neither plant nor overwrite it. A local server (plain http) keeps the bare
- * name: a `__Host-` cookie cannot be set without Secure.
- */
-function cookieName<E extends AppEnv>(c: Context<E>, name: string): string {
-  return isLocalhost(new URL(c.req.url).hostname) ? name : `__Host-${name}`;
-}
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
@@ -67,6 +57,19 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
  * OAuth sign-in page alike.
  */
 
+/** Cookies are Secure except on a local server, which is plain http. */
+const secureOn = <E extends AppEnv>(c: Context<E>) => !isLocalhost(new URL(c.req.url).hostname);
+
+/**
+ * A cookie's name on this host: `__Host-` before it wherever it is Secure, which browsers then
+ * accept only from this very host (Secure, Path=/, no Domain), so a sibling host under the same
+ * parent domain can neither plant nor overwrite it. A local server keeps the bare name: a
+ * `__Host-` cookie cannot be set without Secure.
+ */
+function cookieName<E extends AppEnv>(c: Context<E>, name: string): string {
+  return secureOn(c) ? `__Host-${name}` : name;
+}
+
 /**
  * Signs the browser in: a fresh id every time, and any session it brought along is ended (no
  * fixation). The browser also keeps a device token for the account (src/accounts/devices.ts).
@@ -74,7 +77,7 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
 export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string }): Promise<void> {
   await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
   const session = await startSession(db, account.id);
-  const attributes = { httpOnly: true, sameSite: "Lax", secure: !isLocalhost(new URL(c.req.url).hostname), path: "/" } as const;
+  const attributes = { httpOnly: true, sameSite: "Lax", secure: secureOn(c), path: "/" } as const;
   setCookie(c, cookieName(c, SESSION_COOKIE), session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
   const secret = (c.env as Env).SIGNED_URL_SECRET;
   const credentials = secret ? await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } }) : undefined;
@@ -91,8 +94,9 @@ export function currentSession<E extends AppEnv>(c: Context<E>, db: Db): Promise
 }
 
 export async function endBrowserSession<E extends AppEnv>(c: Context<E>, db: Db): Promise<void> {
-  await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
-  deleteCookie(c, cookieName(c, SESSION_COOKIE), { path: "/", secure: cookieName(c, SESSION_COOKIE) !== SESSION_COOKIE });
+  const name = cookieName(c, SESSION_COOKIE);
+  await endSession(db, getCookie(c, name));
+  deleteCookie(c, name, { path: "/", secure: secureOn(c) });
 }
 
 /**
