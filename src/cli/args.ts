@@ -40,9 +40,90 @@ export interface Output {
   isTTY?: boolean;
 }
 
+/** Where a command reads what must not be one of its arguments (a password): the process's standard input, or a test's. */
+export interface Input {
+  /** A person types at it: a password is then asked for, and not echoed. */
+  isTTY?: boolean;
+  /** Everything piped in, to its end. */
+  readAll(): Promise<string>;
+  /** One line typed without echo, after `prompt` on stderr. */
+  askHidden(prompt: string): Promise<string>;
+}
+
 export interface CommandIo {
   stdout: Output;
   stderr: Output;
+  stdin?: Input;
 }
 
-export const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
+const processInput: Input = {
+  get isTTY() {
+    return process.stdin.isTTY === true;
+  },
+  async readAll() {
+    let text = "";
+    for await (const chunk of process.stdin.setEncoding("utf8")) {
+      text += chunk;
+      if (text.length > MAX_PIPED) break;
+    }
+    return text;
+  },
+  askHidden(prompt) {
+    const stdin = process.stdin;
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.setEncoding("utf8");
+    stdin.resume();
+    return new Promise((resolve, reject) => {
+      let typed = "";
+      const finish = (outcome: () => void) => {
+        stdin.off("data", onData);
+        stdin.setRawMode(false);
+        stdin.pause();
+        process.stderr.write("\n");
+        outcome();
+      };
+      const onData = (chunk: string) => {
+        for (const char of chunk) {
+          if (char === "\r" || char === "\n") return finish(() => resolve(typed));
+          // Ctrl-C, or Ctrl-D on an empty line: nothing is written.
+          if (char === "\u0003" || (char === "\u0004" && typed === "")) return finish(() => reject(new UsageError("cancelled")));
+          if (char === "\u007f" || char === "\b") typed = Array.from(typed).slice(0, -1).join("");
+          else if (char >= " ") typed += char;
+        }
+      };
+      stdin.on("data", onData);
+    });
+  },
+};
+
+/** More than any password: standard input is read no further. */
+const MAX_PIPED = 4096;
+
+export const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: processInput };
+
+/** The options of a command that takes a password: never as an argument, where shell history and the process list keep it. */
+export const passwordOptions = {
+  password: { type: "string" },
+  "password-stdin": { type: "boolean", default: false },
+} as const;
+
+/**
+ * The password a command was given: the first line of standard input with `--password-stdin`,
+ * else asked for at the terminal without echo (twice, when `confirm`: a typo would set a
+ * password nobody knows). `--password P` is refused with the way to do it instead.
+ */
+export async function passwordOf(values: { password?: string | undefined; "password-stdin"?: boolean | undefined }, io: CommandIo, confirm: boolean): Promise<string> {
+  if (values.password !== undefined) {
+    throw new UsageError("--password is not taken on the command line, where shell history and the process list keep it: type the password when asked, or pipe it in with --password-stdin");
+  }
+  if (values["password-stdin"]) {
+    const line = ((await io.stdin?.readAll()) ?? "").split(/\r?\n/, 1)[0] ?? "";
+    if (line === "") throw new UsageError("--password-stdin: standard input holds no password (its first line is the password)");
+    return line;
+  }
+  if (!io.stdin?.isTTY) throw new UsageError("the password is asked for at a terminal; without one, pipe it in with --password-stdin");
+  const password = await io.stdin.askHidden("Password: ");
+  if (confirm && (await io.stdin.askHidden("The same password again: ")) !== password) throw new UsageError("the two passwords differ; nothing was changed");
+  return password;
+}

@@ -6,11 +6,12 @@ import { type CommandResult, inProcess, platformForThisFile, tool } from "./help
 /** The admin CLI's refusals, on a state of their own so they run beside the other admin tests. */
 const file = platformForThisFile();
 beforeAll(async () => {
-  const created = await admin("account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch");
+  const created = await admin("account", "create", "--email", "ops@example.com", "--password-stdin", "--plan", "launch");
   if (created.status !== 0) throw new Error(created.stderr);
 });
 
-const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow));
+// A password, where a command takes one, is piped in: the first line of standard input.
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow), "correct horse battery\n");
 const counts = async () => ({
   accounts: (await file.platform.db.select().from(accounts).all()).length,
   keys: (await file.platform.db.select().from(apiKeys).all()).length,
@@ -19,15 +20,18 @@ const errorOf = (result: CommandResult) => JSON.parse(result.stderr.trim().split
 
 describe("refuses bad arguments with a clear message, a non-zero exit and no write", () => {
   it.each([
-    [["account", "create", "--password", "correct horse battery"], /--email is required/],
-    [["account", "create", "--email", "bad", "--password", "correct horse battery"], /email/],
-    [["account", "create", "--email", "x@example.com", "--password", "short"], /at least 10 characters/],
-    [["account", "create", "--email", "x@example.com", "--password", "correct horse battery", "--plan", "gold"], /plan/],
-    [["account", "create", "--email", "ops@example.com", "--password", "correct horse battery"], /already exists/],
+    [["account", "create", "--password-stdin"], /--email is required/],
+    [["account", "create", "--email", "bad", "--password-stdin"], /email/],
+    [["account", "create", "--email", "x@example.com", "--password-stdin", "--plan", "gold"], /plan/],
+    [["account", "create", "--email", "ops@example.com", "--password-stdin"], /already exists/],
+    // Never as an argument, where shell history and the process list keep it.
+    [["account", "create", "--email", "x@example.com", "--password", "correct horse battery"], /not taken on the command line.*--password-stdin/],
+    [["account", "password", "--account", "x", "--password", "correct horse battery"], /not taken on the command line/],
     [["account", "plan", "--account", "nobody", "--plan", "growth"], /No account/],
     [["account", "plan", "--plan", "growth"], /--account is required/],
-    [["account", "password", "--account", "nobody", "--password", "correct horse battery"], /No account/],
-    [["account", "password", "--account", "nobody"], /--password is required/],
+    [["account", "password", "--account", "nobody", "--password-stdin"], /No account/],
+    // No terminal to ask at, and nothing said to be piped in.
+    [["account", "password", "--account", "nobody"], /asked for at a terminal.*--password-stdin/],
     [["key", "create", "--account", "nobody", "--type", "publishable"], /No account/],
     [["key", "create", "--type", "public", "--account", "x"], /--type must be publishable or secret/],
     [["key", "create", "--type", "secret", "--account", "x", "--per-minute", "ten"], /--per-minute must be a positive whole number/],
@@ -61,8 +65,8 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
 describe("storage options", () => {
   it("may come before the command's words too", async () => {
     const result = await inProcess((io) =>
-      runAdmin(["--persist-to", file.dir, "account", "create", "--email", "early@example.com", "--password", "correct horse battery"], io, file.platform.borrow),
-    );
+      runAdmin(["--persist-to", file.dir, "account", "create", "--email", "early@example.com", "--password-stdin"], io, file.platform.borrow),
+    "correct horse battery\n");
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ email: "early@example.com" });
   });
@@ -83,5 +87,41 @@ describe("exit codes", () => {
     expect(result.stdout).toBe("");
     expect(errorOf(result).message).toMatch(/No account/);
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe("passwords", () => {
+  const create = (email: string, stdin: Parameters<typeof inProcess>[1]) =>
+    inProcess((io) => runAdmin(["account", "create", "--email", email, "--password-stdin", "--persist-to", file.dir], io, file.platform.borrow), stdin);
+  const asked = (email: string, typed: string[]) =>
+    inProcess((io) => runAdmin(["account", "create", "--email", email, "--persist-to", file.dir], io, file.platform.borrow), { typed });
+
+  it.each([
+    ["nothing piped in", "", /standard input holds no password/],
+    ["an empty first line", "\ncorrect horse battery\n", /standard input holds no password/],
+    ["a short password", "short\n", /at least 10 characters/],
+  ])("refuses %s, writing nothing", async (_, stdin, message) => {
+    const before = await counts();
+    const result = await create("piped@example.com", stdin);
+    expect(result.status).not.toBe(0);
+    expect(errorOf(result).message).toMatch(message);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("refuses two different passwords typed at the terminal, writing nothing", async () => {
+    const before = await counts();
+    const result = await asked("typed@example.com", ["correct horse battery", "correct horse batery"]);
+    expect(result.status).toBe(2);
+    expect(errorOf(result).message).toMatch(/the two passwords differ/);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("takes the first line of what is piped in, without its line ending, and one typed twice", async () => {
+    const { verifyPassword } = await import("../../src/accounts/passwords");
+    const hashOf = async (email: string) => (await file.platform.db.query.accounts.findFirst({ where: (a, { eq }) => eq(a.email, email) }))!.passwordHash;
+    expect((await create("crlf@example.com", "correct horse battery\r\nignored\n")).status).toBe(0);
+    expect(await verifyPassword("correct horse battery", await hashOf("crlf@example.com"))).toBe(true);
+    expect((await asked("typed@example.com", ["typed horse battery", "typed horse battery"])).status).toBe(0);
+    expect(await verifyPassword("typed horse battery", await hashOf("typed@example.com"))).toBe(true);
   });
 });

@@ -8,12 +8,14 @@ const file = platformForThisFile();
 
 // In-process, on a platform kept open for the file; the program itself is run once below.
 const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow));
+const adminWithInput = (stdin: Parameters<typeof inProcess>[1], ...args: string[]) =>
+  inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow), stdin);
 
 describe("npm run admin", () => {
   let accountId: string;
 
-  it("account create prints the account with its id, as a process that exits 0", async () => {
-    const result = await tool("admin", ["account", "create", "--email", "ops@example.com", "--password", "correct horse battery", "--plan", "launch"], file.dir);
+  it("account create prints the account with its id, as a process that exits 0, its password piped in", async () => {
+    const result = await tool("admin", ["account", "create", "--email", "ops@example.com", "--password-stdin", "--plan", "launch"], file.dir, "correct horse battery\n");
     expect(result.status).toBe(0);
     const account = result.json();
     expect(account).toMatchObject({ email: "ops@example.com", plan: "launch" });
@@ -36,9 +38,11 @@ describe("npm run admin", () => {
     const { startSession, sessionAccount } = await import("../../src/portal/sessions");
     const { verifyPassword } = await import("../../src/accounts/passwords");
     const signedIn = await Promise.all([startSession(file.platform.db, accountId), startSession(file.platform.db, accountId)]);
-    const result = await admin("account", "password", "--account", accountId, "--password", "another horse battery");
+    const result = await adminWithInput({ typed: ["another horse battery", "another horse battery"] }, "account", "password", "--account", accountId);
     expect(result.status).toBe(0);
     expect(result.json()).toEqual({ id: accountId, sessionsEnded: 2 });
+    // Asked for twice at the terminal, and never echoed: the output holds only the prompts.
+    expect(result.stderr).toBe("Password: \nThe same password again: \n");
     for (const session of signedIn) expect(await sessionAccount(file.platform.db, session.id)).toBeNull();
     const row = await file.platform.db.query.accounts.findFirst({ where: (a, { eq }) => eq(a.id, accountId) });
     expect(await verifyPassword("another horse battery", row!.passwordHash)).toBe(true);

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
-import type { CommandIo } from "../../src/cli/args";
+import type { CommandIo, Input } from "../../src/cli/args";
 import { openPlatform, type Platform } from "../../src/cli/platform";
 
 export const root = resolve(import.meta.dirname, "../..");
@@ -28,13 +28,14 @@ const result = (status: number | null, stdout: string, stderr: string): CommandR
  * state directory. Asynchronously: a platform the test file keeps open needs this process's
  * event loop while the tool runs.
  */
-export async function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string): Promise<CommandResult> {
+export async function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string, input = ""): Promise<CommandResult> {
   const [command, ...scriptArgs] = npmScript(script);
   const child = spawn(command, [...scriptArgs, ...args, "--persist-to", state], {
     cwd: root,
     env: { ...process.env, CI: "true", NO_COLOR: "1" },
     timeout: 120_000,
   });
+  child.stdin.end(input);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
@@ -50,11 +51,26 @@ export function npmScript(script: string): [string, ...string[]] {
   return [bin(program!), ...args];
 }
 
-/** Runs a tool's command function in this process (what its program does, minus the process), capturing its output. */
-export async function inProcess(command: (io: CommandIo) => Promise<number>): Promise<CommandResult> {
+/**
+ * Runs a tool's command function in this process (what its program does, minus the process),
+ * capturing its output. Its standard input is `stdin`: text piped in, or the lines a person
+ * types at a terminal, one per prompt.
+ */
+export async function inProcess(command: (io: CommandIo) => Promise<number>, stdin: string | { typed: string[] } = ""): Promise<CommandResult> {
   let stdout = "";
   let stderr = "";
-  const status = await command({ stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) } });
+  const typed = typeof stdin === "string" ? undefined : [...stdin.typed];
+  const input: Input = {
+    isTTY: typed !== undefined,
+    readAll: async () => (typeof stdin === "string" ? stdin : ""),
+    askHidden: async (prompt) => {
+      stderr += `${prompt}\n`; // the line ends as the person presses Enter, echoing nothing else
+      const line = typed?.shift();
+      if (line === undefined) throw new Error(`asked "${prompt}" with nothing typed`);
+      return line;
+    },
+  };
+  const status = await command({ stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) }, stdin: input });
   return result(status, stdout, stderr);
 }
 

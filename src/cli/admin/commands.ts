@@ -3,7 +3,7 @@ import { createAccount, setMcpAccess, setPassword, setPlan } from "../../account
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
-import { parseCommandLine, storageOptions, UsageError, wholeNumber } from "../args";
+import { type CommandIo, parseCommandLine, passwordOf, passwordOptions, storageOptions, UsageError, wholeNumber } from "../args";
 import { discoveryCommands } from "./discovery";
 
 /**
@@ -12,8 +12,12 @@ import { discoveryCommands } from "./discovery";
  */
 export interface Command {
   usage: string;
-  /** Parses argv into a job to run against the database, or throws UsageError. */
-  parse(args: string[]): { storage: { remote: boolean; persistTo?: string | undefined }; run: (db: Db) => Promise<Result<unknown>> };
+  /** Parses argv (and reads a password from `io`, where it takes one) into a job to run against the database, or throws UsageError. */
+  parse(args: string[], io: CommandIo): Job | Promise<Job>;
+}
+interface Job {
+  storage: { remote: boolean; persistTo?: string | undefined };
+  run: (db: Db) => Promise<Result<unknown>>;
 }
 
 const storage = (values: { remote: boolean; "persist-to"?: string | undefined }) => ({
@@ -33,16 +37,19 @@ function noPositionals(positionals: string[]) {
 
 export const commands: Record<string, Command> = {
   "account create": {
-    usage: `account create --email E --password P [--plan ${plans.join("|")}]`,
-    parse(args) {
+    usage: `account create --email E [--password-stdin] [--plan ${plans.join("|")}]`,
+    async parse(args, io) {
       const { values, positionals } = parseCommandLine(args, {
         ...storageOptions,
+        ...passwordOptions,
         email: { type: "string" },
-        password: { type: "string" },
         plan: { type: "string", default: "free" },
       });
       noPositionals(positionals);
-      const input = { email: required(values, "email"), password: required(values, "password"), plan: values.plan as never };
+      const email = required(values, "email");
+      // Checked before the password is asked for, so that nobody types it twice for nothing.
+      if (!(plans as readonly string[]).includes(values.plan)) throw new UsageError(`--plan must be one of ${plans.join(", ")}`);
+      const input = { email, password: await passwordOf(values, io, true), plan: values.plan as never };
       return { storage: storage(values), run: (db) => createAccount(db, input) };
     },
   },
@@ -62,12 +69,12 @@ export const commands: Record<string, Command> = {
     },
   },
   "account password": {
-    usage: "account password --account ID --password P",
-    parse(args) {
-      const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" }, password: { type: "string" } });
+    usage: "account password --account ID [--password-stdin]",
+    async parse(args, io) {
+      const { values, positionals } = parseCommandLine(args, { ...storageOptions, ...passwordOptions, account: { type: "string" } });
       noPositionals(positionals);
       const account = required(values, "account");
-      const password = required(values, "password");
+      const password = await passwordOf(values, io, true);
       return { storage: storage(values), run: (db) => setPassword(db, account, password) };
     },
   },

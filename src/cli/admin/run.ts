@@ -30,7 +30,7 @@ export async function runAdmin(
   }
   const { command, rest } = named;
   try {
-    const job = command.parse(rest);
+    const job = await command.parse(rest, io);
     const platform = await open(job.storage);
     try {
       const result = await job.run(platform.db);
