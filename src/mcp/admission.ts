@@ -1,6 +1,6 @@
 import type { LogoVariant } from "../../schema";
 import type { Logo } from "../images/keys";
-import { type CompanyMatch, findCompany, findLogo, logosOfCompany, searchCompanies } from "../catalogue/queries";
+import { type CompanyMatch, findCompany, findCompanyByDomain, findLogo, hostOfUrl, logosOfCompany, searchCompanies } from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { normaliseDomain } from "../lib/domain";
@@ -37,14 +37,20 @@ type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
 
 /**
  * The best match of a search, and its logo of the preferred variant or else its best; not
- * admitted yet. A query that is a domain unknown to the catalogue asks the domain's own site.
+ * admitted yet. A query that is a domain names that domain's company, as fetch_logos and the
+ * lookup read it: one the catalogue does not know asks the domain's own site, and a company
+ * found only by its name or the start of its domain (`acme.co` finding `acme.com`) is another's.
  */
 export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
+  const trimmed = query.trim();
+  const host = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   let catalogue = ctx.catalogue;
-  let [company] = await searchCompanies(catalogue, query, 1);
-  const domain = company ? null : normaliseDomain(query.trim());
-  const discovered = domain?.ok ? await discoveredCatalogue(ctx.env, domain.domain, ctx.caller) : null;
-  if (discovered) [company] = await searchCompanies((catalogue = discovered), query, 1);
+  const [hit] = await searchCompanies(catalogue, query, 1);
+  let company: CompanyMatch | null | undefined = host.ok && hit?.matchedBy === "name" ? undefined : hit;
+  if (!company && host.ok) {
+    const discovered = await discoveredCatalogue(ctx.env, host.domain, ctx.caller);
+    if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
+  }
   const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return ok({ company, ...chosen });

@@ -26,6 +26,8 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     }
     expect(tools.find((t) => t.name === "search_logos")!.annotations!.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === "send_feedback")!.annotations!.readOnlyHint).toBe(false);
+    // returnType file uploads a new file on each call: not for a client to run unasked.
+    expect(tools.find((t) => t.name === "get_logo")!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
   });
 
   it("search_logos → get_logo: metadata first, then the delivery record with a working public URL", async () => {
@@ -227,6 +229,7 @@ describe("seven-tool form: fetching", () => {
     expect(instructions).toContain("imageLeft: 300, imageTop: 200, imageWidth: 150, imageHeight: 75");
     expect(instructions).toContain("setSelectedDataAsync");
     expect(instructions).not.toMatch(/iVBORw0KGgo/); // no PNG data embedded
+    expect(instructions).toMatch(/^To insert the logo of slide\.example into the current slide:/);
     expect(result._meta.usage).toMatchObject({ companies: { current: 1, limit: 30 } });
 
     const placed = structured<{ instructions: string }>(await call("insert_logo", { query: "slide.example", imageWidth: 90, imageHeight: 30, imageLeft: 10, imageTop: 20.5 }));

@@ -35,8 +35,9 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
         format: formatSchema,
       }),
       outputSchema: deliveryRecordSchema.extend({ base64: z.string().optional(), file_id: z.string().optional() }),
-      // `file` sends the logo to the AI provider.
-      annotations: { openWorldHint: true },
+      // `file` uploads a new file to the AI provider on each call, as insert_logo does: a
+      // client that runs read-only tools unasked must ask first.
+      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
       failure: FAILURE,
     },
     async (args) => {

@@ -96,7 +96,9 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
         height: args.imageHeight ?? round2((args.imageWidth * logo.height) / logo.width),
       };
       const instructions = [
-        `To insert the ${company.companyName} logo into the current slide:`,
+        // The domain, not the company's name: a name may come from a site's own title
+        // (discovery), and text there must not become a step the agent follows.
+        `To insert the logo of ${company.domain} into the current slide:`,
         `1. Call the tool store_blob with file_id "${fileId}" and blob_name "${blobName}".`,
         `2. Call the tool execute_office_js with this code, which places the stored image ${place.width} × ${place.height} points at left ${place.left}, top ${place.top}:`,
         "",
