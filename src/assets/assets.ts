@@ -12,7 +12,7 @@ import { RecentBytes } from "../lib/recent";
 import { plainText } from "../lib/responses";
 import { decodeAssetKey, encodeAssetKey } from "./codec";
 import { checkAssetSignature } from "./signedUrls";
-import { SVG_POLICY } from "./svgPolicy";
+import { SVG_HEADERS } from "./svgPolicy";
 import { ladderDown, ladderUp, scaleDownTo } from "./widths";
 
 /**
@@ -198,19 +198,18 @@ async function storedObject(bucket: R2Bucket, key: string, defer: (work: Promise
 async function storedVector(bucket: R2Bucket, key: string): Promise<string | null> {
   if (!/\.[0-9a-f]{16}\.png$/.test(key)) return null;
   const candidate = vectorKey(key);
-  return (await bucket.head(candidate)) ? candidate : null;
+  return (await dependency("object storage", bucket.head(candidate))) ? candidate : null;
 }
 
 /** Sanitised SVG (src/images/svg.ts), with a policy that forbids scripts should anything have slipped through. */
 async function serveVector(request: Request, bucket: R2Bucket, key: string): Promise<Response> {
-  const object = await bucket.get(key);
+  const object = await dependency("object storage", bucket.get(key));
   if (!object) return notFound();
   const headers = new Headers({
     "Content-Type": MIME_TYPES.svg,
     "Cache-Control": IMMUTABLE,
     ETag: `"${object.etag}"`,
-    "Content-Security-Policy": SVG_POLICY,
-    "X-Content-Type-Options": "nosniff",
+    ...SVG_HEADERS,
     "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)),
   });
   return finish(request, new Response(await object.arrayBuffer(), { status: 200, headers }), {});

@@ -4,3 +4,6 @@
  * whatever the file contains.
  */
 export const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+
+/** What every SVG answer carries: the policy, and no second guess of its type. */
+export const SVG_HEADERS = { "Content-Security-Policy": SVG_POLICY, "X-Content-Type-Options": "nosniff" } as const;

@@ -74,41 +74,74 @@ async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8
     return render.resize ? image.transform({ width: render.resize.width, fit: render.resize.enlarge ? "contain" : "scale-down" }) : image;
   };
   if (render.format === "jpg") {
-    const png = render.resize ? await bytesOf((await resized(source).output({ format: "image/png" })).image()) : await new Response(source).arrayBuffer();
-    const flat = flattenPng(new Uint8Array(png), PAGES[render.page]);
-    return bytesOf((await images.input(streamOf(flat)).output({ format: "image/jpeg", quality: 90 })).image());
+    const png = new Uint8Array(render.resize ? await bytesOf((await resized(source).output({ format: "image/png" })).image()) : await new Response(source).arrayBuffer());
+    const { width, height } = pngSize(png);
+    const jpeg = async (flat: Uint8Array, resize?: Resize) => {
+      const input = images.input(streamOf(flat));
+      return bytesOf((await (resize ? input.transform({ width: resize.width, fit: "contain" }) : input).output({ format: "image/jpeg", quality: 90 })).image());
+    };
+    if (width * height <= MAX_FLATTENED_PIXELS) return jpeg(flattenPng(png, PAGES[render.page]));
+    // Flattened in JavaScript, a large image would cost the isolate seconds and 100 MB (anyone
+    // may ask /assets for a 3,200 px JPEG): it is flattened at most MAX_FLATTENED_PIXELS large,
+    // and the binding brings it back to the size asked for.
+    const smaller = Math.max(1, Math.floor(width * Math.sqrt(MAX_FLATTENED_PIXELS / (width * height))));
+    const small = await bytesOf((await images.input(streamOf(png)).transform({ width: smaller, fit: "scale-down" }).output({ format: "image/png" })).image());
+    return jpeg(flattenPng(new Uint8Array(small), PAGES[render.page]), { width, enlarge: true });
   }
   if (!render.resize && render.format === "png") return new Response(source).arrayBuffer();
   return bytesOf((await resized(source).output({ format: MIME_TYPES[render.format] as "image/png" })).image());
 }
 
-/** A PNG composited over an opaque background: RGB without alpha, as JPEG wants it. */
+/** The most pixels a JPEG is flattened at in the isolate: about 8 MB of decoded image. */
+export const MAX_FLATTENED_PIXELS = 2_000_000;
+
+/** A PNG's size from its header (IHDR, the first chunk), without decoding it. */
+function pngSize(png: Uint8Array): { width: number; height: number } {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  return png.byteLength >= 24 ? { width: view.getUint32(16), height: view.getUint32(20) } : { width: 0, height: 0 };
+}
+
+/**
+ * A PNG composited over an opaque background: RGB without alpha, as JPEG wants it; one plain
+ * loop, so that it costs little beside the decoding.
+ */
 export function flattenPng(png: Uint8Array, background: Rgb): Uint8Array {
   const image = decode(png);
   const { width, height, channels, palette } = image;
-  const max = image.depth === 16 ? 65535 : 255;
-  const data = image.data;
-  const out = new Uint8Array(width * height * 3);
-  for (let p = 0; p < width * height; p++) {
-    let r: number;
-    let g: number;
-    let b: number;
-    let a = 255;
-    if (palette) {
-      const entry = palette[data[p]!]!;
-      [r, g, b] = [entry[0]!, entry[1]!, entry[2]!];
-      a = entry[3] ?? 255;
-    } else {
-      const at = (c: number) => Math.round((data[p * channels + c]! * 255) / max);
-      const grey = channels <= 2;
-      r = at(0);
-      g = grey ? r : at(1);
-      b = grey ? r : at(2);
-      if (channels === 2 || channels === 4) a = at(channels - 1);
+  const pixels = width * height;
+  const [backR, backG, backB] = background;
+  // c over the background at alpha a, rounded as Math.round((c·a + back·(255 − a)) / 255).
+  const over = (c: number, a: number, back: number) => ((c * a + back * (255 - a) + 127) / 255) | 0;
+  let out: Uint8Array;
+  if (palette) {
+    const flat = palette.map((entry) => {
+      const a = entry[3] ?? 255;
+      return [over(entry[0]!, a, backR), over(entry[1]!, a, backG), over(entry[2]!, a, backB)] as const;
+    });
+    const data = image.data;
+    out = new Uint8Array(pixels * 3);
+    for (let p = 0; p < pixels; p++) {
+      const rgb = flat[data[p]!]!;
+      out[p * 3] = rgb[0];
+      out[p * 3 + 1] = rgb[1];
+      out[p * 3 + 2] = rgb[2];
     }
-    out[p * 3] = Math.round((r * a + background[0] * (255 - a)) / 255);
-    out[p * 3 + 1] = Math.round((g * a + background[1] * (255 - a)) / 255);
-    out[p * 3 + 2] = Math.round((b * a + background[2] * (255 - a)) / 255);
+  } else {
+    // 16-bit samples are brought to 8 bits first, rounded as the 8-bit ones are kept.
+    const data = image.depth === 16 ? Uint8Array.from(image.data, (v) => ((v * 255 + 32767) / 65535) | 0) : (image.data as Uint8Array);
+    const grey = channels <= 2;
+    const alpha = channels === 2 || channels === 4;
+    // In place where a pixel is at least three bytes: written behind what is still to be read.
+    out = channels >= 3 ? data.subarray(0, pixels * 3) : new Uint8Array(pixels * 3);
+    for (let p = 0, i = 0; p < pixels; p++, i += channels) {
+      const r = data[i]!;
+      const g = grey ? r : data[i + 1]!;
+      const b = grey ? r : data[i + 2]!;
+      const a = alpha ? data[i + channels - 1]! : 255;
+      out[p * 3] = over(r, a, backR);
+      out[p * 3 + 1] = over(g, a, backG);
+      out[p * 3 + 2] = over(b, a, backB);
+    }
   }
   return encode({ width, height, data: out, channels: 3, depth: 8 });
 }

@@ -8,7 +8,7 @@ import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
 import { lookKey, vectorKey } from "../images/keys";
 import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight, withinHeight } from "../images/transform";
 import { densityOf, densityRule, imageParams } from "../assets/imageParams";
-import { SVG_POLICY } from "../assets/svgPolicy";
+import { SVG_HEADERS } from "../assets/svgPolicy";
 import { ladderUp } from "../assets/widths";
 import { signAssetUrlPermanently } from "../assets/signedUrls";
 import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL } from "../keys/format";
@@ -308,7 +308,7 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
 
   const headers = new Headers({ "Cache-Control": LOOKUP_CACHE, ...caller.cors, ...limitHeaders, ...served.fallback });
   headers.set("Content-Type", MIME_TYPES[served.format]);
-  if (served.format === "svg") headers.set("Content-Security-Policy", SVG_POLICY);
+  if (served.format === "svg") for (const [name, value] of Object.entries(SVG_HEADERS)) headers.set(name, value);
   headers.set("X-Logo-Source", logo.source);
   if (caller.kind === "secret") {
     for (const [name, value] of Object.entries(metadataHeaders(logo, served.width))) headers.set(name, value);

@@ -2,9 +2,9 @@ import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeAssetKey, encodeAssetKey } from "../../src/assets/codec";
-import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, transparentLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
-import { encode } from "fast-png";
+import { decode, encode } from "fast-png";
 
 const BASE = "https://logos.test";
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, init);
@@ -165,6 +165,25 @@ describe("GET /assets/{key}", () => {
     await get(`${path}?width=24`);
     const asVector = await get(`${path}?width=24&format=svg`);
     expect([asVector.headers.get("content-type"), asVector.headers.get("x-logo-format")]).toEqual(["image/png", "png"]);
+  });
+
+  it("answers a JPEG thousands of pixels wide at its size, flattened onto its page", async () => {
+    const domain = `wide-jpg-${crypto.randomUUID().slice(0, 8)}.com`;
+    await addCompany({ name: "Wide Jpeg Co", domains: [domain] }, transparentLogo40x20());
+    const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+    // 3,200 × 1,600: five megapixels, flattened at two and brought back to the size asked for.
+    const response = await get(`/assets/${encodeAssetKey(master)}?width=3200&format=jpg&theme=dark`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/jpeg");
+    expect([response.headers.get("x-image-width"), response.headers.get("x-image-height")]).toEqual(["3200", "1600"]);
+    const jpeg = new Uint8Array(await response.arrayBuffer());
+    expect(await env.IMAGES.info(new Response(jpeg).body!)).toMatchObject({ width: 3200, height: 1600 });
+    // Seen at the logo's own 40 × 20: the dark page (#121212) around black ink.
+    const small = await env.IMAGES.input(new Response(jpeg).body!).transform({ width: 40 }).output({ format: "image/png" });
+    const pixels = decode(new Uint8Array(await new Response(small.image()).arrayBuffer()));
+    const at = (x: number, y: number) => [...pixels.data.slice((y * 40 + x) * pixels.channels, (y * 40 + x) * pixels.channels + 3)];
+    for (const channel of at(1, 1)) expect(Math.abs(channel - 0x12)).toBeLessThanOrEqual(3);
+    for (const channel of at(20, 10)) expect(channel).toBeLessThanOrEqual(8);
   });
 
   it("does not repeat a fallback header an earlier release cached with the image", async () => {

@@ -10,7 +10,7 @@ import { ok } from "../../src/lib/errors";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { lookupWindows } from "../../src/limits/lookupLimits";
 import { event, outcomeOf, signatureFor, subscription } from "../billing/helpers";
-import { darkLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 import { MCP_ACCEPT, mcpAccount, PASSWORD, tokensFor } from "../oauth/helpers";
@@ -91,6 +91,14 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
       expect(assetKeyOf(location)).not.toBeNull();
       await expectPlain503(await withBroken(vars, new URL(location, BASE).toString()));
     }
+    // A vector, asked of its own key or of the master's with format=svg.
+    const { domain } = await freshCompany({ image: vectorLogo40x20() });
+    const token = await freshKey();
+    const master = new URL((await fetchWith({}, `${BASE}/${domain}?token=${token}`, manual)).headers.get("location")!, BASE);
+    const vector = new URL((await fetchWith({}, `${BASE}/${domain}?token=${token}&format=svg`, manual)).headers.get("location")!, BASE);
+    expect(assetKeyOf(vector.toString())).toMatch(/\.svg$/);
+    master.search = "?format=svg"; // unsigned: the route takes format from anyone
+    for (const url of [vector, master]) await expectPlain503(await withBroken({ LOGOS: brokenBucket(fault) }, url.toString()));
   });
 
   it("the REST API answers JSON 503 when D1 or the limiter does", async () => {

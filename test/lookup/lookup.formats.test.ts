@@ -75,6 +75,7 @@ describe("format", () => {
       expect(response.headers.get("content-type")).toBe("image/svg+xml");
       expect(response.headers.get("content-security-policy")).toMatch(/default-src 'none'/);
       expect(response.headers.get("content-security-policy")).not.toMatch(/script-src/);
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("x-logo-format")).toBeNull();
       expect(magic(new Uint8Array(await response.arrayBuffer()))).toBe("svg");
     }
