@@ -3,21 +3,25 @@ import { ConfigurationError, errorForStatus, InvalidRequestError, LogoLookupErro
 /**
  * The server SDK (spec section 5): logos by domain with a secret key, for Node 18+ and
  * Workers alike (fetch, ReadableStream and nothing else). The key goes in the Authorization
- * header, never in a URL. 429s and 5xx answers are retried with exponential backoff, waiting
- * as long as the service's Retry-After asks; listeners hear of rate limits and quota.
+ * header, never in a URL, and only over https (or http to this machine). 429s and 5xx answers
+ * are retried with exponential backoff, waiting as long as the service's Retry-After asks up to
+ * maxRetryDelayMs; listeners hear of rate limits and quota.
  */
 export interface LogoLookupOptions {
   /** A secret key (`sk_…`); default: the LOGO_LOOKUP_SECRET_KEY environment variable. */
   secretKey?: string;
   /** The service's address; default: LOGO_LOOKUP_BASE_URL. */
   baseUrl?: string;
-  /** Retries after a 429, a 5xx or a network failure (default 3). */
+  /** Retries after a 429, a 5xx or a network failure, 0-10 (default 3). */
   maxRetries?: number;
-  /** A Retry-After longer than this is not waited for: the call fails with RateLimitError (default 60 s). */
+  /**
+   * A Retry-After longer than this is not waited for: the call fails at once with the answer's
+   * error, RateLimitError or ServerError (default 60 s; at most 2^31-1 ms, about 24.8 days).
+   */
   maxRetryDelayMs?: number;
-  /** Lookups in flight at once in getMany (default 4). */
+  /** Lookups in flight at once in getMany, 1-64 (default 4). */
   concurrency?: number;
-  /** Per attempt, reading the answer included (default 30 s); a getStream stream must be read within it too. */
+  /** Per attempt, reading the answer included (default 30 s; 1 to 2^31-1 ms); a getStream stream must be read within it too. */
   timeoutMs?: number;
   fetch?: typeof fetch;
   /** How the SDK waits between retries; tests pass a fake clock. */
@@ -80,8 +84,33 @@ export interface LogoLookupEvents {
 type Listener<K extends keyof LogoLookupEvents> = (event: LogoLookupEvents[K]) => void;
 
 const MAX_SIZE = 1200;
+/** The REST search's most results (the service's bound). */
+const MAX_SEARCH_LIMIT = 50;
+/** The longest wait setTimeout keeps (about 24.8 days): a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** getMany holds at most this many results per slot: in flight, or done and waiting for an earlier domain's. */
+const RESULTS_PER_SLOT = 4;
+/** A secret key as the service issues it (src/keys/format.ts, copied: the SDK is built without the Worker's code). */
+const SECRET_KEY = /^sk_[0-9A-Za-z]{32}$/;
+/** Hosts a key may be sent to over plain http: this machine's, for development. */
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const environment = (name: string): string | undefined =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+
+/** A whole-number option within its bounds, or its default when not given. */
+function wholeNumber(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max}`);
+  return value;
+}
+
+function parsedUrl(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
 
 function retryAfterMs(header: string | null, now: number): number | null {
   if (header === null) return null;
@@ -93,6 +122,7 @@ function retryAfterMs(header: string | null, now: number): number | null {
 export class LogoLookup {
   private readonly secretKey: string;
   private readonly baseUrl: string;
+  private readonly origin: string;
   private readonly maxRetries: number;
   private readonly maxRetryDelayMs: number;
   private readonly concurrency: number;
@@ -104,14 +134,27 @@ export class LogoLookup {
   constructor(options: LogoLookupOptions = {}) {
     const secretKey = options.secretKey ?? environment("LOGO_LOOKUP_SECRET_KEY");
     const baseUrl = options.baseUrl ?? environment("LOGO_LOOKUP_BASE_URL");
-    if (!secretKey || !secretKey.startsWith("sk_")) throw new ConfigurationError("A secret key (sk_…) is required: pass secretKey or set LOGO_LOOKUP_SECRET_KEY");
-    if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new ConfigurationError("The service's address is required: pass baseUrl or set LOGO_LOOKUP_BASE_URL");
+    if (!secretKey) throw new ConfigurationError("A secret key (sk_…) is required: pass secretKey or set LOGO_LOOKUP_SECRET_KEY");
+    // Checked here, not left to fetch: a key it cannot send (a stray line break) failed every call
+    // as a NetworkError quoting the header. The message never quotes the key.
+    if (!SECRET_KEY.test(secretKey)) {
+      throw new ConfigurationError("The secret key is not one: a secret key is sk_ and 32 letters or digits, with nothing around it (no space, no line break)");
+    }
+    if (!baseUrl) throw new ConfigurationError("The service's address is required: pass baseUrl or set LOGO_LOOKUP_BASE_URL");
+    const url = parsedUrl(baseUrl);
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new ConfigurationError("The service's address (baseUrl) must be an https:// URL");
+    if (url.protocol === "http:" && !LOCAL_HOSTS.has(url.hostname)) {
+      throw new ConfigurationError("The service's address (baseUrl) must be https://: over http:// the secret key would travel unencrypted (http:// is for localhost only)");
+    }
+    if (url.username || url.password) throw new ConfigurationError("The service's address (baseUrl) must not carry a user name or password");
     this.secretKey = secretKey;
     this.baseUrl = baseUrl.replace(/\/+$/, "");
-    this.maxRetries = options.maxRetries ?? 3;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.origin = url.origin;
+    this.maxRetries = wholeNumber("maxRetries", options.maxRetries, 3, 0, 10);
+    // Every wait is at most this (the backoff's own are shorter), so none overflows setTimeout.
+    this.maxRetryDelayMs = wholeNumber("maxRetryDelayMs", options.maxRetryDelayMs, 60_000, 0, MAX_TIMER_MS);
+    this.concurrency = wholeNumber("concurrency", options.concurrency, 4, 1, 64);
+    this.timeoutMs = wholeNumber("timeoutMs", options.timeoutMs, 30_000, 1, MAX_TIMER_MS);
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -154,28 +197,50 @@ export class LogoLookup {
   }
 
   /**
-   * Logos for many domains, yielded in input order as they complete, at most `concurrency`
-   * requests in flight. A failed domain is a value (`ok: false`), never a thrown error.
+   * Logos for many domains, yielded in input order, at most `concurrency` requests in flight.
+   * A slow domain holds back the results after it, not the requests: the other slots go on,
+   * their results kept until its own is yielded (up to RESULTS_PER_SLOT × `concurrency` held
+   * in all). Domains are taken from `domains` only as they are started, so it may be long or
+   * endless. A failed domain is a value (`ok: false`), never a thrown error.
    */
   async *getMany(domains: Iterable<string>, options: LogoOptions = {}): AsyncGenerator<LogoResult> {
-    const list = [...domains];
-    const running: Promise<LogoResult>[] = [];
-    let started = 0;
-    const startNext = () => {
-      if (started >= list.length) return;
-      const domain = list[started++]!;
-      running.push(
-        this.get(domain, options).then(
+    const source = domains[Symbol.iterator]();
+    // In input order, from the next to be yielded: each is in flight until its `result` is set.
+    const held: { promise: Promise<LogoResult>; result?: LogoResult }[] = [];
+    let exhausted = false;
+    const startMore = () => {
+      let inFlight = held.filter((entry) => !entry.result).length;
+      while (!exhausted && inFlight < this.concurrency && held.length < this.concurrency * RESULTS_PER_SLOT) {
+        const next = source.next();
+        if (next.done) {
+          exhausted = true;
+          return;
+        }
+        const domain = next.value;
+        const promise = this.get(domain, options).then(
           (logo): LogoResult => ({ domain, ok: true, logo }),
           (error: LogoLookupError): LogoResult => ({ domain, ok: false, error }),
-        ),
-      );
+        );
+        const entry: (typeof held)[number] = { promise };
+        void promise.then((result) => (entry.result = result));
+        held.push(entry);
+        inFlight++;
+      }
     };
-    for (let i = 0; i < this.concurrency; i++) startNext();
-    for (let i = 0; i < list.length; i++) {
-      const result = await running[i]!;
-      startNext();
-      yield result;
+    try {
+      for (startMore(); held.length > 0; startMore()) {
+        const result = held[0]!.result;
+        if (!result) {
+          await Promise.race(held.filter((entry) => !entry.result).map((entry) => entry.promise));
+          continue;
+        }
+        held.shift();
+        startMore();
+        yield result;
+      }
+    } finally {
+      // A caller that stops early closes the source, as for…of would.
+      if (!exhausted) source.return?.();
     }
   }
 
@@ -184,7 +249,11 @@ export class LogoLookup {
     query: string,
     options: { limit?: number } = {},
   ): Promise<{ results: { companyId: number; companyName: string; domain: string; brandColor: string | null; matchedBy: string }[] }> {
-    const params = new URLSearchParams({ q: query, ...(options.limit ? { limit: String(options.limit) } : {}) });
+    const { limit } = options;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)) {
+      return Promise.reject(errorForStatus(400, `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`, "invalid_argument"));
+    }
+    const params = new URLSearchParams({ q: query, ...(limit !== undefined ? { limit: String(limit) } : {}) });
     return this.json(`/v1/companies/search?${params}`);
   }
 
@@ -212,11 +281,12 @@ export class LogoLookup {
     if (options.format && options.format !== "png") params.set("format", options.format);
     if (options.dpr && options.dpr !== 1) params.set("dpr", String(options.dpr));
     return this.request(`/${encodeURIComponent(domain.trim())}?${params}`, async (response) => {
-      // Anything but an image (a page of the service's own, under a name that is not a domain) is no logo.
+      // Anything but an image (a page of the service's own, under a name that is not a domain) is
+      // no logo: the request was wrong, a 400 as the size check's, whatever status came with it.
       const type = response.headers.get("content-type") ?? "";
       if (!type.startsWith("image/")) {
         await response.body?.cancel();
-        throw new InvalidRequestError(`Not a logo: the service answered ${type || "no content type"} for ${JSON.stringify(domain)}`, response.status, "invalid_argument");
+        throw new InvalidRequestError(`Not a logo: the service answered ${type || "no content type"} for ${JSON.stringify(domain)}, which is not a domain it looks up`, 400, "invalid_argument");
       }
       return read(response);
     });
@@ -227,20 +297,22 @@ export class LogoLookup {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new ServerError("The service's answer is not JSON", 200, "internal");
+      // Not an answer the service gives (a proxy's page, or baseUrl not the service): a 502 as getStream's empty answer.
+      throw new ServerError("The answer is not the service's JSON: is baseUrl the service's address?", 502, "internal");
     }
   }
 
   /**
    * One request, retried after a 429, a 5xx or a network failure; an answer that breaks off
    * while `read` reads it (the connection dropped, the attempt's time ran out) counts as a
-   * network failure. What `read` throws of its own (a LogoLookupError) is not retried.
+   * network failure. What `read` throws of its own (a LogoLookupError) is not retried. Redirects
+   * are not followed: the key would go along to wherever they lead.
    */
   private async request<T>(path: string, read: (response: Response) => Promise<T>): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     for (let attempt = 0; ; attempt++) {
-      const failedToAnswer = async (cause: unknown) => {
-        if (attempt >= this.maxRetries) throw new NetworkError(`Request failed: ${messageOf(cause)}`, cause);
+      const failedToAnswer = async (reason: string, cause: unknown) => {
+        if (attempt >= this.maxRetries) throw new NetworkError(`Request failed: ${reason}`, cause);
         await this.backoff(url, null, attempt, null);
       };
       let response: Response;
@@ -248,9 +320,11 @@ export class LogoLookup {
         response = await this.fetcher(url, {
           headers: { Authorization: `Bearer ${this.secretKey}`, Accept: "image/*, application/json" },
           signal: AbortSignal.timeout(this.timeoutMs),
+          redirect: "manual",
         });
       } catch (cause) {
-        await failedToAnswer(cause);
+        // Not fetch's message: it may quote the request, the Authorization header with it.
+        await failedToAnswer(isTimeout(cause) ? `no answer within ${this.timeoutMs} ms` : `could not reach ${this.origin}`, cause);
         continue;
       }
       this.reportQuota(response);
@@ -259,9 +333,16 @@ export class LogoLookup {
           return await read(response);
         } catch (cause) {
           if (cause instanceof LogoLookupError) throw cause;
-          await failedToAnswer(cause);
+          // The body's own failure ("terminated", the timeout), which knows nothing of the request's headers.
+          await failedToAnswer(messageOf(cause), cause);
           continue;
         }
+      }
+      // The service answers a secret key with bytes or JSON, never a redirect.
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel();
+        const to = response.headers.get("location");
+        throw new ServerError(`The answer was a redirect${to ? ` to ${to}` : ""}, not followed: the secret key would go along. Is baseUrl the service's address?`, 502, "internal");
       }
 
       const waitMs = retryAfterMs(response.headers.get("retry-after"), Date.now());
@@ -278,7 +359,7 @@ export class LogoLookup {
         await this.backoff(url, 429, attempt, waitMs);
         continue;
       }
-      if (response.status >= 500 && attempt < this.maxRetries) {
+      if (response.status >= 500 && attempt < this.maxRetries && (waitMs ?? 0) <= this.maxRetryDelayMs) {
         await response.body?.cancel();
         await this.backoff(url, response.status, attempt, waitMs);
         continue;
@@ -303,6 +384,8 @@ export class LogoLookup {
 }
 
 const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+/** AbortSignal.timeout's reason, which fetch rejects with. */
+const isTimeout = (cause: unknown) => typeof cause === "object" && cause !== null && (cause as { name?: unknown }).name === "TimeoutError";
 
 /** The body, its failure while read (the connection dropped, the time ran out) a NetworkError. */
 function brokenOffAsNetworkError(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -343,25 +426,34 @@ function metadataOf(response: Response): LogoMetadata {
   };
 }
 
+/** The service's plain-text messages are a short line; anything longer is not one of them. */
+const MAX_PLAIN_MESSAGE = 500;
+
 const FORMATS: Record<string, string> = { "image/png": "png", "image/webp": "webp", "image/avif": "avif", "image/jpeg": "jpg", "image/svg+xml": "svg" };
 const formatOf = (contentType: string) => FORMATS[contentType.split(";")[0]!.trim()] ?? contentType;
 
 /**
- * The service answers lookups in plain text and its JSON surfaces as `{error: <message>,
- * code: <code>}`; servers before that shape answered `{error: {code, message}}`, read too.
- * Without a code in the body, the error's code is the status's (errorForStatus).
+ * The service answers lookups in plain text (one short line) and its JSON surfaces as
+ * `{error: <message>, code: <code>}`; servers before that shape answered `{error: {code,
+ * message}}`, read too. Without a code in the body, the error's code is the status's
+ * (errorForStatus). Any other body (a proxy's HTML error page) is not a message: the status
+ * line stands for it.
  */
 async function errorFrom(response: Response): Promise<LogoLookupError> {
-  const text = await response.text().catch(() => "");
-  let message = text.trim() || response.statusText || `HTTP ${response.status}`;
+  const text = (await response.text().catch(() => "")).trim();
+  let message = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   let code: string | null = null;
+  const type = response.headers.get("content-type") ?? "";
+  if (type.startsWith("text/plain") && text && text.length <= MAX_PLAIN_MESSAGE && !text.includes("\n")) message = text;
   try {
     const body = JSON.parse(text) as { error?: string | { code?: string; message?: string }; code?: string };
     const error = typeof body.error === "string" ? { message: body.error, code: body.code } : body.error;
-    if (error?.message) message = error.message;
-    code = error?.code ?? null;
+    if (typeof error?.message === "string" && error.message) {
+      message = error.message;
+      code = error.code ?? null;
+    }
   } catch {
-    // Plain text it is.
+    // Not the JSON shape.
   }
   return errorForStatus(response.status, message, code);
 }

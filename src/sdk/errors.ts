@@ -13,11 +13,15 @@ export class LogoLookupError extends Error {
   }
 }
 
-/** No secret key, or no base URL, was given. */
+/** No secret key or base URL was given, or an option is not valid (thrown by the constructor). */
 export class ConfigurationError extends LogoLookupError {
   override readonly name = "ConfigurationError";
 }
-/** 400: the request itself is wrong (an invalid domain, size, or parameter). */
+/**
+ * 400: the request itself is wrong (an invalid domain, size, or parameter), as the service
+ * answered or the SDK found before asking (a size or limit out of bounds, a name that is one of
+ * the service's own pages).
+ */
 export class InvalidRequestError extends LogoLookupError {
   override readonly name = "InvalidRequestError";
 }
@@ -46,7 +50,10 @@ export class RateLimitError extends LogoLookupError {
     super(message, 429, "rate_limited");
   }
 }
-/** 5xx after the retries were spent. */
+/**
+ * 5xx after the retries were spent (at once when its Retry-After exceeds maxRetryDelayMs), or
+ * an answer the service never gives (a redirect, a body that is not its JSON): status 502.
+ */
 export class ServerError extends LogoLookupError {
   override readonly name = "ServerError";
 }

@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   AuthenticationError,
   ConfigurationError,
@@ -36,6 +36,18 @@ async function companies(...domains: string[]) {
   }
   return ids;
 }
+
+/** A PNG answer as the service gives a secret key, for fetches that stand in for it. */
+const pngAnswer = () => new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), { headers: { "Content-Type": "image/png" } });
+const KEY = `sk_${"a".repeat(32)}`;
+const thrown = (construct: () => unknown) => {
+  try {
+    construct();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
 
 const isPng = (bytes: Uint8Array) => bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47;
 const widthOf = (png: Uint8Array) => new DataView(png.buffer, png.byteOffset).getUint32(16);
@@ -102,7 +114,7 @@ describe("LogoLookup.get / getStream", () => {
 
   it("a name the service answers with a page of its own is no logo", async () => {
     const { sdk } = await client();
-    await expect(sdk.get("docs")).rejects.toMatchObject({ constructor: InvalidRequestError, code: "invalid_argument", message: expect.stringContaining("text/html") });
+    await expect(sdk.get("docs")).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument", message: expect.stringContaining("text/html") });
     for await (const result of sdk.getMany(["docs"])) expect(result.ok === false && result.error).toBeInstanceOf(InvalidRequestError);
   });
 
@@ -131,6 +143,73 @@ describe("LogoLookup.get / getStream", () => {
 
     const stream = await unlucky.getStream("sdk-broken-off.com");
     await expect(new Response(stream).arrayBuffer()).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it("refuses a key that is not a secret key's shape, never quoting it", () => {
+    for (const secretKey of [`${KEY}\n`, ` ${KEY}`, KEY.slice(0, -1), `${KEY}a`, `pk_${"a".repeat(32)}`, `sk_${"a".repeat(31)}-`]) {
+      const error = thrown(() => new LogoLookup({ secretKey, baseUrl: BASE }));
+      expect(error, JSON.stringify(secretKey)).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).not.toContain("aaaa");
+    }
+  });
+
+  it("a request that gets no answer is a NetworkError that never quotes fetch's failure (it may quote the Authorization header)", async () => {
+    const { sdk, secretKey } = await client({
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        throw new TypeError(`Cannot fetch ${String(input)} with ${JSON.stringify(init?.headers)}`);
+      },
+    });
+    const error = await sdk.get("unreachable.com").catch((e: unknown) => e);
+    expect(error).toMatchObject({ constructor: NetworkError, message: `Request failed: could not reach ${BASE}` });
+    expect((error as Error).message).not.toContain(secretKey);
+    // A timeout says so.
+    const { sdk: patient } = await client({
+      maxRetries: 0,
+      timeoutMs: 20,
+      fetch: (_input, init) => new Promise((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))),
+    });
+    await expect(patient.get("slow.com")).rejects.toMatchObject({ constructor: NetworkError, message: "Request failed: no answer within 20 ms" });
+  });
+
+  it("refuses numeric options that are not whole numbers within their bounds", () => {
+    const bad = { maxRetries: [NaN, -1, 11, 1.5, Infinity], concurrency: [NaN, Infinity, 0, 65], timeoutMs: [Infinity, NaN, 0, 2 ** 31], maxRetryDelayMs: [-1, NaN, Infinity, 2 ** 31] };
+    for (const [name, values] of Object.entries(bad)) {
+      for (const value of values) {
+        const error = thrown(() => new LogoLookup({ secretKey: KEY, baseUrl: BASE, [name]: value }));
+        expect(error, `${name}: ${value}`).toMatchObject({ constructor: ConfigurationError, message: expect.stringMatching(new RegExp(`^${name} must be a whole number from`)) });
+      }
+    }
+    for (const good of [{ maxRetries: 0 }, { maxRetries: 10 }, { concurrency: 1 }, { concurrency: 64 }, { timeoutMs: 2 ** 31 - 1 }, { maxRetryDelayMs: 0 }, { maxRetryDelayMs: 2 ** 31 - 1 }]) {
+      expect(() => new LogoLookup({ secretKey: KEY, baseUrl: BASE, ...good })).not.toThrow();
+    }
+  });
+
+  it("sends the key over https only, or over http to this machine", () => {
+    for (const baseUrl of ["http://logos.example.com", "http://10.0.0.1:8787", "ftp://logos.example.com", "logos.example.com", "https://user:secret@logos.example.com"]) {
+      expect(thrown(() => new LogoLookup({ secretKey: KEY, baseUrl })), baseUrl).toBeInstanceOf(ConfigurationError);
+    }
+    for (const baseUrl of ["https://logos.example.com/", "http://localhost:8787", "http://127.0.0.1:9", "http://[::1]:8787"]) {
+      expect(() => new LogoLookup({ secretKey: KEY, baseUrl })).not.toThrow();
+    }
+  });
+
+  it("never follows a redirect (the key would go along): a ServerError saying where it led", async () => {
+    const { sdk } = await client({ fetch: async () => new Response(null, { status: 302, headers: { Location: "https://elsewhere.example/x" } }) });
+    await expect(sdk.get("redirected.com")).rejects.toMatchObject({ constructor: ServerError, status: 502, message: expect.stringContaining("redirect to https://elsewhere.example/x") });
+    await expect(sdk.usage()).rejects.toBeInstanceOf(ServerError);
+  });
+
+  it("an error page that is not the service's (a proxy's HTML) is told by its status line, not its body", async () => {
+    const page = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>${"<p>nginx</p>".repeat(200)}</body></html>`;
+    const { sdk } = await client({ maxRetries: 0, fetch: async () => new Response(page, { status: 502, statusText: "Bad Gateway", headers: { "Content-Type": "text/html" } }) });
+    await expect(sdk.get("proxied.com")).rejects.toMatchObject({ constructor: ServerError, status: 502, code: "internal", message: "HTTP 502 Bad Gateway" });
+    await expect(sdk.usage()).rejects.toMatchObject({ constructor: ServerError, status: 502, message: "HTTP 502 Bad Gateway" });
+  });
+
+  it("a 200 that is not the service's JSON is a ServerError (502), not a success or a 200", async () => {
+    const { sdk } = await client({ fetch: async () => new Response("<html>Welcome to the captive portal</html>", { headers: { "Content-Type": "text/html" } }) });
+    await expect(sdk.usage()).rejects.toMatchObject({ constructor: ServerError, status: 502, message: expect.stringContaining("not the service's JSON") });
   });
 
   it("never puts the key in a URL", async () => {
@@ -176,6 +255,60 @@ describe("LogoLookup.getMany", () => {
   });
 });
 
+describe("LogoLookup.getMany, one slow domain", () => {
+  it("keeps the other slots busy, holding their results (a bounded number) to yield them in input order", async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const asked: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const { sdk } = await client({
+      concurrency: 2,
+      fetch: async (input) => {
+        const domain = new URL(String(input)).pathname.slice(1);
+        asked.push(domain);
+        most = Math.max(most, ++inFlight);
+        if (domain === "slow.com") await slow;
+        inFlight--;
+        return pngAnswer();
+      },
+    });
+    const domains = ["slow.com", ...Array.from({ length: 11 }, (_, i) => `quick-${i}.com`)];
+    const many = sdk.getMany(domains);
+    const first = many.next();
+    // While slow.com is in flight the other slot goes on, until 4 × concurrency results are held.
+    await vi.waitFor(() => expect(asked).toHaveLength(8));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(asked).toHaveLength(8);
+    release();
+    const results = [(await first).value];
+    for await (const result of many) results.push(result);
+    expect(results.map((r) => r.domain)).toEqual(domains);
+    expect(most).toBe(2);
+  });
+
+  it("takes domains from the iterable only as it starts them, and closes it when the caller stops", async () => {
+    let taken = 0;
+    let closed = false;
+    function* domains() {
+      try {
+        for (let i = 0; i < 1000; i++, taken++) yield `lazy-${i}.com`;
+      } finally {
+        closed = true;
+      }
+    }
+    const { sdk } = await client({ concurrency: 2, fetch: async () => pngAnswer() });
+    const seen: string[] = [];
+    for await (const result of sdk.getMany(domains())) {
+      seen.push(result.domain);
+      if (seen.length === 3) break;
+    }
+    expect(seen).toEqual(["lazy-0.com", "lazy-1.com", "lazy-2.com"]);
+    expect(taken).toBeLessThanOrEqual(8);
+    expect(closed).toBe(true);
+  });
+});
+
 describe("retries, rate limits and events", () => {
   it("retries 5xx with backoff and honours Retry-After, reporting each retry", async () => {
     await companies("retry-me.com");
@@ -197,6 +330,14 @@ describe("retries, rate limits and events", () => {
     const { sdk, waits } = await client({ maxRetries: 2, fetch: async () => new Response("down", { status: 502 }) });
     await expect(sdk.get("whatever.com")).rejects.toBeInstanceOf(ServerError);
     expect(waits).toHaveLength(2);
+  });
+
+  it("fails at once on a 5xx whose Retry-After is longer than maxRetryDelayMs, as on a 429", async () => {
+    let calls = 0;
+    const dayLong = () => new Response("Service temporarily unavailable", { status: 503, headers: { "Retry-After": "86400", "Content-Type": "text/plain; charset=utf-8" } });
+    const { sdk, waits } = await client({ fetch: async () => (calls++, dayLong()) });
+    await expect(sdk.get("down-for-a-day.com")).rejects.toMatchObject({ constructor: ServerError, status: 503, code: "unavailable", message: "Service temporarily unavailable" });
+    expect([calls, waits]).toEqual([1, []]);
   });
 
   it("a real 429 from the Worker: rate-limit events with Retry-After, then RateLimitError when the wait is too long", async () => {
@@ -241,5 +382,16 @@ describe("REST methods", () => {
     expect(await sdk.company(results[0]!.companyId)).toEqual(company);
     await expect(sdk.company(999999)).rejects.toMatchObject({ constructor: NotFoundError, code: "not_found", message: "No company found with ID 999999" });
     expect(await sdk.usage()).toMatchObject({ plan: "launch" });
+  });
+
+  it("search refuses a limit outside 1-50 before asking, as get does a size", async () => {
+    await companies("limit-a.com", "limit-b.com");
+    const asked: string[] = [];
+    const { sdk } = await client({ fetch: (input, init) => (asked.push(String(input)), workerFetch(input, init)) });
+    for (const limit of [0, 51, 2.5, NaN]) {
+      await expect(sdk.search("limit", { limit }), String(limit)).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument", message: "limit must be a whole number from 1 to 50" });
+    }
+    expect(asked).toEqual([]);
+    expect((await sdk.search("limit", { limit: 1 })).results).toHaveLength(1);
   });
 });
