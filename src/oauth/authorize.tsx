@@ -139,10 +139,13 @@ async function signInPage(
 ): Promise<Response> {
   const client = await helpers.lookupClient(request.clientId);
   const clientName = shownClientName(client?.clientName, request.clientId);
+  // As the consent page has it (the library's describeConsent): a client whose id is the https
+  // URL of its metadata document is vouched for by that document's host.
+  const clientDomain = client && request.clientId.startsWith("https://") ? new URL(request.clientId).hostname : undefined;
   c.header("Cache-Control", "no-store");
   c.header("X-Frame-Options", "DENY");
   c.header("Content-Security-Policy", "frame-ancestors 'none'");
-  return c.html(<SignInPage clientName={clientName} action={c.req.url} error={form.error} email={form.email} />, status);
+  return c.html(<SignInPage clientName={clientName} clientDomain={clientDomain} action={c.req.url} error={form.error} email={form.email} />, status);
 }
 
 async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: AuthRequest, account: SessionAccount): Promise<Response> {

@@ -13,12 +13,16 @@ const INVISIBLE_SOURCE = String.raw`[\p{Cc}\p{Zl}\p{Zp}\u2800\u115F\u1160\u3164\
 const INVISIBLE = new RegExp(INVISIBLE_SOURCE, "gu");
 const HAS_INVISIBLE = new RegExp(INVISIBLE_SOURCE, "u");
 
+const CLAIMS_VERIFICATION = /published\s+by|\bverified\b/iu;
+
 /** Why a registration's `client_name` is refused, or null when it may be kept. */
 export function clientNameProblem(name: unknown): string | null {
   // The library itself refuses a name that is not a string.
   if (typeof name !== "string") return null;
   if ([...name].length > MAX_CLIENT_NAME) return `client_name must be at most ${MAX_CLIENT_NAME} characters`;
   if (HAS_INVISIBLE.test(name)) return "client_name must not contain control, format or blank characters";
+  // "Claude (published by anthropic.com)" would read, beside the pages' own mark, as verified.
+  if (CLAIMS_VERIFICATION.test(name)) return "client_name must not claim a publisher or a verification: the pages say whether a name is verified";
   return null;
 }
 

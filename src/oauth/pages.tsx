@@ -38,10 +38,19 @@ function Page(props: { title: string; children: Child }) {
   );
 }
 
-export function SignInPage(props: { clientName: string; action: string; email?: string; error?: string }) {
+/** Who vouches for an application's name: the domain its metadata document is published on, or no one. */
+function NameVerification(props: { clientDomain?: string | undefined }) {
+  return <>{props.clientDomain ? ` (published by ${props.clientDomain})` : " (name not verified)"}</>;
+}
+
+export function SignInPage(props: { clientName: string; clientDomain?: string | undefined; action: string; email?: string; error?: string }) {
   return (
     <Page title="Sign in">
       <h1>Sign in to connect {props.clientName}</h1>
+      <p>
+        Application: {props.clientName}
+        <NameVerification clientDomain={props.clientDomain} />
+      </p>
       {props.error && (
         <p class="alert" role="alert" id="sign-in-error">
           {props.error}
@@ -92,7 +101,7 @@ export function ConsentPage(props: { details: ConsentDescription; handle: string
         <dt>Application</dt>
         <dd>
           {details.clientName}
-          {details.clientDomain ? ` (published by ${details.clientDomain})` : " (name not verified)"}
+          <NameVerification clientDomain={details.clientDomain} />
         </dd>
         <dt>Access will be sent to</dt>
         <dd>

@@ -104,6 +104,8 @@ describe("sign-in and consent pages", () => {
     ["a name of 101 characters", "A".repeat(101), "client_name must be at most 100 characters"],
     ["a name padded with blank characters", `Claude${"\u2800".repeat(20)}`, "client_name must not contain control, format or blank characters"],
     ["a name with a direction override", "Claude\u202Eevil", "client_name must not contain control, format or blank characters"],
+    ["a name claiming its publisher", "Claude (published by anthropic.com)", "client_name must not claim a publisher or a verification: the pages say whether a name is verified"],
+    ["a name claiming verification", "Claude \u2014 Verified", "client_name must not claim a publisher or a verification: the pages say whether a name is verified"],
   ])("refuses to register %s, which the pages could not show plainly", async (_, name, description) => {
     const response = await exports.default.fetch(`${BASE}/oauth/register`, {
       method: "POST",
@@ -127,7 +129,9 @@ describe("sign-in and consent pages", () => {
     const browser = new Browser();
     const url = authorizeUrl(clientId, challenge);
     const shown = `Claude ${"x".repeat(92)}…`;
-    expect(await (await browser.fetch(url)).text()).toContain(`Sign in to connect ${shown}</h1>`);
+    const signIn = await (await browser.fetch(url)).text();
+    expect(signIn).toContain(`Sign in to connect ${shown}</h1>`);
+    expect(signIn).toContain(`${shown} (name not verified)`);
     await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
     const html = await (await browser.fetch(url)).text();
     expect(html).toContain(`Allow ${shown} to use your logo account?`);
