@@ -29,10 +29,12 @@ export interface CompanyLogoInput {
   ticker?: { symbol: string; exchange: string } | undefined;
   aliases: string[];
   brandColor?: string | undefined;
-  prominence: number;
+  /** Absent: the company keeps its prominence (a new one gets 0), as it keeps its colour. */
+  prominence?: number | undefined;
   variant: LogoVariant;
   sourceSet: string;
-  licence: string;
+  /** Absent: the logo keeps its licence (a new one gets `unknown`). */
+  licence?: string | undefined;
   /** SHA-256 of the file as imported: an unchanged file is never converted or written again. */
   sourceHash: string;
   /** Where a discovered logo came from and when it was fetched; a refetch of the same file updates only these. */
@@ -74,7 +76,11 @@ export interface StoredLogoKey {
   sourceSet: string;
 }
 
-/** The stored logo that an input would replace, if any: lets callers skip image work up front. */
+/**
+ * The source hash of the stored logo that an input would replace, if any: lets callers skip
+ * image work up front. None for a logo made by an older renditions version: its image is made
+ * again (planWrites), so it must be converted like a changed file.
+ */
 export async function storedSourceHash(db: CatalogueDb, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
   return (await storedSourceHashes(db, [{ domains, variant, sourceSet }]))[0]!;
 }
@@ -88,7 +94,8 @@ export async function storedSourceHashes(db: CatalogueDb, keys: StoredLogoKey[])
     FROM json_each(${wanted}) AS wanted
     JOIN ${companyDomains} ON ${companyDomains.domain} = wanted.value ->> 1
     JOIN ${logos} ON ${logos.companyId} = ${companyDomains.companyId}
-      AND ${logos.variant} = wanted.value ->> 2 AND ${logos.sourceSet} = wanted.value ->> 3`);
+      AND ${logos.variant} = wanted.value ->> 2 AND ${logos.sourceSet} = wanted.value ->> 3
+      AND json_extract(${logos.renditions}, '$.version') >= ${RENDITIONS_VERSION}`);
   const hashes: Array<string | null> = keys.map(() => null);
   for (const row of rows) hashes[row.position] = row.sourceHash;
   return hashes;
@@ -175,8 +182,14 @@ interface LogoState {
 
 interface CatalogueState {
   domains: Map<string, CompanyState>;
-  /** By `ticker exchange`. */
-  tickers: Map<string, CompanyState>;
+  /** Tickers held, under every spelling a lookup tries for them (tickerSpellings). */
+  tickers: Map<string, HeldTicker[]>;
+}
+
+interface HeldTicker {
+  symbol: string;
+  exchange: string;
+  company: CompanyState;
 }
 
 type Decision = Result<{ outcome: ImportOutcome; company: CompanyState; logo: LogoState }>;
@@ -190,12 +203,65 @@ interface WritePlan {
 }
 
 const logoSlot = (variant: string, sourceSet: string) => `${variant} ${sourceSet}`;
-const tickerSlot = (ticker: { symbol: string; exchange: string }) => `${ticker.symbol} ${ticker.exchange}`;
+
+/**
+ * The spellings of a symbol that are one ticker, as lookups (findCompanyByTicker, ./queries.ts)
+ * and imports read them: a share class with a dot or a dash alike (`BT.A`, `BT-A`); a numeric
+ * code with its leading zeros or without (Hong Kong's `0700`, `700` and `00700` are one code):
+ * its four-digit spelling, which the bundled catalogue holds, and its bare one, which an import
+ * may have stored. Codes of five digits or more that are not zero-padded (Korea's `005930`,
+ * Hong Kong's `09988` keep theirs) are left as they are.
+ */
+export function tickerSpellings(symbol: string): string[] {
+  const spellings = [symbol, symbol.replaceAll(".", "-"), symbol.replaceAll("-", ".")];
+  if (/^\d{1,8}$/.test(symbol)) {
+    const bare = symbol.replace(/^0+(?=\d)/, "");
+    if (bare.length <= 4) spellings.push(bare.padStart(4, "0"), bare);
+  }
+  return [...new Set(spellings)];
+}
+
+/**
+ * The stored symbols that may share a spelling with `symbol`: its spellings and, for a numeric
+ * code, its longer zero-paddings (`00700`, whose own spellings include `0700`).
+ */
+function tickerCandidates(symbol: string): string[] {
+  const candidates = tickerSpellings(symbol);
+  const bare = /^\d{1,8}$/.test(symbol) ? symbol.replace(/^0+(?=\d)/, "") : "";
+  if (bare !== "" && bare.length <= 4) for (let width = 5; width <= 8; width++) candidates.push(bare.padStart(width, "0"));
+  return candidates;
+}
+
+/**
+ * The company other than `company` that holds `ticker` as lookups read it: under a spelling
+ * they share (BT.A and BT-A, 0700 and 700), on the same exchange or where either names none.
+ * A ticker without an exchange stands for the symbol on any exchange, as the lookup reads one
+ * held so (`LSE:BT.A` finds it): a second company holding it on LSE would take those lookups,
+ * and one holding it on no exchange claims the LSE listing's symbol without saying it is
+ * another listing. The same symbol on two named exchanges is two listings, each found by its
+ * exchange (a lookup without one takes the more prominent, as it always has).
+ */
+function otherHolder(state: CatalogueState, ticker: { symbol: string; exchange: string }, company: CompanyState | undefined): HeldTicker | undefined {
+  for (const spelling of tickerSpellings(ticker.symbol)) {
+    const held = state.tickers.get(spelling)?.find((h) => h.company !== company && (h.exchange === ticker.exchange || h.exchange === "" || ticker.exchange === ""));
+    if (held) return held;
+  }
+  return undefined;
+}
+
+function holdTicker(state: CatalogueState, held: HeldTicker): void {
+  for (const spelling of tickerSpellings(held.symbol)) {
+    const holders = state.tickers.get(spelling);
+    if (holders) holders.push(held);
+    else state.tickers.set(spelling, [held]);
+  }
+}
 
 /** Everything the decisions need about the companies the inputs name, in one round trip. */
 async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promise<CatalogueState> {
   const named = sql`(SELECT value FROM json_each(${JSON.stringify([...new Set(inputs.flatMap((i) => i.domains))])}))`;
-  const tickers = JSON.stringify(inputs.flatMap((i) => (i.ticker ? [[i.ticker.symbol, i.ticker.exchange]] : [])));
+  // Every listing of any spelling, on any exchange: which of them conflict is otherHolder's to say.
+  const tickers = JSON.stringify([...new Set(inputs.flatMap((i) => (i.ticker ? tickerCandidates(i.ticker.symbol) : [])))]);
   const owningCompany = db.select({ id: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named));
   const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers] = await db.batch([
     db.select({ domain: companyDomains.domain, companyId: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named)),
@@ -208,7 +274,7 @@ async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promi
     db
       .select()
       .from(companyTickers)
-      .where(sql`(${companyTickers.ticker}, ${companyTickers.exchange}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${tickers}))`),
+      .where(sql`${companyTickers.ticker} IN (SELECT value FROM json_each(${tickers}))`),
     db.select({ ticker: companyTickers.ticker, companyId: companyTickers.companyId }).from(companyTickers).where(inArray(companyTickers.companyId, owningCompany)),
   ]);
   const byId = new Map<number, CompanyState>();
@@ -238,10 +304,9 @@ async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promi
       keys,
     });
   }
-  return {
-    domains: new Map(owners.map((o) => [o.domain, company(o.companyId)])),
-    tickers: new Map(tickerRows.map((t) => [tickerSlot({ symbol: t.ticker, exchange: t.exchange }), company(t.companyId)])),
-  };
+  const state: CatalogueState = { domains: new Map(owners.map((o) => [o.domain, company(o.companyId)])), tickers: new Map() };
+  for (const t of tickerRows) holdTicker(state, { symbol: t.ticker, exchange: t.exchange, company: company(t.companyId) });
+  return state;
 }
 
 /**
@@ -260,9 +325,10 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     }
     const company = owners[0];
     const existingLogo = company?.logos.get(logoSlot(input.variant, input.sourceSet));
-    const tickerHolder = input.ticker ? state.tickers.get(tickerSlot(input.ticker)) : undefined;
-    if (tickerHolder && tickerHolder !== company) {
-      plan.decisions.push(fail("conflict", `ticker ${input.ticker!.symbol} already belongs to another company`));
+    const tickerHolder = input.ticker && otherHolder(state, input.ticker, company);
+    if (tickerHolder) {
+      const as = tickerHolder.symbol === input.ticker!.symbol ? "" : ` as ${tickerHolder.symbol}`;
+      plan.decisions.push(fail("conflict", `ticker ${input.ticker!.symbol} already belongs to another company${as}${tickerHolder.exchange ? ` on ${tickerHolder.exchange}` : ""}`));
       continue;
     }
 
@@ -276,14 +342,16 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         (stored.name !== input.name ||
           JSON.stringify(stored.aliases) !== JSON.stringify(aliases) ||
           (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
-          stored.prominence !== input.prominence));
-    const tickerMissing = input.ticker !== undefined && !tickerHolder;
+          (input.prominence !== undefined && stored.prominence !== input.prominence)));
+    const { ticker } = input;
+    const tickerMissing = ticker !== undefined && !state.tickers.get(ticker.symbol)?.some((h) => h.symbol === ticker.symbol && h.exchange === ticker.exchange);
+    const licence = input.licence ?? existingLogo?.licence ?? "unknown";
     // Renditions made by an older renditions version are made again, as if the file had changed.
     const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditionsVersion < RENDITIONS_VERSION;
     const provenanceChanged =
       input.provenance !== undefined &&
       (existingLogo?.sourceUrl !== input.provenance.sourceUrl || existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
-    const logoRowChanged = imageChanged || existingLogo.licence !== input.licence || provenanceChanged;
+    const logoRowChanged = imageChanged || existingLogo.licence !== licence || provenanceChanged;
 
     if (company && existingLogo && !companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
       plan.decisions.push(ok({ outcome: "unchanged", company, logo: existingLogo }));
@@ -314,7 +382,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       name: input.name,
       nameKey: nameKey(input.name),
       aliases,
-      prominence: input.prominence,
+      prominence: input.prominence ?? stored?.prominence ?? 0,
       updatedAt: now,
       ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
     };
@@ -327,10 +395,10 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       state.domains.set(domain, owner);
       owner.domains.push(domain);
     }
-    if (input.ticker && tickerMissing) {
-      statements.push(db.insert(companyTickers).values({ ticker: input.ticker.symbol, exchange: input.ticker.exchange, companyId: companyRef as number }));
-      state.tickers.set(tickerSlot(input.ticker), owner);
-      owner.tickers.push(input.ticker.symbol);
+    if (ticker && tickerMissing) {
+      statements.push(db.insert(companyTickers).values({ ticker: ticker.symbol, exchange: ticker.exchange, companyId: companyRef as number }));
+      holdTicker(state, { ...ticker, company: owner });
+      owner.tickers.push(ticker.symbol);
     }
     // The search prefix lists follow the company's name, aliases, domains, tickers and prominence.
     if (companyChanged || newDomains.length > 0 || tickerMissing) {
@@ -339,7 +407,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     let logo = existingLogo;
     if (logoRowChanged) {
       const logoValues = {
-        licence: input.licence,
+        licence,
         updatedAt: now,
         ...(input.provenance ? { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt } : {}),
         ...(put ? { ...put.columns, sourceHash: input.sourceHash } : {}),
@@ -354,7 +422,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
           id: undefined,
           createdBy: statements.length,
           sourceHash: input.sourceHash,
-          licence: input.licence,
+          licence,
           renditionsVersion: RENDITIONS_VERSION,
           sourceUrl: null,
           fetchedAt: null,
@@ -377,7 +445,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
             .returning({ id: logos.id }),
         );
       }
-      logo!.licence = input.licence;
+      logo!.licence = licence;
       if (input.provenance) Object.assign(logo!, { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt });
       if (put) {
         logo!.sourceHash = input.sourceHash;

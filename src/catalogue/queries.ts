@@ -4,7 +4,7 @@ import { companies, companyDomains, companyTickers, logos } from "../../schema";
 import { type Logo, withKeys } from "../images/keys";
 import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain, registrableDomain } from "../lib/domain";
-import { nameKey } from "./importLogo";
+import { nameKey, tickerSpellings } from "./importLogo";
 import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
 
 /**
@@ -73,7 +73,7 @@ function companyByTicker(db: CatalogueDb, input: string) {
   if (parts.length > 2) return null;
   const [exchange, symbol] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (!symbol) return null;
-  const spellings = [...new Set([symbol, symbol.replaceAll(".", "-"), symbol.replaceAll("-", "."), ...numericSpellings(symbol)])];
+  const spellings = tickerSpellings(symbol);
   return companyWithPrimaryDomain(db)
     .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))
     .where(and(inArray(companyTickers.ticker, spellings), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])))
@@ -84,18 +84,6 @@ function companyByTicker(db: CatalogueDb, input: string) {
       asc(companies.id),
     )
     .limit(1);
-}
-
-/**
- * A numeric code is written with leading zeros or without (Hong Kong's `0700`, `700` and
- * `00700` are one code): its four-digit spelling, which the bundled catalogue holds, and its
- * bare one, which an import may have stored, also find it. Codes of five digits or more that
- * are not zero-padded (Korea's `005930`, Hong Kong's `09988` keep theirs) are left as they are.
- */
-function numericSpellings(symbol: string): string[] {
-  if (!/^\d{1,8}$/.test(symbol)) return [];
-  const bare = symbol.replace(/^0+(?=\d)/, "");
-  return bare.length <= 4 ? [bare.padStart(4, "0"), bare] : [];
 }
 
 /** Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie. */

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createDb, type Db } from "../lib/db";
+import { newToolToken, toolAuthorization } from "./toolToken";
 
 // wrangler is loaded when storage is first needed: it takes seconds to load, and a command
 // that fails on its arguments should fail at once.
@@ -76,19 +77,33 @@ export async function writeStorageToolConfig(options: PlatformOptions, tool: str
  * needs the Worker runtime. With --remote the bindings carry `remote: true` and wrangler
  * proxies them to the account.
  */
-export async function startToolWorker(entry: string, configPath: string, options: PlatformOptions, vars: Record<string, string> = {}) {
+export async function startToolWorker(entry: string, configPath: string, options: PlatformOptions, vars: Record<string, string> = {}): Promise<ToolWorker> {
   // Tool workers never read `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  return (await wrangler()).unstable_dev(join(projectRoot, entry), {
+  const token = newToolToken();
+  const worker = await (await wrangler()).unstable_dev(join(projectRoot, entry), {
     config: configPath,
     persistTo: stateRoot(options),
     ip: "127.0.0.1",
     port: 0,
     logLevel: "error",
-    vars,
+    vars: { ...vars, TOOL_TOKEN: token },
     // Tool workers bind no other Worker, so they stay out of wrangler's registry of dev sessions.
     experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
   });
+  return {
+    url: `http://${worker.address}:${worker.port}`,
+    fetch: async (path, init) => (await worker.fetch(path, { ...init, headers: { ...init.headers, ...toolAuthorization(token) } })) as unknown as Response,
+    stop: () => worker.stop(),
+  };
+}
+
+/** A tool worker as its process uses it: each request carries the run's token (./toolToken.ts). */
+export interface ToolWorker {
+  /** Where it listens on loopback. */
+  url: string;
+  fetch(path: string, init: { method: "POST"; headers: Record<string, string>; body: Uint8Array | string }): Promise<Response>;
+  stop(): Promise<void>;
 }
 
 /** The local state directory, as wrangler's `--persist-to` names it. */

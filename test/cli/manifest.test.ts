@@ -102,6 +102,35 @@ describe("import manifests", () => {
     await expect(rowsOf("no-image.csv", "name,domains,variant,logo\nAlpha,alpha.com,icon,a.png\n")).rejects.toThrow("the header row has no image column");
   });
 
+  it("refuses a column it does not know: a CSV header's stops the import, a JSON line's fails its row", async () => {
+    await expect(rowsOf("misspelt.csv", "name,domains,variant,image,license,brand_colour,tickr\nAlpha,alpha.com,icon,a.png,MIT,#abcdef,ALP\n")).rejects.toThrow(
+      'line 1: the header row has an unknown column "license" (did you mean "licence"?)',
+    );
+    await expect(rowsOf("blank-column.csv", "name,domains,variant,image,\nAlpha,alpha.com,icon,a.png,\n")).rejects.toThrow('the header row has an unknown column ""');
+    await expect(rowsOf("twice.csv", "name,domains,variant,image,name\nAlpha,alpha.com,icon,a.png,Beta\n")).rejects.toThrow("the header row has the name column twice");
+    const rows = await rowsOf("misspelt.jsonl", [row({ name: "Alpha", license: "MIT" }), row({ name: "Beta", alias: ["B"] }), row({ name: "Gamma", logo_url: "x" })].join("\n"));
+    expect(rows).toEqual([
+      { line: 1, ok: false, error: 'unknown field "license" (did you mean "licence"?)' },
+      { line: 2, ok: false, error: 'unknown field "alias" (did you mean "aliases"?)' },
+      { line: 3, ok: false, error: 'unknown field "logo_url"' },
+    ]);
+  });
+
+  it("refuses a CSV row with more fields than the header, and an exchange without a ticker", async () => {
+    const rows = await rowsOf("fields.csv", csvHeader.replace("\n", ",ticker,exchange\n") + "Alpha,alpha.com,icon,a.png,,,extra\n" + "Beta,beta.com,icon,b.png,,NYSE\n" + "Gamma,gamma.com,icon,g.png\n");
+    expect(rows).toEqual([
+      { line: 2, ok: false, error: "more fields than the header row has columns (a comma inside a field needs quotes)" },
+      { line: 3, ok: false, error: "exchange: an exchange needs a ticker" },
+      { line: 4, ok: true, row: expect.objectContaining({ name: "Gamma" }) },
+    ]);
+    expect(await rowsOf("exchange.jsonl", row({ name: "Delta", exchange: "NYSE" }))).toEqual([{ line: 1, ok: false, error: "exchange: an exchange needs a ticker" }]);
+  });
+
+  it("trims a JSON line's aliases and drops empty ones, as CSV's", async () => {
+    const rows = await rowsOf("aliases.jsonl", row({ name: "Alpha", aliases: ["", "  ", " Alpha Inc "] }));
+    expect(rows).toEqual([{ line: 1, ok: true, row: expect.objectContaining({ aliases: ["Alpha Inc"] }) }]);
+  });
+
   it("refuses what is not UTF-8: a row of another encoding fails, a UTF-16 file stops", async () => {
     const path = join(dir, "latin1.csv");
     writeFileSync(path, Buffer.concat([Buffer.from(csvHeader), Buffer.from("Soci\xe9t\xe9 G\xe9n\xe9rale,socgen.com,icon,s.png\n", "latin1"), Buffer.from("Beta,beta.com,icon,b.png\n")]));

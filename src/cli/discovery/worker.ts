@@ -13,16 +13,20 @@ import { normaliseDomain, registrableDomain } from "../../lib/domain";
 import { fail, ok } from "../../lib/errors";
 import { forgetDiscovered } from "../../discovery/forget";
 import { discoverAndRecord } from "../../discovery/run";
+import { fromTool, NOT_FROM_TOOL } from "../toolToken";
 
 interface ToolEnv {
   DB: D1Database;
   LOGOS: R2Bucket;
   IMAGES: ImagesBinding;
   DISCOVERY_RESOLVE?: string;
+  /** The admin process's token for this run (../toolToken.ts): no other process is answered. */
+  TOOL_TOKEN?: string;
 }
 
 export default {
   async fetch(request: Request, env: ToolEnv): Promise<Response> {
+    if (!fromTool(request, env.TOOL_TOKEN)) return NOT_FROM_TOOL();
     const { pathname } = new URL(request.url);
     const { domain: input } = (await request.json()) as { domain: string };
     if (request.method === "POST" && pathname === "/discover") {

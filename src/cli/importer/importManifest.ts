@@ -72,6 +72,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
   try {
     const report = await runImport(manifest, writer, {
       convert: pool.convert,
+      threads: pool.threads,
       batchSize: options.batchSize ?? (options.remote ? 100 : 250),
       checkpoint,
       onProgress: (r) => {

@@ -21,16 +21,12 @@ import { normaliseDomain } from "../../lib/domain";
  *   source_set             where the image comes from (default `manifest`)
  *   licence                licence of the image, SPDX id where one exists (default `unknown`)
  *   prominence             integer, higher ranks first among equal search matches (default 0)
+ *
+ * An optional column left out (or empty) leaves what the catalogue holds as it is: the
+ * defaults are a new company's or logo's. A column or field of any other name is refused (a
+ * misspelt `license` would otherwise be dropped without a word).
  */
-const list = z.union([
-  z.array(z.string()),
-  z.string().transform((value) =>
-    value
-      .split(";")
-      .map((part) => part.trim())
-      .filter(Boolean),
-  ),
-]);
+const list = z.union([z.array(z.string()), z.string().transform((value) => value.split(";"))]).transform((values) => values.map((part) => part.trim()).filter(Boolean));
 
 const optionalText = z
   .string()
@@ -53,45 +49,70 @@ const domainList = list.pipe(z.array(z.string()).min(1, "at least one domain is 
   return domains;
 });
 
-export const manifestRowSchema = z.object({
-  name: z.string().trim().min(1, "name is required").max(200),
-  domains: domainList,
-  variant: z.enum(logoVariants, { message: "variant must be full or icon" }),
-  image: z.string().trim().min(1, "image is required"),
-  ticker: optionalText.pipe(
-    z
-      .string()
-      .regex(/^[A-Za-z0-9.&\- ]{1,20}$/, "ticker must be 1-20 letters, digits, dots, dashes, ampersands or spaces")
-      // Lookups (`/ticker/{t}`) and search take no spaces, so a ticker stored with one could
-      // never be found. Exchanges that write a share class after a space (Nasdaq Nordic's
-      // "VOLV B") are looked up with a dash ("VOLV-B"), as the catalogue's other classes are.
-      .transform((value) => value.replace(/ +/g, "-").toUpperCase())
-      .optional(),
-  ),
-  exchange: optionalText.pipe(
-    z
-      .string()
-      .regex(/^[A-Za-z0-9]{2,12}$/, "exchange must be 2-12 letters or digits")
-      .transform((value) => value.toUpperCase())
-      .optional(),
-  ),
-  aliases: list.optional().transform((values) => values ?? []),
-  brand_color: optionalText.pipe(
-    z
-      .string()
-      .regex(/^#?[0-9a-fA-F]{6}$/, "brand_color must be #rrggbb")
-      .transform((value) => `#${value.replace("#", "").toLowerCase()}`)
-      .optional(),
-  ),
-  source_set: optionalText.pipe(
-    z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "source_set must be lower-case letters, digits and dashes")
-      .default("manifest"),
-  ),
-  licence: optionalText.pipe(z.string().max(100).default("unknown")),
-  prominence: z.coerce.number().int().min(0).max(1_000_000).optional().default(0),
-});
+export const manifestRowSchema = z
+  .object({
+    name: z.string().trim().min(1, "name is required").max(200),
+    domains: domainList,
+    variant: z.enum(logoVariants, { message: "variant must be full or icon" }),
+    image: z.string().trim().min(1, "image is required"),
+    ticker: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9.&\- ]{1,20}$/, "ticker must be 1-20 letters, digits, dots, dashes, ampersands or spaces")
+        // Lookups (`/ticker/{t}`) and search take no spaces, so a ticker stored with one could
+        // never be found. Exchanges that write a share class after a space (Nasdaq Nordic's
+        // "VOLV B") are looked up with a dash ("VOLV-B"), as the catalogue's other classes are.
+        .transform((value) => value.replace(/ +/g, "-").toUpperCase())
+        .optional(),
+    ),
+    exchange: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9]{2,12}$/, "exchange must be 2-12 letters or digits")
+        .transform((value) => value.toUpperCase())
+        .optional(),
+    ),
+    aliases: list.optional().transform((values) => values ?? []),
+    brand_color: optionalText.pipe(
+      z
+        .string()
+        .regex(/^#?[0-9a-fA-F]{6}$/, "brand_color must be #rrggbb")
+        .transform((value) => `#${value.replace("#", "").toLowerCase()}`)
+        .optional(),
+    ),
+    source_set: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "source_set must be lower-case letters, digits and dashes")
+        .default("manifest"),
+    ),
+    licence: optionalText.pipe(z.string().max(100).optional()),
+    prominence: z.preprocess(
+      (value) => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : value),
+      z.coerce.number().int().min(0).max(1_000_000).optional(),
+    ),
+  })
+  .refine((row) => row.exchange === undefined || row.ticker !== undefined, { path: ["exchange"], message: "an exchange needs a ticker" });
+
+/** The columns of a manifest: any other is a mistake. */
+const COLUMNS = Object.keys(manifestRowSchema.shape);
+
+/** ` (did you mean "licence"?)` for a column name that is likely a misspelling of a known one. */
+function nearMiss(name: string): string {
+  const near = COLUMNS.find((column) => editDistance(column, name.toLowerCase()) <= 2);
+  return near ? ` (did you mean "${near}"?)` : "";
+}
+
+/** Levenshtein distance: the edits (insert, delete, replace a character) that make `a` of `b`. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
 
 export type ManifestRow = z.infer<typeof manifestRowSchema>;
 
@@ -134,7 +155,8 @@ export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
       yield { line, ok: false, error: "not valid JSON" };
       continue;
     }
-    yield validate(line, raw);
+    const unknown = raw && typeof raw === "object" && !Array.isArray(raw) ? Object.keys(raw).find((key) => !COLUMNS.includes(key)) : undefined;
+    yield unknown === undefined ? validate(line, raw) : { line, ok: false, error: `unknown field "${unknown}"${nearMiss(unknown)}` };
   }
 }
 
@@ -162,7 +184,8 @@ const NOT_UTF8 = "not valid UTF-8: save the manifest as UTF-8";
 
 /** CSV records parsed at once; fewer would cost more per row, more would hold more rows back. */
 const CSV_CHUNK = 500;
-const csvOptions = { trim: true, relax_column_count: true } as const;
+/** A record may stop short of the header's columns (the rest are empty); one with more fields than it has is refused. */
+const csvOptions = { trim: true, relax_column_count_less: true } as const;
 
 /**
  * CSV rows, a malformed record reported at its line like any bad row. csv-parse cannot skip
@@ -290,6 +313,11 @@ function csvHeader({ line, text }: CsvRecord): string[] {
   }
   const missing = REQUIRED_COLUMNS.filter((column) => !columns.includes(column));
   if (missing.length > 0) throw new Error(`line ${line}: the header row has no ${missing.join(", ")} column (it names ${columns.join(", ")}; separate columns with commas)`);
+  // Nothing is imported past a column that would be dropped: every row would lose it without a word.
+  const unknown = columns.find((column) => !COLUMNS.includes(column));
+  if (unknown !== undefined) throw new Error(`line ${line}: the header row has an unknown column "${unknown}"${nearMiss(unknown)}; the columns are ${COLUMNS.join(", ")}`);
+  const twice = columns.find((column, index) => columns.indexOf(column) !== index);
+  if (twice !== undefined) throw new Error(`line ${line}: the header row has the ${twice} column twice`);
   return columns;
 }
 
@@ -317,5 +345,6 @@ function csvProblem(error: unknown): string {
   const code = (error as { code?: string }).code ?? "";
   if (code === "CSV_QUOTE_NOT_CLOSED") return "not valid CSV: a quoted field is never closed";
   if (code.includes("QUOTE")) return 'not valid CSV: a quoted field must be the whole field (a quote inside one is written "")';
+  if (code === "CSV_RECORD_INCONSISTENT_COLUMNS") return "more fields than the header row has columns (a comma inside a field needs quotes)";
   return "not valid CSV";
 }

@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { CompanyLogoInput, PreparedImage } from "../../catalogue/importLogo";
 import { sha256Hex } from "../../lib/encoding";
@@ -14,12 +16,24 @@ export interface ImportOptions {
   batchSize?: number;
   /** Batches read and converted ahead of the one being written (default 2). */
   ahead?: number;
+  /** Images converted at once: the conversion pool's threads (default: one per core). */
+  threads?: number;
+  /** Bytes of images that rows read and not yet written may hold (default MAX_HELD_BYTES). */
+  maxHeldBytes?: number;
   checkpoint?: CheckpointStore;
   onProgress?: (report: ImportReport) => void;
   onFailure?: (failure: { line: number; error: string }) => void;
 }
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+/**
+ * Converted images are far larger than their files (a 3,200 px square raster's renditions are
+ * some 145 MB): a batch of such rows, its copy on the wire and the batches staged ahead would
+ * take more memory than a machine has. Past this many bytes of converted images not yet
+ * written, a batch is written early, in parts, and conversions wait for it; past it in files
+ * read, no more batches are staged ahead. Logos of ordinary size never come near it.
+ */
+const MAX_HELD_BYTES = 256 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 30_000;
 /** Image files read (or fetched) at once. */
 const LOADS_AT_ONCE = 32;
@@ -33,6 +47,8 @@ type Staged =
       bytes: Uint8Array;
       /** Converting, unless the stored logo is this very file (as far as staging could tell). */
       image: Promise<Result<PreparedImage>> | null;
+      /** Bytes of its converted image, once converted. */
+      preparedBytes: number;
     };
 
 interface Batch {
@@ -53,7 +69,42 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     : { rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
   const batchSize = options.batchSize ?? 250;
   const ahead = options.ahead ?? 2;
+  const threads = options.threads ?? availableParallelism();
+  const maxHeld = options.maxHeldBytes ?? MAX_HELD_BYTES;
   const baseDir = dirname(resolve(manifestPath));
+
+  // Bytes held by rows read and not yet written: their files, and their converted images.
+  let sourceBytes = 0;
+  let preparedBytes = 0;
+  // Conversions start in manifest order, as many at once as there are threads, and none while
+  // the converted images not yet written pass the limit. The rows holding those come before
+  // any waiting one, and a batch is written in parts once its images pass the limit (writeBatch),
+  // so the row the writer waits for is never held back.
+  const waiting: Array<() => void> = [];
+  let converting = 0;
+  const startConversions = () => {
+    while (waiting.length > 0 && converting < threads * 2 && preparedBytes < maxHeld) waiting.shift()!();
+  };
+  const convert = (row: Extract<Staged, { ok: true }>) =>
+    new Promise<Result<PreparedImage>>((resolve) => {
+      waiting.push(() => {
+        converting++;
+        options.convert(row.bytes).then(
+          (prepared) => {
+            converting--;
+            if (prepared.ok) preparedBytes += row.preparedBytes = bytesOf(prepared.value);
+            resolve(prepared);
+            startConversions();
+          },
+          (error: Error) => {
+            converting--;
+            resolve(fail("internal", `image conversion failed: ${error.message}`));
+            startConversions();
+          },
+        );
+      });
+      startConversions();
+    });
 
   const fault = (line: number, error: string) => {
     const failure = { line, error };
@@ -68,7 +119,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       if (!parsed.ok) return parsed;
       const bytes = await loadImage(parsed.row.image, baseDir);
       if (!bytes.ok) return { line: parsed.line, ok: false, error: bytes.error.message };
-      return { line: parsed.line, ok: true, input: inputOf(parsed.row, await sha256Hex(bytes.value)), bytes: bytes.value, image: null };
+      sourceBytes += bytes.value.byteLength;
+      return { line: parsed.line, ok: true, input: inputOf(parsed.row, await sha256Hex(bytes.value)), bytes: bytes.value, image: null, preparedBytes: 0 };
     });
     // Convert only what the catalogue does not hold already; the write asks again if it must.
     const valid = rows.filter((row) => row.ok);
@@ -79,45 +131,60 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     // conversion rather than after all the staged ones', interleaved.
     await turn;
     valid.forEach((row, index) => {
-      if (stored[index] !== row.input.sourceHash) row.image = options.convert(row.bytes);
+      if (stored[index] !== row.input.sourceHash) row.image = convert(row);
     });
     return { lastLine: lines.at(-1)!.line, rows };
   };
 
   const writeBatch = async ({ lastLine, rows }: Batch) => {
     const failedBefore = report.failures.length;
-    const sent: Array<Extract<Staged, { ok: true }>> = [];
-    const images: Array<PreparedImage | null> = [];
-    for (const row of rows) {
+    report.rows += rows.length;
+    let sent: Array<Extract<Staged, { ok: true }>> = [];
+    let images: Array<PreparedImage | null> = [];
+    let sentBytes = 0;
+    /** Writes the rows gathered so far, in one D1 transaction, and lets their bytes go. */
+    const flush = async () => {
+      const results = sent.length > 0 ? await writer.write(sent.map((row, index) => ({ input: row.input, image: images[index]! }))) : [];
+      images = [];
+      for (const [index, row] of sent.entries()) {
+        let result = results[index]!;
+        if (!result.ok && "needsImage" in result) {
+          // Staging found this very file stored, but an earlier row replaced it since.
+          const prepared = await options.convert(row.bytes);
+          if (!prepared.ok) {
+            fault(row.line, prepared.error.message);
+            continue;
+          }
+          result = (await writer.write([{ input: row.input, image: prepared.value }]))[0]!;
+        }
+        if (!result.ok && "needsImage" in result) fault(row.line, "the stored logo changed during the import");
+        else if (result.ok) report[result.value.outcome]++;
+        else fault(row.line, result.error.message);
+      }
+      sourceBytes -= sent.reduce((sum, row) => sum + row.bytes.byteLength, 0);
+      preparedBytes -= sentBytes;
+      [sent, sentBytes] = [[], 0];
+      startConversions();
+    };
+    // Rows are taken off the batch as they are gathered: once written, nothing holds their images.
+    for (let row = rows.shift(); row; row = rows.shift()) {
       if (!row.ok) {
         fault(row.line, row.error);
         continue;
       }
       const prepared = row.image && (await row.image);
+      row.image = null;
+      sentBytes += row.preparedBytes;
       if (prepared && !prepared.ok) {
         fault(row.line, prepared.error.message);
+        sourceBytes -= row.bytes.byteLength;
         continue;
       }
       sent.push(row);
       images.push(prepared ? prepared.value : null);
+      if (sentBytes >= maxHeld) await flush();
     }
-    const results = sent.length > 0 ? await writer.write(sent.map((row, index) => ({ input: row.input, image: images[index]! }))) : [];
-    for (const [index, row] of sent.entries()) {
-      let result = results[index]!;
-      if (!result.ok && "needsImage" in result) {
-        // Staging found this very file stored, but an earlier row replaced it since.
-        const prepared = await options.convert(row.bytes);
-        if (!prepared.ok) {
-          fault(row.line, prepared.error.message);
-          continue;
-        }
-        result = (await writer.write([{ input: row.input, image: prepared.value }]))[0]!;
-      }
-      if (!result.ok && "needsImage" in result) fault(row.line, "the stored logo changed during the import");
-      else if (result.ok) report[result.value.outcome]++;
-      else fault(row.line, result.error.message);
-    }
-    report.rows += rows.length;
+    await flush();
     // In line order: the batches are, so only this batch's own need sorting.
     report.failures.push(...report.failures.splice(failedBefore).sort((a, b) => a.line - b.line));
     options.checkpoint?.write({ line: lastLine, report });
@@ -135,7 +202,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     );
     staging.push(staged);
     lines = [];
-    if (staging.length > ahead) await writeBatch(await staging.shift()!);
+    // Staging ahead stops while the rows staged hold too many bytes: the oldest is written first.
+    while (staging.length > ahead || (staging.length > 1 && sourceBytes + preparedBytes >= maxHeld)) await writeBatch(await staging.shift()!);
   };
   for await (const parsed of readManifest(manifestPath)) {
     if (resumed && parsed.line <= resumed.line) continue;
@@ -177,16 +245,27 @@ async function mapLimit<T, R>(items: T[], limit: number, job: (item: T) => Promi
   return results;
 }
 
+/** The bytes a converted image holds: what it costs in memory, and on the wire. */
+function bytesOf(image: PreparedImage): number {
+  const files = Object.values(image.files).reduce((sum, file) => sum + (file?.byteLength ?? 0), 0);
+  return files + image.original.byteLength + (image.vector?.byteLength ?? 0);
+}
+
+const TOO_LARGE = "image is larger than 10 MB";
+
 async function loadImage(source: string, baseDir: string): Promise<Result<Uint8Array>> {
   if (/^https?:\/\//i.test(source)) {
     try {
       const response = await fetch(source, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "follow" });
       if (!response.ok) return fail("invalid_argument", `image URL answered ${response.status}`);
       const declared = Number(response.headers.get("content-length") ?? 0);
-      if (declared > MAX_IMAGE_BYTES) return fail("invalid_argument", "image is larger than 10 MB");
-      const body = new Uint8Array(await response.arrayBuffer());
-      if (body.byteLength > MAX_IMAGE_BYTES) return fail("invalid_argument", "image is larger than 10 MB");
-      return ok(body);
+      if (declared > MAX_IMAGE_BYTES) {
+        await response.body?.cancel();
+        return fail("invalid_argument", TOO_LARGE);
+      }
+      // Read no further than the limit: a server may send more than it declared, or declare nothing.
+      const body = response.body ? await readAtMost(response.body, MAX_IMAGE_BYTES) : new Uint8Array();
+      return body ? ok(body) : fail("invalid_argument", TOO_LARGE);
     } catch (error) {
       return fail("invalid_argument", `image URL could not be fetched: ${(error as Error).message}`);
     }
@@ -195,12 +274,39 @@ async function loadImage(source: string, baseDir: string): Promise<Result<Uint8A
     return fail("invalid_argument", "image must be a file path or an http(s) URL");
   }
   const path = isAbsolute(source) ? source : resolve(baseDir, source);
+  let file;
   try {
-    const body = await readFile(path);
-    if (body.byteLength > MAX_IMAGE_BYTES) return fail("invalid_argument", "image is larger than 10 MB");
-    return ok(new Uint8Array(body));
+    // Without blocking: opening a FIFO to read would wait for a writer forever.
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return fail("invalid_argument", code === "ENOENT" ? `image file not found: ${source}` : `image file unreadable: ${source}`);
   }
+  try {
+    // Its size is known before anything is read: a device (/dev/zero) or a pipe has none.
+    const info = await file.stat();
+    if (!info.isFile()) return fail("invalid_argument", `image is not a regular file: ${source}`);
+    if (info.size > MAX_IMAGE_BYTES) return fail("invalid_argument", TOO_LARGE);
+    return ok(new Uint8Array(await file.readFile()));
+  } catch {
+    return fail("invalid_argument", `image file unreadable: ${source}`);
+  } finally {
+    await file.close();
+  }
+}
+
+/** A body's bytes, or null once it passes `limit` bytes (the rest is never read). */
+async function readAtMost(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = body.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    length += chunk.value.byteLength;
+    if (length > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(chunk.value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
 }

@@ -9,6 +9,9 @@
  *                        → per row Result<ImportedLogo>, or {ok:false, needsImage:true} when the
  *                          row came without its image and turned out to need it
  *
+ * Only the importer that started it is answered: every request carries its run's token
+ * (../toolToken.ts), and anything else gets 401.
+ *
  * Objects go to the LOGOS binding, or, when the importer passes R2 S3 credentials
  * (`--remote`), straight to the bucket's S3-compatible API (./s3.ts).
  *
@@ -22,6 +25,7 @@ import { createDb } from "../../lib/db";
 import { isTransientDatabaseFailure } from "../../lib/dependencies";
 import { fail, ok, type Result } from "../../lib/errors";
 import { type S3Settings, s3ObjectStore } from "./s3";
+import { fromTool, NOT_FROM_TOOL } from "../toolToken";
 import { decodeLogos } from "./wire";
 
 interface ToolEnv {
@@ -29,6 +33,8 @@ interface ToolEnv {
   LOGOS: R2Bucket;
   /** S3Settings as JSON, when the importer was given R2 S3 credentials. */
   R2_S3?: string;
+  /** The importer's token for this run (../toolToken.ts). */
+  TOOL_TOKEN?: string;
 }
 
 function objectStore(env: ToolEnv): ObjectStore {
@@ -54,6 +60,7 @@ async function whenUnlocked<T>(job: () => Promise<T>): Promise<T> {
 
 export default {
   async fetch(request: Request, env: ToolEnv): Promise<Response> {
+    if (!fromTool(request, env.TOOL_TOKEN)) return NOT_FROM_TOOL();
     const db = createDb(env.DB);
     const { pathname } = new URL(request.url);
     if (request.method === "POST" && pathname === "/source-hashes") {

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { ImportedLogo, StoredLogoKey } from "../../catalogue/importLogo";
 import { SQLITE_LOCKED } from "../../lib/dependencies";
 import type { Result } from "../../lib/errors";
-import { type PlatformOptions, projectRoot, startToolWorker, stateRoot, storageTool, writeStorageToolConfig } from "../platform";
+import { type PlatformOptions, projectRoot, startToolWorker, stateRoot, storageTool, type ToolWorker, writeStorageToolConfig } from "../platform";
+import { newToolToken, toolAuthorization } from "../toolToken";
 import type { S3Settings } from "./s3";
 import { encodeLogos, type WireLogo } from "./wire";
 
@@ -16,6 +17,8 @@ export interface ImportWriter {
   /** Writes a batch of rows in one D1 transaction; results in row order. */
   write(logos: WireLogo[]): Promise<WriteResult[]>;
   stop(): Promise<void>;
+  /** Where it listens on loopback: it answers only the importer that started it. */
+  url: string;
 }
 
 export interface WriterOptions extends PlatformOptions {
@@ -23,10 +26,6 @@ export interface WriterOptions extends PlatformOptions {
   s3?: S3Settings | undefined;
 }
 
-interface Endpoint {
-  fetch(path: string, init: { method: "POST"; headers: Record<string, string>; body: Uint8Array | string }): Promise<Response>;
-  stop(): Promise<void>;
-}
 
 const workerSource = join(projectRoot, "src/cli/importer/worker.ts");
 
@@ -44,6 +43,7 @@ export async function startImportWriter(options: WriterOptions): Promise<ImportW
     sourceHashes: async (keys) => (await post<{ hashes: Array<string | null> }>("/source-hashes", JSON.stringify({ keys }))).hashes,
     write: (logos) => post<WriteResult[]>("/logos", encodeLogos(logos)),
     stop: () => endpoint.stop(),
+    url: endpoint.url,
   };
 }
 
@@ -52,7 +52,8 @@ export async function startImportWriter(options: WriterOptions): Promise<ImportW
  * give it over the same state directory. No dev server in between: each batch is one request
  * straight into workerd.
  */
-async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
+async function startWithMiniflare(options: WriterOptions): Promise<ToolWorker> {
+  const token = newToolToken();
   const [{ build }, { Miniflare, convertV4MiniflareOptions }, storage] = await Promise.all([import("esbuild"), import("miniflare"), storageTool(options)]);
   const bundled = await build({
     entryPoints: [workerSource],
@@ -76,6 +77,7 @@ async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
           compatibilityFlags: storage.compatibilityFlags,
           d1Databases: { DB: { id: storage.databaseId } },
           r2Buckets: { LOGOS: { id: storage.bucketName } },
+          bindings: { TOOL_TOKEN: token },
         },
       ],
     }),
@@ -87,9 +89,10 @@ async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
   for (let attempt = 1; ; attempt++) {
     const mf = new Miniflare(runtime);
     try {
-      await mf.ready;
+      const url = await mf.ready;
       return {
-        fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, init)) as unknown as Response,
+        url: url.origin,
+        fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, { ...init, headers: { ...init.headers, ...toolAuthorization(token) } })) as unknown as Response,
         stop: () => mf.dispose(),
       };
     } catch (error) {
@@ -101,11 +104,12 @@ async function startWithMiniflare(options: WriterOptions): Promise<Endpoint> {
 }
 
 /** With --remote: wrangler's dev server, whose bindings carry `remote: true` and reach the account. */
-async function startWithWrangler(options: WriterOptions): Promise<Endpoint> {
+async function startWithWrangler(options: WriterOptions): Promise<ToolWorker> {
   const configPath = await writeStorageToolConfig(options, "importer");
   const worker = await startToolWorker("src/cli/importer/worker.ts", configPath, options, options.s3 ? { R2_S3: JSON.stringify(options.s3) } : {});
   return {
-    fetch: async (path, init) => (await worker.fetch(path, init)) as unknown as Response,
+    url: worker.url,
+    fetch: (path, init) => worker.fetch(path, init),
     stop: async () => {
       await worker.stop();
       rmSync(configPath, { force: true });
