@@ -72,8 +72,9 @@ export type Applied = "applied" | "duplicate" | "stale" | "other_subscription" |
 /** A subscription status's place in Stripe's lifecycle, as SQL: what breaks ties within a second. */
 const LIFECYCLE = (column: string) =>
   `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
-/** Statuses Stripe never moves a subscription out of. */
-const ENDED = (column: string) => `(${column} IN ('canceled', 'incomplete_expired'))`;
+/** Statuses Stripe never moves a subscription out of: it never comes back, nor charges again. */
+export const endedStatuses = ["canceled", "incomplete_expired"] as const;
+const ENDED = (column: string) => `(${column} IN (${endedStatuses.map((ended) => `'${ended}'`).join(", ")}))`;
 const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((paying) => `'${paying}'`).join(", ")}))`;
 /** The row's current subscription is paying, and the event says another one (or none) is not. */
 const OTHER_NOT_PAYING = (row: string, subscriptionId: string, status: string) =>

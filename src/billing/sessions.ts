@@ -3,7 +3,7 @@ import { and, desc, eq, gt, isNull, notInArray, sql } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
-import { payingStatuses } from "./events";
+import { endedStatuses, payingStatuses } from "./events";
 import { missingAtStripe, type PaidPlan, priceOf, refusedByStripe, STRIPE_UNAVAILABLE, StripeCalls } from "./stripe";
 
 /**
@@ -91,6 +91,18 @@ export async function createCheckoutSession(
 
 /** How long Stripe keeps a Checkout Session open unless told otherwise. */
 const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What Stripe may still charge an account for, as conditions on its rows: a subscription that
+ * has not ended, and a checkout started within a Checkout Session's lifetime that may yet
+ * complete. An account deleted past these would be billed with nobody to serve.
+ */
+export function stillChargeable(accountId: string) {
+  return {
+    subscription: sql`EXISTS (SELECT 1 FROM ${billingAccounts} WHERE ${billingAccounts.accountId} = ${accountId} AND ${notInArray(billingAccounts.status, [...endedStatuses])})`,
+    checkout: sql`EXISTS (SELECT 1 FROM ${checkoutSessions} WHERE ${and(eq(checkoutSessions.accountId, accountId), isNull(checkoutSessions.completedAt), gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)))})`,
+  };
+}
 
 /**
  * Before another checkout: the account's earlier ones that may still be paid. Two open at once

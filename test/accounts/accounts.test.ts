@@ -1,7 +1,11 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { accounts, apiClients } from "../../schema";
-import { createAccount, setPlan } from "../../src/accounts/accounts";
+import { accounts, apiClients, apiKeys, billingAccounts, checkoutSessions, companyDomains, sessions } from "../../schema";
+import { createAccount, deleteAccount, setPlan } from "../../src/accounts/accounts";
+import { startSession } from "../../src/portal/sessions";
+import { darkLogo40x20 } from "../fixtures/images";
+import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "../../src/accounts/passwords";
 import { createDb } from "../../src/lib/db";
 
@@ -80,5 +84,61 @@ describe("passwords", () => {
 
   it("rejects stored values of another scheme", async () => {
     expect(await verifyPassword("x", "md5$abc")).toBe(false);
+  });
+});
+
+describe("deleteAccount", () => {
+  const domain = `kept-${crypto.randomUUID().slice(0, 8)}.com`;
+  const lookup = async (key: string) => {
+    if (!(await db.select().from(companyDomains).where(eq(companyDomains.domain, domain)).get())) await addCompany({ name: "Kept Co", domains: [domain] }, darkLogo40x20());
+    return exports.default.fetch(`https://logos.test/${domain}?token=${key}`, { redirect: "manual" });
+  };
+  const stripeRow = (accountId: string, status: string) => ({
+    accountId,
+    stripeCustomerId: `cus_${crypto.randomUUID().slice(0, 8)}`,
+    subscriptionId: `sub_${crypto.randomUUID().slice(0, 8)}`,
+    status,
+    plan: "launch" as const,
+    stateAt: 1,
+    lastEventId: `evt_${crypto.randomUUID().slice(0, 8)}`,
+    updatedAt: new Date(),
+  });
+
+  it("deletes the account with its keys and sessions, and frees its email for a new sign-up", async () => {
+    const account = await addAccount();
+    const key = await addKey(account.id);
+    await startSession(db, account.id);
+    const deleted = await deleteAccount(db, account.id);
+    expect(deleted).toEqual({ ok: true, value: { id: account.id, email: account.email, keysDeleted: 1, sessionsEnded: 1 } });
+    expect(await db.select().from(accounts).where(eq(accounts.id, account.id)).all()).toEqual([]);
+    expect(await db.select().from(apiKeys).where(eq(apiKeys.accountId, account.id)).all()).toEqual([]);
+    expect(await db.select().from(sessions).where(eq(sessions.accountId, account.id)).all()).toEqual([]);
+    expect((await lookup(key)).status).toBe(401);
+    expect((await createAccount(db, { email: account.email, password: "correct horse battery" })).ok).toBe(true);
+    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: false, error: { code: "not_found" } });
+  });
+
+  it("refuses while Stripe may still charge for it, and deletes once the subscription has ended", async () => {
+    const account = await addAccount("launch");
+    const key = await addKey(account.id);
+    await db.insert(billingAccounts).values(stripeRow(account.id, "past_due"));
+    const refused = await deleteAccount(db, account.id);
+    expect(refused).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("Stripe subscription (past_due): cancel it in Stripe first") } });
+    expect((await lookup(key)).status).toBe(302);
+    await db.update(billingAccounts).set({ status: "canceled" }).where(eq(billingAccounts.accountId, account.id));
+    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: true, value: { keysDeleted: 1 } });
+    expect(await db.select().from(billingAccounts).where(eq(billingAccounts.accountId, account.id)).all()).toEqual([]);
+  });
+
+  it("refuses while a checkout started in the last day may still complete", async () => {
+    const account = await addAccount();
+    const hours = (n: number) => new Date(Date.now() - n * 3_600_000);
+    await db.insert(checkoutSessions).values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(23) });
+    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("checkout in the last 24 hours") } });
+    expect(await db.select().from(accounts).where(eq(accounts.id, account.id)).all()).toHaveLength(1);
+    // Completed, or older than a Checkout Session lives: nothing more can be charged through it.
+    await db.update(checkoutSessions).set({ completedAt: new Date() }).where(eq(checkoutSessions.accountId, account.id));
+    await db.insert(checkoutSessions).values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(25) });
+    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: true });
   });
 });

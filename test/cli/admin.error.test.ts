@@ -47,7 +47,9 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     [["key", "revoke", "--key", "pk_nope"], /Not an API key/],
     [["key", "revoke", "--key", `sk_${"Z".repeat(32)}`], /No such key/],
     [["key", "create", "--bogus"], /Unknown option/],
-    [["account", "delete"], /unknown command/],
+    [["account", "rename"], /unknown command/],
+    [["account", "delete", "--account", "nobody"], /No account/],
+    [["account", "delete"], /--account is required/],
     // Named by its word, whatever options follow and in whichever order: parsed as options.
     [["discover", "--remote", "--domain", "acme.com", "--bogus"], /Unknown option '--bogus'/],
     [["discover", "--domain=acme.com", "extra"], /unexpected argument "extra"/],

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { apiKeys } from "../../schema";
 import { runAdmin } from "../../src/cli/admin/run";
@@ -77,5 +78,15 @@ describe("npm run admin", () => {
     const revoked = await admin("key", "revoke", "--key", key);
     expect(revoked.status).toBe(0);
     expect(revoked.json()).toMatchObject({ id, alreadyRevoked: false });
+  });
+
+  it("account delete deletes the account and its keys, and frees its email", async () => {
+    const { id } = (await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).json();
+    await admin("key", "create", "--account", id, "--type", "secret");
+    const deleted = await admin("account", "delete", "--account", id);
+    expect(deleted.status).toBe(0);
+    expect(deleted.json()).toEqual({ id, email: "gone@example.com", keysDeleted: 1, sessionsEnded: 0 });
+    expect(await file.platform.db.select().from(apiKeys).where(eq(apiKeys.accountId, id)).all()).toEqual([]);
+    expect((await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).status).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { plans } from "../../../schema";
-import { createAccount, setMcpAccess, setPassword, setPlan } from "../../accounts/accounts";
+import { createAccount, deleteAccount, setMcpAccess, setPassword, setPlan } from "../../accounts/accounts";
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
@@ -76,6 +76,15 @@ export const commands: Record<string, Command> = {
       const account = required(values, "account");
       const password = await passwordOf(values, io, true);
       return { storage: storage(values), run: (db) => setPassword(db, account, password) };
+    },
+  },
+  "account delete": {
+    usage: "account delete --account ID",
+    parse(args) {
+      const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" } });
+      noPositionals(positionals);
+      const account = required(values, "account");
+      return { storage: storage(values), run: (db) => deleteAccount(db, account) };
     },
   },
   "account mcp": {
