@@ -16,7 +16,7 @@ import { logos } from "../../schema";
 import type { Db } from "../lib/db";
 import { openPlatform, projectRoot } from "./platform";
 import { demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "./start/demo";
-import { localAddresses, localSigningSecret, writeOverrides } from "./start/overrides";
+import { localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
 import { seedBesideTheServer } from "./start/seeding";
 
@@ -55,7 +55,8 @@ async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
 }
 
 // Checked before anything is started or written.
-const password = demoPassword();
+const devVars = join(projectRoot, ".dev.vars");
+const password = demoPassword(process.env, publicAddressSet(devVars));
 if (!password.ok) stop(password.error.message);
 
 log("Applying migrations to the local database…");
@@ -92,11 +93,11 @@ Logo lookup is starting at ${base}
                    ${offerLater ? "" : `${base}/health`}
 `);
 
-const devVars = join(projectRoot, ".dev.vars");
 const envFile = await step(() =>
   writeOverrides(projectRoot, { ...process.env, ...localAddresses(devVars), ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env")),
 );
-const envFileArgs = envFile ? [...(existsSync(devVars) ? ["--env-file", devVars] : []), "--env-file", envFile] : [];
+// One file, .dev.vars within it: wrangler given --env-file reads no .dev.vars of its own.
+const envFileArgs = envFile ? ["--env-file", envFile] : [];
 const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });
 
 let seeder: ReturnType<typeof seedBesideTheServer> | undefined;

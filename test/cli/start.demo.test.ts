@@ -50,5 +50,8 @@ describe("npm start's demo account", () => {
   it("refuses a DEMO_PASSWORD that no account could have, in one line, before anything starts", () => {
     expect(demoPassword({ DEMO_PASSWORD: "short" })).toEqual({ ok: false, error: { code: "invalid_argument", message: "DEMO_PASSWORD must be at least 10 characters" } });
     expect(demoPassword({})).toEqual({ ok: true, value: DEFAULT_DEMO_PASSWORD });
+    // Reachable from elsewhere (PUBLIC_BASE_URL), the published default would sign anyone in.
+    expect(demoPassword({}, true)).toMatchObject({ ok: false, error: { message: expect.stringContaining("set DEMO_PASSWORD to a password of your own") } });
+    expect(demoPassword({ DEMO_PASSWORD: "a long one of my own" }, true)).toEqual({ ok: true, value: "a long one of my own" });
   });
 });

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configurableNames, localAddresses, localSigningSecret, writeOverrides } from "../../src/cli/start/overrides";
+import { getPlatformProxy } from "wrangler";
+import { configurableNames, localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "../../src/cli/start/overrides";
 import { onLineStarting } from "../../src/cli/start/seeding";
 import { EXAMPLE_SEEDED } from "../../src/cli/seed/seed";
 import { root } from "./helpers";
@@ -14,16 +15,54 @@ describe("npm start configuration overrides", () => {
     );
   });
 
-  it("passes environment values of those names to wrangler dev in an owner-only file", () => {
-    const file = join(mkdtempSync(join(tmpdir(), "overrides-")), "start.env");
-    const written = writeOverrides(root, { CDN_URL: "https://cdn.example.com", STRIPE_SECRET_KEY: 'sk_test_"quoted"', UNRELATED: "x" }, file);
-    expect(written).toBe(file);
-    expect(readFileSync(file, "utf8")).toBe('CDN_URL="https://cdn.example.com"\nSTRIPE_SECRET_KEY="sk_test_\\"quoted\\""\n');
+  /** A project of the same configuration as this one, with a .dev.vars of its own. */
+  const project = (devVars?: string) => {
+    const dir = mkdtempSync(join(tmpdir(), "project-"));
+    for (const name of ["wrangler.toml", ".dev.vars.example"]) copyFileSync(join(root, name), join(dir, name));
+    if (devVars !== undefined) writeFileSync(join(dir, ".dev.vars"), devVars);
+    return dir;
+  };
+  /** What a Worker given the file as wrangler's --env-file sees: wrangler's own reading of it. */
+  const seenByWrangler = async (file: string, names: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), "reader-"));
+    writeFileSync(join(dir, "wrangler.json"), JSON.stringify({ name: "reader", compatibility_date: "2025-01-01" }));
+    const proxy = await getPlatformProxy<Record<string, string>>({ configPath: join(dir, "wrangler.json"), envFiles: [file], persist: false });
+    try {
+      return Object.fromEntries(names.map((name) => [name, proxy.env[name]]));
+    } finally {
+      await proxy.dispose();
+    }
+  };
+
+  it("passes .dev.vars and the environment's values of those names to wrangler dev in an owner-only file, word for word", async () => {
+    const dir = project("CDN_URL=https://cdn$HOST.example.com\nMY_OWN_SECRET='kept # as is'\nSTRIPE_SECRET_KEY=sk_test_from_dev_vars\n");
+    const file = join(dir, "start.env");
+    const environment = {
+      STRIPE_SECRET_KEY: 'sk_test_"quoted"',
+      SIGNED_URL_SECRET: "abc$HOMEdef${PATH}\\$x",
+      STRIPE_WEBHOOK_SECRET: "whsec_a\\b\\n`",
+      ANTHROPIC_API_KEY: "it's `all` here",
+      ANTHROPIC_BASE_URL: "it's\\nhere",
+      UNRELATED: "x",
+    };
+    expect(writeOverrides(dir, environment, file)).toBe(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).not.toContain("UNRELATED");
+    expect(await seenByWrangler(file, ["CDN_URL", "MY_OWN_SECRET", "STRIPE_SECRET_KEY", "SIGNED_URL_SECRET", "STRIPE_WEBHOOK_SECRET", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"])).toEqual({
+      // .dev.vars as wrangler reads it on its own, not expanded; the environment wins over it.
+      CDN_URL: "https://cdn$HOST.example.com",
+      MY_OWN_SECRET: "kept # as is",
+      STRIPE_SECRET_KEY: 'sk_test_"quoted"',
+      SIGNED_URL_SECRET: "abc$HOMEdef${PATH}\\$x",
+      STRIPE_WEBHOOK_SECRET: "whsec_a\\b\\n`",
+      ANTHROPIC_API_KEY: "it's `all` here",
+      ANTHROPIC_BASE_URL: "it's\\nhere",
+    });
   });
 
-  it("writes nothing when nothing is overridden", () => {
-    expect(writeOverrides(root, { HOME: "/root" }, join(tmpdir(), "never-written.env"))).toBeUndefined();
+  it("refuses a value no env file can carry, and writes nothing when there is nothing to pass", () => {
+    expect(() => writeOverrides(project(), { STRIPE_SECRET_KEY: `'"\`` }, join(tmpdir(), "never-written.env"))).toThrow(/STRIPE_SECRET_KEY holds quotes of every kind/);
+    expect(writeOverrides(project(), { HOME: "/root" }, join(tmpdir(), "never-written.env"))).toBeUndefined();
   });
 
   it("gives a local server a signing secret of its own, the same at every start, unless one is configured", () => {
@@ -45,6 +84,15 @@ describe("npm start configuration overrides", () => {
     expect(localAddresses(devVars, { CDN_URL: "https://cdn.example.com" })).toEqual({ PUBLIC_BASE_URL: "" });
     writeFileSync(devVars, "PUBLIC_BASE_URL=https://tunnel.example.com\n");
     expect(localAddresses(devVars, {})).toEqual({ CDN_URL: "" });
+  });
+
+  it("knows when the server has a public address of its own, from the environment or .dev.vars", () => {
+    const devVars = join(mkdtempSync(join(tmpdir(), "project-")), ".dev.vars");
+    expect(publicAddressSet(devVars, {})).toBe(false);
+    expect(publicAddressSet(devVars, { PUBLIC_BASE_URL: "" })).toBe(false);
+    expect(publicAddressSet(devVars, { PUBLIC_BASE_URL: "https://tunnel.example.com" })).toBe(true);
+    writeFileSync(devVars, "PUBLIC_BASE_URL='https://tunnel.example.com'\n");
+    expect(publicAddressSet(devVars, {})).toBe(true);
   });
 });
 

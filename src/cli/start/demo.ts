@@ -22,8 +22,16 @@ export interface DemoCredentials {
   keyIds: string[];
 }
 
-/** DEMO_PASSWORD, or the default; held to the rules of any account's password before anything starts. */
-export function demoPassword(env: Record<string, string | undefined> = process.env): Result<string> {
+/**
+ * DEMO_PASSWORD, or the default; held to the rules of any account's password before anything
+ * starts. A server with a public address (PUBLIC_BASE_URL, for a tunnel) may be reached from
+ * elsewhere, where the default, which the README prints, would sign anyone in to a Growth
+ * account: there DEMO_PASSWORD must be set.
+ */
+export function demoPassword(env: Record<string, string | undefined> = process.env, reachable = false): Result<string> {
+  if (reachable && !env.DEMO_PASSWORD) {
+    return fail("invalid_argument", "PUBLIC_BASE_URL is set, so this server may be reached from elsewhere: set DEMO_PASSWORD to a password of your own (the default one is in the README)");
+  }
   const password = env.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD;
   const checked = passwordSchema.safeParse(password);
   return checked.success ? ok(password) : fail("invalid_argument", `DEMO_PASSWORD ${checked.error.issues[0]!.message}`);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "dotenv";
 import { unstable_readConfig } from "wrangler";
 
 /** Every var of wrangler.toml and every secret named in .dev.vars.example. */
@@ -14,19 +15,35 @@ export function configurableNames(root: string): string[] {
 }
 
 /**
- * Writes the environment's values for those names to a dotenv file for `wrangler dev
- * --env-file` (readable by the owner only: it may hold secrets, which must stay out of the
- * process list). Returns its path, or undefined when nothing is overridden.
+ * Writes the project's .dev.vars and the environment's values for those names (which win) to
+ * one dotenv file for `wrangler dev --env-file` (readable by the owner only: it may hold
+ * secrets, which must stay out of the process list). Returns its path, or undefined when
+ * there is nothing to pass. .dev.vars is read as wrangler reads it when it loads the file
+ * itself, word for word: given as an --env-file, wrangler would expand `$NAME` in it.
  */
 export function writeOverrides(root: string, environment: Record<string, string | undefined>, file: string): string | undefined {
-  const lines = configurableNames(root)
-    .filter((name) => environment[name] !== undefined)
-    .map((name) => `${name}=${JSON.stringify(environment[name])}`);
+  const devVars = join(root, ".dev.vars");
+  const values: Record<string, string> = existsSync(devVars) ? parse(readFileSync(devVars)) : {};
+  for (const name of configurableNames(root)) if (environment[name] !== undefined) values[name] = environment[name];
+  const lines = Object.entries(values).map(([name, value]) => `${name}=${literal(name, value)}`);
   if (lines.length === 0) return undefined;
   mkdirSync(join(file, ".."), { recursive: true });
   writeFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
+}
+
+/**
+ * A value as wrangler's --env-file reading (dotenv, then dotenv-expand) gives it back word
+ * for word: quoted, so that dotenv turns no `\n` into a line break and keeps `#` and spaces,
+ * with every `$` escaped, which dotenv-expand would read as a variable (`abc$HOME` became
+ * `abc`, a signing secret cut short) and gives back without the backslash.
+ */
+function literal(name: string, value: string): string {
+  const escaped = value.replaceAll("$", "\\$");
+  const quote = ["'", "`", '"'].find((mark) => !value.includes(mark) && (mark !== '"' || !/\\[nr]/.test(value)));
+  if (!quote) throw new Error(`${name} holds quotes of every kind (' \` "), which wrangler's env files cannot carry`);
+  return `${quote}${escaped}${quote}`;
 }
 
 /**
@@ -40,6 +57,12 @@ export function localAddresses(devVars: string, environment: Record<string, stri
     if (environment[name] === undefined && !setInDevVars(devVars, name)) local[name] = "";
   }
   return local;
+}
+
+/** Whether the server is given a public address of its own (PUBLIC_BASE_URL, in the environment or .dev.vars). */
+export function publicAddressSet(devVars: string, environment: Record<string, string | undefined> = process.env): boolean {
+  const value = environment.PUBLIC_BASE_URL ?? (existsSync(devVars) ? parse(readFileSync(devVars)).PUBLIC_BASE_URL : undefined);
+  return Boolean(value?.trim());
 }
 
 /** Whether the project's .dev.vars sets `name`. */
