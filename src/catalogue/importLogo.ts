@@ -233,17 +233,15 @@ function tickerCandidates(symbol: string): string[] {
 }
 
 /**
- * The company other than `company` that holds `ticker` as lookups read it: under a spelling
- * they share (BT.A and BT-A, 0700 and 700), on the same exchange or where either names none.
- * A ticker without an exchange stands for the symbol on any exchange, as the lookup reads one
- * held so (`LSE:BT.A` finds it): a second company holding it on LSE would take those lookups,
- * and one holding it on no exchange claims the LSE listing's symbol without saying it is
- * another listing. The same symbol on two named exchanges is two listings, each found by its
- * exchange (a lookup without one takes the more prominent, as it always has).
+ * The company other than `company` that holds `ticker` on the same exchange (or, both without
+ * one, without) under a spelling lookups take for it (BT.A and BT-A, 0700 and 700): a second
+ * holder there would take the first one's lookups. The same symbol on two exchanges is two
+ * listings, each found by its exchange; one held without an exchange is found by any exchange
+ * that holds none of its own (findCompanyByTicker), so it may stand beside them.
  */
 function otherHolder(state: CatalogueState, ticker: { symbol: string; exchange: string }, company: CompanyState | undefined): HeldTicker | undefined {
   for (const spelling of tickerSpellings(ticker.symbol)) {
-    const held = state.tickers.get(spelling)?.find((h) => h.company !== company && (h.exchange === ticker.exchange || h.exchange === "" || ticker.exchange === ""));
+    const held = state.tickers.get(spelling)?.find((h) => h.company !== company && h.exchange === ticker.exchange);
     if (held) return held;
   }
   return undefined;
@@ -260,7 +258,7 @@ function holdTicker(state: CatalogueState, held: HeldTicker): void {
 /** Everything the decisions need about the companies the inputs name, in one round trip. */
 async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promise<CatalogueState> {
   const named = sql`(SELECT value FROM json_each(${JSON.stringify([...new Set(inputs.flatMap((i) => i.domains))])}))`;
-  // Every listing of any spelling, on any exchange: which of them conflict is otherHolder's to say.
+  // Every listing of any spelling: which of them conflict is otherHolder's to say.
   const tickers = JSON.stringify([...new Set(inputs.flatMap((i) => (i.ticker ? tickerCandidates(i.ticker.symbol) : [])))]);
   const owningCompany = db.select({ id: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named));
   const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers] = await db.batch([

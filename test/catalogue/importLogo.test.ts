@@ -196,7 +196,7 @@ describe("importCompanyLogo", () => {
     const result = await importCompanyLogo(db, env.LOGOS, await input({ name: "Copycat", domains: ["copycat.com"] }), async () =>
       ok(await preparedFrom(blackPng)),
     );
-    expect(result).toEqual(fail("conflict", "ticker ACME already belongs to another company"));
+    expect(result).toEqual(fail("conflict", "ticker ACME already belongs to another company on NYSE"));
     expect(await db.select().from(companies).all()).toHaveLength(1);
   });
 
