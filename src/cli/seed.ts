@@ -1,5 +1,5 @@
 /**
- * npm run seed [-- --remote] [--persist-to DIR] [--plain-progress]
+ * npm run seed -- [--remote] [--persist-to DIR] [--plain-progress]
  *
  * Builds the bundled seed catalogue (src/cli/seed/) into an import manifest under
  * .wrangler/seed/ and imports it. Safe to run again: unchanged logos are skipped, and an
@@ -11,7 +11,7 @@ import { seedCatalogue } from "./seed/seed";
 
 try {
   const { values, positionals } = parseCommandLine(process.argv.slice(2), { ...storageOptions, "plain-progress": { type: "boolean", default: false } });
-  if (positionals.length > 0) throw new UsageError("usage: npm run seed [-- --remote] [--persist-to DIR] [--plain-progress]");
+  if (positionals.length > 0) throw new UsageError("usage: npm run seed -- [--remote] [--persist-to DIR] [--plain-progress]");
   const { failures, ...summary } = await seedCatalogue({ remote: values.remote, persistTo: values["persist-to"], plainProgress: values["plain-progress"] });
   console.log(JSON.stringify({ ...summary, failures }));
   process.exitCode = summary.failed > 0 ? 2 : 0;

@@ -18,7 +18,7 @@ import { openPlatform, projectRoot } from "./platform";
 import { demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "./start/demo";
 import { localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
-import { seedBesideTheServer } from "./start/seeding";
+import { mustSeed, seedBesideTheServer } from "./start/seeding";
 
 const port = process.env.PORT ?? "8787";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
@@ -66,15 +66,15 @@ run(["d1", "migrations", "apply", "DB", "--local"]);
 const demoKeysFile = join(projectRoot, ".wrangler", "state", "demo-keys.json");
 // Written when a seeding finishes; a catalogue that has logos but no mark was interrupted.
 const seededMark = join(projectRoot, ".wrangler", "state", "seeded");
-const seeding = !existsSync(seededMark);
 const prepared = await step(() =>
   withPlatform(async (db) => ({
     demo: await ensureDemoAccount(db, password.value, printedKeyIds(demoKeysFile)),
-    resuming: seeding && (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
+    hasLogos: (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
   })),
 );
 if (!prepared.demo.ok) stop(prepared.demo.error.message);
-const { resuming } = prepared;
+const seeding = mustSeed(seededMark, prepared.hasLogos);
+const resuming = seeding && prepared.hasLogos;
 const demo = prepared.demo.value;
 await step(() => rememberPrintedKeys(demoKeysFile, demo.keyIds));
 const base = `http://localhost:${port}`;

@@ -135,4 +135,10 @@ describe("npm run rerender", () => {
       expect(await bucket.head(vectorKey(logo.masterKey))).toBeNull();
     });
   });
+
+  it("exits 1 on a mistake in its command line, which ran nothing: 2 says some logo failed", async () => {
+    const result = await tool("rerender", ["--concurrency", "0"], state.dir);
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stderr.trim().split("\n").at(-1)!).error.message).toMatch(/^usage: npm run rerender -- /);
+  });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getPlatformProxy } from "wrangler";
 import { configurableNames, localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "../../src/cli/start/overrides";
-import { onLineStarting } from "../../src/cli/start/seeding";
+import { mustSeed, onLineStarting, recordSeeding } from "../../src/cli/start/seeding";
 import { EXAMPLE_SEEDED } from "../../src/cli/seed/seed";
 import { root } from "./helpers";
 
@@ -115,5 +115,29 @@ describe("npm start beside its seeding", () => {
     const feed = onLineStarting(EXAMPLE_SEEDED, () => offered++);
     feed("seeding: 1,200/5,817 rows in 110 s (11/s, 420 s left)\nSeeded 5020 companies and 5817 logos in 530s.\n");
     expect(offered).toBe(0);
+  });
+});
+
+describe("the first start's seeding, as the next start finds it", () => {
+  const summary = (failed: number) => `${JSON.stringify({ companies: 5017, logos: 5813, failed, seconds: 459 })}\n`;
+
+  it("is done once it finished, and again once the catalogue has no logo", () => {
+    const mark = join(mkdtempSync(join(tmpdir(), "state-")), "seeded");
+    expect(mustSeed(mark, false)).toBe(true);
+    expect(recordSeeding(mark, 0, summary(0))).toBe("Seeded 5017 companies and 5813 logos in 459s.");
+    expect(mustSeed(mark, true)).toBe(false);
+    // Its database deleted since, the mark left behind.
+    expect(mustSeed(mark, false)).toBe(true);
+  });
+
+  it("resumes one that stopped, and tries rows it skipped once more before it lets them be", () => {
+    const mark = join(mkdtempSync(join(tmpdir(), "state-")), "seeded");
+    expect(recordSeeding(mark, 1, "")).toBe("Seeding stopped (exit code 1); the next npm start resumes it.");
+    expect(recordSeeding(mark, null, "")).toBe("Seeding stopped; the next npm start resumes it.");
+    expect(mustSeed(mark, true)).toBe(true);
+    expect(recordSeeding(mark, 2, summary(3))).toBe("Seeded 5017 companies and 5810 logos in 459s (3 rows skipped). The next npm start tries the skipped rows once more.");
+    expect(mustSeed(mark, true)).toBe(true);
+    expect(recordSeeding(mark, 2, summary(1))).toMatch(/\(1 rows skipped\)\. They were skipped twice and stay out \(npm run seed tries them again\)\.$/);
+    expect(mustSeed(mark, true)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SINGLE_THREADED_GC } from "../importer/convertPool";
 import { projectRoot } from "../platform";
@@ -11,7 +11,7 @@ import { EXAMPLE_SEEDED } from "../seed/seed";
  * companies first). The seeding is `npm run seed` in a process of its own, at a lower CPU
  * priority so that the server stays responsive, with its progress as plain lines on stderr.
  * When it finishes, `mark` is written and later starts skip it; a seeding interrupted (Ctrl-C,
- * a crash) leaves no mark, and the next start resumes it where it stopped.
+ * a crash) leaves no mark, and the next start resumes it where it stopped (recordSeeding).
  */
 export function seedBesideTheServer(mark: string, log: (message: string) => void, onExampleSeeded: () => void) {
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
@@ -28,24 +28,43 @@ export function seedBesideTheServer(mark: string, log: (message: string) => void
     process.stderr.write(text);
     watch(text);
   });
-  child.on("exit", (code) => {
-    if (code !== 0 && code !== 2) {
-      log(`Seeding stopped${code === null ? "" : ` (exit code ${code})`}; the next npm start resumes it.`);
-      return;
-    }
-    writeFileSync(mark, `${new Date().toISOString()}\n`);
-    try {
-      const report = JSON.parse(output.trim().split("\n").at(-1)!) as { companies: number; logos: number; failed: number; seconds: number };
-      log(`Seeded ${report.companies} companies and ${report.logos - report.failed} logos in ${report.seconds}s${report.failed ? ` (${report.failed} rows skipped)` : ""}.`);
-    } catch {
-      log("Seeded the bundled catalogue.");
-    }
-  });
+  child.on("exit", (code) => log(recordSeeding(mark, code, output)));
   return {
     stop() {
       if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
     },
   };
+}
+
+/**
+ * What a seeding that exited with `code` leaves for the next start, and what to tell the
+ * person: finished, `mark`; finished with rows skipped (exit 2), `mark.partial` the first time,
+ * since those are mostly passing trouble (a lock held too long beside the server, a conversion
+ * thread out of memory) and the next start tries them once more, and `mark` the second;
+ * stopped, nothing, and the next start resumes it.
+ */
+export function recordSeeding(mark: string, code: number | null, output: string): string {
+  if (code !== 0 && code !== 2) return `Seeding stopped${code === null ? "" : ` (exit code ${code})`}; the next npm start resumes it.`;
+  let summary = "Seeded the bundled catalogue.";
+  try {
+    const report = JSON.parse(output.trim().split("\n").at(-1)!) as { companies: number; logos: number; failed: number; seconds: number };
+    summary = `Seeded ${report.companies} companies and ${report.logos - report.failed} logos in ${report.seconds}s${report.failed ? ` (${report.failed} rows skipped)` : ""}.`;
+  } catch {
+    // No summary line: the counts are not known.
+  }
+  const partial = `${mark}.partial`;
+  if (code === 2 && !existsSync(partial)) {
+    writeFileSync(partial, `${new Date().toISOString()}\n`);
+    return `${summary} The next npm start tries the skipped rows once more.`;
+  }
+  writeFileSync(mark, `${new Date().toISOString()}\n`);
+  rmSync(partial, { force: true });
+  return code === 2 ? `${summary} They were skipped twice and stay out (npm run seed tries them again).` : summary;
+}
+
+/** Whether a start seeds: until a seeding has finished (`mark`), and whenever the catalogue has no logo (its database deleted since). */
+export function mustSeed(mark: string, hasLogos: boolean): boolean {
+  return !existsSync(mark) || !hasLogos;
 }
 
 /** Feeds output in chunks as it comes; calls `then` once, for the first whole line starting with `prefix`. */
