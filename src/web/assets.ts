@@ -26,6 +26,8 @@ a:hover { text-decoration-thickness: 2px; }
 .site-nav a:hover { border-bottom-color: var(--line); }
 .account { margin-left: auto; display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; color: var(--muted); font-size: .9rem; }
 .account form { margin: 0; }
+/* An email or a typed domain may be one long word: it wraps rather than widening the page. */
+.account a, .alert, .notice, .warning, .field-error { overflow-wrap: anywhere; }
 main { display: block; max-width: 68rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 main.narrow { max-width: 28rem; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: .5rem 0 1rem; }

@@ -114,7 +114,7 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
               )}
               {canChange && (
                 <form method="post" action="/portal/billing/manage">
-                  <button type="submit" aria-label={`Change to ${planNames[plan]} in Stripe's customer portal`}>
+                  <button type="submit" aria-label={`Change plan to ${planNames[plan]} (in Stripe's customer portal)`}>
                     Change plan
                   </button>
                 </form>

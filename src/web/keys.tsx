@@ -22,14 +22,22 @@ interface CreateForm {
   type: "publishable" | "secret";
   origins: string;
   attribution: boolean;
-  errors?: { origins?: string; type?: string; form?: string };
+  errors?: { origins?: string; type?: string; attribution?: string; form?: string };
 }
 
 function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: string; created?: CreatedKey; form?: CreateForm; notice?: string }) {
   const form = props.form ?? { type: "publishable", origins: "", attribution: false };
+  const { form: formError, ...fieldErrors } = form.errors ?? {};
+  const failed = formError !== undefined || Object.keys(fieldErrors).length > 0;
   return (
-    <Page title="Keys" account={props.account} section="keys">
+    <Page title={failed ? "Error: Keys" : "Keys"} account={props.account} section="keys">
       <h1>Keys</h1>
+      {/* Announced first, above a listing of up to 100 keys: the form is at the end of the page. */}
+      {failed && (
+        <p class="alert" role="alert" id="form-error">
+          {formError ?? "The key was not created: check the fields of the form."} <a href="#create-heading">Go to the form</a>
+        </p>
+      )}
       {props.notice && (
         <p class="notice" role="status">
           {props.notice}
@@ -81,11 +89,6 @@ function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: str
       </section>
       <section class="card" aria-labelledby="create-heading">
         <h2 id="create-heading">Create a key</h2>
-        {form.errors?.form && (
-          <p class="alert" role="alert">
-            {form.errors.form}
-          </p>
-        )}
         <form method="post" action="/portal/keys">
           <fieldset aria-describedby={form.errors?.type ? "type-error" : undefined}>
             <legend>Type</legend>
@@ -128,12 +131,24 @@ function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: str
           <fieldset>
             <legend>Attribution (publishable keys)</legend>
             <label>
-              <input type="checkbox" name="attribution" value="required" checked={form.attribution} aria-describedby="attribution-hint" />
+              <input
+                type="checkbox"
+                name="attribution"
+                value="required"
+                checked={form.attribution}
+                aria-describedby={form.errors?.attribution ? "attribution-hint attribution-error" : "attribution-hint"}
+                aria-invalid={form.errors?.attribution ? "true" : undefined}
+              />
               <span>Require attribution: serve only requests made from web pages</span>
             </label>
             <p class="hint" id="attribution-hint">
               Server-side fetches and images with <code>referrerpolicy="no-referrer"</code> are then refused.
             </p>
+            {form.errors?.attribution && (
+              <p class="field-error" id="attribution-error">
+                {form.errors.attribution}
+              </p>
+            )}
           </fieldset>
           <SubmitRow label="Create key" />
         </form>
@@ -197,12 +212,12 @@ function RevokePage(props: { account: SessionAccount; apiKey: ListedKey }) {
   );
 }
 
-function NotFoundPage(props: { account: SessionAccount }) {
+function NotFoundPage(props: { account: SessionAccount; revoked?: boolean }) {
   return (
-    <Page title="No such key" account={props.account} section="keys" narrow>
-      <h1>No such key</h1>
+    <Page title={props.revoked ? "Key already revoked" : "No such key"} account={props.account} section="keys" narrow>
+      <h1>{props.revoked ? "Key already revoked" : "No such key"}</h1>
       <p>
-        This account has no key with that id. <a href="/portal/keys">Back to your keys</a>
+        {props.revoked ? "This key is revoked already." : "This account has no key with that id."} <a href="/portal/keys">Back to your keys</a>
       </p>
     </Page>
   );
@@ -249,11 +264,10 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
   const errors: NonNullable<CreateForm["errors"]> = {};
   if (type !== "publishable" && type !== "secret") errors.type = "Choose publishable or secret.";
   if ("error" in origins) errors.origins = origins.error;
-  else if (form.type === "secret" && (origins.origins.length > 0 || form.attribution)) {
-    errors.origins = "Allowed origins and attribution apply to publishable keys only: clear them, or choose publishable.";
-  }
+  else if (form.type === "secret" && origins.origins.length > 0) errors.origins = "Allowed origins apply to publishable keys only: clear them, or choose publishable.";
+  if (form.type === "secret" && form.attribution) errors.attribution = "Attribution applies to publishable keys only: clear it, or choose publishable.";
   const base = publicBase(c.env, c.req.url);
-  if (errors.type || errors.origins || "error" in origins) {
+  if (errors.type || errors.origins || errors.attribution || "error" in origins) {
     return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} form={{ ...form, errors }} />, 400);
   }
   const created = await createKey(db, { accountId: account.id, type: form.type, allowedOrigins: origins.origins, requireAttribution: form.attribution });
@@ -268,7 +282,7 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
 keysPages.get("/portal/keys/:id/revoke", signedIn, async (c) => {
   const account = c.get("account");
   const key = await listedKey(createDb(c.env.DB), account.id, c.req.param("id"));
-  if (!key || key.revokedAt) return render(c, <NotFoundPage account={account} />, 404);
+  if (!key || key.revokedAt) return render(c, <NotFoundPage account={account} revoked={key !== undefined} />, 404);
   return render(c, <RevokePage account={account} apiKey={key} />);
 });
 

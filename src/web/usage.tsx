@@ -122,7 +122,9 @@ usagePages.get("/portal/usage.csv", signedIn, async (c) => {
   const { usage, keys } = await report(c.env, account);
   const header = ["date", ...keys.map(({ key }) => `lookups ${keyLabel(key)}`), "lookups", "mcp_calls", "companies"];
   const rows = usage.days.map((start, i) => [day(start), ...keys.map(({ counts }) => String(counts[i])), String(usage.totalLookups[i]), String(usage.mcpCalls[i]), String(usage.companies[i])]);
-  const csv = [header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+  // With a byte-order mark: spreadsheets read a CSV without one in the system's code page, and
+  // the key labels' "…" would show as "â€¦".
+  const csv = `\uFEFF${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
   return c.body(csv, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="usage-${day(Date.now())}.csv"`,

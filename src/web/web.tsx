@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { MISCONFIGURED, Misconfigured } from "../lib/errors";
@@ -26,6 +27,25 @@ export const portalPages = new Hono<WebEnv>();
 
 portalPages.use("/portal/*", csrf());
 portalPages.use("/portal", csrf());
+// No form here comes near this (a key's origins take at most 32 KB): a larger body, which the
+// sign-in and sign-up pages would otherwise read whole for anyone, is read no further.
+const MAX_FORM_BYTES = 64 * 1024;
+const formLimit = bodyLimit({
+  maxSize: MAX_FORM_BYTES,
+  onError: (c) =>
+    render(
+      c,
+      <Page title="Too large" narrow>
+        <h1>This form is too large</h1>
+        <p>
+          Nothing was saved. <a href="/portal">Back to the portal</a>
+        </p>
+      </Page>,
+      413,
+    ),
+});
+portalPages.use("/portal/*", formLimit);
+portalPages.use("/portal", formLimit);
 // `/portal/` and `/portal/keys/` are the pages without the slash.
 portalPages.get("/portal/*", async (c, next) => {
   const url = new URL(c.req.url);

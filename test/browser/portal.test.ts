@@ -17,7 +17,8 @@ import { type RunningWorker, STRIPE_WEBHOOK_SECRET, startWorker } from "./worker
  */
 const SHOTS = join(projectRoot, "test", "browser", "screenshots");
 const PASSWORD = "a long enough password";
-const EMAIL = `journey-${Date.now()}@example.com`;
+// Long, as some are: the header that shows it must still fit a phone's width.
+const EMAIL = `customer.relations.department.journey-${Date.now()}@subsidiary-example.com`;
 const REDIRECT_URI = "http://127.0.0.1:33418/callback";
 
 let worker: RunningWorker;
@@ -103,6 +104,10 @@ describe("a customer's journey through the portal", () => {
     await page.getByRole("button", { name: "Show logo" }).click();
     await expect.poll(() => page.getByRole("img", { name: "GitHub logo, 128 pixels wide, on light" }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(128);
     await review(page, "landing");
+    // A warning quoting what was typed, one long word, wraps too.
+    await page.goto("/?domain=not_a_domain_because_it_is_a_very_long_unbroken_token_typed_by_someone");
+    await review(page, "landing-warning");
+    await page.goto("/");
 
     await page.getByRole("link", { name: "Create a free account" }).click();
     await review(page, "signup");

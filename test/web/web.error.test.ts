@@ -131,6 +131,15 @@ describe("keys refuse", () => {
     expect(await textOf(secret)).toContain("apply to publishable keys only");
     const attribution = await browser.postForm("/portal/keys", { type: "secret", attribution: "required" });
     expect(attribution.status).toBe(400);
+    // Announced at the top of the page, above the list of keys, and tied to the field it is about.
+    const attributionPage = await attribution.text();
+    expect(attributionPage).toContain("<title>Error: Keys · Logo Lookup</title>");
+    expect(attributionPage.indexOf('role="alert"')).toBeGreaterThan(-1);
+    expect(attributionPage.indexOf('role="alert"')).toBeLessThan(attributionPage.indexOf('id="keys-heading"'));
+    const checkbox = /<input\s[^>]*name="attribution"[^>]*>/.exec(attributionPage)![0];
+    expect([checkbox.includes('aria-invalid="true"'), checkbox.includes('aria-describedby="attribution-hint attribution-error"')]).toEqual([true, true]);
+    expect(attributionPage).toContain('id="attribution-error">Attribution applies to publishable keys only');
+    expect(/<textarea[^>]*id="origins"[^>]*>/.exec(attributionPage)![0]).not.toContain("aria-invalid");
     const type = await browser.postForm("/portal/keys", { type: "admin" });
     expect(type.status).toBe(400);
     expect(await textOf(type)).toContain("Choose publishable or secret.");
@@ -155,7 +164,7 @@ describe("keys refuse", () => {
     const refused = await browser.postForm("/portal/keys", { type: "secret" });
     expect(refused.status).toBe(409);
     const html = await refused.text();
-    expect(html).toMatch(/<p class="alert" role="alert">This account has 100 live keys, the most it may hold: revoke one it no longer uses, then create the new one.<\/p>/);
+    expect(html).toMatch(/<p class="alert" role="alert" id="form-error">This account has 100 live keys, the most it may hold: revoke one it no longer uses, then create the new one. <a href="#create-heading">Go to the form<\/a><\/p>/);
     expect(createdKeyOf(html)).toBeUndefined();
     expect((await browser.postForm(`/portal/keys/${ids[0]}/revoke`, {})).status).toBe(303);
     expect((await browser.postForm("/portal/keys", { type: "secret" })).status).toBe(201);
@@ -169,7 +178,21 @@ describe("keys refuse", () => {
     expect(createdKeyOf(html)).toBeDefined();
     const id = /href="\/portal\/keys\/([\w-]+)\/revoke"/.exec(html)![1]!;
     expect((await browser.postForm(`/portal/keys/${id}/revoke`, {})).status).toBe(303);
-    expect((await browser.fetch(`/portal/keys/${id}/revoke`)).status).toBe(404);
+    const again = await browser.fetch(`/portal/keys/${id}/revoke`);
+    expect(again.status).toBe(404);
+    expect(await textOf(again)).toContain("This key is revoked already.");
+  });
+});
+
+describe("portal forms refuse", () => {
+  it("a body larger than any form, before reading it, with or without a session", async () => {
+    const { browser } = await signedUp();
+    const huge = "x".repeat(100 * 1024);
+    for (const response of [await browser.postForm("/portal/keys", { type: "publishable", origins: huge }), await new Browser().postForm("/portal/login", { email: huge, password: PASSWORD })]) {
+      expect(response.status).toBe(413);
+      expect(await textOf(response)).toContain("This form is too large");
+    }
+    expect(await textOf(await browser.fetch("/portal/keys"))).toContain("No keys yet");
   });
 });
 

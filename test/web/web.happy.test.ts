@@ -174,7 +174,10 @@ describe("playground and usage", () => {
     const csv = await browser.fetch("/portal/usage.csv");
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="usage-\d{4}-\d{2}-\d{2}\.csv"$/);
-    const rows = (await csv.text()).trim().split("\r\n");
+    const bytes = new Uint8Array(await csv.arrayBuffer());
+    // A byte-order mark first, so that a spreadsheet reads the labels' "…" as UTF-8.
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const rows = new TextDecoder().decode(bytes).trim().split("\r\n");
     expect(rows[0]).toBe(`date,lookups ${key.slice(0, 9)}…${key.slice(-4)},lookups,mcp_calls,companies`);
     expect(rows).toHaveLength(31);
     expect(rows.at(-1)).toBe(`${today()},6,6,2,3`);
@@ -258,7 +261,7 @@ describe("plan and billing", () => {
     expect(page).toContain("Manage billing Plan changes, card, invoices and cancellation, on Stripe.");
     expect(page).not.toContain("Upgrade");
     expect(html).not.toContain('action="/portal/billing/checkout"');
-    expect(html).toContain(`<form method="post" action="/portal/billing/manage"><button type="submit" aria-label="Change to Growth in Stripe&#39;s customer portal">`);
+    expect(html).toContain(`<form method="post" action="/portal/billing/manage"><button type="submit" aria-label="Change plan to Growth (in Stripe&#39;s customer portal)">`);
     const change = await browser.postForm("/portal/billing/manage", {});
     expect(change.status).toBe(303);
     expect(change.headers.get("location")).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
