@@ -16,7 +16,10 @@ const optionalUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).tr
 const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
 export const varsSchema = z.object({
-  PUBLIC_BASE_URL: optionalUrl.default(""),
+  // The service's URLs are this and a path (`${base}/assets/…`): a path or query of its own would break every one.
+  PUBLIC_BASE_URL: optionalUrl
+    .refine((url) => url === "" || /^https?:\/\/[^/?#]+$/.test(url), "must be an origin, a scheme and a host with no path, query or fragment (https://logos.example.com)")
+    .default(""),
   CDN_URL: optionalUrl.default(""),
   LOOKUP_RESPONSE: z.enum(["redirect", "bytes"]).default("redirect"),
   ANTHROPIC_BASE_URL: z

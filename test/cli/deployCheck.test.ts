@@ -13,7 +13,32 @@ describe("npm run deploy:check", () => {
   });
 
   /** The shipped configuration as a deployment fills it in (README, Deploying). */
-  const deployed = (): DeploymentConfig => ({ ...shipped(), vars: { ...shipped().vars, PUBLIC_BASE_URL: "https://logos.example.com" } });
+  const deployed = (): DeploymentConfig => ({
+    ...shipped(),
+    vars: { ...shipped().vars, PUBLIC_BASE_URL: "https://logos.example.com" },
+    d1_databases: shipped().d1_databases!.map((database) => ({ ...database, database_id: "6d1f5a36-9c7e-4c2b-9b0e-2f0c1f3a7e11" })),
+    kv_namespaces: shipped().kv_namespaces!.map((namespace) => ({ ...namespace, id: "3b8e0f6c1d2a4e5f9a7b6c5d4e3f2a1b" })),
+  });
+  const allSecrets = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SIGNED_URL_SECRET"];
+
+  it("with --remote, refuses the shipped placeholder ids, which wrangler deploy would send as they are", () => {
+    expect(deploymentProblems({ ...deployed(), d1_databases: shipped().d1_databases, kv_namespaces: shipped().kv_namespaces }, allSecrets)).toEqual([
+      "[d1_databases] DB: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; README, Deploying)",
+      "[kv_namespaces] OAUTH_KV: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; README, Deploying)",
+    ]);
+    expect(deploymentProblems(deployed(), allSecrets)).toEqual([]);
+  });
+
+  it("refuses a PUBLIC_BASE_URL that is no origin, and with --remote one that is not a public https address", () => {
+    for (const url of ["https://logos.example.com/v1", "https://logos.example.com/?a=b", "https://logos.example.com#top"]) {
+      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, null), url).toEqual([expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL: must be an origin/)]);
+    }
+    for (const url of ["http://logos.example.com", "https://localhost:8787", "https://127.0.0.1"]) {
+      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL must be the Worker's public https address/)]);
+    }
+    // A trailing slash is the origin itself.
+    expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: "https://logos.example.com/" } }, allSecrets)).toEqual([]);
+  });
 
   it("row 11: names every missing production secret, and what fails without it", () => {
     expect(deploymentProblems(deployed(), ["ANTHROPIC_API_KEY", "SIGNED_URL_SECRET"])).toEqual([
@@ -24,8 +49,7 @@ describe("npm run deploy:check", () => {
   });
 
   it("with --remote, an empty PUBLIC_BASE_URL is a problem saying what to set; without it (CI, a fresh clone) it is not", () => {
-    const allSecrets = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SIGNED_URL_SECRET"];
-    expect(deploymentProblems(shipped(), allSecrets)).toEqual([
+    expect(deploymentProblems({ ...deployed(), vars: shipped().vars }, allSecrets)).toEqual([
       "[vars] PUBLIC_BASE_URL is empty (set it in wrangler.toml to the Worker's public address, e.g. https://logos.example.com): the Worker would name its URLs after each request's Host and never report a missing secret",
     ]);
     expect(deploymentProblems(shipped(), null)).toEqual([]);

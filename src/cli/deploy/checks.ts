@@ -3,6 +3,8 @@ import { productionSecrets, varsSchema } from "../../env";
 /** What `npm run deploy:check` checks in a wrangler configuration, without running anything. */
 export interface DeploymentConfig {
   vars: Record<string, unknown>;
+  d1_databases?: { binding: string; database_id?: string }[];
+  kv_namespaces?: { binding: string; id?: string }[];
   observability?: { enabled?: boolean; redact_query_string?: boolean; logs?: { enabled?: boolean }; traces?: { enabled?: boolean } };
 }
 
@@ -26,6 +28,16 @@ export function deploymentProblems(config: DeploymentConfig, secretNames: string
     // fresh clone, run with the shipped empty value.
     if (vars.success && !vars.data.PUBLIC_BASE_URL) {
       problems.push("[vars] PUBLIC_BASE_URL is empty (set it in wrangler.toml to the Worker's public address, e.g. https://logos.example.com): the Worker would name its URLs after each request's Host and never report a missing secret");
+    } else if (vars.success && !/^https:\/\/(?!localhost\b|127\.|\[::1\])/.test(vars.data.PUBLIC_BASE_URL)) {
+      problems.push("[vars] PUBLIC_BASE_URL must be the Worker's public https address: MCP clients refuse an OAuth issuer over http, and a local address reaches nobody");
+    }
+    // The ids wrangler.toml ships with stand for the resources `wrangler d1 create` and `wrangler kv namespace create` make.
+    const placeholder = (id: string | undefined) => !id || /^[0-]+$/.test(id);
+    for (const database of config.d1_databases ?? []) {
+      if (placeholder(database.database_id)) problems.push(`[d1_databases] ${database.binding}: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; README, Deploying)`);
+    }
+    for (const namespace of config.kv_namespaces ?? []) {
+      if (placeholder(namespace.id)) problems.push(`[kv_namespaces] ${namespace.binding}: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; README, Deploying)`);
     }
     for (const [name, secret] of Object.entries(productionSecrets)) {
       if (secret.required && !secretNames.includes(name)) problems.push(`secret ${name} is not set (wrangler secret put ${name}): ${secret.without}`);
