@@ -1,9 +1,8 @@
-import { and, count, eq, not } from "drizzle-orm";
+import { and, count, eq, not, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { accounts, apiClients, apiKeys, billingAccounts, type Plan, plans, sessions } from "../../schema";
+import { accounts, apiClients, apiKeys, type Plan, plans, sessions } from "../../schema";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
-import { stillChargeable } from "../billing/sessions";
 import { hashPassword } from "./passwords";
 
 export const emailSchema = z
@@ -96,33 +95,41 @@ export async function setMcpAccess(db: Db, accountId: string, enabled: boolean):
   return ok({ id: accountId, mcpAccess: enabled });
 }
 
+/** What keeps an account from being deleted: a condition on its rows, and what the operator is told. */
+export interface AccountKeeper {
+  holds: SQL;
+  reason: string;
+}
+
 /**
  * Deletes an account and everything that is only its own: its keys (lookups with them stop
  * within the 10 s an isolate trusts a key), sessions, API clients and billing rows; its OAuth
  * grants are refused from then on (a token outliving its account is as good as revoked), and
  * its feedback stays without it. The way out for an account someone registered under another
- * person's address, or for an owner who asks to be forgotten. Refused while Stripe may still
- * charge for it (stillChargeable), decided in the delete itself, so that a webhook between a
- * check and the delete cannot slip through.
+ * person's address, or for an owner who asks to be forgotten. Refused while any of `keepers`
+ * holds (billing's stillChargeable: Stripe may still charge for it), decided in the delete
+ * itself, so that a webhook between a check and the delete cannot slip through.
  */
-export async function deleteAccount(db: Db, accountId: string): Promise<Result<{ id: string; email: string; keysDeleted: number; sessionsEnded: number }>> {
+export async function deleteAccount(
+  db: Db,
+  accountId: string,
+  keepers: AccountKeeper[] = [],
+): Promise<Result<{ id: string; email: string; keysDeleted: number; sessionsEnded: number }>> {
   const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } });
   if (!existing) return fail("not_found", `No account with id ${accountId}`);
-  const chargeable = stillChargeable(accountId);
-  const [keys, ended, deleted, subscribed] = await db.batch([
+  const [keys, ended, deleted] = await db.batch([
     db.select({ count: count() }).from(apiKeys).where(eq(apiKeys.accountId, accountId)),
     db.select({ count: count() }).from(sessions).where(eq(sessions.accountId, accountId)),
     db
       .delete(accounts)
-      .where(and(eq(accounts.id, accountId), not(chargeable.subscription), not(chargeable.checkout)))
+      .where(and(eq(accounts.id, accountId), ...keepers.map((keeper) => not(keeper.holds))))
       .returning({ id: accounts.id }),
-    db.select({ status: billingAccounts.status }).from(billingAccounts).where(eq(billingAccounts.accountId, accountId)),
   ]);
   if (deleted.length === 0) {
-    const [subscription] = subscribed;
-    return subscription
-      ? fail("conflict", `This account has a Stripe subscription (${subscription.status}): cancel it in Stripe first, so that nobody is charged for an account that is gone`)
-      : fail("conflict", "This account started a Stripe checkout in the last 24 hours that may still complete: expire it in Stripe, or try again once it has");
+    for (const keeper of keepers) {
+      if (await db.select({ id: accounts.id }).from(accounts).where(and(eq(accounts.id, accountId), keeper.holds)).get()) return fail("conflict", keeper.reason);
+    }
+    return fail("not_found", `No account with id ${accountId}`);
   }
   return ok({ id: accountId, email: existing.email, keysDeleted: keys[0]!.count, sessionsEnded: ended[0]!.count });
 }

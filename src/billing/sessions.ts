@@ -1,6 +1,7 @@
 import type Stripe from "stripe";
 import { and, desc, eq, gt, isNull, notInArray, sql } from "drizzle-orm";
 import { accounts, billingAccounts, checkoutSessions } from "../../schema";
+import type { AccountKeeper } from "../accounts/accounts";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { endedStatuses, payingStatuses } from "./events";
@@ -93,15 +94,22 @@ export async function createCheckoutSession(
 const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /**
- * What Stripe may still charge an account for, as conditions on its rows: a subscription that
- * has not ended, and a checkout started within a Checkout Session's lifetime that may yet
- * complete. An account deleted past these would be billed with nobody to serve.
+ * What Stripe may still charge an account for, which keeps it from being deleted
+ * (deleteAccount): a subscription that has not ended, and a checkout started within a
+ * Checkout Session's lifetime that may yet complete. An account deleted past these would be
+ * billed with nobody to serve.
  */
-export function stillChargeable(accountId: string) {
-  return {
-    subscription: sql`EXISTS (SELECT 1 FROM ${billingAccounts} WHERE ${billingAccounts.accountId} = ${accountId} AND ${notInArray(billingAccounts.status, [...endedStatuses])})`,
-    checkout: sql`EXISTS (SELECT 1 FROM ${checkoutSessions} WHERE ${and(eq(checkoutSessions.accountId, accountId), isNull(checkoutSessions.completedAt), gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)))})`,
-  };
+export function stillChargeable(accountId: string): AccountKeeper[] {
+  return [
+    {
+      holds: sql`EXISTS (SELECT 1 FROM ${billingAccounts} WHERE ${and(eq(billingAccounts.accountId, accountId), notInArray(billingAccounts.status, [...endedStatuses]))})`,
+      reason: "This account has a Stripe subscription that has not ended: cancel it in Stripe first, so that nobody is charged for an account that is gone",
+    },
+    {
+      holds: sql`EXISTS (SELECT 1 FROM ${checkoutSessions} WHERE ${and(eq(checkoutSessions.accountId, accountId), isNull(checkoutSessions.completedAt), gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)))})`,
+      reason: "This account started a Stripe checkout in the last 24 hours that may still complete: expire it in Stripe, or try again once it has",
+    },
+  ];
 }
 
 /**

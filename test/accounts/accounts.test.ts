@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts, apiClients, apiKeys, billingAccounts, checkoutSessions, companyDomains, sessions } from "../../schema";
 import { createAccount, deleteAccount, setPlan } from "../../src/accounts/accounts";
+import { stillChargeable } from "../../src/billing/sessions";
 import { startSession } from "../../src/portal/sessions";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
@@ -108,7 +109,7 @@ describe("deleteAccount", () => {
     const account = await addAccount();
     const key = await addKey(account.id);
     await startSession(db, account.id);
-    const deleted = await deleteAccount(db, account.id);
+    const deleted = await deleteAccount(db, account.id, stillChargeable(account.id));
     expect(deleted).toEqual({ ok: true, value: { id: account.id, email: account.email, keysDeleted: 1, sessionsEnded: 1 } });
     expect(await db.select().from(accounts).where(eq(accounts.id, account.id)).all()).toEqual([]);
     expect(await db.select().from(apiKeys).where(eq(apiKeys.accountId, account.id)).all()).toEqual([]);
@@ -122,11 +123,11 @@ describe("deleteAccount", () => {
     const account = await addAccount("launch");
     const key = await addKey(account.id);
     await db.insert(billingAccounts).values(stripeRow(account.id, "past_due"));
-    const refused = await deleteAccount(db, account.id);
-    expect(refused).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("Stripe subscription (past_due): cancel it in Stripe first") } });
+    const refused = await deleteAccount(db, account.id, stillChargeable(account.id));
+    expect(refused).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("Stripe subscription that has not ended: cancel it in Stripe first") } });
     expect((await lookup(key)).status).toBe(302);
     await db.update(billingAccounts).set({ status: "canceled" }).where(eq(billingAccounts.accountId, account.id));
-    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: true, value: { keysDeleted: 1 } });
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: true, value: { keysDeleted: 1 } });
     expect(await db.select().from(billingAccounts).where(eq(billingAccounts.accountId, account.id)).all()).toEqual([]);
   });
 
@@ -134,11 +135,11 @@ describe("deleteAccount", () => {
     const account = await addAccount();
     const hours = (n: number) => new Date(Date.now() - n * 3_600_000);
     await db.insert(checkoutSessions).values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(23) });
-    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("checkout in the last 24 hours") } });
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("checkout in the last 24 hours") } });
     expect(await db.select().from(accounts).where(eq(accounts.id, account.id)).all()).toHaveLength(1);
     // Completed, or older than a Checkout Session lives: nothing more can be charged through it.
     await db.update(checkoutSessions).set({ completedAt: new Date() }).where(eq(checkoutSessions.accountId, account.id));
     await db.insert(checkoutSessions).values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(25) });
-    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: true });
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: true });
   });
 });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { apiKeys } from "../../schema";
+import { accounts, apiKeys, billingAccounts } from "../../schema";
 import { runAdmin } from "../../src/cli/admin/run";
 import { hashKey } from "../../src/keys/format";
 import { inProcess, platformForThisFile, tool } from "./helpers";
@@ -88,5 +88,14 @@ describe("npm run admin", () => {
     expect(deleted.json()).toEqual({ id, email: "gone@example.com", keysDeleted: 1, sessionsEnded: 0 });
     expect(await file.platform.db.select().from(apiKeys).where(eq(apiKeys.accountId, id)).all()).toEqual([]);
     expect((await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).status).toBe(0);
+  });
+
+  it("account delete refuses an account Stripe may still charge, writing nothing", async () => {
+    const { id } = (await adminWithInput("correct horse battery\n", "account", "create", "--email", "paying@example.com", "--password-stdin")).json();
+    await file.platform.db.insert(billingAccounts).values({ accountId: id, stripeCustomerId: "cus_paying", subscriptionId: "sub_paying", status: "active", plan: "launch", stateAt: 1, lastEventId: "evt_paying", updatedAt: new Date() });
+    const refused = await admin("account", "delete", "--account", id);
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stderr.trim()).error).toMatchObject({ code: "conflict", message: expect.stringContaining("cancel it in Stripe first") });
+    expect(await file.platform.db.select().from(accounts).where(eq(accounts.id, id)).all()).toHaveLength(1);
   });
 });

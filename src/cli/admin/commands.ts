@@ -1,5 +1,6 @@
 import { plans } from "../../../schema";
 import { createAccount, deleteAccount, setMcpAccess, setPassword, setPlan } from "../../accounts/accounts";
+import { stillChargeable } from "../../billing/sessions";
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
@@ -84,7 +85,7 @@ export const commands: Record<string, Command> = {
       const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" } });
       noPositionals(positionals);
       const account = required(values, "account");
-      return { storage: storage(values), run: (db) => deleteAccount(db, account) };
+      return { storage: storage(values), run: (db) => deleteAccount(db, account, stillChargeable(account)) };
     },
   },
   "account mcp": {
