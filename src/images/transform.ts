@@ -76,17 +76,18 @@ async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8
   if (render.format === "jpg") {
     const png = new Uint8Array(render.resize ? await bytesOf((await resized(source).output({ format: "image/png" })).image()) : await new Response(source).arrayBuffer());
     const { width, height } = pngSize(png);
-    const jpeg = async (flat: Uint8Array, resize?: Resize) => {
+    const jpeg = async (flat: Uint8Array, size?: { width: number; height: number }) => {
       const input = images.input(streamOf(flat));
-      return bytesOf((await (resize ? input.transform({ width: resize.width, fit: "contain" }) : input).output({ format: "image/jpeg", quality: 90 })).image());
+      return bytesOf((await (size ? input.transform({ ...size, fit: "squeeze" }) : input).output({ format: "image/jpeg", quality: 90 })).image());
     };
     if (width * height <= MAX_FLATTENED_PIXELS) return jpeg(flattenPng(png, PAGES[render.page]));
     // Flattened in JavaScript, a large image would cost the isolate seconds and 100 MB (anyone
     // may ask /assets for a 3,200 px JPEG): it is flattened at most MAX_FLATTENED_PIXELS large,
-    // and the binding brings it back to the size asked for.
+    // and the binding brings it back to the very size it had (both sides: scaled by its width
+    // alone, its height could come back a pixel off what the headers say).
     const smaller = Math.max(1, Math.floor(width * Math.sqrt(MAX_FLATTENED_PIXELS / (width * height))));
     const small = await bytesOf((await images.input(streamOf(png)).transform({ width: smaller, fit: "scale-down" }).output({ format: "image/png" })).image());
-    return jpeg(flattenPng(new Uint8Array(small), PAGES[render.page]), { width, enlarge: true });
+    return jpeg(flattenPng(new Uint8Array(small), PAGES[render.page]), { width, height });
   }
   if (!render.resize && render.format === "png") return new Response(source).arrayBuffer();
   return bytesOf((await resized(source).output({ format: MIME_TYPES[render.format] as "image/png" })).image());

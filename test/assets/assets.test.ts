@@ -186,6 +186,19 @@ describe("GET /assets/{key}", () => {
     for (const channel of at(20, 10)) expect(channel).toBeLessThanOrEqual(8);
   });
 
+  it("answers a large JPEG at exactly the size its headers give, however its sides divide", async () => {
+    const domain = `odd-jpg-${crypto.randomUUID().slice(0, 8)}.com`;
+    const png = encode({ width: 1999, height: 1997, data: new Uint8Array(1999 * 1997 * 4).fill(128), channels: 4, depth: 8 });
+    await addCompany({ name: "Odd Jpeg Co", domains: [domain] }, { ...darkLogo40x20(), original: png, files: { master: png, grey: png }, renditions: { ...darkLogo40x20().renditions, dark: false }, width: 1999, height: 1997, contentHash: "0dd".padEnd(64, "4") });
+    const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+    for (const query of ["format=jpg", "width=2048&format=jpg"]) {
+      const response = await get(`/assets/${encodeAssetKey(master)}?${query}`);
+      expect(response.status, query).toBe(200);
+      const said = { width: Number(response.headers.get("x-image-width")), height: Number(response.headers.get("x-image-height")) };
+      expect(await env.IMAGES.info(response.body!), query).toMatchObject(said);
+    }
+  }, 30_000);
+
   it("does not repeat a fallback header an earlier release cached with the image", async () => {
     const { master, path } = await storedLogo();
     // What the release before cd38efe kept in the data centre's cache after a `?format=svg` of a
