@@ -18,7 +18,7 @@ import { openPlatform, projectRoot } from "./platform";
 import { demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "./start/demo";
 import { localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
-import { mustSeed, seedBesideTheServer } from "./start/seeding";
+import { beginSeeding, mustSeed, seedBesideTheServer } from "./start/seeding";
 
 const port = process.env.PORT ?? "8787";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
@@ -74,6 +74,7 @@ const prepared = await step(() =>
 );
 if (!prepared.demo.ok) stop(prepared.demo.error.message);
 const seeding = mustSeed(seededMark, prepared.hasLogos);
+if (seeding) beginSeeding(seededMark, prepared.hasLogos);
 const resuming = seeding && prepared.hasLogos;
 const demo = prepared.demo.value;
 await step(() => rememberPrintedKeys(demoKeysFile, demo.keyIds));

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getPlatformProxy } from "wrangler";
 import { configurableNames, localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "../../src/cli/start/overrides";
-import { mustSeed, onLineStarting, recordSeeding } from "../../src/cli/start/seeding";
+import { beginSeeding, mustSeed, onLineStarting, recordSeeding } from "../../src/cli/start/seeding";
 import { EXAMPLE_SEEDED } from "../../src/cli/seed/seed";
 import { root } from "./helpers";
 
@@ -126,8 +126,11 @@ describe("the first start's seeding, as the next start finds it", () => {
     expect(mustSeed(mark, false)).toBe(true);
     expect(recordSeeding(mark, 0, summary(0))).toBe("Seeded 5017 companies and 5813 logos in 459s.");
     expect(mustSeed(mark, true)).toBe(false);
-    // Its database deleted since, the mark left behind.
+    // Its database deleted since, the mark left behind: seeded again, and resumed if that is interrupted.
     expect(mustSeed(mark, false)).toBe(true);
+    beginSeeding(mark, false);
+    recordSeeding(mark, null, "");
+    expect(mustSeed(mark, true)).toBe(true);
   });
 
   it("resumes one that stopped, and tries rows it skipped once more before it lets them be", () => {

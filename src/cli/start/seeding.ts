@@ -67,6 +67,16 @@ export function mustSeed(mark: string, hasLogos: boolean): boolean {
   return !existsSync(mark) || !hasLogos;
 }
 
+/**
+ * A seeding under way has not finished, whatever an earlier one left: `mark` goes until it
+ * has, so that one interrupted is resumed at the next start. Of an emptied catalogue, the
+ * rows an earlier seeding skipped (`mark.partial`) are no longer known either.
+ */
+export function beginSeeding(mark: string, hasLogos: boolean): void {
+  rmSync(mark, { force: true });
+  if (!hasLogos) rmSync(`${mark}.partial`, { force: true });
+}
+
 /** Feeds output in chunks as it comes; calls `then` once, for the first whole line starting with `prefix`. */
 export function onLineStarting(prefix: string, then: () => void): (chunk: string) => void {
   let pending = "";
