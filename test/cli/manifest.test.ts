@@ -106,13 +106,21 @@ describe("import manifests", () => {
     await expect(rowsOf("misspelt.csv", "name,domains,variant,image,license,brand_colour,tickr\nAlpha,alpha.com,icon,a.png,MIT,#abcdef,ALP\n")).rejects.toThrow(
       'line 1: the header row has an unknown column "license" (did you mean "licence"?)',
     );
-    await expect(rowsOf("blank-column.csv", "name,domains,variant,image,\nAlpha,alpha.com,icon,a.png,\n")).rejects.toThrow('the header row has an unknown column ""');
     await expect(rowsOf("twice.csv", "name,domains,variant,image,name\nAlpha,alpha.com,icon,a.png,Beta\n")).rejects.toThrow("the header row has the name column twice");
     const rows = await rowsOf("misspelt.jsonl", [row({ name: "Alpha", license: "MIT" }), row({ name: "Beta", alias: ["B"] }), row({ name: "Gamma", logo_url: "x" })].join("\n"));
     expect(rows).toEqual([
       { line: 1, ok: false, error: 'unknown field "license" (did you mean "licence"?)' },
       { line: 2, ok: false, error: 'unknown field "alias" (did you mean "aliases"?)' },
       { line: 3, ok: false, error: 'unknown field "logo_url"' },
+    ]);
+  });
+
+  it("takes a header ending in a comma, as spreadsheets export, and refuses a value in its unnamed column", async () => {
+    const rows = await rowsOf("blank-column.csv", "name,domains,variant,image,\nAlpha,alpha.com,icon,a.png,\nBeta,beta.com,icon,b.png,MIT\nGamma,gamma.com,icon,g.png\n");
+    expect(rows).toEqual([
+      { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha" }) },
+      { line: 3, ok: false, error: "a value in column 5, which the header row leaves without a name" },
+      { line: 4, ok: true, row: expect.objectContaining({ name: "Gamma" }) },
     ]);
   });
 

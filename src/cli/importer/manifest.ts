@@ -311,14 +311,31 @@ function csvHeader({ line, text }: CsvRecord): string[] {
   } catch (error) {
     throw new Error(`line ${line}: the header row is ${csvProblem(error)}`);
   }
+  // A spreadsheet's export may end its header with a comma: a column without a name, which
+  // its rows leave empty (validateCsv holds them to that).
+  columns = columns.map((column, index) => (column === "" ? unnamedColumn(index) : column));
   const missing = REQUIRED_COLUMNS.filter((column) => !columns.includes(column));
   if (missing.length > 0) throw new Error(`line ${line}: the header row has no ${missing.join(", ")} column (it names ${columns.join(", ")}; separate columns with commas)`);
   // Nothing is imported past a column that would be dropped: every row would lose it without a word.
-  const unknown = columns.find((column) => !COLUMNS.includes(column));
+  const unknown = columns.find((column) => !COLUMNS.includes(column) && !column.startsWith(UNNAMED));
   if (unknown !== undefined) throw new Error(`line ${line}: the header row has an unknown column "${unknown}"${nearMiss(unknown)}; the columns are ${COLUMNS.join(", ")}`);
   const twice = columns.find((column, index) => columns.indexOf(column) !== index);
   if (twice !== undefined) throw new Error(`line ${line}: the header row has the ${twice} column twice`);
   return columns;
+}
+
+const UNNAMED = "#unnamed ";
+const unnamedColumn = (index: number) => `${UNNAMED}${index + 1}`;
+
+/** A CSV row, whose columns without a name must be empty: a value there would be dropped without a word. */
+function validateCsv(line: number, row: Record<string, string> | undefined): ParsedLine {
+  const fields = { ...row };
+  for (const [column, value] of Object.entries(fields)) {
+    if (!column.startsWith(UNNAMED)) continue;
+    if (value !== "") return { line, ok: false, error: `a value in column ${column.slice(UNNAMED.length)}, which the header row leaves without a name` };
+    delete fields[column];
+  }
+  return validate(line, fields);
 }
 
 function parseCsvRecords(records: CsvRecord[], columns: string[]): ParsedLine[] {
@@ -327,13 +344,13 @@ function parseCsvRecords(records: CsvRecord[], columns: string[]): ParsedLine[] 
   }
   try {
     const rows = parseCsv(records.map((r) => r.text).join("\n"), { ...csvOptions, columns }) as Record<string, string>[];
-    if (rows.length === records.length) return rows.map((row, index) => validate(records[index]!.line, row));
+    if (rows.length === records.length) return rows.map((row, index) => validateCsv(records[index]!.line, row));
   } catch {
     // One of them is malformed: find which.
   }
   return records.map(({ line, text }): ParsedLine => {
     try {
-      return validate(line, (parseCsv(text, { ...csvOptions, columns }) as Record<string, string>[])[0]);
+      return validateCsv(line, (parseCsv(text, { ...csvOptions, columns }) as Record<string, string>[])[0]);
     } catch (error) {
       return { line, ok: false, error: csvProblem(error) };
     }
