@@ -31,6 +31,13 @@ export function firstMessage(error: z.ZodError): string {
 }
 
 /**
+ * The most a sign-in or portal form's body may hold (hono/body-limit): none comes near it (a
+ * key's allowed origins take at most 32 KB), and a larger one, which pages open to anyone
+ * would otherwise read whole, is refused with 413 before it is read.
+ */
+export const MAX_FORM_BYTES = 64 * 1024;
+
+/**
  * A form body's fields, or none when the body cannot be read as a form (multipart without its
  * boundary, cut off): the form's own checks then answer as for missing fields, where Hono's
  * parser threw and the page answered 500.

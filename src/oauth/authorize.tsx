@@ -7,12 +7,13 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { signIn } from "../accounts/signIn";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
-import { formFields } from "../lib/params";
+import { formFields, MAX_FORM_BYTES } from "../lib/params";
 import { currentSession, replaceSession, type SessionAccount, signInClient } from "../portal/sessions";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { shownClientName } from "./clientNames";
@@ -45,7 +46,12 @@ authorize.get("/authorize", localHostOnly, async (c) => {
   return consentPage(c, helpers, request, account);
 });
 
-authorize.post("/authorize", localHostOnly, async (c) => {
+const formLimit = bodyLimit({
+  maxSize: MAX_FORM_BYTES,
+  onError: (c) => errorPage(c, 413, "This form is too large", "Start connecting again from the application."),
+});
+
+authorize.post("/authorize", localHostOnly, formLimit, async (c) => {
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const form = await formFields(c.req);
   const db = createDb(c.env.DB);
@@ -160,7 +166,7 @@ async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: A
   return new Response(page.body, { status: 200, headers });
 }
 
-function errorPage(c: Context<AppEnv>, status: 400 | 401, title: string, message: string): Response | Promise<Response> {
+function errorPage(c: Context<AppEnv>, status: 400 | 401 | 413, title: string, message: string): Response | Promise<Response> {
   c.header("Cache-Control", "no-store");
   return c.html(<ErrorPage title={title} message={message} />, status);
 }

@@ -26,10 +26,14 @@ export function clientNameProblem(name: unknown): string | null {
   return null;
 }
 
-/** The name to show: invisible characters dropped, spaces collapsed, at most MAX_CLIENT_NAME characters. */
+/**
+ * The name to show: invisible characters dropped, spaces collapsed, at most MAX_CLIENT_NAME
+ * characters. A name claiming a publisher or a verification (one registered before the rule,
+ * or a metadata document's, which registration never sees) is shown as the client id.
+ */
 export function shownClientName(name: string | undefined, clientId: string): string {
   const plain = (name ?? "").replace(INVISIBLE, "").replace(/\s+/gu, " ").trim();
-  if (!plain) return clientId;
+  if (!plain || CLAIMS_VERIFICATION.test(plain)) return clientId;
   const characters = [...plain];
   return characters.length > MAX_CLIENT_NAME ? `${characters.slice(0, MAX_CLIENT_NAME - 1).join("")}…` : plain;
 }

@@ -1,9 +1,11 @@
 import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { eq } from "drizzle-orm";
 import { apiClients } from "../../schema";
 import { signIn } from "../accounts/signIn";
 import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
+import { MAX_FORM_BYTES } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
 import { currentSession, endBrowserSession, replaceSession, sameSiteOnly, signInClient } from "./sessions";
 
@@ -58,6 +60,7 @@ export const portal = new Hono<AppEnv>();
 portal.onError(jsonErrorHandler("Something went wrong. Try again later"));
 // A post from another site must not sign a browser in or out (login CSRF): sameSiteOnly.
 // Attached per route: an app-wide middleware pattern cost every lookup 14 µs (npm run bench).
-for (const path of ["/apiaas/login", "/api/v1/auth/login", "/api/v1/login"]) portal.post(path, sameSiteOnly, login);
+const credentialsLimit = bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => jsonError(c, "payload_too_large", "Payload too large") });
+for (const path of ["/apiaas/login", "/api/v1/auth/login", "/api/v1/login"]) portal.post(path, sameSiteOnly, credentialsLimit, login);
 for (const path of ["/apiaas/whoami", "/api/v1/auth/whoami"]) portal.get(path, whoami);
 for (const path of ["/apiaas/logout", "/api/v1/auth/logout"]) portal.post(path, sameSiteOnly, logout);

@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { MISCONFIGURED, Misconfigured } from "../lib/errors";
+import { MAX_FORM_BYTES } from "../lib/params";
 import { unavailableIn } from "../lib/dependencies";
 import { retryLater } from "../lib/responses";
 import { authPages } from "./auth";
@@ -27,9 +28,6 @@ export const portalPages = new Hono<WebEnv>();
 
 portalPages.use("/portal/*", csrf());
 portalPages.use("/portal", csrf());
-// No form here comes near this (a key's origins take at most 32 KB): a larger body, which the
-// sign-in and sign-up pages would otherwise read whole for anyone, is read no further.
-const MAX_FORM_BYTES = 64 * 1024;
 const formLimit = bodyLimit({
   maxSize: MAX_FORM_BYTES,
   onError: (c) =>

@@ -121,6 +121,29 @@ describe("sign-in and consent pages", () => {
     expect(html).toContain(`Allow ${name} to use your logo account?`);
   });
 
+  it("shows a stored name that claims a publisher as the client id, on the sign-in page and the consent page", async () => {
+    const { clientId } = await oauthHelpers(env, BASE).createClient({ clientName: "Claude (published by anthropic.com)", redirectUris: [REDIRECT_URI], tokenEndpointAuthMethod: "none" });
+    const { challenge } = await pkcePair();
+    const account = await mcpAccount();
+    const browser = new Browser();
+    const url = authorizeUrl(clientId, challenge);
+    const signIn = await (await browser.fetch(url)).text();
+    expect(signIn).not.toContain("anthropic.com");
+    expect(signIn).toContain(`Sign in to connect ${clientId}</h1>`);
+    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+    const consent = await (await browser.fetch(url)).text();
+    expect(consent).not.toContain("anthropic.com");
+    expect(consent).toContain(`${clientId} (name not verified)`);
+  });
+
+  it("refuses a form body larger than any form, before reading it", async () => {
+    const clientId = await registerClient([REDIRECT_URI], "Big Form Agent");
+    const { challenge } = await pkcePair();
+    const response = await new Browser().postForm(authorizeUrl(clientId, challenge), { step: "sign-in", email: "x".repeat(100 * 1024), password: PASSWORD });
+    expect(response.status).toBe(413);
+    expect(await response.text()).toContain("This form is too large");
+  });
+
   it("shows a client's name plainly and bounded, whatever it was stored with, and the mark of an unverified name beside it", async () => {
     const padded = `Claude${"\u2800".repeat(5000)} ${"x".repeat(300)}`;
     const { clientId } = await oauthHelpers(env, BASE).createClient({ clientName: padded, redirectUris: [REDIRECT_URI], tokenEndpointAuthMethod: "none" });

@@ -40,6 +40,13 @@ describe("portal sign-in", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("refuses a body larger than any sign-in, as JSON, before reading it", async () => {
+    const response = await loginJson(`${"x".repeat(100 * 1024)}@example.com`, PASSWORD);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "Payload too large", code: "payload_too_large" });
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
   it("accepts a form body, and leaves Secure off on localhost", async () => {
     const { email } = await account();
     const response = await post("/api/v1/login", new URLSearchParams({ email, password: PASSWORD }).toString(), {
