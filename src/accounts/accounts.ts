@@ -113,7 +113,7 @@ export interface AccountKeeper {
 export async function deleteAccount(
   db: Db,
   accountId: string,
-  keepers: AccountKeeper[] = [],
+  keepers: AccountKeeper[],
 ): Promise<Result<{ id: string; email: string; keysDeleted: number; sessionsEnded: number }>> {
   const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } });
   if (!existing) return fail("not_found", `No account with id ${accountId}`);
@@ -129,7 +129,9 @@ export async function deleteAccount(
     for (const keeper of keepers) {
       if (await db.select({ id: accounts.id }).from(accounts).where(and(eq(accounts.id, accountId), keeper.holds)).get()) return fail("conflict", keeper.reason);
     }
-    return fail("not_found", `No account with id ${accountId}`);
+    // What kept it has let go since, or another deletion came first.
+    const still = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get();
+    return still ? fail("conflict", "The account changed while it was being deleted: try again") : fail("not_found", `No account with id ${accountId}`);
   }
   return ok({ id: accountId, email: existing.email, keysDeleted: keys[0]!.count, sessionsEnded: ended[0]!.count });
 }

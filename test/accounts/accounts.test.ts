@@ -116,7 +116,7 @@ describe("deleteAccount", () => {
     expect(await db.select().from(sessions).where(eq(sessions.accountId, account.id)).all()).toEqual([]);
     expect((await lookup(key)).status).toBe(401);
     expect((await createAccount(db, { email: account.email, password: "correct horse battery" })).ok).toBe(true);
-    expect(await deleteAccount(db, account.id)).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: false, error: { code: "not_found" } });
   });
 
   it("refuses while Stripe may still charge for it, and deletes once the subscription has ended", async () => {

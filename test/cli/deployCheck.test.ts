@@ -33,11 +33,13 @@ describe("npm run deploy:check", () => {
     for (const url of ["https://logos.example.com/v1", "https://logos.example.com/?a=b", "https://logos.example.com#top"]) {
       expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, null), url).toEqual([expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL: must be an origin/)]);
     }
-    for (const url of ["http://logos.example.com", "https://localhost:8787", "https://127.0.0.1"]) {
+    for (const url of ["http://logos.example.com", "https://localhost:8787", "https://LOCALHOST", "https://127.0.0.1", "https://10.0.0.5", "https://[::1]", "https://logos.internal"]) {
       expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL must be the Worker's public https address/)]);
     }
-    // A trailing slash is the origin itself.
-    expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: "https://logos.example.com/" } }, allSecrets)).toEqual([]);
+    // A trailing slash is the origin itself; a public name that merely starts like a local one is public.
+    for (const url of ["https://logos.example.com/", "https://localhost.acme-corp.com", "https://127.logos.example.com", "https://logos.example.com:8443"]) {
+      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([]);
+    }
   });
 
   it("row 11: names every missing production secret, and what fails without it", () => {

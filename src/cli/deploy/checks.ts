@@ -1,4 +1,11 @@
 import { productionSecrets, varsSchema } from "../../env";
+import { normaliseDomain } from "../../lib/domain";
+
+/** An https address under a public domain: not localhost, an IP address or a private name (`.internal`). */
+function publicHttps(address: string): boolean {
+  const url = new URL(address);
+  return url.protocol === "https:" && normaliseDomain(url.hostname).ok;
+}
 
 /** What `npm run deploy:check` checks in a wrangler configuration, without running anything. */
 export interface DeploymentConfig {
@@ -28,7 +35,7 @@ export function deploymentProblems(config: DeploymentConfig, secretNames: string
     // fresh clone, run with the shipped empty value.
     if (vars.success && !vars.data.PUBLIC_BASE_URL) {
       problems.push("[vars] PUBLIC_BASE_URL is empty (set it in wrangler.toml to the Worker's public address, e.g. https://logos.example.com): the Worker would name its URLs after each request's Host and never report a missing secret");
-    } else if (vars.success && !/^https:\/\/(?!localhost\b|127\.|\[::1\])/.test(vars.data.PUBLIC_BASE_URL)) {
+    } else if (vars.success && !publicHttps(vars.data.PUBLIC_BASE_URL)) {
       problems.push("[vars] PUBLIC_BASE_URL must be the Worker's public https address: MCP clients refuse an OAuth issuer over http, and a local address reaches nobody");
     }
     // The ids wrangler.toml ships with stand for the resources `wrangler d1 create` and `wrangler kv namespace create` make.
