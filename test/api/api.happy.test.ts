@@ -9,6 +9,7 @@ import { addCompany } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { textOf } from "../web/helpers";
 import { BASE, rest, secretKeyFor, stripe } from "./helpers";
+import { withinOneMinute } from "../helpers/minutes";
 
 describe("REST API with a secret key", () => {
   it("searches companies, best match first, answering the documented schema", async () => {
@@ -97,9 +98,8 @@ describe("REST API with a secret key", () => {
 
   it("reports a key one isolate serves exactly, as its X-RateLimit-Remaining does, not what it leased ahead", async () => {
     const { key } = await secretKeyFor("launch");
-    // One minute's leases: wait out a minute about to end.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+    // One minute's leases.
+    await withinOneMinute(10_000);
     for (let call = 1; call <= 12; call++) {
       const response = await rest("/v1/usage", key);
       const usage = Usage.parse(await response.json());

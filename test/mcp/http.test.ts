@@ -8,6 +8,7 @@ import { countMcpRequest, mcpWindows, type Toolset } from "../../src/limits/mcpL
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { db } from "../helpers/catalogue";
 import { BASE, callMcp, mcpAccount, tokensFor } from "../oauth/helpers";
+import { withinOneMinute } from "../helpers/minutes";
 
 const RESOURCE_METADATA = `resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`;
 
@@ -139,9 +140,8 @@ describe("/mcp: limits", () => {
   ] as const)("%s: call %i of the minute passes, the next gets 429 with Retry-After: 60", async (plan, perMinute) => {
     const { account, token } = await signedIn(plan);
     expect(planLimits[plan].mcp.perMinute).toBe(perMinute);
-    // The calls must fall in the minute that was spent: wait out a minute about to end.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+    // The calls must fall in the minute that was spent.
+    await withinOneMinute(5_000);
     await spend(account.id, plan, "seven", perMinute - 1);
     expect((await callMcp(token)).status).toBe(200);
     const refused = await callMcp(token);
