@@ -99,7 +99,10 @@ const envFile = await step(() =>
 );
 // One file, .dev.vars within it: wrangler given --env-file reads no .dev.vars of its own.
 const envFileArgs = envFile ? ["--env-file", envFile] : [];
-const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit" });
+// The Worker never reads `request.cf`: wrangler need not fetch its data from Cloudflare, which
+// on a machine without internet printed two getaddrinfo errors into the first start's output.
+const devEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false" };
+const dev = spawn(wrangler, ["dev", "--port", port, ...envFileArgs], { cwd: projectRoot, stdio: "inherit", env: devEnv });
 
 let seeder: ReturnType<typeof seedBesideTheServer> | undefined;
 if (seeding) {
