@@ -83,7 +83,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
   const waiting: Array<() => void> = [];
   let converting = 0;
   const startConversions = () => {
-    while (waiting.length > 0 && converting < threads * 2 && preparedBytes < maxHeld) waiting.shift()!();
+    while (waiting.length > 0 && converting < threads && preparedBytes < maxHeld) waiting.shift()!();
   };
   const convert = (row: Extract<Staged, { ok: true }>) =>
     new Promise<Result<PreparedImage>>((resolve) => {
