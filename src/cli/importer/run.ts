@@ -89,19 +89,15 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     new Promise<Result<PreparedImage>>((resolve) => {
       waiting.push(() => {
         converting++;
-        options.convert(row.bytes).then(
-          (prepared) => {
+        void options
+          .convert(row.bytes)
+          .catch((error: Error) => fail("internal", `image conversion failed: ${error.message}`))
+          .then((prepared) => {
             converting--;
             if (prepared.ok) preparedBytes += row.preparedBytes = bytesOf(prepared.value);
             resolve(prepared);
             startConversions();
-          },
-          (error: Error) => {
-            converting--;
-            resolve(fail("internal", `image conversion failed: ${error.message}`));
-            startConversions();
-          },
-        );
+          });
       });
       startConversions();
     });
