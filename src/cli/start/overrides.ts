@@ -22,8 +22,7 @@ export function configurableNames(root: string): string[] {
  * itself, word for word: given as an --env-file, wrangler would expand `$NAME` in it.
  */
 export function writeOverrides(root: string, environment: Record<string, string | undefined>, file: string): string | undefined {
-  const devVars = join(root, ".dev.vars");
-  const values: Record<string, string> = existsSync(devVars) ? parse(readFileSync(devVars)) : {};
+  const values = devVarsOf(join(root, ".dev.vars"));
   for (const name of configurableNames(root)) if (environment[name] !== undefined) values[name] = environment[name];
   const lines = Object.entries(values).map(([name, value]) => `${name}=${literal(name, value)}`);
   if (lines.length === 0) return undefined;
@@ -61,13 +60,18 @@ export function localAddresses(devVars: string, environment: Record<string, stri
 
 /** Whether the server is given a public address of its own (PUBLIC_BASE_URL, in the environment or .dev.vars). */
 export function publicAddressSet(devVars: string, environment: Record<string, string | undefined> = process.env): boolean {
-  const value = environment.PUBLIC_BASE_URL ?? (existsSync(devVars) ? parse(readFileSync(devVars)).PUBLIC_BASE_URL : undefined);
+  const value = environment.PUBLIC_BASE_URL ?? devVarsOf(devVars).PUBLIC_BASE_URL;
   return Boolean(value?.trim());
+}
+
+/** The values of a .dev.vars file, as wrangler reads it when it loads the file itself (dotenv, nothing expanded); none without one. */
+function devVarsOf(devVars: string): Record<string, string> {
+  return existsSync(devVars) ? parse(readFileSync(devVars)) : {};
 }
 
 /** Whether the project's .dev.vars sets `name`. */
 function setInDevVars(devVars: string, name: string): boolean {
-  return existsSync(devVars) && new RegExp(`^${name}=`, "m").test(readFileSync(devVars, "utf8"));
+  return Object.hasOwn(devVarsOf(devVars), name);
 }
 
 /**
