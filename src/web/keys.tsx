@@ -267,7 +267,7 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
   else if (form.type === "secret" && origins.origins.length > 0) errors.origins = "Allowed origins apply to publishable keys only: clear them, or choose publishable.";
   if (form.type === "secret" && form.attribution) errors.attribution = "Attribution applies to publishable keys only: clear it, or choose publishable.";
   const base = publicBase(c.env, c.req.url);
-  if (errors.type || errors.origins || errors.attribution || "error" in origins) {
+  if (Object.keys(errors).length > 0 || "error" in origins) {
     return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} form={{ ...form, errors }} />, 400);
   }
   const created = await createKey(db, { accountId: account.id, type: form.type, allowedOrigins: origins.origins, requireAttribution: form.attribution });

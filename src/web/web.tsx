@@ -26,8 +26,6 @@ import { usagePages } from "./usage";
  */
 export const portalPages = new Hono<WebEnv>();
 
-portalPages.use("/portal/*", csrf());
-portalPages.use("/portal", csrf());
 const formLimit = bodyLimit({
   maxSize: MAX_FORM_BYTES,
   onError: (c) =>
@@ -42,8 +40,7 @@ const formLimit = bodyLimit({
       413,
     ),
 });
-portalPages.use("/portal/*", formLimit);
-portalPages.use("/portal", formLimit);
+for (const path of ["/portal", "/portal/*"]) portalPages.use(path, csrf(), formLimit);
 // `/portal/` and `/portal/keys/` are the pages without the slash.
 portalPages.get("/portal/*", async (c, next) => {
   const url = new URL(c.req.url);
