@@ -110,10 +110,10 @@ export const passwordOptions = {
 
 /**
  * The password a command was given: the first line of standard input with `--password-stdin`,
- * else asked for at the terminal without echo (twice, when `confirm`: a typo would set a
- * password nobody knows). `--password P` is refused with the way to do it instead.
+ * else asked for at the terminal without echo, twice (a typo would set a password nobody
+ * knows). `--password P` is refused with the way to do it instead.
  */
-export async function passwordOf(values: { password?: string | undefined; "password-stdin"?: boolean | undefined }, io: CommandIo, confirm: boolean): Promise<string> {
+export async function passwordOf(values: { password?: string | undefined; "password-stdin"?: boolean | undefined }, io: CommandIo): Promise<string> {
   if (values.password !== undefined) {
     throw new UsageError("--password is not taken on the command line, where shell history and the process list keep it: type the password when asked, or pipe it in with --password-stdin");
   }
@@ -124,6 +124,6 @@ export async function passwordOf(values: { password?: string | undefined; "passw
   }
   if (!io.stdin?.isTTY) throw new UsageError("the password is asked for at a terminal; without one, pipe it in with --password-stdin");
   const password = await io.stdin.askHidden("Password: ");
-  if (confirm && (await io.stdin.askHidden("The same password again: ")) !== password) throw new UsageError("the two passwords differ; nothing was changed");
+  if ((await io.stdin.askHidden("The same password again: ")) !== password) throw new UsageError("the two passwords differ; nothing was changed");
   return password;
 }

@@ -50,7 +50,7 @@ export const commands: Record<string, Command> = {
       const email = required(values, "email");
       // Checked before the password is asked for, so that nobody types it twice for nothing.
       if (!(plans as readonly string[]).includes(values.plan)) throw new UsageError(`--plan must be one of ${plans.join(", ")}`);
-      const input = { email, password: await passwordOf(values, io, true), plan: values.plan as never };
+      const input = { email, password: await passwordOf(values, io), plan: values.plan as never };
       return { storage: storage(values), run: (db) => createAccount(db, input) };
     },
   },
@@ -75,7 +75,7 @@ export const commands: Record<string, Command> = {
       const { values, positionals } = parseCommandLine(args, { ...storageOptions, ...passwordOptions, account: { type: "string" } });
       noPositionals(positionals);
       const account = required(values, "account");
-      const password = await passwordOf(values, io, true);
+      const password = await passwordOf(values, io);
       return { storage: storage(values), run: (db) => setPassword(db, account, password) };
     },
   },

@@ -26,7 +26,6 @@ export interface WriterOptions extends PlatformOptions {
   s3?: S3Settings | undefined;
 }
 
-
 const workerSource = join(projectRoot, "src/cli/importer/worker.ts");
 
 export async function startImportWriter(options: WriterOptions): Promise<ImportWriter> {
