@@ -76,6 +76,11 @@ describe("npm start configuration overrides", () => {
     expect(localSigningSecret(devVars, { SIGNED_URL_SECRET: "from-the-environment" })).toEqual({});
     writeFileSync(devVars, "SIGNED_URL_SECRET=from-dev-vars\n");
     expect(localSigningSecret(devVars, {})).toEqual({});
+    // Set as wrangler reads the file, spaced or exported: not covered by a generated one.
+    for (const line of ["SIGNED_URL_SECRET = spaced", "export SIGNED_URL_SECRET=exported"]) {
+      writeFileSync(devVars, `${line}\n`);
+      expect(localSigningSecret(devVars, {}), line).toEqual({});
+    }
   });
 
   it("serves locally under the local address, not the deployment's in wrangler.toml, unless told otherwise", () => {
