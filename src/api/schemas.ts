@@ -89,7 +89,9 @@ export const Usage = z
   .object({
     plan: z.enum(["free", "launch", "growth", "enterprise"]),
     key: z.object({ id: z.string(), type: z.literal("secret") }),
-    lookups: z.object({ minute: Window, month: Window }).openapi({ description: "This key's lookups and REST calls" }),
+    lookups: z
+      .object({ minute: Window, month: Window })
+      .openapi({ description: "Lookups and REST calls: this key's in its minute, and the account's in its month (every key draws on the plan's monthly quota)" }),
     mcp: z
       .array(Window.extend({ window: z.enum(["day", "minute"]), toolset: z.enum(["seven", "three"]) }))
       .openapi({ description: "The account's MCP calls, one count, with each form's cap (/mcp and /mcp?toolset=three)" }),

@@ -7,7 +7,7 @@ import { accountUsage } from "../limits/usage";
 import { type ApiEnv, secretKeyRoute } from "./auth";
 import { commonErrors, Usage } from "./schemas";
 
-/** GET /v1/usage: the key's plan, its lookups this minute and month, the account's MCP calls, companies and discoveries today. */
+/** GET /v1/usage: the key's plan, its lookups this minute and its account's this month, the account's MCP calls, companies and discoveries today. */
 const route = secretKeyRoute({
   method: "get",
   path: "/v1/usage",

@@ -10,7 +10,7 @@ import { createDb, type Db } from "../lib/db";
 import { MISCONFIGURED } from "../lib/errors";
 import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler, retryLater } from "../lib/responses";
-import { lookupUsage } from "../limits/lookupLimits";
+import { accountLookupUsage, keyMinuteUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { sameSiteOnly } from "../portal/sessions";
 import { type BillingCaller, billingCaller } from "./caller";
@@ -56,10 +56,11 @@ billing.get("/apiaas/billing/status", async (c) => {
     // Every live key: an account holds at most MAX_LISTED_KEYS of them.
     .orderBy(apiKeys.createdAt, apiKeys.id)
     .limit(MAX_LISTED_KEYS);
-  const [usage, lookups] = await Promise.all([
+  const [usage, month, minutes] = await Promise.all([
     accountUsage(c.env, caller.accountId, plan),
-    // Lookup limits are per key.
-    Promise.all(keys.map((key) => lookupUsage(c.env, { ...key, plan }))),
+    // The month is the account's, every key's together; the minute is each key's own.
+    accountLookupUsage(c.env, caller.accountId, plan),
+    Promise.all(keys.map((key) => keyMinuteUsage(c.env, { ...key, plan }))),
   ]);
   c.header("Cache-Control", "no-store");
   return c.json({
@@ -76,7 +77,7 @@ billing.get("/apiaas/billing/status", async (c) => {
       : null,
     limits,
     usage: {
-      lookups: keys.map((key, i) => ({ keyPrefix: key.prefix, type: key.type, ...lookups[i]! })),
+      lookups: { month, keys: keys.map((key, i) => ({ keyPrefix: key.prefix, type: key.type, minute: minutes[i]! })) },
       ...usage,
     },
   });

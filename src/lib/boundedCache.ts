@@ -29,6 +29,11 @@ export class BoundedCache<K, V> {
     return dropped;
   }
 
+  /** Every value, oldest first. */
+  values(): IterableIterator<V> {
+    return this.entries.values();
+  }
+
   delete(key: K): void {
     this.entries.delete(key);
   }

@@ -1,3 +1,4 @@
+import type { Plan } from "../../schema";
 import { planLimits } from "./plans";
 import type { VerifiedKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
@@ -7,31 +8,33 @@ import { askLimiter, limiterNames } from "./rateLimiterClient";
 import { type WindowUsage, windowUsage } from "./usage";
 
 /**
- * Lookup limits of a key: its per-minute limit (the key's override, else its plan's) and its
- * plan's monthly quota.
+ * Lookup limits: a key's per-minute limit (the key's override, else its plan's), counted per
+ * key, and the plan's monthly quota, counted per account: every key of an account, revoked
+ * ones included, draws on the one month, so neither more keys nor a new key is more quota.
  *
  * Shards. One Durable Object handles a few hundred calls a second. Thanks to leases (below) a
  * limiter sees one call per hundreds of requests, so one object carries a key up to
- * SHARD_CAPACITY a minute, well past Enterprise's 100,000; beyond that a key's limits are
- * split over ceil(perMinute / SHARD_CAPACITY) objects, each owning a fixed share of both
- * windows (shares add up to the limits exactly). A request starts at the isolate's current
- * shard and, when that share is spent, tries the others; it is refused only when every shard
- * has refused.
+ * SHARD_CAPACITY a minute, well past Enterprise's 100,000; beyond that a key's minute is
+ * split over ceil(perMinute / SHARD_CAPACITY) objects, each owning a fixed share of it (shares
+ * add up to the limit exactly). A request starts at the isolate's current shard and, when
+ * that share is spent, tries the others; it is refused only when every shard has refused.
+ * The account's month is one object (`limiterNames.lookups`), asked once per lease.
  *
- * Leases. Waiting on the object for every lookup would cost more than the lookup itself, so
- * an isolate takes requests from the object in batches (RateLimiter.lease, up to LEASE_SIZE
- * and at most 1/64 of what is left) and spends them
- * without asking again until the batch is gone or the minute is over; the unspent rest of an
- * old batch goes back to the month's count when the isolate next leases. Leased requests are
- * counted when granted, so a key is never admitted past its limit; batches shrink to single
- * requests within 64 requests of the limit, so the last ones are counted one by one. An
- * isolate that is evicted, or never serves the key again, gives nothing back, so its batches
- * start at one request and each is twice what the isolate served of the key in the minute so
- * far (or, the minute's first, in the minute before): a key served sparsely, by many isolates,
- * is counted as it is used, and a busy one reaches LEASE_SIZE within eight batches.
+ * Leases. Waiting on the objects for every lookup would cost more than the lookup itself, so
+ * an isolate takes requests in batches (RateLimiter.lease, up to LEASE_SIZE and at most 1/64
+ * of what is left), first from the key's minute and then, as many as that granted, from the
+ * account's month, and spends them without asking again until the batch is gone or the
+ * minute is over; the unspent rest of an old batch goes back to both when the isolate next
+ * leases. Leased requests are counted when granted, so neither limit is ever passed; batches
+ * shrink to single requests within 64 requests of a limit, so the last ones are counted one
+ * by one. An isolate that is evicted, or never serves the key again, gives nothing back, so
+ * its batches start at one request and each is twice what the isolate served of the key in
+ * the minute so far (or, the minute's first, in the minute before): a key served sparsely, by
+ * many isolates, is counted as it is used, and a busy one reaches LEASE_SIZE within eight
+ * batches.
  *
- * Remaining counts (X-RateLimit-Remaining) are exact for a key served by one isolate from one
- * shard and an estimate otherwise.
+ * Remaining counts (X-RateLimit-Remaining) are of the tighter of the two, exact for an
+ * account served by one isolate from one shard and an estimate otherwise.
  */
 export const SHARD_CAPACITY_PER_MINUTE = 1_000_000;
 /**
@@ -44,17 +47,19 @@ export const LEASE_SIZE = 1000;
 /** The daily history lookups are counted under (RateLimiter `counter`), for usage reports. */
 export const LOOKUP_COUNTER = "lookup";
 
-export function lookupWindows(key: Pick<VerifiedKey, "plan" | "perMinuteOverride">): LimitWindow[] {
-  const plan = planLimits[key.plan].lookup;
-  return [
-    { name: "lookup-minute", period: "minute", limit: key.perMinuteOverride ?? plan.perMinute },
-    { name: "lookup-month", period: "month", limit: plan.perMonth },
-  ];
+/** A key's per-minute window, counted in the key's own objects. */
+export function keyMinuteWindow(key: Pick<VerifiedKey, "plan" | "perMinuteOverride">): LimitWindow {
+  return { name: "lookup-minute", period: "minute", limit: key.perMinuteOverride ?? planLimits[key.plan].lookup.perMinute };
 }
 
-/** How many RateLimiter objects share a key's limits: one per SHARD_CAPACITY a minute. */
-function shardCount(windows: LimitWindow[], capacity = SHARD_CAPACITY_PER_MINUTE): number {
-  return Math.max(1, Math.ceil(windows[0]!.limit / capacity));
+/** An account's monthly quota, counted in the account's lookup object for all its keys. */
+export function accountMonthWindow(plan: Plan): LimitWindow {
+  return { name: "lookup-month", period: "month", limit: planLimits[plan].lookup.perMonth };
+}
+
+/** How many RateLimiter objects share a key's minute: one per SHARD_CAPACITY a minute. */
+function shardCount(minute: LimitWindow, capacity = SHARD_CAPACITY_PER_MINUTE): number {
+  return Math.max(1, Math.ceil(minute.limit / capacity));
 }
 
 /** Shard `index` of `count`'s part of a limit: the parts differ by at most one and sum to it. */
@@ -65,16 +70,20 @@ export function shareOf(limit: number, index: number, count: number): number {
 interface Lease {
   /** The limits it was granted under; a plan or override change starts a new lease. */
   signature: string;
+  /** The key's shard that granted it, and that shard's part of the minute. */
   limiter: string;
   shard: number;
   shards: number;
-  windows: LimitWindow[];
+  minuteShare: LimitWindow;
+  /** The account's month object, and the month window, that granted it too. */
+  accountLimiter: string;
+  month: LimitWindow;
   grantedAt: number;
   minute: number;
   /** Requests granted in its minute (the leases of a minute merge), and of those not yet spent. */
   granted: number;
   tokens: number;
-  /** What the limiter had left after the grant. */
+  /** What the limiters had left after the grant, the tighter of the two. */
   remaining: number;
   resetAt: number;
 }
@@ -98,8 +107,12 @@ export function spendLease(key: VerifiedKey, now = Date.now()): LimitDecision | 
 const signatures = new WeakMap<VerifiedKey, string>();
 function signatureOf(key: VerifiedKey): string {
   let signature = signatures.get(key);
-  if (signature === undefined) signatures.set(key, (signature = JSON.stringify(lookupWindows(key))));
+  if (signature === undefined) signatures.set(key, (signature = limitsSignature(key)));
   return signature;
+}
+
+function limitsSignature(key: Pick<VerifiedKey, "accountId" | "plan" | "perMinuteOverride">): string {
+  return JSON.stringify([key.accountId, keyMinuteWindow(key), accountMonthWindow(key.plan)]);
 }
 
 function spendFrom(keyId: string, signature: string, minute: number): LimitDecision | undefined {
@@ -111,76 +124,115 @@ function spendFrom(keyId: string, signature: string, minute: number): LimitDecis
 
 export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupLimitOptions = {}): Promise<LimitDecision> {
   const now = options.now ?? Date.now();
-  const windows = lookupWindows(key);
-  const signature = JSON.stringify(windows);
+  const signature = limitsSignature(key);
   const minute = windowStart("minute", now);
   const spend = () => spendFrom(key.id, signature, minute);
 
   const fromLease = spend();
   if (fromLease) return fromLease;
-  const decision = await acquire(env, key.id, windows, signature, minute, now, options);
+  const decision = await acquire(env, key, signature, minute, now, options);
   if (decision?.allowed) return decision;
   // Refused everywhere; requests running alongside may still have left leased ones here.
   return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: minute + 60_000 };
 }
 
+/** Gives `count` requests back to the key's shard (its minute and its day) and, unless only the key's were taken, to the account's month. */
+function giveBack(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "accountLimiter" | "month" | "grantedAt">, count: number, keyOnly = false): Promise<unknown> {
+  return Promise.all([
+    askLimiter(env, lease.limiter, (limiter) => limiter.release([lease.minuteShare], count, lease.grantedAt, LOOKUP_COUNTER)),
+    keyOnly ? undefined : askLimiter(env, lease.accountLimiter, (limiter) => limiter.release([lease.month], count, lease.grantedAt)),
+  ]);
+}
+
 /**
- * Takes a new lease for this request. An isolate keeps to one shard while it has room (the
- * shard of its last lease), so that requests missing the lease at the same moment all lease
- * from the same limiter and their grants merge. (They cannot wait for one another: workerd
- * does not let a request await I/O that another request started.)
+ * Takes a new lease for this request: from the key's minute, then as many as that granted
+ * from the account's month, giving the key's back what the month would not grant. An isolate
+ * keeps to one shard while it has room (the shard of its last lease), so that requests
+ * missing the lease at the same moment all lease from the same limiter and their grants merge.
+ * (They cannot wait for one another: workerd does not let a request await I/O that another
+ * request started.)
  */
 async function acquire(
   env: Env,
-  keyId: string,
-  windows: LimitWindow[],
+  key: VerifiedKey,
   signature: string,
   minute: number,
   now: number,
   options: LookupLimitOptions,
 ): Promise<LimitDecision | undefined> {
-  const giveBack = (lease: Lease) => askLimiter(env, lease.limiter, (limiter) => limiter.release(lease.windows, lease.tokens, lease.grantedAt, LOOKUP_COUNTER));
   const release = async (lease: Lease | undefined) => {
     if (!lease || lease.tokens === 0) return;
-    const released = giveBack(lease);
+    const released = giveBack(env, lease, lease.tokens);
     if (options.defer) options.defer(released);
     else await released;
   };
 
-  const last = leases.get(keyId);
+  const minuteWindow = keyMinuteWindow(key);
+  const month = accountMonthWindow(key.plan);
+  const accountLimiter = limiterNames.lookups(key.accountId);
+  const last = leases.get(key.id);
   // What this minute, or the one before, served: an isolate back after an idle spell starts at one again.
   const recent = last !== undefined && last.signature === signature && minute - last.minute <= 60_000;
   const spentLast = recent ? last.granted - last.tokens : 0;
   const want = Math.min(options.leaseSize ?? LEASE_SIZE, Math.max(1, 2 * spentLast));
-  const shards = shardCount(windows, options.shardCapacity);
+  const shards = shardCount(minuteWindow, options.shardCapacity);
   const first = last && last.shards === shards ? last.shard : Math.floor(Math.random() * shards);
   let refusal: LimitDecision | undefined;
   for (let round = 0; round < 2; round++) {
     for (let step = 0; step < shards; step++) {
       const index = (first + step) % shards;
-      const name = limiterNames.keyShard(keyId, index, shards);
-      const share = windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) }));
-      const decision = await askLimiter(env, name, (limiter) => limiter.lease(share, want, now, LOOKUP_COUNTER));
-      if (decision.allowed) {
-        const remaining = decision.remaining * shards;
-        const lease = { signature, limiter: name, shard: index, shards, windows: share, grantedAt: now, minute, granted: decision.granted, tokens: decision.granted - 1, remaining, resetAt: decision.resetAt };
-        // A lease of another minute, limits or shard is over: its unspent rest goes back.
-        await release(keep(keyId, lease));
-        return { allowed: true, remaining: remaining + (leases.get(keyId)?.tokens ?? 0), resetAt: decision.resetAt };
+      const granting = {
+        limiter: limiterNames.keyShard(key.id, index, shards),
+        minuteShare: { ...minuteWindow, limit: shareOf(minuteWindow.limit, index, shards) },
+        accountLimiter,
+        month,
+        grantedAt: now,
+      };
+      const ofKey = await askLimiter(env, granting.limiter, (limiter) => limiter.lease([granting.minuteShare], want, now, LOOKUP_COUNTER));
+      if (!ofKey.allowed) {
+        refusal = ofKey;
+        continue;
       }
-      refusal = decision;
+      let ofMonth: LimitDecision & { granted: number };
+      try {
+        ofMonth = await askLimiter(env, accountLimiter, (limiter) => limiter.lease([month], ofKey.granted, now));
+      } catch (error) {
+        // Nothing is served: what the key's shard counted goes back (if it answers).
+        const back = giveBack(env, granting, ofKey.granted, true).catch(() => undefined);
+        if (options.defer) options.defer(back);
+        else await back;
+        throw error;
+      }
+      if (ofMonth.granted < ofKey.granted) await giveBack(env, granting, ofKey.granted - ofMonth.granted, true);
+      if (!ofMonth.allowed) {
+        refusal = ofMonth;
+        break;
+      }
+      // The tighter of the two: the key's whole minute (its shards') or the account's month.
+      const minuteLeft = ofKey.remaining * shards + (ofKey.granted - ofMonth.granted);
+      const tighter = ofMonth.remaining < minuteLeft ? { remaining: ofMonth.remaining, resetAt: ofMonth.resetAt } : { remaining: minuteLeft, resetAt: ofKey.resetAt };
+      const lease: Lease = { signature, ...granting, shard: index, shards, minute, granted: ofMonth.granted, tokens: ofMonth.granted - 1, ...tighter };
+      // A lease of another minute, limits or shard is over: its unspent rest goes back.
+      await release(keep(key.id, lease));
+      return { allowed: true, remaining: tighter.remaining + (leases.get(key.id)?.tokens ?? 0), resetAt: tighter.resetAt };
     }
-    // Refused while this isolate still holds the unspent rest of an earlier lease, which no
-    // request can spend now (another minute, other limits) but which counts against the month:
-    // it goes back first, and the limiters are asked once more. Without this, an isolate refused
-    // once would hold its rest, and the key be refused for the rest of the month for requests
-    // it never served.
-    // (A request running beside this one may have given it back already: asked again all the same.)
-    const stale = leases.get(keyId);
-    if (round > 0 || !stale || (stale.minute === minute && stale.signature === signature)) break;
-    const unspent = { ...stale };
-    stale.tokens = 0;
-    if (unspent.tokens > 0) await giveBack(unspent);
+    // Refused while this isolate still holds unspent rests of earlier leases, this key's or
+    // another's of the account, which no request can spend now (another minute, other limits)
+    // but which count against the month: they go back first, and the limiters are asked once
+    // more. Without this, an isolate refused once would hold them, and the account be refused
+    // for the rest of the month for requests it never served.
+    // (A request running beside this one may have given them back already: asked again all the same.)
+    const own = leases.get(key.id);
+    const ownStale = own !== undefined && (own.minute !== minute || own.signature !== signature);
+    const rests = [...leases.values()].filter((lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && (lease.minute !== minute || (lease === own && ownStale)));
+    if (round > 0 || (!ownStale && rests.length === 0)) break;
+    await Promise.all(
+      rests.map((lease) => {
+        const unspent = lease.tokens;
+        lease.tokens = 0;
+        return giveBack(env, lease, unspent);
+      }),
+    );
   }
   return refusal;
 }
@@ -203,38 +255,46 @@ function keep(keyId: string, lease: Lease): Lease | undefined {
 }
 
 /**
- * A key's lookups in its current minute and month, summed over its shards. Requests leased
- * to isolates count as used the moment they are leased; this isolate's own unspent ones are
- * taken off, as X-RateLimit-Remaining takes them off, so the figures are exact for a key one
- * isolate serves, and may run ahead by up to one lease per other isolate.
+ * A key's lookups in its current minute and its account's this month (every key's). Requests
+ * leased to isolates count as used the moment they are leased; this isolate's own unspent ones
+ * of the key are taken off, as X-RateLimit-Remaining takes them off, so the figures are exact
+ * for a key one isolate serves, and may run ahead by up to one lease per other isolate and key.
  */
 export async function lookupUsage(
   env: Env,
-  key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">,
+  key: Pick<VerifiedKey, "id" | "accountId" | "plan" | "perMinuteOverride">,
   now = Date.now(),
 ): Promise<{ minute: WindowUsage; month: WindowUsage }> {
-  const windows = lookupWindows(key);
-  const shards = shardCount(windows);
+  const [minute, month] = await Promise.all([keyMinuteUsage(env, key, now), accountLookupUsage(env, key.accountId, key.plan, now)]);
+  return { minute, month: { ...month, used: Math.max(0, month.used - unspentHere(key.id, now)) } };
+}
+
+/** A key's lookups in its current minute, summed over its shards, less this isolate's unspent lease. */
+export async function keyMinuteUsage(env: Env, key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">, now = Date.now()): Promise<WindowUsage> {
+  const minuteWindow = keyMinuteWindow(key);
+  const shards = shardCount(minuteWindow);
   const perShard = await Promise.all(
     Array.from({ length: shards }, (_, index) =>
-      askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) =>
-        limiter.usage(
-          windows.map((w) => ({ ...w, limit: shareOf(w.limit, index, shards) })),
-          now,
-        ),
-      ),
+      askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) => limiter.usage([{ ...minuteWindow, limit: shareOf(minuteWindow.limit, index, shards) }], now)),
     ),
   );
-  const lease = leases.get(key.id);
-  const unspent = lease && lease.minute === windowStart("minute", now) ? lease.tokens : 0;
-  const [minute, month] = windows.map((window, i) =>
-    windowUsage({
-      used: Math.max(0, perShard.reduce((sum, shard) => sum + (shard[i]?.used ?? 0), 0) - unspent),
-      limit: window.limit,
-      resetAt: perShard[0]?.[i]?.resetAt ?? now,
-    }),
-  );
-  return { minute: minute!, month: month! };
+  return windowUsage({
+    used: Math.max(0, perShard.reduce((sum, shard) => sum + (shard[0]?.used ?? 0), 0) - unspentHere(key.id, now)),
+    limit: minuteWindow.limit,
+    resetAt: perShard[0]?.[0]?.resetAt ?? now,
+  });
+}
+
+/** An account's lookups this month, all its keys together (revoked ones too), against its plan's monthly quota. */
+export async function accountLookupUsage(env: Env, accountId: string, plan: Plan, now = Date.now()): Promise<WindowUsage> {
+  const [month] = await askLimiter(env, limiterNames.lookups(accountId), (limiter) => limiter.usage([accountMonthWindow(plan)], now));
+  return windowUsage(month!);
+}
+
+/** What this isolate holds of the key's lease for the present minute, counted but not served. */
+function unspentHere(keyId: string, now: number): number {
+  const lease = leases.get(keyId);
+  return lease && lease.minute === windowStart("minute", now) ? lease.tokens : 0;
 }
 
 /**
@@ -243,7 +303,7 @@ export async function lookupUsage(
  * given back to the day it was leased in when the isolate next takes one.
  */
 export async function lookupHistory(env: Env, key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">, days: number[]): Promise<number[]> {
-  const shards = shardCount(lookupWindows(key));
+  const shards = shardCount(keyMinuteWindow(key));
   const perShard = await Promise.all(
     Array.from({ length: shards }, (_, index) => askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) => limiter.history(LOOKUP_COUNTER, days))),
   );

@@ -4,8 +4,9 @@ import { dependency } from "../lib/dependencies";
  * The client of the RateLimiter Durable Object: which object counts what, and the stub to ask
  * it. Callers never spell `env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(…))` themselves.
  *
- *   key:<keyId>                          a key's lookups (one shard)
+ *   key:<keyId>                          a key's lookups a minute, and its days (one shard)
  *   key:<keyId>:shard:<i>:of:<n>         shard i of a key split over n objects
+ *   lookups:<accountId>                  an account's lookups a month, all its keys together
  *   mcp:<accountId>                      an account's MCP calls
  *   discovery:<accountId>                the discoveries an account's requests started
  *   sign-in:address:<ip>                 sign-in attempts from an address,
@@ -17,6 +18,7 @@ import { dependency } from "../lib/dependencies";
  */
 export const limiterNames = {
   keyShard: (keyId: string, index: number, shards: number) => (shards === 1 ? `key:${keyId}` : `key:${keyId}:shard:${index}:of:${shards}`),
+  lookups: (accountId: string) => `lookups:${accountId}`,
   mcp: (accountId: string) => `mcp:${accountId}`,
   discovery: (accountId: string) => `discovery:${accountId}`,
   signInAddress: (address: string) => `sign-in:address:${address}`,

@@ -102,7 +102,7 @@ function SignUpPage(props: FormState) {
   return (
     <Page title="Create account" narrow signupOpen>
       <h1>Create your account</h1>
-      <p class="muted">Free plan: 500,000 lookups a month per key, and MCP access for your AI tools. No card needed.</p>
+      <p class="muted">Free plan: 500,000 lookups a month, and MCP access for your AI tools. No card needed.</p>
       <FormError error={props.error} />
       <form method="post" action="/portal/signup" class="card">
         <Field name="email" label="Email" value={props.email} autocomplete="username" error={props.fieldErrors?.email} />

@@ -99,7 +99,7 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
               </h3>
               <p class="price">{price(plan)}</p>
               <ul>
-                <li>{count(limits.lookup.perMonth)} lookups a month per key</li>
+                <li>{count(limits.lookup.perMonth)} lookups a month</li>
                 <li>{count(limits.lookup.perMinute)} lookups a minute per key</li>
                 <li>{mcpLine(plan)}</li>
                 <li>{count(limits.companiesPerDay)} companies a day through MCP</li>

@@ -1,21 +1,21 @@
 import { Hono } from "hono";
 import { publicBase } from "../env";
-import { keysInUseSince, type ListedKey, listKeys } from "../keys/apiKeys";
+import { listKeys } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { discoveryUsage } from "../limits/discoveryLimits";
 import { dailyUsage } from "../limits/history";
-import { lookupUsage } from "../limits/lookupLimits";
-import { windowEnd, windowStart } from "../limits/periods";
+import { accountLookupUsage } from "../limits/lookupLimits";
+import { windowEnd } from "../limits/periods";
 import { type PlanLimits, planLimits } from "../limits/plans";
 import type { SessionAccount } from "../portal/sessions";
-import { count, dateTime, keyLabel } from "./format";
+import { count, dateTime } from "./format";
 import { Page, render } from "./layout";
 import { assetImages, keyImages, Playground, typedResult } from "./playground";
 import { signedIn, type WebEnv } from "./session";
 
 /**
- * The dashboard: the plan, this month's lookups (all keys together, and the busiest live key
- * against the plan's monthly figure, which applies per key), today's MCP calls, companies and
+ * The dashboard: the plan, this month's lookups (all keys together) against the plan's monthly
+ * quota, today's MCP calls, companies and
  * discovered domains against the daily caps, when each resets, and the playground.
  */
 export const dashboardPages = new Hono<WebEnv>();
@@ -23,13 +23,8 @@ export const dashboardPages = new Hono<WebEnv>();
 export const planNames: Record<SessionAccount["plan"], string> = { free: "Free", launch: "Launch", growth: "Growth", enterprise: "Enterprise" };
 
 interface Overview {
-  /** Every key's lookups this month, those revoked this month included. */
+  /** Every key's lookups this month, those revoked this month included: what the monthly quota counts. */
   monthLookups: number;
-  /**
-   * The live key with the most lookups this month: the monthly limit is per key, and no
-   * account-wide one exists, so this key is the one nearest to being refused. Null without keys.
-   */
-  busiest: { key: ListedKey; used: number } | null;
   mcpToday: number;
   companiesToday: number;
   /** Discoveries of unknown domains the account's requests started today (src/limits/discoveryLimits.ts). */
@@ -38,16 +33,14 @@ interface Overview {
   dayResets: number;
 }
 
-async function overview(env: Env, account: SessionAccount, keys: ListedKey[], now: number): Promise<Overview> {
-  const [months, today, discoveries] = await Promise.all([
-    Promise.all(keys.map((key) => lookupUsage(env, { ...key, plan: account.plan }, now))),
+async function overview(env: Env, account: SessionAccount, now: number): Promise<Overview> {
+  const [month, today, discoveries] = await Promise.all([
+    accountLookupUsage(env, account.id, account.plan, now),
     dailyUsage(env, account.id, account.plan, [], 1, now),
     discoveryUsage(env, account.id, account.plan, now),
   ]);
-  const live = keys.map((key, i) => ({ key, used: months[i]!.month.used })).filter(({ key }) => key.revokedAt === null);
   return {
-    monthLookups: months.reduce((sum, usage) => sum + usage.month.used, 0),
-    busiest: live.reduce<Overview["busiest"]>((top, entry) => (top && top.used >= entry.used ? top : entry), null),
+    monthLookups: month.used,
     mcpToday: today.mcpCalls[0] ?? 0,
     companiesToday: today.companies[0] ?? 0,
     discoveriesToday: discoveries.used,
@@ -89,23 +82,12 @@ function DashboardPage(props: {
         <section class="card" aria-labelledby="lookups-heading">
           <h2 id="lookups-heading">Lookups this month</h2>
           <p class="figure">{count(overview.monthLookups)}</p>
-          <p class="hint">All keys together, revoked ones included.</p>
-          {overview.busiest && (
-            <>
-              <p id="busiest-key">
-                Busiest key, <span class="key">{keyLabel(overview.busiest.key)}</span>: {count(overview.busiest.used)} of {count(limits.lookup.perMonth)}
-              </p>
-              <meter
-                id="lookups-meter"
-                min={0}
-                max={limits.lookup.perMonth}
-                value={Math.min(overview.busiest.used, limits.lookup.perMonth)}
-                aria-labelledby="busiest-key"
-              />
-            </>
-          )}
+          <p class="hint" id="lookups-quota">
+            All keys together, revoked ones included: {count(overview.monthLookups)} of the plan's {count(limits.lookup.perMonth)}.
+          </p>
+          <meter id="lookups-meter" min={0} max={limits.lookup.perMonth} value={Math.min(overview.monthLookups, limits.lookup.perMonth)} aria-labelledby="lookups-quota" />
           <p class="hint">
-            Each key may make {count(limits.lookup.perMonth)} a month and {count(limits.lookup.perMinute)} a minute. Resets {dateTime(overview.monthResets)}.
+            Each key may make {count(limits.lookup.perMinute)} a minute. Resets {dateTime(overview.monthResets)}.
           </p>
         </section>
         <section class="card" aria-labelledby="mcp-heading">
@@ -160,7 +142,7 @@ dashboardPages.get("/portal", signedIn, async (c) => {
     c,
     <DashboardPage
       account={account}
-      overview={await overview(c.env, account, await keysInUseSince(db, account.id, new Date(windowStart("month", now))), now)}
+      overview={await overview(c.env, account, now)}
       welcome={c.req.query("welcome") === "1"}
       playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey }}
     />,

@@ -73,7 +73,7 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
           { window: "day", toolset: "seven", used: 0, limit: 50 },
           { window: "day", toolset: "three", used: 0, limit: 20 },
         ],
-        lookups: [{ keyPrefix: key.slice(0, 9), type: "secret", minute: { used: 0, limit: 600 }, month: { used: 0, limit: 500_000 } }],
+        lookups: { month: { used: 0, limit: 500_000 }, keys: [{ keyPrefix: key.slice(0, 9), type: "secret", minute: { used: 0, limit: 600 } }] },
       },
     });
 
@@ -84,6 +84,7 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
     expect(after.subscription).toMatchObject({ status: "active", cancelAtPeriodEnd: false, currentPeriod: { end: new Date(periodEnd * 1000).toISOString() } });
     expect(after.limits.mcp.perMinute).toBe(10_000);
     expect(after.usage.companiesToday).toEqual({ current: 0, limit: 10_000 });
+    expect(after.usage.lookups.month).toMatchObject({ used: 0, limit: 25_000_000 });
   });
 });
 
@@ -104,13 +105,17 @@ describe("webhooks move the plan", () => {
     expect(await planOf(account.id)).toBe("free");
   });
 
-  it("status reports every live key's lookups, oldest first", async () => {
+  it("status reports the account's lookups this month, and every live key's minute, oldest first", async () => {
     const account = await addAccount("free");
     const key = await addKey(account.id, { type: "secret" });
     const others = await insertedKeys(account.id, 60);
-    const status = (await (await api("/apiaas/billing/status", { key })).json()) as { usage: { lookups: Array<{ keyPrefix: string }> } };
-    expect(status.usage.lookups).toHaveLength(61);
-    expect(status.usage.lookups.at(-1)!.keyPrefix).toBe(key.slice(0, 9));
+    type Window = { used: number; limit: number };
+    const status = (await (await api("/apiaas/billing/status", { key })).json()) as {
+      usage: { lookups: { month: Window; keys: Array<{ keyPrefix: string; minute: Window }> } };
+    };
+    expect(status.usage.lookups.month).toMatchObject({ used: 0, limit: 500_000 });
+    expect(status.usage.lookups.keys).toHaveLength(61);
+    expect(status.usage.lookups.keys.at(-1)).toMatchObject({ keyPrefix: key.slice(0, 9), minute: { used: 0, limit: 600 } });
     expect(others).toHaveLength(60);
   });
 

@@ -35,9 +35,22 @@ export function brokenKv(fault: Fault): KVNamespace {
 }
 
 /** A Durable Object namespace whose objects do not answer any call. */
-export function brokenObjects<T extends { idFromName(name: string): DurableObjectId }>(real: T, fault: Fault): T {
+export function brokenObjects<T extends { idFromName(name: string): DurableObjectId; get(id: DurableObjectId): unknown }>(
+  real: T,
+  fault: Fault,
+  /** Which objects fail, by name: every one unless told. */
+  broken: (name: string) => boolean = () => true,
+): T {
   const stub = new Proxy({}, { get: () => () => outcome(fault, "Durable Object call") });
-  return { idFromName: (name: string) => real.idFromName(name), get: () => stub } as unknown as T;
+  const failing = new Set<string>();
+  return {
+    idFromName: (name: string) => {
+      const id = real.idFromName(name);
+      if (broken(name)) failing.add(id.toString());
+      return id;
+    },
+    get: (id: DurableObjectId) => (failing.has(id.toString()) ? stub : real.get(id)),
+  } as unknown as T;
 }
 
 /**

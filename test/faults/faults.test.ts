@@ -8,7 +8,7 @@ import { createDb } from "../../src/lib/db";
 import { dependencyDeadline, Unavailable } from "../../src/lib/dependencies";
 import { ok } from "../../src/lib/errors";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
-import { lookupWindows } from "../../src/limits/lookupLimits";
+import { accountMonthWindow, keyMinuteWindow } from "../../src/limits/lookupLimits";
 import { event, outcomeOf, signatureFor, subscription } from "../billing/helpers";
 import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addAccount, addKey, db } from "../helpers/catalogue";
@@ -230,7 +230,21 @@ describe("nothing half-written", () => {
     const { domain } = await freshCompany();
     await expectPlain503(await fetchWith({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails") }, `${BASE}/${domain}?token=${key}`, manual));
     const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.accountId, account.id) });
-    const usage = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage(lookupWindows({ plan: "free", perMinuteOverride: null }));
-    expect(usage.map((w) => w.used)).toEqual([0, 0]);
+    const [minute] = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage([keyMinuteWindow({ plan: "free", perMinuteOverride: null })]);
+    const [month] = await rateLimiterFor(env, limiterNames.lookups(account.id)).usage([accountMonthWindow("free")]);
+    expect([minute!.used, month!.used]).toEqual([0, 0]);
+  });
+
+  it("a lookup the account's month could not count is refused, and the key's minute keeps nothing of it", async () => {
+    const account = await addAccount("free");
+    const key = await addKey(account.id);
+    const { domain } = await freshCompany();
+    const monthBroken = { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails", (name) => name === limiterNames.lookups(account.id)) };
+    await expectPlain503(await fetchWith(monthBroken, `${BASE}/${domain}?token=${key}`, manual));
+    const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.accountId, account.id) });
+    const [minute] = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage([keyMinuteWindow({ plan: "free", perMinuteOverride: null })]);
+    expect(minute!.used).toBe(0);
+    // With the month answering again, the key is served.
+    expect((await fetchWith({}, `${BASE}/${domain}?token=${key}`, manual)).status).toBe(302);
   });
 });

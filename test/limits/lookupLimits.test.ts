@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { VerifiedKey } from "../../src/keys/verify";
-import { consumeLookup, LEASE_SIZE, lookupWindows, shareOf } from "../../src/limits/lookupLimits";
+import { accountMonthWindow, consumeLookup, keyMinuteWindow, LEASE_SIZE, lookupUsage, shareOf } from "../../src/limits/lookupLimits";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
-const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["plan"] = "free"): VerifiedKey => ({
+// Each key of its own account unless told: the month is the account's.
+const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["plan"] = "free", accountId = `account-${id}`): VerifiedKey => ({
   id,
-  accountId: "account",
+  accountId,
   type: "publishable",
   plan,
   allowedOrigins: [],
@@ -17,11 +18,9 @@ const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["pl
 
 describe("lookup limits", () => {
   it("take the key's override before the plan's per-minute figure, and the plan's monthly quota", () => {
-    expect(lookupWindows(key("a", null))).toEqual([
-      { name: "lookup-minute", period: "minute", limit: 600 },
-      { name: "lookup-month", period: "month", limit: 500_000 },
-    ]);
-    expect(lookupWindows(key("a", 42, "enterprise"))[0]!.limit).toBe(42);
+    expect(keyMinuteWindow(key("a", null))).toEqual({ name: "lookup-minute", period: "minute", limit: 600 });
+    expect(accountMonthWindow("free")).toEqual({ name: "lookup-month", period: "month", limit: 500_000 });
+    expect(keyMinuteWindow(key("a", 42, "enterprise")).limit).toBe(42);
   });
 
   it("split a limit into shares that differ by at most one and add up to it", () => {
@@ -50,8 +49,10 @@ describe("lookup limits", () => {
 });
 
 describe("leases", () => {
-  const usage = (id: string, k: VerifiedKey, now: number) =>
-    rateLimiterFor(env, limiterNames.keyShard(id, 0, 1)).usage(lookupWindows(k), now);
+  const usage = async (id: string, k: VerifiedKey, now: number) => [
+    ...(await rateLimiterFor(env, limiterNames.keyShard(id, 0, 1)).usage([keyMinuteWindow(k)], now)),
+    ...(await rateLimiterFor(env, limiterNames.lookups(k.accountId)).usage([accountMonthWindow(k.plan)], now)),
+  ];
 
   it("start at one request, grow to twice what the minute served up to LEASE_SIZE, and serve a batch without asking again", async () => {
     const k = key("leased", 100_000, "enterprise");
@@ -121,7 +122,7 @@ describe("leases", () => {
     expect(unspent).toBeGreaterThan(0);
     // Other isolates spend every request the month has left.
     const minute2 = Date.parse("2026-11-22T11:11:05Z");
-    expect((await rateLimiterFor(env, limiterNames.keyShard("stale-rest", 0, 1)).consume(lookupWindows(k), 500_000 - 10 - unspent, minute2)).allowed).toBe(true);
+    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 10 - unspent, minute2)).allowed).toBe(true);
     // This isolate's rest was never served: it goes back, and is what the next requests get.
     for (let i = 0; i < unspent; i++) expect((await consumeLookup(env, k, { now: minute2 })).allowed, `request ${i}`).toBe(true);
     expect((await consumeLookup(env, k, { now: minute2 })).allowed).toBe(false);
@@ -133,5 +134,57 @@ describe("leases", () => {
     const now = Date.parse("2026-11-22T11:03:10Z");
     await consumeLookup(env, k, { now });
     expect((await usage("near-limit", k, now))[0]!.used).toBe(1);
+  });
+});
+
+describe("the monthly quota", () => {
+  const month = (accountId: string, now: number) => rateLimiterFor(env, limiterNames.lookups(accountId)).usage([accountMonthWindow("free")], now).then((w) => w[0]!.used);
+  const minute = (k: VerifiedKey, now: number) => rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).usage([keyMinuteWindow(k)], now).then((w) => w[0]!.used);
+
+  it("is the account's: every key draws on one month, and a new key starts no month of its own", async () => {
+    const now = Date.parse("2026-11-22T12:30:05Z");
+    const [first, second] = [key("shared-a", null, "free", "shared"), key("shared-b", null, "free", "shared")];
+    // Other keys of the account have spent all but three of the month.
+    expect((await rateLimiterFor(env, limiterNames.lookups("shared")).consume([accountMonthWindow("free")], 500_000 - 3, now)).allowed).toBe(true);
+    expect((await consumeLookup(env, first, { now })).allowed).toBe(true);
+    expect((await consumeLookup(env, first, { now })).allowed).toBe(true);
+    // A key created now is no way round it.
+    expect((await consumeLookup(env, second, { now })).allowed).toBe(true);
+    const refused = await consumeLookup(env, second, { now });
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, resetAt: Date.parse("2026-12-01T00:00:00Z") });
+    expect((await consumeLookup(env, first, { now })).allowed).toBe(false);
+    expect(await month("shared", now)).toBe(500_000);
+    // Each key's minute counts only what it served: the refused request's grant went back.
+    expect([await minute(first, now), await minute(second, now)]).toEqual([2, 1]);
+    // Another account's keys are untouched.
+    expect((await consumeLookup(env, key("elsewhere", null), { now })).allowed).toBe(true);
+  });
+
+  it("takes back what another key of the account leased in an earlier minute and never spent, before refusing", async () => {
+    // Free's month, and minutes wide enough to lease from it in large batches.
+    const [busy, other] = [key("rests-a", 1_000_000, "free", "rests"), key("rests-b", 1_000_000, "free", "rests")];
+    const minute1 = Date.parse("2026-11-22T12:50:05Z");
+    for (let i = 0; i < 10; i++) expect((await consumeLookup(env, busy, { now: minute1 })).allowed).toBe(true);
+    const unspent = (await month("rests", minute1)) - 10;
+    expect(unspent).toBeGreaterThan(0);
+    // Other isolates spend every request the month has left.
+    const minute2 = Date.parse("2026-11-22T12:51:05Z");
+    expect((await rateLimiterFor(env, limiterNames.lookups("rests")).consume([accountMonthWindow("free")], 500_000 - 10 - unspent, minute2)).allowed).toBe(true);
+    // The busy key's rest was never served: the other key gets it.
+    for (let i = 0; i < unspent; i++) expect((await consumeLookup(env, other, { now: minute2 })).allowed, `request ${i}`).toBe(true);
+    expect((await consumeLookup(env, other, { now: minute2 })).allowed).toBe(false);
+    expect(await month("rests", minute2)).toBe(500_000);
+  });
+
+  it("reports the account's month beside the key's own minute, and the tighter of the two as remaining", async () => {
+    const now = Date.parse("2026-11-22T12:40:05Z");
+    const [first, second] = [key("reported-a", null, "free", "reported"), key("reported-b", null, "free", "reported")];
+    for (let i = 0; i < 3; i++) await consumeLookup(env, first, { now, leaseSize: 1 });
+    const last = await consumeLookup(env, second, { now, leaseSize: 1 });
+    // Free: 600 a minute per key, 500,000 a month for the account.
+    expect(last.remaining).toBe(599);
+    expect(await lookupUsage(env, second, now)).toMatchObject({ minute: { used: 1, limit: 600 }, month: { used: 4, limit: 500_000, resetsAt: "2026-12-01T00:00:00.000Z" } });
+    expect((await rateLimiterFor(env, limiterNames.lookups("reported")).consume([accountMonthWindow("free")], 500_000 - 4 - 10, now)).allowed).toBe(true);
+    expect((await consumeLookup(env, second, { now, leaseSize: 1 })).remaining).toBe(9);
   });
 });

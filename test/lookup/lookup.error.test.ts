@@ -1,8 +1,10 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { revokeKey } from "../../src/keys/apiKeys";
-import { db } from "../helpers/catalogue";
+import { accountMonthWindow } from "../../src/limits/lookupLimits";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
+import { addAccount, addKey, db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
@@ -118,6 +120,28 @@ describe("429 Rate limit exceeded", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(Number(refused.headers.get("x-ratelimit-reset"))).toBe(Math.ceil(Date.now() / 60_000) * 60);
+  });
+
+  it("once the account's month is spent, for every key of the account, a new one too, until the month ends", async () => {
+    const { domain } = await freshCompany();
+    const account = await addAccount("free");
+    const first = await addKey(account.id, { type: "publishable" });
+    expect((await get(`/${domain}?token=${first}`)).status).toBe(302);
+    // The account's other lookups this month leave it one.
+    const month = [accountMonthWindow("free")];
+    const spent = (await rateLimiterFor(env, limiterNames.lookups(account.id)).usage(month))[0]!.used;
+    expect((await rateLimiterFor(env, limiterNames.lookups(account.id)).consume(month, 500_000 - spent - 1)).allowed).toBe(true);
+    expect((await get(`/${domain}?token=${first}`)).status).toBe(302);
+    // The first key is revoked and another made: the month is the account's still.
+    expect((await revokeKey(db, first)).ok).toBe(true);
+    const second = await addKey(account.id, { type: "publishable" });
+    const refused = await get(`/${domain}?token=${second}`);
+    await expectText(refused, 429, "Rate limit exceeded");
+    const monthEnd = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1) / 1000;
+    expect(Number(refused.headers.get("x-ratelimit-reset"))).toBe(monthEnd);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(60);
+    // Another account's key is served.
+    expect((await get(`/${domain}?token=${await freshKey()}`)).status).toBe(302);
   });
 
   it("lets exactly the limit through when requests arrive at once", async () => {
