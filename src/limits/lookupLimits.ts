@@ -33,8 +33,9 @@ import { type WindowUsage, windowUsage } from "./usage";
  * many isolates, is counted as it is used, and a busy one reaches LEASE_SIZE within eight
  * batches.
  *
- * Remaining counts (X-RateLimit-Remaining) are of the tighter of the two, exact for an
- * account served by one isolate from one shard and an estimate otherwise.
+ * Remaining counts (X-RateLimit-Remaining) are of the tighter of the two: exact for a key
+ * served alone (no other key of its account in use) by one isolate from one shard, an
+ * estimate otherwise.
  */
 export const SHARD_CAPACITY_PER_MINUTE = 1_000_000;
 /**
@@ -90,6 +91,14 @@ interface Lease {
 
 const leases = new BoundedCache<string, Lease>(10_000);
 
+/**
+ * How long an isolate, refused by an account's month, refuses that account's lookups without
+ * asking again. A spent month would otherwise cost three limiter calls a refused request, all
+ * month, for every hotlink of the account's pages, and the month is one object per account.
+ */
+export const MONTH_SPENT_MEMORY_MS = 1000;
+const monthsSpent = new BoundedCache<string, { until: number; limit: number; resetAt: number }>(10_000);
+
 export interface LookupLimitOptions {
   now?: number;
   shardCapacity?: number;
@@ -138,10 +147,35 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
 
 /** Gives `count` requests back to the key's shard (its minute and its day) and, unless only the key's were taken, to the account's month. */
 function giveBack(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "accountLimiter" | "month" | "grantedAt">, count: number, keyOnly = false): Promise<unknown> {
-  return Promise.all([
-    askLimiter(env, lease.limiter, (limiter) => limiter.release([lease.minuteShare], count, lease.grantedAt, LOOKUP_COUNTER)),
-    keyOnly ? undefined : askLimiter(env, lease.accountLimiter, (limiter) => limiter.release([lease.month], count, lease.grantedAt)),
-  ]);
+  return Promise.all([giveBackToKey(env, lease, count), keyOnly ? undefined : giveBackToMonth(env, lease, count)]);
+}
+
+function giveBackToKey(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "grantedAt">, count: number): Promise<void> {
+  return askLimiter(env, lease.limiter, (limiter) => limiter.release([lease.minuteShare], count, lease.grantedAt, LOOKUP_COUNTER));
+}
+
+function giveBackToMonth(env: Env, lease: Pick<Lease, "accountLimiter" | "month" | "grantedAt">, count: number): Promise<void> {
+  return askLimiter(env, lease.accountLimiter, (limiter) => limiter.release([lease.month], count, lease.grantedAt));
+}
+
+/**
+ * Gives an old lease's unspent rest back before a retry: to the month, awaited, since the
+ * retry is for that; to the key's minute and day when the answer is sent. A month that does
+ * not answer leaves the rest on the lease, to go back another time. True when it went back.
+ */
+async function returnRest(env: Env, lease: Lease, options: LookupLimitOptions): Promise<boolean> {
+  const unspent = lease.tokens;
+  lease.tokens = 0;
+  const toKey = giveBackToKey(env, lease, unspent).catch(() => undefined);
+  if (options.defer) options.defer(toKey);
+  else await toKey;
+  try {
+    await giveBackToMonth(env, lease, unspent);
+    return true;
+  } catch {
+    lease.tokens += unspent;
+    return false;
+  }
 }
 
 /**
@@ -170,6 +204,8 @@ async function acquire(
   const minuteWindow = keyMinuteWindow(key);
   const month = accountMonthWindow(key.plan);
   const accountLimiter = limiterNames.lookups(key.accountId);
+  const spent = monthsSpent.get(accountLimiter);
+  if (spent && now < spent.until && spent.limit === month.limit) return { allowed: false, remaining: 0, resetAt: spent.resetAt, refusedBy: month.name };
   const last = leases.get(key.id);
   // What this minute, or the one before, served: an isolate back after an idle spell starts at one again.
   const recent = last !== undefined && last.signature === signature && minute - last.minute <= 60_000;
@@ -208,9 +244,10 @@ async function acquire(
         refusal = ofMonth;
         break;
       }
-      // The tighter of the two: the key's whole minute (its shards') or the account's month.
+      // The tighter of the two: the key's whole minute (its shards') or the account's month;
+      // when both are spent at once, the month's end is when a retry can succeed.
       const minuteLeft = ofKey.remaining * shards + (ofKey.granted - ofMonth.granted);
-      const tighter = ofMonth.remaining < minuteLeft ? { remaining: ofMonth.remaining, resetAt: ofMonth.resetAt } : { remaining: minuteLeft, resetAt: ofKey.resetAt };
+      const tighter = ofMonth.remaining <= minuteLeft ? { remaining: ofMonth.remaining, resetAt: ofMonth.resetAt } : { remaining: minuteLeft, resetAt: ofKey.resetAt };
       const lease: Lease = { signature, ...granting, shard: index, shards, minute, granted: ofMonth.granted, tokens: ofMonth.granted - 1, ...tighter };
       // A lease of another minute, limits or shard is over: its unspent rest goes back.
       await release(keep(key.id, lease));
@@ -221,19 +258,14 @@ async function acquire(
     // but which count against the month: they go back first, and the limiters are asked once
     // more. Without this, an isolate refused once would hold them, and the account be refused
     // for the rest of the month for requests it never served.
-    // (A request running beside this one may have given them back already: asked again all the same.)
     const own = leases.get(key.id);
-    const ownStale = own !== undefined && (own.minute !== minute || own.signature !== signature);
-    const rests = [...leases.values()].filter((lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && (lease.minute !== minute || (lease === own && ownStale)));
-    if (round > 0 || (!ownStale && rests.length === 0)) break;
-    await Promise.all(
-      rests.map((lease) => {
-        const unspent = lease.tokens;
-        lease.tokens = 0;
-        return giveBack(env, lease, unspent);
-      }),
-    );
+    const stale = (lease: Lease) => lease.minute !== minute || (lease === own && lease.signature !== signature);
+    const rests = [...leases.values()].filter((lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && stale(lease));
+    if (round > 0 || rests.length === 0) break;
+    const returned = await Promise.all(rests.map((lease) => returnRest(env, lease, options)));
+    if (!returned.includes(true)) break;
   }
+  if (refusal?.refusedBy === month.name) monthsSpent.set(accountLimiter, { until: now + MONTH_SPENT_MEMORY_MS, limit: month.limit, resetAt: refusal.resetAt });
   return refusal;
 }
 

@@ -83,12 +83,11 @@ function DashboardPage(props: {
           <h2 id="lookups-heading">Lookups this month</h2>
           <p class="figure">{count(overview.monthLookups)}</p>
           <p class="hint" id="lookups-quota">
-            All keys together, revoked ones included: {count(overview.monthLookups)} of the plan's {count(limits.lookup.perMonth)}.
+            All keys together, revoked ones included: {count(overview.monthLookups)} of the plan's {count(limits.lookup.perMonth)}, until{" "}
+            {dateTime(overview.monthResets)}.
           </p>
           <meter id="lookups-meter" min={0} max={limits.lookup.perMonth} value={Math.min(overview.monthLookups, limits.lookup.perMonth)} aria-labelledby="lookups-quota" />
-          <p class="hint">
-            Each key may make {count(limits.lookup.perMinute)} a minute. Resets {dateTime(overview.monthResets)}.
-          </p>
+          <p class="hint">Each key may make {count(limits.lookup.perMinute)} a minute.</p>
         </section>
         <section class="card" aria-labelledby="mcp-heading">
           <h2 id="mcp-heading">MCP calls today</h2>

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { VerifiedKey } from "../../src/keys/verify";
-import { accountMonthWindow, consumeLookup, keyMinuteWindow, LEASE_SIZE, lookupUsage, shareOf } from "../../src/limits/lookupLimits";
+import { accountMonthWindow, consumeLookup, keyMinuteWindow, LEASE_SIZE, lookupUsage, MONTH_SPENT_MEMORY_MS, shareOf } from "../../src/limits/lookupLimits";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
+import { brokenObjects } from "../faults/bindings";
 
 // Each key of its own account unless told: the month is the account's.
 const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["plan"] = "free", accountId = `account-${id}`): VerifiedKey => ({
@@ -174,6 +175,39 @@ describe("the monthly quota", () => {
     for (let i = 0; i < unspent; i++) expect((await consumeLookup(env, other, { now: minute2 })).allowed, `request ${i}`).toBe(true);
     expect((await consumeLookup(env, other, { now: minute2 })).allowed).toBe(false);
     expect(await month("rests", minute2)).toBe(500_000);
+  });
+
+  it("once spent, refuses the account for a second without asking, then asks again", async () => {
+    const k = key("spent", null);
+    const now = Date.parse("2026-11-22T13:00:05Z");
+    const account = rateLimiterFor(env, limiterNames.lookups(k.accountId));
+    expect((await account.consume([accountMonthWindow("free")], 500_000, now)).allowed).toBe(true);
+    expect(await consumeLookup(env, k, { now })).toMatchObject({ allowed: false, resetAt: Date.parse("2026-12-01T00:00:00Z") });
+    // Another isolate gives one back: this one does not know for a second.
+    await account.release([accountMonthWindow("free")], 1, now);
+    expect((await consumeLookup(env, k, { now: now + MONTH_SPENT_MEMORY_MS - 1 })).allowed).toBe(false);
+    expect((await consumeLookup(env, k, { now: now + MONTH_SPENT_MEMORY_MS })).allowed).toBe(true);
+  });
+
+  it("says the month's end when the key's minute and the account's month run out together", async () => {
+    const k = key("together", 5);
+    const now = Date.parse("2026-11-22T13:10:05Z");
+    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 5, now)).allowed).toBe(true);
+    const decisions = [];
+    for (let i = 0; i < 6; i++) decisions.push(await consumeLookup(env, k, { now }));
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([[true, 4], [true, 3], [true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(decisions.at(-2)!.resetAt).toBe(Date.parse("2026-12-01T00:00:00Z"));
+  });
+
+  it("refuses, not fails, when another key's limiter cannot take back that key's rest", async () => {
+    const [busy, other] = [key("unreachable-a", 1_000_000, "free", "unreachable"), key("unreachable-b", 1_000_000, "free", "unreachable")];
+    const minute1 = Date.parse("2026-11-22T13:20:05Z");
+    for (let i = 0; i < 10; i++) await consumeLookup(env, busy, { now: minute1 });
+    const minute2 = Date.parse("2026-11-22T13:21:05Z");
+    expect((await rateLimiterFor(env, limiterNames.lookups("unreachable")).consume([accountMonthWindow("free")], 500_000 - (await month("unreachable", minute1)), minute2)).allowed).toBe(true);
+    const busyBroken = { ...env, RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails", (name) => name === limiterNames.keyShard(busy.id, 0, 1)) };
+    // The month takes the busy key's rest back, though the busy key's own object does not answer.
+    expect((await consumeLookup(busyBroken, other, { now: minute2 })).allowed).toBe(true);
   });
 
   it("reports the account's month beside the key's own minute, and the tighter of the two as remaining", async () => {
