@@ -17,10 +17,16 @@ export class BoundedCache<K, V> {
     return this.entries.get(key);
   }
 
-  /** Stores `value`; returns the entry dropped to make room for it, if one was. */
+  /** Stores `value`, as the newest entry; returns the entry dropped to make room for it, if one was. */
   set(key: K, value: V): [K, V] | undefined {
     let dropped: [K, V] | undefined;
-    if (this.entries.size >= this.capacity && !this.entries.has(key)) {
+    // A value stored again is new again: a key record refreshed every few seconds is not the
+    // first to go when strangers' entries crowd in.
+    if (this.entries.delete(key)) {
+      this.entries.set(key, value);
+      return undefined;
+    }
+    if (this.entries.size >= this.capacity) {
       const oldest = this.entries.keys().next().value as K;
       dropped = [oldest, this.entries.get(oldest) as V];
       this.entries.delete(oldest);

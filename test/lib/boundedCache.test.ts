@@ -4,13 +4,13 @@ import { readVars, varsSchema } from "../../src/env";
 import { BoundedCache, ExpiringCache } from "../../src/lib/boundedCache";
 
 describe("BoundedCache", () => {
-  it("keeps at most its capacity, dropping the oldest entry and handing it back", () => {
+  it("keeps at most its capacity, dropping the oldest entry and handing it back; a value stored again is new again", () => {
     const cache = new BoundedCache<string, number>(2);
     expect(cache.set("a", 1)).toBeUndefined();
     expect(cache.set("b", 2)).toBeUndefined();
     expect(cache.set("a", 10)).toBeUndefined();
-    expect(cache.set("c", 3)).toEqual(["a", 10]);
-    expect([cache.get("a"), cache.get("b"), cache.get("c"), cache.size]).toEqual([undefined, 2, 3, 2]);
+    expect(cache.set("c", 3)).toEqual(["b", 2]);
+    expect([cache.get("a"), cache.get("b"), cache.get("c"), cache.size]).toEqual([10, undefined, 3, 2]);
   });
 
   it("remembers a made value once, and null as a value", () => {
