@@ -28,13 +28,21 @@ const SECRET_KEY_IN_TEXT = /sk_[0-9A-Za-z]{32}/;
 export const SECRET_KEY_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
 
 /**
- * Whether a query string (`?…`) carries a secret key, under any parameter name, percent-encoded
- * or not. Such a request is refused whatever else it carries: a URL ends up in logs, browser
- * histories and Referer headers, and the key with it.
+ * Whether a URL's path or query string (`/name/…`, `?…`, or both) carries a secret key, in a
+ * parameter of any name or in the path, percent-encoded or not. Such a request is refused
+ * whatever else it carries: a URL ends up in logs, browser histories and Referer headers, and
+ * the key with it.
  */
-export function carriesSecretKey(search: string): boolean {
-  if (SECRET_KEY_IN_TEXT.test(search)) return true;
-  for (const [name, value] of new URLSearchParams(search)) if (SECRET_KEY_IN_TEXT.test(name) || SECRET_KEY_IN_TEXT.test(value)) return true;
+export function carriesSecretKey(pathOrQuery: string): boolean {
+  if (SECRET_KEY_IN_TEXT.test(pathOrQuery)) return true;
+  if (!pathOrQuery.includes("%")) return false;
+  try {
+    if (SECRET_KEY_IN_TEXT.test(decodeURIComponent(pathOrQuery))) return true;
+  } catch {
+    // A malformed escape elsewhere: each parameter is decoded on its own below.
+  }
+  const query = pathOrQuery.slice(pathOrQuery.indexOf("?") + 1);
+  for (const [name, value] of new URLSearchParams(query)) if (SECRET_KEY_IN_TEXT.test(name) || SECRET_KEY_IN_TEXT.test(value)) return true;
   return false;
 }
 

@@ -82,14 +82,14 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const bearer = bearerToken(authorization);
 
   // A secret key anywhere in a URL is refused outright (and, like every key, never logged).
-  if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey) return { ok: false, response: plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN) };
+  if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey || carriesSecretKey(c.req.path)) return { ok: false, response: plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN) };
 
   // A page's own bearer (an app's session token that a fetch wrapper adds to every request, a
   // gateway's) is not ours to judge when the URL carries the publishable key: only a bearer
   // shaped like a secret key, or one standing alone, is the credential.
   if (bearer !== undefined && (keyTypeOf(bearer) === "secret" || token === undefined)) {
     const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
-    if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer" }) };
+    if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer", ...ANY_ORIGIN }) };
     return { ok: true, caller: { kind: "secret", key, cors: SECRET_CALLER } };
   }
 
@@ -171,7 +171,9 @@ function parseWarmAsk(url: string): WarmAsk | null {
   if (escape !== -1 && escape < queryStart) return null;
   const query = queryOf("publishable", url, () => firstValues(url.slice(queryStart)));
   if (query.token === undefined || !query.options.success || query.carriesSecretKey) return null;
-  const subject = subjectOf(url.slice(pathStart, queryStart));
+  const path = url.slice(pathStart, queryStart);
+  if (carriesSecretKey(path)) return null;
+  const subject = subjectOf(path);
   if ("invalid" in subject) return null;
   return { token: query.token, subject, options: query.options.data };
 }
@@ -261,8 +263,7 @@ function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
 // the answer the redirect leads to; the warm redirect leaves this out.
 const EXPOSED_LIMITS = { "Access-Control-Expose-Headers": "X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After" };
 
-/** `subject` is the validated subject, or the 400 message for one that is not valid. */
-async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }): Promise<Response> {
+async function lookup(c: Context<AppEnv>): Promise<Response> {
   // Vars that do not validate would fail the lookup halfway (after counting it): it is refused
   // first, in plain text a page can read (CORS), what is wrong only in the logs.
   const vars = checkedVars(c.env);
@@ -275,7 +276,9 @@ async function lookup(c: Context<AppEnv>, subject: Subject | { invalid: string }
   const { caller } = identified;
 
   const parsed = queryOf(caller.kind, c.req.url, () => c.req.query()).options;
-  if (!parsed.success) return plainText(firstMessage(parsed.error), 400, caller.cors);
+  if (!parsed.success) return plainText(parsed.message, 400, caller.cors);
+  // Worked out (and remembered) only for a caller with a key, never for anyone's junk.
+  const subject = subjectOf(c.req.path);
   if ("invalid" in subject) return plainText(subject.invalid, 400, caller.cors);
 
   const now = Date.now();
@@ -401,16 +404,20 @@ const MEMO_SIZE = 10_000;
 const parsedQueries = new BoundedCache<string, ParsedQuery>(MEMO_SIZE);
 
 /*
- * The isolate remembers only what is as short as real lookups are (a hotlink's URL is a few
- * hundred characters at most, a domain at most 253): these caches are bounded in count, and
- * so, with their keys bounded too, in memory. Junk URLs of up to 16 KB each could otherwise
- * fill an isolate's 128 MB. Anything longer is worked out afresh each time, with the same answer.
+ * The isolate remembers only what is as short as real lookups are (a hotlink's URL is some
+ * 100 characters, nearly every domain under 64): these caches are bounded in count, and so,
+ * with their keys bounded too, in memory (some 25 MB at worst, all three full of junk). Junk
+ * URLs of up to 16 KB each could otherwise fill an isolate's 128 MB. Anything longer is worked
+ * out afresh each time, with the same answer. A refused query keeps only its message: a
+ * validation error whole is kilobytes.
  */
-const REMEMBERED_URL_LENGTH = 1024;
-const REMEMBERED_DOMAIN_LENGTH = 300;
+const REMEMBERED_URL_LENGTH = 512;
+const REMEMBERED_DOMAIN_LENGTH = 64;
+
+type QueryOptions = { success: true; data: LookupOptions } | { success: false; message: string };
 
 interface ParsedQuery {
-  options: ReturnType<typeof publishableOptions.safeParse>;
+  options: QueryOptions;
   /** The publishable key of the query, as given. */
   token: string | undefined;
   /** A secret key anywhere in the query, under any name, encoded or not. */
@@ -421,8 +428,9 @@ function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, 
   const search = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?"));
   const parse = (): ParsedQuery => {
     const params = query();
+    const options = (kind === "secret" ? secretOptions : publishableOptions).safeParse(params);
     return {
-      options: (kind === "secret" ? secretOptions : publishableOptions).safeParse(params),
+      options: options.success ? { success: true, data: options.data } : { success: false, message: firstMessage(options.error) },
       token: params.token,
       carriesSecretKey: carriesSecretKey(search),
     };
@@ -459,6 +467,9 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
     "Access-Control-Allow-Headers": "Authorization",
     "Access-Control-Max-Age": "86400",
   };
+  // Refused as the request it precedes would be.
+  const url = new URL(c.req.url);
+  if (carriesSecretKey(url.pathname + url.search)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
   const token = c.req.query("token");
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
@@ -503,7 +514,7 @@ function subjectOf(path: string): Subject | { invalid: string } {
 // chain (a warm redirect is mostly routing; npm run bench).
 export const lookupRoutes = new Hono<AppEnv>()
   .options("/*", preflight)
-  .on(["GET", "HEAD"], "/*", (c) => lookup(c, subjectOf(c.req.path)))
+  .on(["GET", "HEAD"], "/*", lookup)
   // A lookup (or asset) URL asked with another method: not "no such logo" (RFC 9110 §15.5.6).
   .on(["POST", "PUT", "PATCH", "DELETE"], "/*", () => plainText("Method not allowed", 405, { Allow: "GET, HEAD, OPTIONS", ...ANY_ORIGIN }));
 

@@ -189,4 +189,29 @@ describe("hardening", () => {
     expect(response.status).toBe(401);
     expect(await response.text()).toContain("Secret keys (sk_…) must not be sent in URLs");
   });
+
+  it.each([
+    ["as a name", (sk: string) => `/name/${sk}`],
+    ["as a ticker", (sk: string) => `/ticker/${sk}`],
+    ["percent-encoded in a domain", (sk: string) => `/${encodeURIComponent(sk).replace("s", "%73")}.com`],
+  ])("row 13: a secret key in the path is refused, and its preflight too (%s)", async (_, path) => {
+    const pk = await freshKey();
+    const sk = await freshKey({ type: "secret" });
+    const response = await get(`${path(sk)}?token=${pk}`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await response.text()).toContain("Secret keys (sk_…) must not be sent in URLs");
+    const preflight = await exports.default.fetch(`${BASE}${path(sk)}?token=${pk}`, { method: "OPTIONS", headers: { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" } });
+    expect(preflight.status).toBe(401);
+    // As a query: the preflight of a request that will be refused is refused.
+    const queried = await exports.default.fetch(`${BASE}/github.com?token=${sk}`, { method: "OPTIONS", headers: { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" } });
+    expect(queried.status).toBe(401);
+  });
+
+  it("a bearer that is no key, alone, is refused in words a page's script can read", async () => {
+    const response = await get("/github.com", { Authorization: "Bearer some-session-token" });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("www-authenticate")).toBe("Bearer");
+  });
 });
