@@ -1,6 +1,6 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray } from "drizzle-orm";
 import { companyDomains, logos } from "../../schema";
-import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
+import { DISCOVERED_REFRESH_MS, DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
 import { findCompanyByDomain } from "../catalogue/queries";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
@@ -13,7 +13,8 @@ import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
  * One discovery of one registrable domain, as the coordinator runs it: nothing is fetched
  * when the domain is settled already (the catalogue has it, or its miss is remembered),
  * unless this is the 30-day refresh of a discovered logo. A site with nothing usable is
- * remembered for DISCOVERY_MISS_TTL_S; a discovery that failed (a bug, D1 or R2 down) for
+ * remembered for DISCOVERY_MISS_TTL_S (a refresh of a logo another refresh has just fetched
+ * again does nothing either); a discovery that failed (a bug, D1 or R2 down) for
  * FAILED_MISS_TTL_S at most, so that lookups meanwhile do not each fetch the site again, yet
  * the domain is tried again soon.
  */
@@ -39,6 +40,11 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
     if (company) return { status: "found", companyId: company.companyId };
     const miss = await rememberedMiss(db, domain, now);
     if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor, missedUntil: miss.missedUntil };
+  } else {
+    // Every isolate serving a stale logo queues its refresh, and lookups see the old fetch
+    // time for minutes (caches): the first refresh settles it, the others find it fresh.
+    const fresh = await freshDiscoveredLogo(db, domain, now);
+    if (fresh) return { status: "found", companyId: fresh.companyId };
   }
   // Only a discovery that will fetch the site is counted (a limiter that does not answer
   // fails it, as limits fail closed); past the day's budget nothing is fetched or remembered.
@@ -88,6 +94,16 @@ export async function discoverAndRecord(env: Env, domain: string, options: { ref
 /** A site with nothing usable is remembered for the day; one whose icon could not be stored, briefly. */
 function missTtl(report: DiscoveryReport, vars: ReturnType<typeof readVars>): number {
   return report.storageFailed ? Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S) : vars.DISCOVERY_MISS_TTL_S;
+}
+
+/** The domain's company, when its discovered logo was fetched within DISCOVERED_REFRESH_MS. */
+async function freshDiscoveredLogo(db: Db, domain: string, now: number): Promise<{ companyId: number } | undefined> {
+  return db
+    .select({ companyId: logos.companyId })
+    .from(logos)
+    .innerJoin(companyDomains, eq(companyDomains.companyId, logos.companyId))
+    .where(and(eq(companyDomains.domain, domain), eq(logos.sourceSet, DISCOVERED_SOURCE_SET), gt(logos.fetchedAt, new Date(now - DISCOVERED_REFRESH_MS))))
+    .get();
 }
 
 /**

@@ -203,17 +203,25 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect((await site.requests()).filter((r) => r.path === "/")).toHaveLength(1);
   });
 
-  it("refreshes a discovered logo from the queue: a new icon replaces the old one and the fetch time moves on", async () => {
+  it("refreshes a discovered logo from the queue: a new icon replaces the old one and the fetch time moves on, once", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/v1.png">'), "/v1.png": image(png(64, 64)) });
-    const { stored: before } = await firstLookup(site);
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    expect((await discoverDomain(env, db, site.host, parseResolve(env.DISCOVERY_RESOLVE, ""), longAgo)).outcome).toBe("found");
+    const before = await storedLogo(site.host);
     await site.set({ "/": page('<link rel="icon" href="/v2.png">'), "/v2.png": image(png(128, 128)) });
-    const batch = createMessageBatch("logo-discovery", [{ id: "r1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["r1"]);
+    // Three isolates served the stale logo, and each queued its refresh.
+    const refreshes = ["r1", "r2", "r3"].map((id) => ({ id, timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }));
+    for (const message of refreshes) {
+      const batch = createMessageBatch("logo-discovery", [message]);
+      const ctx = createExecutionContext();
+      await worker.queue(batch, env);
+      expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual([message.id]);
+    }
     const after = await storedLogo(site.host);
     expect(after?.logo).toMatchObject({ id: before!.logo.id, width: 128, sourceUrl: `https://${site.host}/v2.png` });
-    expect(after!.logo.fetchedAt!.getTime()).toBeGreaterThanOrEqual(before!.logo.fetchedAt!.getTime());
+    expect(after!.logo.fetchedAt!.getTime()).toBeGreaterThan(longAgo.getTime());
+    // The site was read again once, not once a refresh.
+    expect((await site.requests()).filter((r) => r.path === "/v2.png")).toHaveLength(1);
     // The old icon stays for redirects cached before the refresh, retired: deleted two days on.
     expect(await env.LOGOS.head(before!.logo.masterKey)).not.toBeNull();
     expect(await env.DB.prepare("SELECT key FROM retired_objects WHERE key = ?1").bind(before!.logo.masterKey).first()).not.toBeNull();
