@@ -113,7 +113,7 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
         await response.body?.cancel();
         return { ok: false, url: current, reason: `larger than ${limits.maxBytes} bytes`, requested };
       }
-      const body = await readCapped(response.body, limits.maxBytes);
+      const body = await readCapped(response.body, limits.maxBytes, limits.overflow === "truncate");
       if (body.truncated && limits.overflow === "refuse") {
         return { ok: false, url: current, reason: `larger than ${limits.maxBytes} bytes`, requested };
       }
@@ -126,15 +126,27 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
   }
 }
 
-/** Reads at most `maxBytes` of a body, then stops reading and cancels the rest. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+/**
+ * Reads at most `maxBytes` of a body, then stops reading and cancels the rest. With
+ * `keepPartial` (pages), a body that stops arriving (the timeout) is kept as far as it came,
+ * cut off like an overlong one: a slow site's `<head>` names its icons all the same.
+ */
+async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number, keepPartial = false): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   if (!body) return { bytes: new Uint8Array(0), truncated: false };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
   let truncated = false;
   for (;;) {
-    const { done, value } = await reader.read();
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      if (!keepPartial || length === 0) throw error;
+      truncated = true;
+      break;
+    }
+    const { done, value } = read;
     if (done) break;
     const room = maxBytes - length;
     if (value.byteLength > room) {

@@ -90,6 +90,15 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
     expect(await endless.sent()).toBeLessThan(20 * 1024 * 1024);
   });
 
+  it("reads the icons of a page whose head came at once and whose rest never did", { timeout: 20_000 }, async () => {
+    const slow = await claimSite({
+      "/": { type: "text/html", body: '<!doctype html><html><head><title>Slow Co</title><link rel="icon" href="/drip.png"></head><body>', drip: true },
+      "/drip.png": image(png(64, 64)),
+    });
+    const report = await discoverDomain(env, db, slow.host, resolve());
+    expect(report).toMatchObject({ outcome: "found", name: "Slow Co", chosen: { url: `https://${slow.host}/drip.png` } });
+  });
+
   it("judges fetched files by their bytes, not their Content-Type", async () => {
     const site = await claimSite({
       "/": page('<link rel="icon" href="/lies.png"><link rel="icon" href="/real.bin">'),

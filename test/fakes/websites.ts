@@ -13,7 +13,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  *   GET  /elsewhere/requests         → requests to the "elsewhere" server, a loopback port
  *                                      that DISCOVERY_RESOLVE does not name
  * A Route is {status?, type?, body? (text), base64? (bytes), location?, endless?: true (an
- * HTML page that never ends), size? (bytes of a PNG-looking body streamed, never held)}.
+ * HTML page that never ends), size? (bytes of a PNG-looking body streamed, never held),
+ * drip?: true (its body at once, then a space every 100 ms, never ending)}.
  * `GET /sites/{host}/sent` → {bytes} the site wrote into bodies in all, so a test can see a
  * download was cut off.
  */
@@ -27,6 +28,7 @@ export interface Route {
   location?: string;
   endless?: boolean;
   size?: number;
+  drip?: boolean;
 }
 
 interface Site {
@@ -67,6 +69,13 @@ function serve(site: Pick<Site, "routes" | "requests" | "sent">, req: IncomingMe
     return pump();
   }
   const body = route.base64 !== undefined ? Buffer.from(route.base64, "base64") : Buffer.from(route.body ?? "");
+  if (route.drip) {
+    res.writeHead(route.status ?? 200, headers);
+    res.write(body);
+    const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 100);
+    res.on("close", () => clearInterval(drip));
+    return;
+  }
   site.sent += body.length;
   res.writeHead(route.status ?? 200, { ...headers, "Content-Length": String(body.length) });
   res.end(body);
