@@ -74,6 +74,7 @@ const LIFECYCLE = (column: string) =>
   `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
 /** Statuses Stripe never moves a subscription out of: it never comes back, nor charges again. */
 export const endedStatuses = ["canceled", "incomplete_expired"] as const;
+export const isEnded = (status: string) => (endedStatuses as readonly string[]).includes(status);
 const ENDED = (column: string) => `(${column} IN (${endedStatuses.map((ended) => `'${ended}'`).join(", ")}))`;
 const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((paying) => `'${paying}'`).join(", ")}))`;
 /** The row's current subscription is paying, and the event says another one (or none) is not. */
@@ -249,12 +250,15 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
         now,
         change.boughtPlan ?? null,
       ),
-    // The plan limiters read follows the row's, only if this event is the one the row now reflects.
+    // The plan limiters read follows the row's, only if this event is the one the row now
+    // reflects, and only the first time it comes: a redelivery must not undo a plan an
+    // operator set since (`admin account plan`, for a price no STRIPE_PRICE_* names).
     d1
       .prepare(
         `UPDATE accounts SET plan = (SELECT plan FROM billing_accounts WHERE account_id = ?3), updated_at = ?2
          WHERE id = ?3 AND (SELECT last_event_id FROM billing_accounts WHERE account_id = ?3) = ?1
-           AND plan <> (SELECT plan FROM billing_accounts WHERE account_id = ?3)`,
+           AND plan <> (SELECT plan FROM billing_accounts WHERE account_id = ?3)
+           AND NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?1)`,
       )
       .bind(event.id, now, change.accountId),
   ];

@@ -4,7 +4,7 @@ import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { AccountKeeper } from "../accounts/accounts";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
-import { endedStatuses, payingStatuses } from "./events";
+import { endedStatuses, isEnded, payingStatuses } from "./events";
 import { missingAtStripe, type PaidPlan, priceOf, refusedByStripe, STRIPE_UNAVAILABLE, StripeCalls } from "./stripe";
 
 /**
@@ -25,6 +25,8 @@ export const returnPath = {
 
 /** Where a paying customer changes plan: a second checkout would bill a second subscription beside the first. */
 const ALREADY_SUBSCRIBED = "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout";
+const unsettled = (status: string) =>
+  `This account's subscription is ${status}: pay or cancel it with Manage billing on /portal/billing (Stripe's customer portal) before starting another checkout`;
 
 /**
  * A Stripe Checkout Session in subscription mode for `plan`, recorded so its credentials can be
@@ -45,6 +47,9 @@ export async function createCheckoutSession(
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
   ]);
   if (existing && payingStatuses.has(existing.status)) return fail("conflict", ALREADY_SUBSCRIBED);
+  // Not paying yet or any more, but not over (a first payment still settling, unpaid, paused):
+  // Stripe may still charge for it, and a second subscription would be charged beside it.
+  if (existing && !isEnded(existing.status)) return fail("conflict", unsettled(existing.status));
   const stripe = new StripeCalls(env);
   const settled = await settleOpenCheckouts(stripe, db, accountId);
   if (!settled.ok) return settled;

@@ -19,7 +19,7 @@ const failedInvoice = (fields: { subscription?: string } = {}) => ({
 afterEach(() => vi.restoreAllMocks());
 
 describe("invoice.payment_failed: the subscription's own events carry its status", () => {
-  it("after a subscription went unpaid, a failed invoice neither marks it past_due nor blocks a new checkout", async () => {
+  it("after a subscription went unpaid, a failed invoice does not mark it past_due, and the account settles it before buying again", async () => {
     const account = await mcpAccount("free");
     const key = await addKey(account.id, { type: "secret" });
     const t = Math.floor(Date.now() / 1000);
@@ -33,14 +33,16 @@ describe("invoice.payment_failed: the subscription's own events carry its status
 
     const status = (await (await api("/apiaas/billing/status", { key })).json()) as { plan: string; subscription: { status: string } };
     expect(status).toMatchObject({ plan: "free", subscription: { status: "unpaid" } });
-    // The plan page offers to buy again, not to change or renew a subscription that ended.
+    // Unpaid is not over: Stripe keeps its invoice open and makes new ones. The plan page sends
+    // the account to pay or cancel it, not to a second subscription charged beside it.
     const browser = new Browser();
     await browser.fetch("/apiaas/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: account.email, password: PASSWORD }) });
     const page = await (await browser.fetch("/portal/billing")).text();
     expect(page).not.toContain("Renews");
     expect(page).not.toContain("Change plan");
-    expect(page).toContain("Upgrade to Launch");
-    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).status).toBe(200);
+    expect(page).not.toContain("Upgrade to Launch");
+    expect(page).toContain("Pay or cancel the unpaid subscription with Manage billing first.");
+    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).status).toBe(409);
     // Nothing of ours changed: the invoice is acknowledged, not recorded.
     expect(outcome).toBe("ignored");
     expect(await recorded(failed.id)).toEqual([]);

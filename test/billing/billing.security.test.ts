@@ -2,6 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts, apiKeys, checkoutSessions, stripeEvents } from "../../schema";
+import { setPlan } from "../../src/accounts/accounts";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";
@@ -202,8 +203,44 @@ describe("one subscription per account", () => {
     }
     expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.accountId, account.id))).toEqual([]);
 
-    await deliver(event("customer.subscription.deleted", subscription(account.id, { status: "canceled" }), { created: t + 1 }));
+    // Not paying but not over: Stripe may still charge for it.
+    for (const [status, created] of [["unpaid", t], ["paused", t + 1]] as const) {
+      await deliver(event("customer.subscription.updated", subscription(account.id, { status }), { created }));
+      const refused = await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } });
+      expect(refused.status, status).toBe(409);
+      expect(await errorOf(refused)).toEqual({
+        code: "conflict",
+        message: `This account's subscription is ${status}: pay or cancel it with Manage billing on /portal/billing (Stripe's customer portal) before starting another checkout`,
+      });
+    }
+
+    await deliver(event("customer.subscription.deleted", subscription(account.id, { status: "canceled" }), { created: t + 2 }));
     expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } })).status).toBe(200);
+  });
+
+  it("a redelivered event does not undo a plan an operator set since, for a price the service does not sell", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    await deliver(event("customer.subscription.created", subscription(account.id), { created: t }));
+    const custom = event("customer.subscription.updated", subscription(account.id, { price: "price_custom_enterprise" }), { created: t + 1 });
+    expect(await outcomeOf(deliver(custom))).toBe("applied");
+    expect(await planOf(account.id)).toBe("launch");
+    expect((await setPlan(db, account.id, "enterprise")).ok).toBe(true);
+    // Stripe sends it again (a retry after a slow answer, Resend in its dashboard).
+    expect(await outcomeOf(deliver(custom))).toBe("duplicate");
+    expect(await planOf(account.id)).toBe("enterprise");
+  });
+
+  it("a checkout whose payment is still settling (a bank debit) refuses another, before its webhook and after", async () => {
+    const account = await addAccount("free");
+    const key = await addKey(account.id, { type: "secret" });
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    await completeAtStripe(id, "unpaid");
+    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } })).status).toBe(409);
+    await deliver(event("checkout.session.completed", { ...completedCheckout(account.id, id, "launch"), payment_status: "unpaid" }));
+    const refused = await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } });
+    expect(refused.status).toBe(409);
+    expect((await errorOf(refused)).message).toMatch(/^This account's subscription is incomplete: pay or cancel it/);
   });
 
   it("a new subscription told of before the old one's end: the account is on the new one", async () => {
