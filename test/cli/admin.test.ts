@@ -85,9 +85,18 @@ describe("npm run admin", () => {
     await admin("key", "create", "--account", id, "--type", "secret");
     const deleted = await admin("account", "delete", "--account", id);
     expect(deleted.status).toBe(0);
-    expect(deleted.json()).toEqual({ id, email: "gone@example.com", keysDeleted: 1, sessionsEnded: 0 });
+    expect(deleted.json()).toEqual({ id, email: "gone@example.com", keysDeleted: 1, sessionsEnded: 0, stripeCustomerId: null });
     expect(await file.platform.db.select().from(apiKeys).where(eq(apiKeys.accountId, id)).all()).toEqual([]);
     expect((await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).status).toBe(0);
+  });
+
+  it("account delete names the account's Stripe customer, which Stripe keeps", async () => {
+    const { id } = (await adminWithInput("correct horse battery\n", "account", "create", "--email", "was-paying@example.com", "--password-stdin")).json();
+    await file.platform.db.insert(billingAccounts).values({ accountId: id, stripeCustomerId: "cus_was_paying", subscriptionId: "sub_ended", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_ended", updatedAt: new Date() });
+    const deleted = await admin("account", "delete", "--account", id);
+    expect(deleted.status).toBe(0);
+    expect(deleted.json()).toMatchObject({ id, stripeCustomerId: "cus_was_paying" });
+    expect(await file.platform.db.select().from(billingAccounts).where(eq(billingAccounts.accountId, id)).all()).toEqual([]);
   });
 
   it("account delete refuses an account Stripe may still charge, writing nothing", async () => {

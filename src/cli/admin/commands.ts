@@ -1,6 +1,6 @@
 import { plans } from "../../../schema";
 import { createAccount, deleteAccount, setMcpAccess, setPassword, setPlan } from "../../accounts/accounts";
-import { stillChargeable } from "../../billing/sessions";
+import { stillChargeable, stripeCustomerOf } from "../../billing/sessions";
 import type { Db } from "../../lib/db";
 import type { Result } from "../../lib/errors";
 import { createKey, revokeKey } from "../../keys/apiKeys";
@@ -85,7 +85,15 @@ export const commands: Record<string, Command> = {
       const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" } });
       noPositionals(positionals);
       const account = required(values, "account");
-      return { storage: storage(values), run: (db) => deleteAccount(db, account, stillChargeable(account)) };
+      return {
+        storage: storage(values),
+        async run(db) {
+          // Read first: the billing row goes with the account, and Stripe keeps the customer.
+          const stripeCustomerId = await stripeCustomerOf(db, account);
+          const deleted = await deleteAccount(db, account, stillChargeable(account));
+          return deleted.ok ? { ...deleted, value: { ...deleted.value, stripeCustomerId } } : deleted;
+        },
+      };
     },
   },
   "account mcp": {
