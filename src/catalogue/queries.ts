@@ -88,14 +88,25 @@ function companyByTicker(db: CatalogueDb, input: string) {
 
 /** Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie. */
 export async function findCompanyByName(db: CatalogueDb, name: string): Promise<CompanyMatch | null> {
-  const key = nameKey(name);
-  if (key === "") return null;
-  return (
-    (await companyWithPrimaryDomain(db)
-      .where(eq(companies.nameKey, key))
-      .orderBy(desc(companies.prominence), asc(companies.id))
-      .get()) ?? null
-  );
+  const byKey = async (key: string) =>
+    key === "" ? null : ((await companyWithPrimaryDomain(db).where(eq(companies.nameKey, key)).orderBy(desc(companies.prominence), asc(companies.id)).get()) ?? null);
+  const found = await byKey(nameKey(name));
+  const plain = found ? null : withoutLegalForm(name);
+  return plain === null ? found : byKey(nameKey(plain));
+}
+
+/**
+ * Words that name a company's legal form, or fill its name as people write it, and that the
+ * catalogue's names mostly leave out: "Apple Inc.", "The Coca-Cola Company", "Johnson and
+ * Johnson" (the catalogue's "&" is no word). Dropped only when the name as written found nothing.
+ */
+const LEGAL_FORMS = new Set(["the", "and", "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp", "lp", "plc", "ag", "gmbh", "sa", "nv", "bv", "se", "spa", "oy", "ab", "as", "kk"]);
+
+/** The query without its legal-form and filler words; null when it has none, or is nothing else. */
+export function withoutLegalForm(query: string): string | null {
+  const words = query.trim().split(/\s+/);
+  const kept = words.filter((word) => !LEGAL_FORMS.has(word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")));
+  return kept.length === words.length || kept.length === 0 ? null : kept.join(" ");
 }
 
 export interface SearchHit extends CompanyMatch {
@@ -130,7 +141,8 @@ export interface SearchHit extends CompanyMatch {
  *    company_domains' primary key. All are read only when the name tiers leave room.
  * The lists hold the exact best-known companies of each prefix, so a short query ranks as
  * ranking every match would; a longer one does too unless its prefix is both crowded and far
- * from the best known of its first three characters.
+ * from the best known of its first three characters. A query that finds nothing is asked
+ * once more without its legal-form words (withoutLegalForm).
  */
 const PREFIX_CANDIDATES_PER_HIT = 4;
 const RANGE_CANDIDATES = 200;
@@ -140,6 +152,13 @@ const DOMAIN_CANDIDATES = 200;
 const CHECKED_CANDIDATES = 200;
 
 export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
+  const hits = await searchAsWritten(db, query, limit);
+  // "Apple Inc." finds Apple: asked again without its legal form, when as written found nothing.
+  const plain = hits.length === 0 ? withoutLegalForm(query) : null;
+  return plain === null ? hits : searchAsWritten(db, plain, limit);
+}
+
+async function searchAsWritten(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
   const trimmed = query.trim();
   const host = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   const key = nameKey(trimmed);

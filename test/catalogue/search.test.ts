@@ -10,6 +10,30 @@ const add = async (name: string, domains: string[], extra: Partial<CompanyLogoIn
 
 const names = async (query: string, limit: number) => (await searchCompanies(db, query, limit)).map((hit) => hit.companyName);
 
+describe("names as people write them, with a legal form", () => {
+  it("find the company when the name as written finds nothing", async () => {
+    await add("Xylophor", ["xylophor.example"], { prominence: 5 });
+    await add("Quillby & Quillby", ["quillby.example"]);
+    await add("Brambleton-Cole", ["brambletoncole.example"]);
+    expect(await names("Xylophor Inc.", 5)).toEqual(["Xylophor"]);
+    expect(await names("xylophor corp", 5)).toEqual(["Xylophor"]);
+    expect(await names("Quillby and Quillby", 5)).toEqual(["Quillby & Quillby"]);
+    expect(await names("The Brambleton-Cole Company", 5)).toEqual(["Brambleton-Cole"]);
+    expect((await findCompanyByName(db, "Xylophor, Inc."))?.companyName).toBe("Xylophor");
+    expect((await findCompanyByName(db, "The Brambleton-Cole Company"))?.companyName).toBe("Brambleton-Cole");
+    // Only legal forms go: a word the company does not have still finds nothing.
+    expect(await names("Xylophor Bakery Inc", 5)).toEqual([]);
+    expect(await names("Inc", 5)).toEqual([]);
+  });
+
+  it("leave a name that has them as it is", async () => {
+    await add("Vantor Company", ["vantorcompany.example"], { prominence: 1 });
+    await add("Vantor", ["vantor.example"], { prominence: 9 });
+    expect(await names("Vantor Company", 5)).toEqual(["Vantor Company"]);
+    expect((await findCompanyByName(db, "Vantor Company"))?.companyName).toBe("Vantor Company");
+  });
+});
+
 describe("searchCompanies, bounded", () => {
   it("still finds the other matches when the name tiers are full of names whose words do not match", async () => {
     // Their name keys start with "acmezeta", but no word of theirs starts with "zeta".
