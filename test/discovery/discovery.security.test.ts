@@ -144,7 +144,8 @@ describe("hostile pages and manifests", () => {
     }).map((m) => JSON.stringify(m)),
   );
 
-  it("never answer a lookup with a 5xx", async () => {
+  // Thirty discoveries, one after another: over the 5 s default on a busy two-core machine.
+  it("never answer a lookup with a 5xx", { timeout: 30_000 }, async () => {
     const token = await freshKey();
     await fc.assert(
       fc.asyncProperty(html, manifest, async (head, manifestBody) => {
