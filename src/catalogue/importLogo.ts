@@ -7,7 +7,7 @@ import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
 import { causesOf } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
-import { retirements, sweepRetired } from "./retiredObjects";
+import { retiredAmong, retirements, sweepRetired } from "./retiredObjects";
 import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
 
 /**
@@ -178,6 +178,8 @@ interface LogoState {
   keys: string[];
   /** An image of this write, to be put before the batch runs. */
   put?: StoredImage;
+  /** Its row as the batch writes it, by its indexed slot and what names `put`'s keys (rowsWritten). */
+  witness?: SQL;
 }
 
 interface CatalogueState {
@@ -457,7 +459,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         // one (discovery and `admin discover` on one new domain) may have stored the same
         // content-addressed keys, which its rows now reference; and a row as it was before
         // this write (another version, another format) references none of them.
-        plan.witness ??= and(
+        logo!.witness = and(
           eq(logos.companyId, referenceTo(owner)),
           eq(logos.variant, input.variant),
           eq(logos.sourceSet, input.sourceSet),
@@ -471,6 +473,8 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     }
     plan.decisions.push(ok({ outcome: !company || !existingLogo ? "created" : "updated", company: owner, logo: logo! }));
   }
+  // A slot's last image is the one its row names: an earlier one replaced within this write is never written.
+  plan.witness = plan.logos.find((logo) => logo.put)?.witness;
   return plan;
 }
 
@@ -488,11 +492,19 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan, 
   if (plan.statements.length === 0) return ok(true);
   const puts = plan.logos.filter((logo) => logo.put);
   // Keys the catalogue already references are never deleted on failure: an image may come
-  // back under the keys it had.
-  const newKeys = () => puts.flatMap((logo) => logo.keys.filter((key) => !logo.storedKeys.includes(key)));
+  // back under the keys it had. Nor are keys another write still needs: those of an image
+  // retired (redirects cached before its replacement lead to them for two days), and those a
+  // racing writer's committed rows name (the witness finds them, content-addressed as they
+  // are). Whatever cannot be told stays: an orphan costs storage, a missing object breaks a logo.
+  const unwind = async () => {
+    if (plan.witness && (await rowsWritten(db, plan.witness))) return;
+    const keys = puts.flatMap((logo) => logo.keys.filter((key) => !logo.storedKeys.includes(key)));
+    const retired = await retiredAmong(db, keys);
+    await deleteAll(bucket, keys.filter((key) => !retired.has(key)));
+  };
   const stored = await putImages(bucket, puts.map((logo) => logo.put!));
   if (!stored.ok) {
-    await deleteAll(bucket, newKeys()).catch(() => undefined);
+    await unwind().catch(() => undefined);
     return stored;
   }
 
@@ -503,7 +515,7 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan, 
   try {
     results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
-    if (!plan.witness || !(await rowsWritten(db, plan.witness))) await deleteAll(bucket, newKeys()).catch(() => undefined);
+    await unwind().catch(() => undefined);
     return fail("internal", `catalogue write failed: ${rootCause(error)}`);
   }
 
@@ -639,19 +651,21 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
     ];
     return all.filter((object): object is [string, Uint8Array, R2PutOptions] => Boolean(object[1]));
   });
+  // After a failure no put starts, and the answer waits for those under way: an unwind that
+  // ran beside them would leave their objects behind.
   let next = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: Math.min(PUTS_AT_ONCE, objects.length) }, async () => {
-        while (next < objects.length) {
-          const [key, body, options] = objects[next++]!;
-          await bucket.put(key, body, options);
-        }
-      }),
-    );
-  } catch (error) {
-    return fail("internal", `object storage write failed: ${(error as Error).message}`);
-  }
+  let failure: unknown;
+  await Promise.all(
+    Array.from({ length: Math.min(PUTS_AT_ONCE, objects.length) }, async () => {
+      while (failure === undefined && next < objects.length) {
+        const [key, body, options] = objects[next++]!;
+        await bucket.put(key, body, options).catch((error: unknown) => {
+          failure ??= error;
+        });
+      }
+    }),
+  );
+  if (failure !== undefined) return fail("internal", `object storage write failed: ${(failure as Error).message}`);
   return ok(true);
 }
 

@@ -38,6 +38,16 @@ export function retirements(db: CatalogueDb, replaced: string[], stored: string[
   return statements;
 }
 
+/** Which of `keys` are retired: objects kept for redirects cached before their image was replaced. */
+export async function retiredAmong(db: CatalogueDb, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db
+    .select({ key: retiredObjects.key })
+    .from(retiredObjects)
+    .where(sql`${retiredObjects.key} IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`);
+  return new Set(rows.map((row) => row.key));
+}
+
 /**
  * Deletes the retired objects whose time has come, then their rows. A write that stores one of
  * the keys again meanwhile takes its row off the list, and the object it put stays deleted

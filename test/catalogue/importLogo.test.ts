@@ -217,6 +217,46 @@ describe("importCompanyLogo", () => {
     expect(await objectKeys()).toEqual([]);
   });
 
+  /** The bucket, with its `failing`-th put (from 1) refused and every other one slowed by `delayMs`. */
+  const flakyBucket = (failing: number, delayMs = 0) => {
+    let puts = 0;
+    return new Proxy(env.LOGOS, {
+      get: (target, name) => {
+        if (name === "put") {
+          return async (...args: Parameters<R2Bucket["put"]>) => {
+            if (++puts === failing) throw new Error("R2 put failed");
+            await new Promise((resolve) => setTimeout(resolve, delayMs));
+            return target.put(...args);
+          };
+        }
+        // The binding's own methods, called on the binding.
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  };
+
+  it("leaves no object behind when a put fails while others are under way", async () => {
+    const result = await importCompanyLogo(db, flakyBucket(1, 30), await input(), async () => ok(await preparedFrom(blackPng)));
+    expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("object storage write failed") } });
+    expect(await db.select().from(companies).all()).toEqual([]);
+    // Nothing lands after the answer either.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await objectKeys()).toEqual([]);
+  });
+
+  it("keeps a retired image's objects when a write bringing it back fails", async () => {
+    const replacedAt = Date.now();
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt));
+    const blackKeys = await objectKeys();
+    await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () => ok(await red()), new Date(replacedAt));
+    // Black back, its third object refused: the first two were put again over the retired ones.
+    const back = await importCompanyLogo(db, flakyBucket(3), await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt + 3_600_000));
+    expect(back.ok).toBe(false);
+    // Redirects cached before red replaced black still lead to every one of black's objects.
+    expect(await objectKeys()).toEqual(expect.arrayContaining(blackKeys));
+  });
+
   it("keeps the objects of a write that was applied although its answer was lost, so the logo is whole", async () => {
     // Over a remote connection D1 can apply a batch and the answer never arrive: here the
     // write's batch (the second, after the one that reads the catalogue).
