@@ -96,16 +96,22 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
 }
 
 /**
- * Words that name a company's legal form, or fill its name as people write it, and that the
- * catalogue's names mostly leave out: "Apple Inc.", "The Coca-Cola Company", "Johnson and
- * Johnson" (the catalogue's "&" is no word). Dropped only when the name as written found nothing.
+ * Words that name a company's legal form, as people write them after its name ("Apple Inc.",
+ * "Coca-Cola Co", "Siemens AG"), and that the catalogue's names mostly leave out; with a
+ * leading "The" and an "and" between words (the catalogue's "&" is no word: "Johnson and
+ * Johnson"). Dropped only when the name as written found nothing, and only where they stand so:
+ * "Inc Magazine" and "Limited Brands" keep their words.
  */
-const LEGAL_FORMS = new Set(["the", "and", "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp", "lp", "plc", "ag", "gmbh", "sa", "nv", "bv", "se", "spa", "oy", "ab", "as", "kk"]);
+const LEGAL_FORMS = new Set(["inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp", "lp", "plc", "ag", "gmbh", "sa", "nv", "bv", "se", "spa", "oy", "ab", "as", "kk"]);
+const bare = (word: string) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
 
-/** The query without its legal-form and filler words; null when it has none, or is nothing else. */
+/** The query without its legal form, leading "The" and inner "and"; null when it has none, or is nothing else. */
 export function withoutLegalForm(query: string): string | null {
   const words = query.trim().split(/\s+/);
-  const kept = words.filter((word) => !LEGAL_FORMS.has(word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")));
+  let end = words.length;
+  while (end > 1 && LEGAL_FORMS.has(bare(words[end - 1]!))) end--;
+  const start = end > 1 && bare(words[0]!) === "the" ? 1 : 0;
+  const kept = words.slice(start, end).filter((word, i, all) => i === 0 || i === all.length - 1 || bare(word) !== "and");
   return kept.length === words.length || kept.length === 0 ? null : kept.join(" ");
 }
 
@@ -142,7 +148,7 @@ export interface SearchHit extends CompanyMatch {
  * The lists hold the exact best-known companies of each prefix, so a short query ranks as
  * ranking every match would; a longer one does too unless its prefix is both crowded and far
  * from the best known of its first three characters. A query that finds nothing is asked
- * once more without its legal-form words (withoutLegalForm).
+ * once more without its legal-form words (withoutLegalForm), for the company of that name.
  */
 const PREFIX_CANDIDATES_PER_HIT = 4;
 const RANGE_CANDIDATES = 200;
@@ -153,9 +159,12 @@ const CHECKED_CANDIDATES = 200;
 
 export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
   const hits = await searchAsWritten(db, query, limit);
-  // "Apple Inc." finds Apple: asked again without its legal form, when as written found nothing.
+  // "Apple Inc." finds Apple: asked again without its legal form, when as written found
+  // nothing, and then only the company of that exact name (not every name it starts).
   const plain = hits.length === 0 ? withoutLegalForm(query) : null;
-  return plain === null ? hits : searchAsWritten(db, plain, limit);
+  if (plain === null) return hits;
+  const key = nameKey(plain);
+  return (await searchAsWritten(db, plain, limit)).filter((hit) => hit.matchedBy === "name" && nameKey(hit.companyName) === key);
 }
 
 async function searchAsWritten(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {

@@ -26,6 +26,18 @@ describe("names as people write them, with a legal form", () => {
     expect(await names("Inc", 5)).toEqual([]);
   });
 
+  it("are read so only where they stand so, and then find only the company of that name", async () => {
+    await add("Magazine Zelluna", ["magazinezelluna.example"]);
+    await add("Orrisk", ["orrisk.example"]);
+    await add("Orrisk Freight", ["orriskfreight.example"], { prominence: 9 });
+    // A legal form that begins a name is a word of it.
+    expect(await names("Inc Magazine", 5)).toEqual([]);
+    expect(await names("Limited Zelluna", 5)).toEqual([]);
+    // Without its legal form, the name that is exactly it; not every name it starts.
+    expect(await names("Orrisk Ltd", 5)).toEqual(["Orrisk"]);
+    expect(await names("Orrisk Logistics Ltd", 5)).toEqual([]);
+  });
+
   it("leave a name that has them as it is", async () => {
     await add("Vantor Company", ["vantorcompany.example"], { prominence: 1 });
     await add("Vantor", ["vantor.example"], { prominence: 9 });
