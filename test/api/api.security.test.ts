@@ -18,7 +18,9 @@ describe("REST API access", () => {
     const { key } = await secretKeyFor();
     const encoded = `${key.slice(0, 2)}%5F${key.slice(3)}`;
     const join = path.includes("?") ? "&" : "?";
-    for (const url of [`${path}${join}token=${key}`, `${path}${join}key=${encoded}`, `${path}${join}${key}`]) {
+    // In the query, encoded or not; in the path, encoded, beside a malformed escape.
+    const inPath = `/v1/companies/${encoded}?q=100%`;
+    for (const url of [`${path}${join}token=${key}`, `${path}${join}key=${encoded}`, `${path}${join}${key}`, `${path}${join}q=100%&k=${encoded}`, inPath]) {
       for (const response of [await rest(url), await rest(url, key)]) {
         expect(response.status).toBe(401);
         expect(await response.json()).toEqual({ error: "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header", code: "unauthorized" });
