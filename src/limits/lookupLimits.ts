@@ -159,6 +159,17 @@ function giveBackToMonth(env: Env, lease: Pick<Lease, "accountLimiter" | "month"
 }
 
 /**
+ * A give-back the answer need not wait for: left to run after it (waitUntil) where it can be,
+ * awaited otherwise. One that fails is lost: the count runs ahead of what was served, never
+ * behind, and the request it came with is answered all the same.
+ */
+async function afterwards(work: Promise<unknown>, options: LookupLimitOptions): Promise<void> {
+  const settled = work.catch(() => undefined);
+  if (options.defer) options.defer(settled);
+  else await settled;
+}
+
+/**
  * Gives an old lease's unspent rest back before a retry: to the month, awaited, since the
  * retry is for that; to the key's minute and day when the answer is sent. A month that does
  * not answer leaves the rest on the lease, to go back another time. True when it went back.
@@ -166,9 +177,7 @@ function giveBackToMonth(env: Env, lease: Pick<Lease, "accountLimiter" | "month"
 async function returnRest(env: Env, lease: Lease, options: LookupLimitOptions): Promise<boolean> {
   const unspent = lease.tokens;
   lease.tokens = 0;
-  const toKey = giveBackToKey(env, lease, unspent).catch(() => undefined);
-  if (options.defer) options.defer(toKey);
-  else await toKey;
+  await afterwards(giveBackToKey(env, lease, unspent), options);
   try {
     await giveBackToMonth(env, lease, unspent);
     return true;
@@ -195,10 +204,7 @@ async function acquire(
   options: LookupLimitOptions,
 ): Promise<LimitDecision | undefined> {
   const release = async (lease: Lease | undefined) => {
-    if (!lease || lease.tokens === 0) return;
-    const released = giveBack(env, lease, lease.tokens);
-    if (options.defer) options.defer(released);
-    else await released;
+    if (lease && lease.tokens > 0) await afterwards(giveBack(env, lease, lease.tokens), options);
   };
 
   const minuteWindow = keyMinuteWindow(key);
@@ -234,12 +240,10 @@ async function acquire(
         ofMonth = await askLimiter(env, accountLimiter, (limiter) => limiter.lease([month], ofKey.granted, now));
       } catch (error) {
         // Nothing is served: what the key's shard counted goes back (if it answers).
-        const back = giveBack(env, granting, ofKey.granted, true).catch(() => undefined);
-        if (options.defer) options.defer(back);
-        else await back;
+        await afterwards(giveBack(env, granting, ofKey.granted, true), options);
         throw error;
       }
-      if (ofMonth.granted < ofKey.granted) await giveBack(env, granting, ofKey.granted - ofMonth.granted, true);
+      if (ofMonth.granted < ofKey.granted) await afterwards(giveBack(env, granting, ofKey.granted - ofMonth.granted, true), options);
       if (!ofMonth.allowed) {
         refusal = ofMonth;
         break;
@@ -258,10 +262,16 @@ async function acquire(
     // but which count against the month: they go back first, and the limiters are asked once
     // more. Without this, an isolate refused once would hold them, and the account be refused
     // for the rest of the month for requests it never served.
+    // What goes back: this key's rest under other limits in this very minute (counted in the
+    // minute that may have refused), and, when the month refused, every rest of the account's
+    // earlier minutes (a refusal by the key's minute gains nothing from those).
+    if (round > 0) break;
     const own = leases.get(key.id);
-    const stale = (lease: Lease) => lease.minute !== minute || (lease === own && lease.signature !== signature);
-    const rests = [...leases.values()].filter((lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && stale(lease));
-    if (round > 0 || rests.length === 0) break;
+    const byMonth = refusal?.refusedBy === month.name;
+    const rests = [...(byMonth ? leases.values() : own ? [own] : [])].filter(
+      (lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && (lease.minute !== minute ? byMonth : lease === own && lease.signature !== signature),
+    );
+    if (rests.length === 0) break;
     const returned = await Promise.all(rests.map((lease) => returnRest(env, lease, options)));
     if (!returned.includes(true)) break;
   }

@@ -210,6 +210,32 @@ describe("the monthly quota", () => {
     expect((await consumeLookup(busyBroken, other, { now: minute2 })).allowed).toBe(true);
   });
 
+  it("answers a request the month admitted, though the key's limiter cannot take back what the month would not grant", async () => {
+    const k = key("surplus", null);
+    const now = Date.parse("2026-11-22T13:30:05Z");
+    // A hundred left in the month: the month grants one at a time, the key two.
+    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 100, now)).allowed).toBe(true);
+    const shard = env.RATE_LIMITER.idFromName(limiterNames.keyShard(k.id, 0, 1));
+    const releaseFails = {
+      ...env,
+      RATE_LIMITER: {
+        idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = env.RATE_LIMITER.get(id);
+          if (!id.equals(shard)) return stub;
+          return {
+            lease: (...args: Parameters<typeof stub.lease>) => stub.lease(...args),
+            usage: (...args: Parameters<typeof stub.usage>) => stub.usage(...args),
+            release: () => Promise.reject(new Error("release failed")),
+          };
+        },
+      },
+    } as unknown as Env;
+    expect((await consumeLookup(releaseFails, k, { now })).allowed).toBe(true);
+    expect((await consumeLookup(releaseFails, k, { now })).allowed).toBe(true);
+    expect(await month(k.accountId, now)).toBe(500_000 - 100 + 2);
+  });
+
   it("reports the account's month beside the key's own minute, and the tighter of the two as remaining", async () => {
     const now = Date.parse("2026-11-22T12:40:05Z");
     const [first, second] = [key("reported-a", null, "free", "reported"), key("reported-b", null, "free", "reported")];
