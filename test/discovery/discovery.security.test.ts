@@ -170,6 +170,7 @@ describe("names a site gives itself: control and direction characters", () => {
     const title = async (html: string) => (await readPage(encoder.encode(html))).title;
     expect(await title("<title>Pay\u0000Pal&#27;[2J&#x202E;lapyap</title>")).toBe("PayPal[2Jlapyap");
     expect(await title("<title>\u200bAcme\u2066 Corp\u2069\ufeff</title>")).toBe("Acme Corp");
+    expect(await title("<title>Acme \u202E Corp\u00ad\u2062</title>")).toBe("Acme Corp");
     expect(await title("<title>Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}</title>")).toBe("Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}");
     expect(await title("<title>&#1;&#x202E;</title>")).toBeNull();
     expect(readManifest(encoder.encode('{"name": "\\u0007Acme\\u001b[31m"}'))!.name).toBe("Acme[31m");
