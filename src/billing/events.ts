@@ -74,7 +74,8 @@ const LIFECYCLE = (column: string) =>
   `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
 /** Statuses Stripe never moves a subscription out of: it never comes back, nor charges again. */
 export const endedStatuses = ["canceled", "incomplete_expired"] as const;
-export const isEnded = (status: string) => (endedStatuses as readonly string[]).includes(status);
+/** Not paying, and not over either (a first payment settling, unpaid, paused): Stripe may still charge for it. */
+export const unsettledStatus = (status: string) => !payingStatuses.has(status) && !(endedStatuses as readonly string[]).includes(status);
 const ENDED = (column: string) => `(${column} IN (${endedStatuses.map((ended) => `'${ended}'`).join(", ")}))`;
 const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((paying) => `'${paying}'`).join(", ")}))`;
 /** The row's current subscription is paying, and the event says another one (or none) is not. */

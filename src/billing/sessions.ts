@@ -4,7 +4,7 @@ import { accounts, billingAccounts, checkoutSessions } from "../../schema";
 import type { AccountKeeper } from "../accounts/accounts";
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
-import { endedStatuses, isEnded, payingStatuses } from "./events";
+import { endedStatuses, payingStatuses, unsettledStatus } from "./events";
 import { missingAtStripe, type PaidPlan, priceOf, refusedByStripe, STRIPE_UNAVAILABLE, StripeCalls } from "./stripe";
 
 /**
@@ -47,9 +47,8 @@ export async function createCheckoutSession(
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
   ]);
   if (existing && payingStatuses.has(existing.status)) return fail("conflict", ALREADY_SUBSCRIBED);
-  // Not paying yet or any more, but not over (a first payment still settling, unpaid, paused):
-  // Stripe may still charge for it, and a second subscription would be charged beside it.
-  if (existing && !isEnded(existing.status)) return fail("conflict", unsettled(existing.status));
+  // A second subscription would be charged beside one Stripe may still charge for.
+  if (existing && unsettledStatus(existing.status)) return fail("conflict", unsettled(existing.status));
   const stripe = new StripeCalls(env);
   const settled = await settleOpenCheckouts(stripe, db, accountId);
   if (!settled.ok) return settled;

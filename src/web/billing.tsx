@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { billingAccounts, checkoutSessions, plans } from "../../schema";
-import { isEnded, payingStatuses } from "../billing/events";
+import { payingStatuses, unsettledStatus } from "../billing/events";
 import { checkoutState, createBillingPortalSession, createCheckoutSession } from "../billing/sessions";
 import { type PaidPlan, paidPlans, priceOf } from "../billing/stripe";
 import { publicBase } from "../env";
@@ -50,8 +50,8 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
   // Only a paying subscription renews or ends: one Stripe ended (canceled at once, unpaid after
   // failed payments) keeps its last period's end, with cancel_at_period_end false.
   const subscribed = !!props.subscription && payingStatuses.has(props.subscription.status);
-  // Not paying, not over (a payment settling, unpaid, paused): settled in Stripe's portal first.
-  const unsettled = !!props.subscription && !subscribed && !isEnded(props.subscription.status);
+  // Not paying, not over (a payment settling, unpaid, paused): no second subscription beside it.
+  const unsettled = !!props.subscription && unsettledStatus(props.subscription.status);
   return (
     <Page title="Plan" account={props.account} section="billing">
       <h1>Plan and billing</h1>
@@ -121,7 +121,13 @@ function BillingPage(props: { account: SessionAccount; subscription: Subscriptio
                   </button>
                 </form>
               )}
-              {upgrade && unsettled && <p class="hint">Pay or cancel the {props.subscription!.status} subscription with Manage billing first.</p>}
+              {upgrade && unsettled && (
+                <p class="hint">
+                  {props.subscription!.status === "incomplete"
+                    ? "Waiting for the first payment to settle."
+                    : `Pay or cancel the ${props.subscription!.status} subscription with Manage billing first.`}
+                </p>
+              )}
               {!upgrade && !isCurrent && rank(plan) > rank(current) && <p class="hint">Contact us for this plan.</p>}
             </section>
           );
