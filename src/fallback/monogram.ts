@@ -1,4 +1,5 @@
 import { domainToUnicode } from "node:url";
+import { contrastOf, type Rgb } from "../images/colour";
 import { escapeMarkup } from "../lib/markup";
 
 /**
@@ -52,11 +53,19 @@ export function monogramLetter(name: string | null, domain: string): string {
   return (name && firstLetter(name)) || firstLetter(unicodeDomain(domain)) || "?";
 }
 
-/** A stable colour per domain: the hue from an FNV-1a hash, saturation and lightness fixed so white text reads on it. */
+/**
+ * A stable colour per domain: the hue from an FNV-1a hash, the saturation fixed, and the
+ * lightness 0.42 or, for hues that are bright there (yellow-greens, teals), as much darker as
+ * white text needs to read on it at WCAG's 4.5:1.
+ */
 export function domainColour(domain: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < domain.length; i++) hash = Math.imul(hash ^ domain.charCodeAt(i), 0x01000193);
-  return hslToHex((hash >>> 0) % 360, 0.55, 0.42);
+  const hue = (hash >>> 0) % 360;
+  let lightness = 0.42;
+  let hex = hslToHex(hue, 0.55, lightness);
+  while (contrastOf(rgbOf(hex), WHITE) < 4.5 && lightness > 0.2) hex = hslToHex(hue, 0.55, (lightness -= 0.01));
+  return hex;
 }
 
 function hslToHex(hue: number, saturation: number, lightness: number): string {
@@ -68,15 +77,17 @@ function hslToHex(hue: number, saturation: number, lightness: number): string {
   return toHex([channel(0), channel(8), channel(4)]);
 }
 
-const toHex = (rgb: number[]) => `#${rgb.map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, "0")).join("")}`;
-const rgbOf = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+const toHex = (rgb: readonly number[]) => `#${rgb.map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, "0")).join("")}`;
+const rgbOf = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as unknown as Rgb;
+const WHITE: Rgb = [255, 255, 255];
+const DARK_INK = "#1f2328";
 /** Rec. 709 luma of sRGB values, 0–1 (as src/images/renditions.ts measures tone). */
-const luma = ([r, g, b]: number[]) => (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
-const mix = (rgb: number[], towards: number, share: number) => rgb.map((v) => v + (towards - v) * share);
+const luma = ([r, g, b]: readonly number[]) => (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+const mix = (rgb: readonly number[], towards: number, share: number) => rgb.map((v) => v + (towards - v) * share);
 
 /** The tile's colour for the request: greyscale as luma, and never so close to the page's background that the tile vanishes. */
 export function tileColour(request: Pick<MonogramRequest, "domain" | "brandColor" | "theme" | "greyscale">): string {
-  let rgb = rgbOf(request.brandColor ?? domainColour(request.domain));
+  let rgb: readonly number[] = rgbOf(request.brandColor ?? domainColour(request.domain));
   if (request.theme === "dark" && luma(rgb) < 0.18) rgb = mix(rgb, 255, 0.3);
   if (request.theme === "light" && luma(rgb) > 0.85) rgb = mix(rgb, 0, 0.3);
   if (request.greyscale) {
@@ -89,7 +100,8 @@ export function tileColour(request: Pick<MonogramRequest, "domain" | "brandColor
 export function monogramSvg(request: MonogramRequest): string {
   const letter = escapeMarkup(monogramLetter(request.name, request.domain));
   const tile = tileColour(request);
-  const ink = luma(rgbOf(tile)) < 0.6 ? "#ffffff" : "#1f2328";
+  // Whichever of white and near-black reads better on the tile, by WCAG contrast.
+  const ink = contrastOf(rgbOf(tile), WHITE) >= contrastOf(rgbOf(tile), rgbOf(DARK_INK)) ? "#ffffff" : DARK_INK;
   const size = request.size;
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 100 100" role="img" aria-label="${letter}">` +

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { domainColour, firstLetter, monogramLetter, tileColour } from "../../src/fallback/monogram";
+import { domainColour, firstLetter, monogramLetter, monogramSvg, tileColour } from "../../src/fallback/monogram";
+import { contrastOf } from "../../src/images/colour";
 import { setKeyFallback } from "../../src/keys/apiKeys";
 import { claimSite, page } from "../discovery/helpers";
 import { db } from "../helpers/catalogue";
@@ -100,6 +101,30 @@ describe("fallback=monogram", () => {
     const response = await offline(`/example.com?token=${token}&fallback=sometimes`);
     expect(response.status).toBe(400);
     expect(await response.text()).toBe("Invalid fallback: must be monogram or none");
+  });
+});
+
+describe("monogram colours", () => {
+  const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as unknown as [number, number, number];
+  const inkOf = (svg: string) => /<text[^>]* fill="(#[0-9a-f]{6})"/.exec(svg)?.[1];
+  const contrast = (a: string, b: string) => contrastOf(rgb(a), rgb(b));
+
+  it("draw the letter in whichever of white and near-black reads better on the tile", () => {
+    for (const brandColor of ["#00d509", "#1db954", "#25d366", "#969696", "#1e40af", "#ffd700", "#000000", "#ffffff", "#ff0000"]) {
+      const svg = monogramSvg({ domain: "example.com", name: "Acme", brandColor, size: 64, greyscale: false });
+      const [tile, ink] = [fillOf(svg)!, inkOf(svg)!];
+      const other = ink === "#ffffff" ? "#1f2328" : "#ffffff";
+      expect(contrast(tile, ink), brandColor).toBeGreaterThanOrEqual(contrast(tile, other));
+      // Whatever the tile, the better of the two reads at 3.9:1 or more.
+      expect(contrast(tile, ink), brandColor).toBeGreaterThanOrEqual(3.9);
+    }
+  });
+
+  it("give every domain a colour white reads on at 4.5:1", () => {
+    for (let i = 0; i < 2000; i++) {
+      const tile = domainColour(`d${i}.com`);
+      expect(contrast(tile, "#ffffff"), `d${i}.com: ${tile}`).toBeGreaterThanOrEqual(4.5);
+    }
   });
 });
 
