@@ -139,11 +139,20 @@ export const localHostOnly = createMiddleware<AppEnv>(async (c, next) => {
  * Configuration problems of this deployment, by name and consequence, never by value: vars
  * that do not validate, and (on a deployment, which has PUBLIC_BASE_URL) missing secrets.
  */
+/** On a deployment, the optional secrets not set, and what is unavailable without them: worth saying, not a fault. */
+export function optionalSecretsMissing(env: Env): string[] {
+  const parsed = varsSchema.safeParse(env);
+  return parsed.success && parsed.data.PUBLIC_BASE_URL ? secretsNotSet(env, false) : [];
+}
+
+function secretsNotSet(env: Env, required: boolean): string[] {
+  return (Object.entries(productionSecrets) as [keyof Secrets, (typeof productionSecrets)[keyof Secrets]][])
+    .filter(([name, secret]) => secret.required === required && !env[name])
+    .map(([name, secret]) => `${name} is not set: ${secret.without}`);
+}
+
 export function configurationProblems(env: Env): string[] {
   const parsed = varsSchema.safeParse(env);
   if (!parsed.success) return parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  if (!parsed.data.PUBLIC_BASE_URL) return [];
-  return (Object.entries(productionSecrets) as [keyof Secrets, (typeof productionSecrets)[keyof Secrets]][])
-    .filter(([name, secret]) => secret.required && !env[name])
-    .map(([name, secret]) => `${name} is not set: ${secret.without}`);
+  return parsed.data.PUBLIC_BASE_URL ? secretsNotSet(env, true) : [];
 }

@@ -24,6 +24,17 @@ describe("GET /health", () => {
     expect(JSON.stringify(body)).not.toContain(env.SIGNED_URL_SECRET!);
   });
 
+  it("a deployment without the optional file API key says what is unavailable, and stays ok", async () => {
+    const response = await fetchWith({ PUBLIC_BASE_URL: "https://logos.example.com", ANTHROPIC_API_KEY: undefined }, "https://logos.example.com/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      status: "ok",
+      database: "ok",
+      configuration: "ok",
+      optional: ["ANTHROPIC_API_KEY is not set: get_logo files fall back to base64 and insert_logo fails"],
+    });
+  });
+
   it("a local server (no public base URL) needs no secrets", async () => {
     const response = await fetchWith({ STRIPE_SECRET_KEY: undefined }, "http://localhost:8787/health");
     expect(response.status).toBe(200);
