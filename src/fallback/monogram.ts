@@ -36,10 +36,16 @@ export const MONOGRAM_HEADERS = {
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** The first letter or digit of `text` as one grapheme (combining marks kept), upper-cased where the script has case. */
+/**
+ * The first letter or digit of `text` as one grapheme (combining marks kept), upper-cased where
+ * the script has case and a capital begins a word: not where upper case is two letters (ß → SS,
+ * ﬁ → FI), nor Georgian, whose capitals (Mtavruli) do not begin words and many fonts lack.
+ */
 export function firstLetter(text: string): string | null {
   for (const { segment } of segmenter.segment(text.normalize("NFC"))) {
-    if (/^[\p{L}\p{N}]/u.test(segment)) return segment.toLocaleUpperCase();
+    if (!/^[\p{L}\p{N}]/u.test(segment)) continue;
+    const upper = segment.toLocaleUpperCase();
+    return [...upper].length > [...segment].length || /^[\u10D0-\u10FF]/u.test(segment) ? segment : upper;
   }
   return null;
 }

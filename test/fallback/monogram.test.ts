@@ -137,4 +137,10 @@ describe("monogram letters", () => {
     expect(monogramLetter(null, "xn--80akhbyknj4f.com")).toBe("И");
     expect(monogramLetter("<script>", "example.com")).toBe("S");
   });
+
+  it("keeps a letter whose capital is two letters, or not a word's first, as it is", () => {
+    expect(firstLetter("ßtudio")).toBe("ß");
+    expect(firstLetter("\ufb01rma")).toBe("\ufb01");
+    expect(firstLetter("ანბანი")).toBe("ა");
+  });
 });
