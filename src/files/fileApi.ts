@@ -60,7 +60,14 @@ export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fil
     console.error("file API: upload did not complete", error);
     return unavailable;
   }
-  const body = await response.json().catch(() => null);
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (error) {
+    // The answer's body stalled past the deadline, or is no JSON: not a refusal the provider gave.
+    console.error(`file API: the answer (${response.status}) could not be read`, error);
+    return unavailable;
+  }
   const file = uploaded.safeParse(body);
   if (!response.ok || !file.success) {
     // The provider's error type and message say why (invalid key, quota); never the key itself.
