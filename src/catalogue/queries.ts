@@ -90,9 +90,11 @@ function companyByTicker(db: CatalogueDb, input: string) {
 export async function findCompanyByName(db: CatalogueDb, name: string): Promise<CompanyMatch | null> {
   const byKey = async (key: string) =>
     key === "" ? null : ((await companyWithPrimaryDomain(db).where(eq(companies.nameKey, key)).orderBy(desc(companies.prominence), asc(companies.id)).get()) ?? null);
-  const found = await byKey(nameKey(name));
-  const plain = found ? null : withoutLegalForm(name);
-  return plain === null ? found : byKey(nameKey(plain));
+  for (const asked of [name, ...withoutLegalForm(name)]) {
+    const found = await byKey(nameKey(asked));
+    if (found) return found;
+  }
+  return null;
 }
 
 /**
@@ -105,14 +107,19 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
 const LEGAL_FORMS = new Set(["inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp", "lp", "plc", "ag", "gmbh", "sa", "nv", "bv", "se", "spa", "oy", "ab", "as", "kk"]);
 const bare = (word: string) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
 
-/** The query without its legal form, leading "The" and inner "and"; null when it has none, or is nothing else. */
-export function withoutLegalForm(query: string): string | null {
+/**
+ * The query without its legal form, then also without a leading "The" and inner "and" (the
+ * catalogue may keep those: "The Home Depot", "Barnes and Noble"); each only when it differs
+ * from the query and leaves something. Empty when the query has none of them.
+ */
+export function withoutLegalForm(query: string): string[] {
   const words = query.trim().split(/\s+/);
   let end = words.length;
   while (end > 1 && LEGAL_FORMS.has(bare(words[end - 1]!))) end--;
-  const start = end > 1 && bare(words[0]!) === "the" ? 1 : 0;
-  const kept = words.slice(start, end).filter((word, i, all) => i === 0 || i === all.length - 1 || bare(word) !== "and");
-  return kept.length === words.length || kept.length === 0 ? null : kept.join(" ");
+  const named = words.slice(0, end);
+  const start = named.length > 1 && bare(named[0]!) === "the" ? 1 : 0;
+  const plain = named.slice(start).filter((word, i, all) => i === 0 || i === all.length - 1 || bare(word) !== "and");
+  return [...new Set([named, plain].filter((kept) => kept.length > 0 && kept.length < words.length).map((kept) => kept.join(" ")))];
 }
 
 export interface SearchHit extends CompanyMatch {
@@ -160,11 +167,12 @@ const CHECKED_CANDIDATES = 200;
 export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
   const hits = await searchAsWritten(db, query, limit);
   // "Apple Inc." finds Apple: asked again without its legal form, when as written found
-  // nothing, and then only the company of that exact name (not every name it starts).
-  const plain = hits.length === 0 ? withoutLegalForm(query) : null;
-  if (plain === null) return hits;
-  const key = nameKey(plain);
-  return (await searchAsWritten(db, plain, limit)).filter((hit) => hit.matchedBy === "name" && nameKey(hit.companyName) === key);
+  // nothing, and then only a company of exactly that name, or that ticker ("BP plc"), not
+  // every name it starts. Asked by its barest form, whose words every such name has.
+  const variants = hits.length === 0 ? withoutLegalForm(query) : [];
+  if (variants.length === 0) return hits;
+  const keys = new Set(variants.map(nameKey));
+  return (await searchAsWritten(db, variants.at(-1)!, limit)).filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)));
 }
 
 async function searchAsWritten(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {

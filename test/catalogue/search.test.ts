@@ -38,6 +38,16 @@ describe("names as people write them, with a legal form", () => {
     expect(await names("Orrisk Logistics Ltd", 5)).toEqual([]);
   });
 
+  it("find a name that keeps its The or and, and a company whose ticker is its name", async () => {
+    await add("The Vorlund Depot", ["vorlunddepot.example"]);
+    await add("Quorra and Pell", ["quorrapell.example"]);
+    await add("Qvx Energy", ["qvx.example"], { ticker: { symbol: "QVX", exchange: "LSE" } });
+    expect(await names("The Vorlund Depot, Inc.", 5)).toEqual(["The Vorlund Depot"]);
+    expect(await names("Quorra and Pell Ltd", 5)).toEqual(["Quorra and Pell"]);
+    expect(await names("Qvx plc", 5)).toEqual(["Qvx Energy"]);
+    expect((await findCompanyByName(db, "The Vorlund Depot, Inc."))?.companyName).toBe("The Vorlund Depot");
+  });
+
   it("leave a name that has them as it is", async () => {
     await add("Vantor Company", ["vantorcompany.example"], { prominence: 1 });
     await add("Vantor", ["vantor.example"], { prominence: 9 });
