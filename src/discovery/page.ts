@@ -55,12 +55,13 @@ function iconRel(rel: string): IconRel | "manifest" | null {
  * MAX_TEXT code points. Cut by code point, not by UTF-16 unit: a cut through a surrogate pair
  * would leave half an emoji, and a lone surrogate is no Unicode text (encodeURIComponent throws
  * on it, D1 stores it as three replacement characters). Control characters (NUL, ESC and its
- * terminal sequences' start) and the invisible format marks that reorder or hide text (bidi
- * overrides and isolates, zero-width space, soft hyphen, BOM, tags) are dropped: a site must
- * not make its name display as another. The zero-width joiner and non-joiner stay, for emoji
- * and scripts that need them.
+ * terminal sequences' start) and the invisible marks that reorder or hide text (bidi marks,
+ * overrides and isolates, zero-width space, word joiner, invisible operators, soft hyphen,
+ * BOM, interlinear annotation) are dropped: a site must not make its name display as
+ * another. Format characters that are text stay: the joiners (emoji, Indic and Arabic
+ * scripts), tags (the flags of England, Scotland, Wales), Arabic and Syriac number signs.
  */
-const INVISIBLE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}]/gu;
+const INVISIBLE = /[\p{Cc}\u00AD\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\uFFF9-\uFFFB]/gu;
 const clean = (text: string | null | undefined) => {
   // Whitespace is control characters too: made spaces first, and collapsed last.
   const whole = (text ?? "").replace(/\s/g, " ").replace(INVISIBLE, "").replace(/ +/g, " ").trim();

@@ -171,6 +171,9 @@ describe("names a site gives itself: control and direction characters", () => {
     expect(await title("<title>Pay\u0000Pal&#27;[2J&#x202E;lapyap</title>")).toBe("PayPal[2Jlapyap");
     expect(await title("<title>\u200bAcme\u2066 Corp\u2069\ufeff</title>")).toBe("Acme Corp");
     expect(await title("<title>Acme \u202E Corp\u00ad\u2062</title>")).toBe("Acme Corp");
+    const scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+    expect(await title(`<title>Pubs of ${scotland}</title>`)).toBe(`Pubs of ${scotland}`);
+    expect(await title("<title>\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645</title>")).toBe("\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645");
     expect(await title("<title>Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}</title>")).toBe("Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}");
     expect(await title("<title>&#1;&#x202E;</title>")).toBeNull();
     expect(readManifest(encoder.encode('{"name": "\\u0007Acme\\u001b[31m"}'))!.name).toBe("Acme[31m");
