@@ -44,8 +44,8 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 export function firstLetter(text: string): string | null {
   for (const { segment } of segmenter.segment(text.normalize("NFC"))) {
     if (!/^[\p{L}\p{N}]/u.test(segment)) continue;
-    const upper = segment.toLocaleUpperCase();
-    return [...upper].length > [...segment].length || /^[\u10D0-\u10FF]/u.test(segment) ? segment : upper;
+    const upper = segment.toLocaleUpperCase().normalize("NFC");
+    return [...segmenter.segment(upper)].length > 1 || /^[\u10D0-\u10FF]/u.test(segment) ? segment : upper;
   }
   return null;
 }

@@ -142,5 +142,7 @@ describe("monogram letters", () => {
     expect(firstLetter("ßtudio")).toBe("ß");
     expect(firstLetter("\ufb01rma")).toBe("\ufb01");
     expect(firstLetter("ანბანი")).toBe("ა");
+    // One letter, however many code points its capital takes.
+    expect(firstLetter("\u01F0ava")).toBe("J\u030C");
   });
 });
