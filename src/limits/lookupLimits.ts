@@ -243,7 +243,9 @@ async function acquire(
         await afterwards(giveBack(env, granting, ofKey.granted, true), options);
         throw error;
       }
-      if (ofMonth.granted < ofKey.granted) await afterwards(giveBack(env, granting, ofKey.granted - ofMonth.granted, true), options);
+      // Refused by the month, the key's shard is asked again after the retry's give-backs: it
+      // must have taken this back by then, so the give-back is waited for (never failing).
+      if (ofMonth.granted < ofKey.granted) await afterwards(giveBack(env, granting, ofKey.granted - ofMonth.granted, true), ofMonth.allowed ? options : {});
       if (!ofMonth.allowed) {
         refusal = ofMonth;
         break;

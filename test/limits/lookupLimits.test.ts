@@ -236,6 +236,39 @@ describe("the monthly quota", () => {
     expect(await month(k.accountId, now)).toBe(500_000 - 100 + 2);
   });
 
+  it("retries a month refusal with the key's minute as it was, what the month would not grant taken back first", async () => {
+    const [k, other] = [key("slow-a", 3, "free", "slow"), key("slow-b", 1_000_000, "free", "slow")];
+    const minute1 = Date.parse("2026-11-22T13:40:05Z");
+    for (let i = 0; i < 10; i++) await consumeLookup(env, other, { now: minute1 });
+    const minute2 = Date.parse("2026-11-22T13:41:05Z");
+    // The month is spent, but for the other key's rest; this key has served two of its three this minute.
+    expect((await rateLimiterFor(env, limiterNames.lookups("slow")).consume([accountMonthWindow("free")], 500_000 - (await month("slow", minute1)), minute2)).allowed).toBe(true);
+    expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 2, minute2)).allowed).toBe(true);
+    // The key's object takes its time to take a request back.
+    const shard = env.RATE_LIMITER.idFromName(limiterNames.keyShard(k.id, 0, 1));
+    const slowRelease = {
+      ...env,
+      RATE_LIMITER: {
+        idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = env.RATE_LIMITER.get(id);
+          if (!id.equals(shard)) return stub;
+          return {
+            lease: (...args: Parameters<typeof stub.lease>) => stub.lease(...args),
+            usage: (...args: Parameters<typeof stub.usage>) => stub.usage(...args),
+            release: async (...args: Parameters<typeof stub.release>) => {
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              return stub.release(...args);
+            },
+          };
+        },
+      },
+    } as unknown as Env;
+    const deferred: Promise<unknown>[] = [];
+    expect((await consumeLookup(slowRelease, k, { now: minute2, defer: (work) => deferred.push(work) })).allowed).toBe(true);
+    await Promise.all(deferred);
+  });
+
   it("reports the account's month beside the key's own minute, and the tighter of the two as remaining", async () => {
     const now = Date.parse("2026-11-22T12:40:05Z");
     const [first, second] = [key("reported-a", null, "free", "reported"), key("reported-b", null, "free", "reported")];
