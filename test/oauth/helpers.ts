@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { createAccount } from "../../src/accounts/accounts";
 import { db } from "../helpers/catalogue";
+import { withinOneMinute } from "../helpers/minutes";
 import { rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
 export const BASE = "https://logos.test";
@@ -147,8 +148,13 @@ export async function atConsent(clientName = "Test Agent") {
   return { account, clientId, verifier, browser, url, html, handle: handleOf(html)! };
 }
 
-/** Counts `attempts` sign-in attempts against the limiter `name` in one call, as that many attempts would. */
+/**
+ * Counts `attempts` sign-in attempts against the limiter `name` in one call, as that many
+ * attempts would. In a minute with 10 s or more left: the test's requests after it must fall in
+ * the same minute (a test calling it has the time to wait).
+ */
 export async function spendSignIns(name: string, limit: number, attempts: number): Promise<void> {
+  await withinOneMinute(10_000);
   const decision = await rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], attempts);
   if (!decision.allowed) throw new Error(`could not spend ${attempts} sign-in attempts of ${name}`);
 }

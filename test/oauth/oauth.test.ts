@@ -173,7 +173,7 @@ describe("sign-in and consent pages", () => {
     expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
-  it("limits sign-in attempts on the page per account", async () => {
+  it("limits sign-in attempts on the page per account", { timeout: 30_000 }, async () => {
     const account = await mcpAccount();
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
@@ -186,7 +186,7 @@ describe("sign-in and consent pages", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
-  it("limits sign-in attempts on the page per address, whatever the email", async () => {
+  it("limits sign-in attempts on the page per address, whatever the email", { timeout: 30_000 }, async () => {
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
     const url = authorizeUrl(clientId, challenge);

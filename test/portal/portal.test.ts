@@ -90,7 +90,7 @@ describe("portal sign-in", () => {
     expect(json.error.length).toBeGreaterThan(5);
   });
 
-  it("limits sign-in attempts per account", async () => {
+  it("limits sign-in attempts per account", { timeout: 30_000 }, async () => {
     const { email } = await account();
     // All but one attempt of the minute spent at once (a loop of real attempts could straddle a minute).
     await spendSignIns(limiterNames.signInAccountAtAddress(email, "unknown"), SIGN_IN_LIMITS.perAccountAndAddress, SIGN_IN_LIMITS.perAccountAndAddress - 1);
@@ -106,7 +106,7 @@ describe("sign-in limits under attack", () => {
   const signInWindow = (limit: number) => [{ name: "sign-in", period: "minute" as const, limit }];
   const attemptsFor = async (email: string) => (await rateLimiterFor(env, limiterNames.signInAccount(email)).usage(signInWindow(1)))[0]!.used;
 
-  it("row 12: once an address is refused, its guesses at other emails touch nothing of theirs", async () => {
+  it("row 12: once an address is refused, its guesses at other emails touch nothing of theirs", { timeout: 30_000 }, async () => {
     const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
     await spendSignIns(limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.perAddress);
     const victims = ["victim-a@example.com", "victim-b@example.com"].map((e) => `${address}-${e}`);
@@ -114,7 +114,7 @@ describe("sign-in limits under attack", () => {
     for (const email of victims) expect(await attemptsFor(email)).toBe(0);
   });
 
-  it("guesses spread over many addresses lock out no browser the owner signed in from before", async () => {
+  it("guesses spread over many addresses lock out no browser the owner signed in from before", { timeout: 30_000 }, async () => {
     const { email } = await account();
     const signedIn = await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.20"));
     const device = /__Host-device=([^;]*)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
@@ -132,7 +132,7 @@ describe("sign-in limits under attack", () => {
     }
   });
 
-  it("a new password ends every device token made under the old one", async () => {
+  it("a new password ends every device token made under the old one", { timeout: 30_000 }, async () => {
     const { id, email } = await account();
     const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
     expect((await setPassword(db, id, "a brand new passphrase")).ok).toBe(true);
@@ -168,7 +168,7 @@ describe("sign-in limits under attack", () => {
     expect(await attemptsFor(email)).toBe(0);
   });
 
-  it("row 12: wrong passwords from one address do not lock the owner out from another", async () => {
+  it("row 12: wrong passwords from one address do not lock the owner out from another", { timeout: 30_000 }, async () => {
     const { email } = await account();
     await spendSignIns(limiterNames.signInAccountAtAddress(email, "203.0.113.66"), SIGN_IN_LIMITS.perAccountAndAddress, SIGN_IN_LIMITS.perAccountAndAddress);
     expect((await loginJson(email, PASSWORD, "/apiaas/login", from("203.0.113.66"))).status).toBe(429);

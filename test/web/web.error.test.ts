@@ -70,7 +70,7 @@ describe("sign-up refuses", () => {
     expect((await new Browser().postForm("/portal/signup", { email, password: PASSWORD })).status).toBe(303);
   });
 
-  it("more attempts than its address's sign-in limit allows", async () => {
+  it("more attempts than its address's sign-in limit allows", { timeout: 30_000 }, async () => {
     const email = freshEmail();
     const address = `198.51.100.${Math.floor(Math.random() * 200)}`;
     const headers = { "CF-Connecting-IP": address };
@@ -99,7 +99,7 @@ describe("sign-in refuses", () => {
     expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
-  it("empty fields, and the eleventh attempt of a minute", async () => {
+  it("empty fields, and the eleventh attempt of a minute", { timeout: 30_000 }, async () => {
     const empty = await new Browser().postForm("/portal/login", {});
     expect(empty.status).toBe(400);
     const emptyPage = await empty.text();
