@@ -11,6 +11,17 @@ import { jsonError } from "./lib/responses";
  */
 const optionalUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).transform((v) => v.replace(/\/+$/, ""));
 
+/**
+ * A provider's API, which every call sends a secret key to: https, or plain http to this very
+ * machine only (a local fake, as the tests run Stripe's and the file API's).
+ */
+const providerUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/ })
+    .refine((url) => url.startsWith("https:") || /^http:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:\/|$)/.test(url), "must be https (plain http only to localhost): the secret key goes with every call")
+    .default(fallback)
+    .transform((v) => v.replace(/\/+$/, ""));
+
 // An empty numeric var (`NAME = ""`, as wrangler users leave one they mean unset) takes its
 // default: z.coerce.number() alone reads "" as 0, and DISCOVERY_MISS_TTL_S = 0 remembers no miss.
 const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
@@ -22,11 +33,8 @@ export const varsSchema = z.object({
     .default(""),
   CDN_URL: optionalUrl.default(""),
   LOOKUP_RESPONSE: z.enum(["redirect", "bytes"]).default("redirect"),
-  ANTHROPIC_BASE_URL: z
-    .url({ protocol: /^https?$/ })
-    .default("https://api.anthropic.com")
-    .transform((v) => v.replace(/\/+$/, "")),
-  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
+  ANTHROPIC_BASE_URL: providerUrl("https://api.anthropic.com"),
+  STRIPE_API_BASE: providerUrl("https://api.stripe.com"),
   STRIPE_PRICE_LAUNCH: z.string().default(""),
   STRIPE_PRICE_GROWTH: z.string().default(""),
   STRIPE_PRICE_ENTERPRISE: z.string().default(""),

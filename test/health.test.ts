@@ -52,6 +52,17 @@ describe("GET /health", () => {
     for (const value of Object.values(invalid)) expect(JSON.stringify(body)).not.toContain(value);
   });
 
+  it("a provider's API over plain http, where every call carries a secret key, is refused but for localhost", async () => {
+    const plain = { STRIPE_API_BASE: "http://api.stripe.example", ANTHROPIC_BASE_URL: "http://files.example.com/" };
+    const response = await fetchWith(plain, "https://logos.test/health");
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as { problems: string[] };
+    expect(body.problems.map((problem) => problem.split(":")[0]).sort()).toEqual(Object.keys(plain).sort());
+    expect(body.problems[0]).toContain("must be https (plain http only to localhost)");
+    const local = await fetchWith({ STRIPE_API_BASE: "http://127.0.0.1:9", ANTHROPIC_BASE_URL: "http://localhost:8788" }, "https://logos.test/health");
+    expect(local.status).toBe(200);
+  });
+
   it("answers methods no route takes with 405 and what is allowed, not an error", async () => {
     const response = await exports.default.fetch("https://logos.test/health", { method: "DELETE" });
     expect(response.status).toBe(405);
