@@ -36,15 +36,28 @@ export const MONOGRAM_HEADERS = {
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
+/** The digraph letters whose capital at a word's start is their title case (ǅ, ǈ, ǋ, ǲ), not all capitals. */
+const TITLECASE: Record<string, string> = {
+  "\u01C4": "\u01C5",
+  "\u01C6": "\u01C5",
+  "\u01C7": "\u01C8",
+  "\u01C9": "\u01C8",
+  "\u01CA": "\u01CB",
+  "\u01CC": "\u01CB",
+  "\u01F1": "\u01F2",
+  "\u01F3": "\u01F2",
+};
+
 /**
  * The first letter or digit of `text` as one grapheme (combining marks kept), upper-cased where
  * the script has case and a capital begins a word: not where upper case is two letters (ß → SS,
- * ﬁ → FI), nor Georgian, whose capitals (Mtavruli) do not begin words and many fonts lack.
+ * ﬁ → FI), nor Georgian, whose capitals (Mtavruli) do not begin words and many fonts lack; a
+ * digraph letter takes its title case (ǆ → ǅ).
  */
 export function firstLetter(text: string): string | null {
   for (const { segment } of segmenter.segment(text.normalize("NFC"))) {
     if (!/^[\p{L}\p{N}]/u.test(segment)) continue;
-    const upper = segment.toLocaleUpperCase().normalize("NFC");
+    const upper = (TITLECASE[segment[0]!] ? TITLECASE[segment[0]!]! + segment.slice(1) : segment.toLocaleUpperCase()).normalize("NFC");
     return [...segmenter.segment(upper)].length > 1 || /^[\u10D0-\u10FF]/u.test(segment) ? segment : upper;
   }
   return null;

@@ -144,5 +144,6 @@ describe("monogram letters", () => {
     expect(firstLetter("ანბანი")).toBe("ა");
     // One letter, however many code points its capital takes.
     expect(firstLetter("\u01F0ava")).toBe("J\u030C");
+    expect(firstLetter("\u01C6ep")).toBe("\u01C5");
   });
 });
