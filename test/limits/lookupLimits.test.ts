@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { VerifiedKey } from "../../src/keys/verify";
 import { accountMonthWindow, consumeLookup, keyMinuteWindow, LEASE_SIZE, lookupUsage, MONTH_SPENT_MEMORY_MS, shareOf } from "../../src/limits/lookupLimits";
+import type { RateLimiter } from "../../src/limits/rateLimiter";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { brokenObjects } from "../faults/bindings";
 
@@ -138,6 +139,26 @@ describe("leases", () => {
   });
 });
 
+/** The environment, with the key's (one) limiter object giving requests back as `release` does; every other call as it is. */
+function keyReleasing(k: VerifiedKey, release: (stub: DurableObjectStub<RateLimiter>, args: Parameters<RateLimiter["release"]>) => Promise<void>): Env {
+  const shard = env.RATE_LIMITER.idFromName(limiterNames.keyShard(k.id, 0, 1));
+  return {
+    ...env,
+    RATE_LIMITER: {
+      idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const stub = env.RATE_LIMITER.get(id);
+        if (!id.equals(shard)) return stub;
+        return {
+          lease: (...args: Parameters<typeof stub.lease>) => stub.lease(...args),
+          usage: (...args: Parameters<typeof stub.usage>) => stub.usage(...args),
+          release: (...args: Parameters<RateLimiter["release"]>) => release(stub, args),
+        };
+      },
+    },
+  } as unknown as Env;
+}
+
 describe("the monthly quota", () => {
   const month = (accountId: string, now: number) => rateLimiterFor(env, limiterNames.lookups(accountId)).usage([accountMonthWindow("free")], now).then((w) => w[0]!.used);
   const minute = (k: VerifiedKey, now: number) => rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).usage([keyMinuteWindow(k)], now).then((w) => w[0]!.used);
@@ -215,22 +236,7 @@ describe("the monthly quota", () => {
     const now = Date.parse("2026-11-22T13:30:05Z");
     // A hundred left in the month: the month grants one at a time, the key two.
     expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 100, now)).allowed).toBe(true);
-    const shard = env.RATE_LIMITER.idFromName(limiterNames.keyShard(k.id, 0, 1));
-    const releaseFails = {
-      ...env,
-      RATE_LIMITER: {
-        idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
-        get: (id: DurableObjectId) => {
-          const stub = env.RATE_LIMITER.get(id);
-          if (!id.equals(shard)) return stub;
-          return {
-            lease: (...args: Parameters<typeof stub.lease>) => stub.lease(...args),
-            usage: (...args: Parameters<typeof stub.usage>) => stub.usage(...args),
-            release: () => Promise.reject(new Error("release failed")),
-          };
-        },
-      },
-    } as unknown as Env;
+    const releaseFails = keyReleasing(k, () => Promise.reject(new Error("release failed")));
     expect((await consumeLookup(releaseFails, k, { now })).allowed).toBe(true);
     expect((await consumeLookup(releaseFails, k, { now })).allowed).toBe(true);
     expect(await month(k.accountId, now)).toBe(500_000 - 100 + 2);
@@ -245,25 +251,10 @@ describe("the monthly quota", () => {
     expect((await rateLimiterFor(env, limiterNames.lookups("slow")).consume([accountMonthWindow("free")], 500_000 - (await month("slow", minute1)), minute2)).allowed).toBe(true);
     expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 2, minute2)).allowed).toBe(true);
     // The key's object takes its time to take a request back.
-    const shard = env.RATE_LIMITER.idFromName(limiterNames.keyShard(k.id, 0, 1));
-    const slowRelease = {
-      ...env,
-      RATE_LIMITER: {
-        idFromName: (name: string) => env.RATE_LIMITER.idFromName(name),
-        get: (id: DurableObjectId) => {
-          const stub = env.RATE_LIMITER.get(id);
-          if (!id.equals(shard)) return stub;
-          return {
-            lease: (...args: Parameters<typeof stub.lease>) => stub.lease(...args),
-            usage: (...args: Parameters<typeof stub.usage>) => stub.usage(...args),
-            release: async (...args: Parameters<typeof stub.release>) => {
-              await new Promise((resolve) => setTimeout(resolve, 300));
-              return stub.release(...args);
-            },
-          };
-        },
-      },
-    } as unknown as Env;
+    const slowRelease = keyReleasing(k, async (stub, args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return stub.release(...args);
+    });
     const deferred: Promise<unknown>[] = [];
     expect((await consumeLookup(slowRelease, k, { now: minute2, defer: (work) => deferred.push(work) })).allowed).toBe(true);
     await Promise.all(deferred);
