@@ -145,11 +145,12 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
   return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: minute + 60_000 };
 }
 
-/** Gives `count` requests back to the key's shard (its minute and its day) and, unless only the key's were taken, to the account's month. */
-function giveBack(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "accountLimiter" | "month" | "grantedAt">, count: number, keyOnly = false): Promise<unknown> {
-  return Promise.all([giveBackToKey(env, lease, count), keyOnly ? undefined : giveBackToMonth(env, lease, count)]);
+/** Gives `count` requests back to the key's shard (its minute and its day) and to the account's month. */
+function giveBack(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "accountLimiter" | "month" | "grantedAt">, count: number): Promise<unknown> {
+  return Promise.all([giveBackToKey(env, lease, count), giveBackToMonth(env, lease, count)]);
 }
 
+/** Gives `count` requests back to the key's shard alone: its minute and its day. */
 function giveBackToKey(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "grantedAt">, count: number): Promise<void> {
   return askLimiter(env, lease.limiter, (limiter) => limiter.release([lease.minuteShare], count, lease.grantedAt, LOOKUP_COUNTER));
 }
@@ -240,12 +241,12 @@ async function acquire(
         ofMonth = await askLimiter(env, accountLimiter, (limiter) => limiter.lease([month], ofKey.granted, now));
       } catch (error) {
         // Nothing is served: what the key's shard counted goes back (if it answers).
-        await afterwards(giveBack(env, granting, ofKey.granted, true), options);
+        await afterwards(giveBackToKey(env, granting, ofKey.granted), options);
         throw error;
       }
       // Refused by the month, the key's shard is asked again after the retry's give-backs: it
       // must have taken this back by then, so the give-back is waited for (never failing).
-      if (ofMonth.granted < ofKey.granted) await afterwards(giveBack(env, granting, ofKey.granted - ofMonth.granted, true), ofMonth.allowed ? options : {});
+      if (ofMonth.granted < ofKey.granted) await afterwards(giveBackToKey(env, granting, ofKey.granted - ofMonth.granted), ofMonth.allowed ? options : {});
       if (!ofMonth.allowed) {
         refusal = ofMonth;
         break;
