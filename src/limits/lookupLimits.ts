@@ -171,21 +171,17 @@ async function afterwards(work: Promise<unknown>, options: LookupLimitOptions): 
 }
 
 /**
- * Gives an old lease's unspent rest back before a retry: to the month, awaited, since the
- * retry is for that; to the key's minute and day when the answer is sent. A month that does
- * not answer leaves the rest on the lease, to go back another time. True when it went back.
+ * Gives an old lease's unspent rest back before a retry, waiting for both, since the retry
+ * asks both again: the key's part never failing the request (afterwards), the month's kept on
+ * the lease when the month does not answer, to go back another time. True when it went back.
  */
-async function returnRest(env: Env, lease: Lease, options: LookupLimitOptions): Promise<boolean> {
+async function returnRest(env: Env, lease: Lease): Promise<boolean> {
   const unspent = lease.tokens;
   lease.tokens = 0;
-  await afterwards(giveBackToKey(env, lease, unspent), options);
-  try {
-    await giveBackToMonth(env, lease, unspent);
-    return true;
-  } catch {
-    lease.tokens += unspent;
-    return false;
-  }
+  const [, toMonth] = await Promise.allSettled([afterwards(giveBackToKey(env, lease, unspent), {}), giveBackToMonth(env, lease, unspent)]);
+  if (toMonth.status === "fulfilled") return true;
+  lease.tokens += unspent;
+  return false;
 }
 
 /**
@@ -260,14 +256,13 @@ async function acquire(
       await release(keep(key.id, lease));
       return { allowed: true, remaining: tighter.remaining + (leases.get(key.id)?.tokens ?? 0), resetAt: tighter.resetAt };
     }
-    // Refused while this isolate still holds unspent rests of earlier leases, this key's or
-    // another's of the account, which no request can spend now (another minute, other limits)
-    // but which count against the month: they go back first, and the limiters are asked once
-    // more. Without this, an isolate refused once would hold them, and the account be refused
-    // for the rest of the month for requests it never served.
-    // What goes back: this key's rest under other limits in this very minute (counted in the
-    // minute that may have refused), and, when the month refused, every rest of the account's
-    // earlier minutes (a refusal by the key's minute gains nothing from those).
+    // Refused while this isolate still holds unspent rests that no request can spend now but
+    // that still count: they go back first, and the limiters are asked once more. Without
+    // this, an isolate refused once would hold them, and the account be refused for the rest
+    // of the month for requests it never served. What goes back: this key's rest under other
+    // limits in this very minute (counted in the minute that may have refused), and, when the
+    // month refused, every rest of the account's earlier minutes, any key's (a refusal by the
+    // key's minute gains nothing from those).
     if (round > 0) break;
     const own = leases.get(key.id);
     const byMonth = refusal?.refusedBy === month.name;
@@ -275,7 +270,7 @@ async function acquire(
       (lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && (lease.minute !== minute ? byMonth : lease === own && lease.signature !== signature),
     );
     if (rests.length === 0) break;
-    const returned = await Promise.all(rests.map((lease) => returnRest(env, lease, options)));
+    const returned = await Promise.all(rests.map((lease) => returnRest(env, lease)));
     if (!returned.includes(true)) break;
   }
   if (refusal?.refusedBy === month.name) monthsSpent.set(accountLimiter, { until: now + MONTH_SPENT_MEMORY_MS, limit: month.limit, resetAt: refusal.resetAt });
