@@ -16,8 +16,7 @@ export type ApiEnv = { Bindings: Env; Variables: { key: VerifiedKey } };
 export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   // As on the lookup: a secret key anywhere in the URL is refused outright, even beside a
   // valid Authorization header (it is already in logs and histories; the caller must move it).
-  const url = new URL(c.req.url);
-  if (carriesSecretKey(url.pathname + url.search)) return jsonError(c, "unauthorized", SECRET_KEY_IN_URL);
+  if (carriesSecretKey(c.req.url)) return jsonError(c, "unauthorized", SECRET_KEY_IN_URL);
   const bearer = bearerToken(c.req.header("authorization"));
   const db = createDb(c.env.DB);
   const key = bearer ? await verifyKey(db, bearer) : null;

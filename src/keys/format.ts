@@ -28,16 +28,16 @@ const SECRET_KEY_IN_TEXT = /sk_[0-9A-Za-z]{32}/;
 export const SECRET_KEY_IN_URL = "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header";
 
 /**
- * Whether a URL's path or query string (`/name/…`, `?…`, or both) carries a secret key, in a
- * parameter of any name or in the path, percent-encoded or not. Such a request is refused
- * whatever else it carries: a URL ends up in logs, browser histories and Referer headers, and
- * the key with it. Escapes are read one by one, so a malformed one elsewhere (`?q=100%`)
- * hides nothing; a key is all ASCII, which each escape of it decodes to alone.
+ * Whether a URL carries a secret key, in its path or in a parameter of any name,
+ * percent-encoded or not. Such a request is refused whatever else it carries: a URL ends up
+ * in logs, browser histories and Referer headers, and the key with it. Escapes are read one
+ * by one, so a malformed one elsewhere (`?q=100%`) hides nothing; a key is all ASCII, which
+ * each escape of it decodes to alone.
  */
-export function carriesSecretKey(pathOrQuery: string): boolean {
-  if (SECRET_KEY_IN_TEXT.test(pathOrQuery)) return true;
-  if (!pathOrQuery.includes("%")) return false;
-  return SECRET_KEY_IN_TEXT.test(pathOrQuery.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))));
+export function carriesSecretKey(url: string): boolean {
+  if (SECRET_KEY_IN_TEXT.test(url)) return true;
+  if (!url.includes("%")) return false;
+  return SECRET_KEY_IN_TEXT.test(url.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))));
 }
 
 /** The short, non-secret part shown in listings: `pk_` and the first six characters. */

@@ -82,7 +82,7 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   const bearer = bearerToken(authorization);
 
   // A secret key anywhere in a URL is refused outright (and, like every key, never logged).
-  if (queryOf("publishable", c.req.url, () => c.req.query()).carriesSecretKey || carriesSecretKey(c.req.path)) return { ok: false, response: plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN) };
+  if (carriesSecretKey(c.req.url)) return { ok: false, response: plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN) };
 
   // A page's own bearer (an app's session token that a fetch wrapper adds to every request, a
   // gateway's) is not ours to judge when the URL carries the publishable key: only a bearer
@@ -170,10 +170,8 @@ function parseWarmAsk(url: string): WarmAsk | null {
   const escape = url.indexOf("%", pathStart);
   if (escape !== -1 && escape < queryStart) return null;
   const query = queryOf("publishable", url, () => firstValues(url.slice(queryStart)));
-  if (query.token === undefined || !query.options.success || query.carriesSecretKey) return null;
-  const path = url.slice(pathStart, queryStart);
-  if (carriesSecretKey(path)) return null;
-  const subject = subjectOf(path);
+  if (query.token === undefined || !query.options.success || carriesSecretKey(url)) return null;
+  const subject = subjectOf(url.slice(pathStart, queryStart));
   if ("invalid" in subject) return null;
   return { token: query.token, subject, options: query.options.data };
 }
@@ -420,8 +418,6 @@ interface ParsedQuery {
   options: QueryOptions;
   /** The publishable key of the query, as given. */
   token: string | undefined;
-  /** A secret key anywhere in the query, under any name, encoded or not. */
-  carriesSecretKey: boolean;
 }
 
 function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, string>): ParsedQuery {
@@ -432,7 +428,6 @@ function queryOf(kind: Caller["kind"], url: string, query: () => Record<string, 
     return {
       options: options.success ? { success: true, data: options.data } : { success: false, message: firstMessage(options.error) },
       token: params.token,
-      carriesSecretKey: carriesSecretKey(search),
     };
   };
   return search.length > REMEMBERED_URL_LENGTH ? parse() : parsedQueries.remember(`${kind}${search}`, parse);
@@ -468,8 +463,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
     "Access-Control-Max-Age": "86400",
   };
   // Refused as the request it precedes would be.
-  const url = new URL(c.req.url);
-  if (carriesSecretKey(url.pathname + url.search)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
+  if (carriesSecretKey(c.req.url)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
   const token = c.req.query("token");
   const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
