@@ -2,6 +2,7 @@ import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../catalogue/importLogo";
 import { preparedFromPixels } from "../../catalogue/preparedImage";
 import { decodeBmpEntry, firstWorkingEntry, icoEntries } from "../../discovery/ico";
+import { sniffFormat } from "../../discovery/sniff";
 import { encodePng } from "./png";
 import { svgTooCostly } from "./svgCost";
 
@@ -32,6 +33,14 @@ export type PreparedLogo = PreparedImage & { format: InputFormat };
 export type PrepareResult = { ok: true; logo: PreparedLogo } | { ok: false; error: string };
 
 export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
+  // A raster that says what it is in its first bytes is decoded straight away: reading its
+  // header first is a pipeline of its own, about a tenth of a small logo's conversion. One that
+  // fails to decode so is read again the careful way below, for the exact reason.
+  const sniffed = sniffFormat(input);
+  if (sniffed === "png" || sniffed === "jpeg" || sniffed === "webp" || sniffed === "gif") {
+    const logo = await preparedFrom(rasterImage(input), sniffed, input).catch(() => null);
+    if (logo) return { ok: true, logo };
+  }
   let metadata: Metadata;
   try {
     // The header only: the pixel limit applies to decoding, and its error would read as "unreadable".
@@ -54,14 +63,8 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
   }
 
   try {
-    // Decode once to raw RGBA; the renditions are decided from these pixels (src/images/renditions.ts).
     const image = format === "svg" ? await rasteriseSvg(input, { width, height }) : rasterImage(input);
-    const { data, info } = await image
-      .ensureAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const rgba = { width: info.width, height: info.height, channels: 4 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
-    return { ok: true, logo: { ...(await preparedFromPixels(format, input, rgba, encodePng)), format } };
+    return { ok: true, logo: await preparedFrom(image, format, input) };
   } catch (error) {
     return { ok: false, error: `image could not be converted: ${(error as Error).message}` };
   }
@@ -95,6 +98,13 @@ export async function prepareOriginal(format: string, original: Uint8Array): Pro
     { ok: false, error: "ICO without a readable image" },
   );
   return asOriginal(prepared);
+}
+
+/** Decoded once to raw RGBA, from which the renditions are decided (src/images/renditions.ts). */
+async function preparedFrom(image: Sharp, format: InputFormat, input: Uint8Array): Promise<PreparedLogo> {
+  const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const rgba = { width: info.width, height: info.height, channels: 4 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return { ...(await preparedFromPixels(format, input, rgba, encodePng)), format };
 }
 
 function isInputFormat(format: string | undefined): format is InputFormat {
