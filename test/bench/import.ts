@@ -14,9 +14,15 @@
  * the conversion alone: the same images through the same pool of conversion threads with
  * nothing written, the ceiling the import would reach if storing cost nothing; and the objects
  * that conversion made put alone into a fresh local R2, workerd's CPU for the storing the
- * import cannot skip. Last, the CPU a logo that the target rate leaves on this machine's cores.
+ * import cannot skip. Then, per kind, the importer's end of a remote load: the same import with
+ * its objects sent through R2's S3 API, as `--remote` sends them, to a stand-in for the bucket
+ * on loopback (./s3StandIn.ts, a process of its own that checks each PUT's signature and keeps
+ * nothing), rows still to local D1: the rate this machine sustains when the store is not on its
+ * cores, as a deployment's R2 is not. Last, the CPU a logo that the target rate leaves on this
+ * machine's cores.
  */
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, fork, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -25,8 +31,10 @@ import { type PreparedImage, PUTS_AT_ONCE } from "../../src/catalogue/importLogo
 import { startConvertPool } from "../../src/cli/importer/convertPool";
 import { importManifest } from "../../src/cli/importer/importManifest";
 import { readManifest } from "../../src/cli/importer/manifest";
+import { startImportWriter } from "../../src/cli/importer/writer";
 import { projectRoot } from "../../src/cli/platform";
 import type { Result } from "../../src/lib/errors";
+import { FAKE_S3 } from "../fakes/r2S3Api";
 import { workerdCpuSeconds } from "../helpers/workerd";
 import { buildCorpus, type CorpusKind } from "./importCorpus";
 
@@ -130,22 +138,46 @@ async function storingAlone(state: string, converted: PreparedImage[]): Promise<
   }
 }
 
-const results: Row[] = [];
-const conversion: Array<{ kind: CorpusKind; threads: number; rate: number; objects: number; storingCpu: number }> = [];
-for (const kind of kinds) {
-  log(`Building the ${kind} corpus of ${logos} logos (cached)…`);
-  const corpus = await buildCorpus(root, kind, logos);
-  for (let round = 1; round <= rounds; round++) {
-    const state = join(root, `state-${kind}`);
-    rmSync(state, { recursive: true, force: true });
-    mkdirSync(state, { recursive: true });
-    const migrated = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
-      cwd: projectRoot,
-      encoding: "utf8",
-      env: { ...process.env, CI: "true" },
-    });
-    if (migrated.status !== 0) throw new Error(`migrations failed: ${migrated.stderr}`);
+/** A fresh local state directory with the migrations applied by wrangler, as `npm start` would. */
+function freshState(state: string): void {
+  rmSync(state, { recursive: true, force: true });
+  mkdirSync(state, { recursive: true });
+  const migrated = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+    cwd: projectRoot,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true" },
+  });
+  if (migrated.status !== 0) throw new Error(`migrations failed: ${migrated.stderr}`);
+}
 
+interface StandInReport {
+  cpuMs: number;
+  puts: number;
+  bytes: number;
+}
+
+/** The bucket's stand-in (./s3StandIn.ts) in its own process, and a way to ask what it spent and received. */
+async function startStandIn(): Promise<{ url: string; report: () => Promise<StandInReport>; stop: () => void }> {
+  const child: ChildProcess = fork(join(projectRoot, "test/bench/s3StandIn.ts"), [], { cwd: projectRoot, execArgv: ["--import", "tsx"] });
+  const [{ url }] = (await once(child, "message")) as [{ url: string }];
+  return {
+    url,
+    report: async () => {
+      child.send("report");
+      return ((await once(child, "message")) as [StandInReport])[0];
+    },
+    stop: () => child.disconnect(),
+  };
+}
+
+/** One import of the corpus into fresh local storage, objects to the local R2 or, given `s3`, through the S3 API. */
+async function importRound(kind: CorpusKind, round: number, corpus: { manifest: string; meanBytes: number }, standIn?: Awaited<ReturnType<typeof startStandIn>>): Promise<Row & { standIn?: StandInReport }> {
+  const state = join(root, `state-${kind}${standIn ? "-s3" : ""}`);
+  freshState(state);
+  const s3 = standIn && { endpoint: standIn.url, bucket: FAKE_S3.bucket, accessKeyId: FAKE_S3.accessKeyId, secretAccessKey: FAKE_S3.secretAccessKey };
+  const writer = await startImportWriter({ persistTo: state, s3 });
+  try {
+    const before = standIn && (await standIn.report());
     const cpu0 = ownCpuMs();
     const workerd0 = workerdCpuSeconds() * 1000;
     let workerdAtEnd = 0;
@@ -153,38 +185,66 @@ for (const kind of kinds) {
       persistTo: state,
       restart: true,
       plainProgress: true,
-      label: `${kind} round ${round}`,
+      writer,
+      label: `${kind}${standIn ? " through S3" : ""} round ${round}`,
       // Read workerd's CPU before the writer (and its workerd) stops.
       onFinished: () => (workerdAtEnd = workerdCpuSeconds() * 1000),
     });
     if (summary.failed > 0) throw new Error(`${summary.failed} rows failed: ${JSON.stringify(summary.failures.slice(0, 3))}`);
-    results.push({
+    const after = standIn && (await standIn.report());
+    const perLogo = (ms: number) => Math.round((ms / summary.rows) * 10) / 10;
+    return {
       kind,
       round,
       logos: summary.rows,
       meanKiB: Math.round(corpus.meanBytes / 102.4) / 10,
       seconds: summary.seconds,
       rate: summary.rowsPerSecond,
-      importerCpu: Math.round(((ownCpuMs() - cpu0) / summary.rows) * 10) / 10,
-      workerdCpu: Math.round(((workerdAtEnd - workerd0) / summary.rows) * 10) / 10,
-    });
+      importerCpu: perLogo(ownCpuMs() - cpu0),
+      workerdCpu: perLogo(workerdAtEnd - workerd0),
+      ...(before && after ? { standIn: { cpuMs: perLogo(after.cpuMs - before.cpuMs), puts: (after.puts - before.puts) / summary.rows, bytes: (after.bytes - before.bytes) / summary.rows } } : {}),
+    };
+  } finally {
+    await writer.stop();
     rmSync(state, { recursive: true, force: true });
   }
+}
+
+const results: Row[] = [];
+const throughS3: Array<Row & { standIn?: StandInReport }> = [];
+const conversion: Array<{ kind: CorpusKind; threads: number; rate: number; objects: number; storingCpu: number }> = [];
+for (const kind of kinds) {
+  log(`Building the ${kind} corpus of ${logos} logos (cached)…`);
+  const corpus = await buildCorpus(root, kind, logos);
+  for (let round = 1; round <= rounds; round++) results.push(await importRound(kind, round, corpus));
   log(`Converting the ${kind} corpus alone, nothing written…`);
   const { threads, rate, converted } = await conversionRate(corpus.dir, corpus.manifest);
   log(`Putting the ${kind} corpus's objects into local R2 alone…`);
   const storing = await storingAlone(join(root, `state-${kind}-puts`), converted);
   conversion.push({ kind, threads, rate, objects: storing.objects, storingCpu: storing.workerdCpu });
+  log(`Importing the ${kind} corpus with its objects through the S3 API to a stand-in on loopback…`);
+  const standIn = await startStandIn();
+  try {
+    for (let round = 1; round <= rounds; round++) throughS3.push(await importRound(kind, round, corpus, standIn));
+  } finally {
+    standIn.stop();
+  }
 }
 
+const roundOf = (r: Row) => `${r.kind}${rounds > 1 ? ` (round ${r.round})` : ""}`;
 console.log(`\nBulk import on ${availableParallelism()} cores (local D1 and R2 under Miniflare)\n`);
 console.log("| corpus | logos | mean file | seconds | logos/s | importer CPU ms/logo | workerd CPU ms/logo |");
 console.log("|---|---|---|---|---|---|---|");
-for (const r of results) {
-  console.log(`| ${r.kind}${rounds > 1 ? ` (round ${r.round})` : ""} | ${r.logos} | ${r.meanKiB} KiB | ${r.seconds} | ${r.rate} | ${r.importerCpu} | ${r.workerdCpu} |`);
-}
+for (const r of results) console.log(`| ${roundOf(r)} | ${r.logos} | ${r.meanKiB} KiB | ${r.seconds} | ${r.rate} | ${r.importerCpu} | ${r.workerdCpu} |`);
 console.log("\n| corpus | conversion threads | conversion alone, logos/s | objects a logo | putting them alone, workerd CPU ms/logo |");
 console.log("|---|---|---|---|---|");
 for (const c of conversion) console.log(`| ${c.kind} | ${c.threads} | ${c.rate} | ${c.objects.toFixed(1)} | ${c.storingCpu} |`);
+console.log(`\nThe importer's end of a remote load on ${availableParallelism()} cores: objects through the S3 API to a stand-in on loopback (its own process), rows to local D1\n`);
+console.log("| corpus | logos | seconds | logos/s | importer CPU ms/logo | workerd CPU ms/logo | stand-in CPU ms/logo | PUTs a logo | KiB sent a logo |");
+console.log("|---|---|---|---|---|---|---|---|---|");
+for (const r of throughS3) {
+  const standIn = r.standIn!;
+  console.log(`| ${roundOf(r)} | ${r.logos} | ${r.seconds} | ${r.rate} | ${r.importerCpu} | ${r.workerdCpu} | ${standIn.cpuMs} | ${standIn.puts.toFixed(1)} | ${(standIn.bytes / 1024).toFixed(1)} |`);
+}
 // What 150 logos a second on every core leaves a logo, importer and workerd together.
 console.log(`\n${TARGET_RATE} logos a second on ${availableParallelism()} cores leaves ${((availableParallelism() * 1000) / TARGET_RATE).toFixed(1)} ms of CPU a logo, importer and workerd together.`);

@@ -8,7 +8,9 @@ import { AwsV4Signer } from "aws4fetch";
  * checked as S3 checks it: the signature recomputed from the request as received, and the
  * `x-amz-content-sha256` header against the body (or `UNSIGNED-PAYLOAD`). Bad signatures get S3's `403
  * SignatureDoesNotMatch`; a key containing "put-fails" gets a `500`. Objects are kept in
- * memory with their Content-Type, Content-Disposition and `x-amz-meta-*` headers for tests to inspect.
+ * memory with their Content-Type, Content-Disposition and `x-amz-meta-*` headers for tests to inspect,
+ * or, with `discardBodies` (a benchmark's stand-in for the bucket), without their bytes, whose
+ * count `received` keeps.
  */
 export const FAKE_S3 = { accessKeyId: "AKIAFAKE0123456789", secretAccessKey: "fake-secret-0123456789abcdef", bucket: "logo-lookup-logos" };
 
@@ -21,9 +23,18 @@ export interface StoredObject {
 
 const s3Error = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 
-export async function startFakeR2S3(): Promise<{ url: string; server: Server; objects: Map<string, StoredObject>; requests: string[] }> {
+export interface FakeR2S3 {
+  url: string;
+  server: Server;
+  objects: Map<string, StoredObject>;
+  requests: string[];
+  received: { puts: number; bytes: number };
+}
+
+export async function startFakeR2S3(options: { discardBodies?: boolean } = {}): Promise<FakeR2S3> {
   const objects = new Map<string, StoredObject>();
   const requests: string[] = [];
+  const received = { puts: 0, bytes: 0 };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -71,7 +82,9 @@ export async function startFakeR2S3(): Promise<{ url: string; server: Server; ob
     if (req.method === "PUT") {
       const metadata: Record<string, string> = {};
       for (const [name, value] of headers) if (name.startsWith("x-amz-meta-")) metadata[name.slice("x-amz-meta-".length)] = value;
-      objects.set(key, { body, contentType: headers.get("content-type") ?? undefined, contentDisposition: headers.get("content-disposition") ?? undefined, metadata });
+      received.puts++;
+      received.bytes += body.byteLength;
+      objects.set(key, { body: options.discardBodies ? new Uint8Array(0) : body, contentType: headers.get("content-type") ?? undefined, contentDisposition: headers.get("content-disposition") ?? undefined, metadata });
       return reply(200);
     }
     if (req.method === "DELETE") {
@@ -83,5 +96,5 @@ export async function startFakeR2S3(): Promise<{ url: string; server: Server; ob
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("fake S3 did not start");
-  return { url: `http://127.0.0.1:${address.port}`, server, objects, requests };
+  return { url: `http://127.0.0.1:${address.port}`, server, objects, requests, received };
 }

@@ -76,7 +76,7 @@ async function startWithMiniflare(options: WriterOptions): Promise<ToolWorker> {
           compatibilityFlags: storage.compatibilityFlags,
           d1Databases: { DB: { id: storage.databaseId } },
           r2Buckets: { LOGOS: { id: storage.bucketName } },
-          bindings: { TOOL_TOKEN: token },
+          bindings: { TOOL_TOKEN: token, ...(options.s3 ? { R2_S3: JSON.stringify(options.s3) } : {}) },
         },
       ],
     }),
