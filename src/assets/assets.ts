@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import type { AppEnv } from "../env";
+import { makeGrey } from "../images/greyOnDemand";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
 import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
 import { BoundedCache } from "../lib/boundedCache";
@@ -186,7 +187,8 @@ async function storedObject(bucket: R2Bucket, key: string, defer: (work: Promise
     storedObjects.set(key, stored);
     return stored;
   }
-  const head = await dependency("object storage", bucket.head(key));
+  // A greyscale rendition not asked for before is made now (src/images/greyOnDemand.ts).
+  const head = (await dependency("object storage", bucket.head(key))) ?? (await makeGrey(bucket, key))?.object;
   if (!head) return null;
   const stored = { etag: head.etag, width: Number(head.customMetadata?.width ?? 0), height: Number(head.customMetadata?.height ?? 0) };
   storedObjects.set(key, stored);

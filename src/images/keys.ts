@@ -9,12 +9,15 @@ import { RENDITIONS_VERSION } from "./renditions";
  *
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.png                  master
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.original.<ext>       file as imported
- *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.grey.png        greyscale
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.grey.png        greyscale (*)
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.light.png       for light pages
- *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.light-grey.png  … greyscale
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.light-grey.png  … greyscale (*)
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.dark.png        for dark pages
- *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.dark-grey.png   … greyscale
+ *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.dark-grey.png   … greyscale (*)
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.svg             sanitised vector
+ *
+ * (*) The greyscale renditions of most logos are made on the first request for them, from the
+ * colour rendition beside them (./greyOnDemand.ts, colourOfGrey), and stored under these keys.
  *
  * No key is stored. The master's and the original's follow from the logo's row and its
  * company's primary domain, which never changes once the company exists (migrations/0010 refuses
@@ -97,6 +100,22 @@ export function renditionKey(master: string, rendition: Rendition, version = REN
   if (rendition === "master") return master;
   if (version === 0) return `${stemOf(master)}.${suffix[rendition]}.png`;
   return `${stemOf(master)}.v${version}.${suffix[rendition]}.png`;
+}
+
+/** Each greyscale rendition's colour rendition, by the name its key carries. */
+const colourOfGreySuffix: Record<string, Rendition> = { grey: "master", "light-grey": "light", "dark-grey": "dark" };
+
+/**
+ * The key of the colour rendition whose greyscale `key` names, for the renditions versions that
+ * make greyscale on first request (1 to the current one; version 0 stored its own), or null for
+ * any other key: nothing is made under a key no version of a stored logo uses.
+ */
+export function colourOfGrey(key: string): string | null {
+  const match = /^(.+\.[0-9a-f]{16})\.v([1-9]\d{0,5})\.(grey|light-grey|dark-grey)\.png$/.exec(key);
+  if (!match) return null;
+  const [, stem, version, grey] = match;
+  if (Number(version) > RENDITIONS_VERSION) return null;
+  return renditionKey(`${stem}.png`, colourOfGreySuffix[grey!]!, Number(version));
 }
 
 export function vectorKey(master: string, version = RENDITIONS_VERSION): string {

@@ -1,30 +1,34 @@
+import { GREY_ON_DEMAND_MAX_PIXELS } from "./greyOnDemand";
 import type { Rendition, RenditionSet } from "./keys";
-import { type Pixels, type RenditionPixels, RENDITIONS_VERSION } from "./renditions";
+import { greyOf, type Pixels, type RenditionPixels, RENDITIONS_VERSION } from "./renditions";
 
 /**
  * From decided pixels to the files a logo is stored as, whatever encodes the PNGs: sharp in the
  * Node importer, whatever the Worker uses when it writes logos itself. The rendition set says
- * which of them exist (src/images/keys.ts derives their keys from it).
+ * which of them exist (src/images/keys.ts derives their keys from it). Greyscale renditions are
+ * among the files only for a master over GREY_ON_DEMAND_MAX_PIXELS; a smaller one's are made on
+ * first request (./greyOnDemand.ts), which spares most logos half their objects and encodings.
  */
-export type RenditionFiles = { master: Uint8Array; grey: Uint8Array } & Partial<Record<Rendition, Uint8Array>>;
+export type RenditionFiles = { master: Uint8Array } & Partial<Record<Rendition, Uint8Array>>;
 
 export async function encodeRenditions(
   pixels: RenditionPixels,
   encodePng: (pixels: Pixels) => Promise<Uint8Array>,
   options: { vector: boolean },
 ): Promise<{ files: RenditionFiles; renditions: RenditionSet }> {
+  const greyStored = pixels.master.width * pixels.master.height > GREY_ON_DEMAND_MAX_PIXELS;
   const optional = (p: Pixels | null) => (p ? encodePng(p) : Promise.resolve(undefined));
-  const [master, grey, light, lightGrey, dark, darkGrey] = await Promise.all([
+  const grey = (p: Pixels | null) => (p && greyStored ? encodePng(greyOf(p)) : Promise.resolve(undefined));
+  const [master, light, dark, masterGrey, lightGrey, darkGrey] = await Promise.all([
     encodePng(pixels.master),
-    encodePng(pixels.grey),
     optional(pixels.light),
-    optional(pixels.lightGrey),
     optional(pixels.dark),
-    optional(pixels.darkGrey),
+    grey(pixels.master),
+    grey(pixels.light),
+    grey(pixels.dark),
   ]);
-  const files: RenditionFiles = { master, grey };
-  if (light && lightGrey) Object.assign(files, { light, lightGrey });
-  if (dark && darkGrey) Object.assign(files, { dark, darkGrey });
+  const files: RenditionFiles = { master };
+  for (const [rendition, bytes] of Object.entries({ light, dark, grey: masterGrey, lightGrey, darkGrey })) if (bytes) files[rendition as Rendition] = bytes;
   return {
     files,
     renditions: {

@@ -10,11 +10,12 @@ import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast }
  * can do nothing else locally).
  *
  *   master     the logo as it is
- *   grey       greyscale that keeps each pixel's luminance, so a grey rendition has exactly
- *              the contrast of its colour rendition on any background
  *   light      for light pages (≈ white): the ink that vanishes there darkened, hue kept
  *   dark       for dark pages (≈ #121212): the ink that vanishes there lightened, hue kept
- *   lightGrey, darkGrey   their greyscale
+ *   grey, lightGrey, darkGrey   their greyscale (greyOf), which keeps each pixel's luminance,
+ *              so a grey rendition has exactly the contrast of its colour rendition on any
+ *              background. Most are made on first request, from the stored colour rendition
+ *              (./greyOnDemand.ts); see ./prepared.ts.
  *
  * `light` and `dark` exist only when some ink needs changing; otherwise the master serves that
  * page unchanged. Bump RENDITIONS_VERSION whenever what this module produces changes: the
@@ -41,11 +42,8 @@ export interface Pixels {
 export interface RenditionPixels {
   tone: LogoTone;
   master: Pixels;
-  grey: Pixels;
   light: Pixels | null;
-  lightGrey: Pixels | null;
   dark: Pixels | null;
-  darkGrey: Pixels | null;
   /**
    * What a lookup without a theme serves: the master, or `light` when white or near-white ink
    * would vanish on the most common page there is (legible on white by default).
@@ -61,18 +59,19 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
   const scratch = scratchFor(rgba);
   const onLight = inkOnPage(rgba, "light", scratch);
   const onDark = inkOnPage(rgba, "dark", scratch);
-  const greyOf = (pixels: Pixels): Pixels => ({ ...pixels, channels: 2, data: toGreyAlpha(pixels.data) });
-  const grey = (pixels: Pixels | null) => pixels && greyOf(pixels);
   return {
     tone,
     master: rgba,
-    grey: greyOf(rgba),
     light: onLight?.pixels ?? null,
-    lightGrey: grey(onLight?.pixels ?? null),
     dark: onDark?.pixels ?? null,
-    darkGrey: grey(onDark?.pixels ?? null),
     plain: tone !== "opaque" && onLight?.nearWhiteVanishes ? "light" : "master",
   };
+}
+
+/** A colour rendition's greyscale: grey + alpha (toGreyAlpha). */
+export function greyOf(pixels: Pixels): Pixels {
+  if (pixels.channels !== 4) throw new Error("greyscale is made from RGBA pixels");
+  return { width: pixels.width, height: pixels.height, channels: 2, data: toGreyAlpha(pixels.data) };
 }
 
 /** Linear light → 8-bit sRGB by table (4096 steps are finer than 8-bit sRGB anywhere). */

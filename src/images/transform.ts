@@ -1,12 +1,13 @@
 import { decode, encode } from "fast-png";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
+import { makeGrey } from "./greyOnDemand";
 import { RecentBytes } from "../lib/recent";
 import type { Rgb } from "./colour";
 import { PAGES } from "./renditions";
 
 /**
  * Resizing and format conversion at the edge, through the Images binding: the only transforms
- * the lookup and asset routes need (greyscale and themed renditions are prepared at import), and
+ * the lookup and asset routes need (greyscale and themed renditions are objects of their own), and
  * the only ones the local binding performs. JPEG has no transparency, so a JPEG is flattened
  * onto the page it is meant for first; that is done here on the decoded PNG (fast-png), because
  * the local binding ignores a background.
@@ -182,9 +183,12 @@ export async function renderImage(
     recent.set(id, bytes, bytes.byteLength);
     return bytes;
   }
+  // A greyscale rendition not asked for before is made now (./greyOnDemand.ts).
   const object = await dependency("object storage", env.LOGOS.get(key));
-  if (!object) return null;
-  const bytes = await transformImage(env.IMAGES, object.body, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });
+  const source = object?.body ?? (await makeGrey(env.LOGOS, key))?.bytes;
+  if (!source) return null;
+  const input = source instanceof Uint8Array ? streamOf(source) : source;
+  const bytes = await transformImage(env.IMAGES, input, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });
   recent.set(id, bytes, bytes.byteLength);
   defer(storeResponse("render", id, new Response(bytes, { headers: { "Cache-Control": "public, max-age=31536000, immutable" } })));
   return bytes;

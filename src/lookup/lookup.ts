@@ -5,7 +5,7 @@ import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
 import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
-import { lookKey, vectorKey } from "../images/keys";
+import { colourOfGrey, lookKey, vectorKey } from "../images/keys";
 import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight, withinHeight } from "../images/transform";
 import { densityOf, densityRule, imageParams } from "../assets/imageParams";
 import { SVG_HEADERS } from "../assets/svgPolicy";
@@ -378,12 +378,14 @@ function monogramResponse(
  * configured, otherwise this Worker's own asset route, which resizes and converts through the
  * Images binding, so that following the redirect locally yields the real image. The asset
  * route rounds unsigned widths to its ladder; the lookup signs its exact width. A vector is
- * always served by the asset route, which adds the policy that forbids scripts.
+ * always served by the asset route, which adds the policy that forbids scripts, and so is a
+ * greyscale rendition, which may not be made yet (src/images/greyOnDemand.ts): the CDN serves
+ * only what the bucket holds.
  */
 export function redirectTarget(to: { cdn: string; base: string; secret: string | undefined }, served: Omit<Served, "fallback">): string {
   if (served.format === "svg") return `${to.base}/assets/${encodeAssetKey(served.key)}`;
   const jpg = served.format === "jpg";
-  if (to.cdn) {
+  if (to.cdn && !colourOfGrey(served.key)) {
     const options = `width=${served.width},fit=contain,format=${jpg ? "jpeg" : served.format}${jpg ? `,background=${served.page === "dark" ? "%23121212" : "white"}` : ""}`;
     return `${to.cdn}/cdn-cgi/image/${options}/${served.key}`;
   }

@@ -8,8 +8,8 @@ import { checkpointFor } from "../../src/cli/importer/checkpoint";
 import { importCommand } from "../../src/cli/importer/command";
 import { type ConvertPool, startConvertPool } from "../../src/cli/importer/convertPool";
 import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
-import { logoObjectKeys } from "../../src/images/keys";
 import { flatPngManifest, freshState, inProcess, npmScript, openSharedPlatform, root } from "./helpers";
+import { writtenObjectKeys } from "../helpers/objects";
 
 /** A bulk load killed part way (SIGKILL: no chance to tidy up) picks up where it stopped. */
 const ROWS = 60;
@@ -73,7 +73,7 @@ describe("an interrupted bulk load", () => {
       Array.from({ length: ROWS }, (_, i) => `Company ${i}`).sort(),
     );
     const rows = await logosInIdOrder(platform.db);
-    const referenced = rows.flatMap((l) => logoObjectKeys(l)).sort();
+    const referenced = rows.flatMap((l) => writtenObjectKeys(l)).sort();
     const stored = (await platform.bucket.list({ prefix: "logos/", limit: 1000 })).objects.map((o) => o.key).sort();
     expect(stored).toEqual(referenced);
     expect(existsSync(checkpointFor(manifest, { persistTo: state.dir }).path)).toBe(false);

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prepareLogo } from "../../src/cli/importer/prepare";
 import { buildSeedCatalogue, loadIconSets, readBrands, type SeedCompany } from "../../src/cli/seed/catalogue";
 import { contrastOf, hueDistance, type Rgb, toOklch } from "../../src/images/colour";
-import { type Look, lookRendition } from "../../src/images/keys";
-import { dominantInk, PAGES, renditionPixels } from "../../src/images/renditions";
+import { type Look, lookRendition, type Rendition } from "../../src/images/keys";
+import { dominantInk, greyOf, PAGES, type Pixels, renditionPixels } from "../../src/images/renditions";
 
 /**
  * Renditions of real seed logos, judged by their pixels: the brands whose look on a white and a
@@ -40,12 +40,15 @@ async function served(name: string, look: Look) {
       const prepared = await prepare(logo.svg);
       if (!prepared.ok) throw new Error(prepared.error);
       const { files, renditions } = prepared.logo;
-      const ink = async (png: Uint8Array) => {
+      const pixels = async (png: Uint8Array): Promise<Pixels> => {
         const { data, info } = await sharp(png).toColourspace("srgb").ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-        return dominantInk({ width: info.width, height: info.height, channels: 4, data: new Uint8Array(data) })!;
+        return { width: info.width, height: info.height, channels: 4, data: new Uint8Array(data) };
       };
       const rendition = lookRendition(renditions, look);
-      return { file: logo.file, rendition, master: await ink(files.master), served: await ink(files[rendition]!) };
+      // A greyscale rendition is made on first request from its colour one (src/images/greyOnDemand.ts).
+      const colour = { grey: "master", lightGrey: "light", darkGrey: "dark" }[rendition as string] as Rendition | undefined;
+      const servedPixels = colour && !files[rendition] ? greyOf(await pixels(files[colour]!)) : await pixels(files[rendition]!);
+      return { file: logo.file, rendition, master: dominantInk(await pixels(files.master))!, served: dominantInk(servedPixels)! };
     }),
   );
 }

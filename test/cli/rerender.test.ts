@@ -13,6 +13,7 @@ import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import type { Platform } from "../../src/cli/platform";
 import { freshState, tool, withPlatform } from "./helpers";
 import { ico } from "../fixtures/icons";
+import { writtenObjectKeys } from "../helpers/objects";
 
 let state: { dir: string; cleanup: () => void };
 
@@ -68,7 +69,7 @@ describe("npm run rerender", () => {
     expect(byDomain("gone.com").renditions.version).toBe(0);
     // Every object is one a row names, or a legacy rendition of a re-rendered logo, retired:
     // deleted two days on, once no redirect cached before can lead to it.
-    const referenced = after.logos.filter((l) => l.renditions.version > 0).flatMap((l) => logoObjectKeys(l));
+    const referenced = after.logos.filter((l) => l.renditions.version > 0).flatMap((l) => writtenObjectKeys(l));
     const legacy = ["black.com", "white.com"].flatMap((domain) => ["grey", "inverted"].map((name) => `${byDomain(domain).masterKey.slice(0, -4)}.${name}.png`));
     expect(after.retired).toEqual(expect.arrayContaining(legacy));
     const gone = byDomain("gone.com");

@@ -2,10 +2,10 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
 import { discoverAndRecord, runDiscovery } from "../../src/discovery/run";
-import { logoObjectKeys } from "../../src/images/keys";
 import { db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";
 import { claimSite, image, page, png } from "./helpers";
+import { writtenObjectKeys } from "../helpers/objects";
 
 const get = (path: string) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual" });
 
@@ -120,6 +120,8 @@ describe("two discoveries of one new domain racing", () => {
     expect(won.outcome).toBe("found");
     expect(lost).toMatchObject({ outcome: "nothing", storageFailed: true });
     const [logo] = await logosOfCompany(db, (await findCompanyByDomain(db, site.host))!);
-    for (const key of logoObjectKeys(logo!)) expect(await env.LOGOS.head(key), key).not.toBeNull();
+    const stored = writtenObjectKeys(logo!);
+    expect(stored).toEqual(expect.arrayContaining([logo!.masterKey, logo!.originalKey]));
+    for (const key of stored) expect(await env.LOGOS.head(key), key).not.toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { contrastOf, hueDistance, toOklch } from "../../src/images/colour";
 import { lookRendition, type RenditionSet } from "../../src/images/keys";
-import { dominantInk, PAGES, type Pixels, renditionPixels } from "../../src/images/renditions";
+import { encodeRenditions } from "../../src/images/prepared";
+import { dominantInk, greyOf, PAGES, type Pixels, renditionPixels } from "../../src/images/renditions";
 
 /** An RGBA image from rows of characters, one colour per character; "." is transparent. */
 function picture(rows: string[], colours: Record<string, [number, number, number]>): Pixels {
@@ -22,8 +23,8 @@ describe("renditions from pixels", () => {
     expect(r.light).toBeNull();
     expect(pixel(r.dark!, 1, 1)).toEqual([255, 255, 255]);
     expect(r.dark!.data[3]).toBe(0);
-    expect([...r.grey.data.slice(10, 12)]).toEqual([0, 255]);
-    expect([...r.darkGrey!.data.slice(10, 12)]).toEqual([255, 255]);
+    expect([...greyOf(r.master).data.slice(10, 12)]).toEqual([0, 255]);
+    expect([...greyOf(r.dark!).data.slice(10, 12)]).toEqual([255, 255]);
     expect(r.plain).toBe("master");
   });
 
@@ -76,7 +77,34 @@ describe("renditions from pixels", () => {
 
   it("keeps each pixel's luminance in greyscale, so grey renditions have the colour's contrast", () => {
     const r = renditionPixels(picture(["#"], { "#": [255, 0, 0] }));
-    const grey = r.grey.data[0]!;
+    const grey = greyOf(r.master).data[0]!;
     expect(Math.abs(contrastOf([grey, grey, grey], PAGES.dark) - contrastOf([255, 0, 0], PAGES.dark))).toBeLessThan(0.05);
+  });
+});
+
+describe("the files stored at import", () => {
+  const solid = (width: number, height: number, rgba: [number, number, number, number]): Pixels => {
+    const data = new Uint8Array(width * height * 4);
+    for (let i = 0; i < data.length; i += 4) data.set(rgba, i);
+    return { width, height, channels: 4, data };
+  };
+  // The raw samples stand in for the PNG, so that what was encoded can be compared.
+  const raw = async (pixels: Pixels) => pixels.data;
+
+  it("leave greyscale to the first request up to 2 megapixels", async () => {
+    const master = solid(1600, 1250, [200, 40, 40, 255]);
+    const { files } = await encodeRenditions({ tone: "mixed", master, light: null, dark: solid(1600, 1250, [250, 150, 150, 255]), plain: "master" }, raw, { vector: false });
+    expect(Object.keys(files).sort()).toEqual(["dark", "master"]);
+  });
+
+  it("carry the greyscale of every colour rendition above 2 megapixels", async () => {
+    const master = solid(1600, 1251, [200, 40, 40, 255]);
+    const dark = solid(1600, 1251, [250, 150, 150, 255]);
+    const { files } = await encodeRenditions({ tone: "mixed", master, light: null, dark, plain: "master" }, raw, { vector: false });
+    expect(Object.keys(files).sort()).toEqual(["dark", "darkGrey", "grey", "master"]);
+    // Compared whole but as one answer: printing millions of samples is what takes time.
+    const same = (a: Uint8Array | undefined, b: Uint8Array) => a?.length === b.length && a.every((v, i) => v === b[i]);
+    expect(same(files.grey, greyOf(master).data)).toBe(true);
+    expect(same(files.darkGrey, greyOf(dark).data)).toBe(true);
   });
 });

@@ -1,0 +1,121 @@
+import { env, exports } from "cloudflare:workers";
+import { decode, encode } from "fast-png";
+import { describe, expect, it } from "vitest";
+import { encodeAssetKey } from "../../src/assets/codec";
+import { renditionKey } from "../../src/images/keys";
+import { greyOf, type Pixels, RENDITIONS_VERSION } from "../../src/images/renditions";
+import { darkLogo40x20 } from "../fixtures/images";
+import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
+
+/**
+ * Greyscale renditions made on the first request for them (src/images/greyOnDemand.ts): a logo
+ * whose master is under 2 megapixels is stored with its colour renditions only.
+ */
+const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
+const asset = (key: string, query = "") => get(`/assets/${encodeAssetKey(key)}${query}`);
+
+/** 40×20 RGBA in four bands of colour, the last transparent, so that a greyscale has something to keep. */
+function bands(colours: Array<[number, number, number, number]>): Pixels {
+  const data = new Uint8Array(40 * 20 * 4);
+  for (let p = 0; p < 40 * 20; p++) data.set(colours[Math.floor((p % 40) / 10)]!, p * 4);
+  return { width: 40, height: 20, channels: 4, data };
+}
+const master = bands([[220, 30, 30, 255], [20, 160, 60, 255], [30, 60, 200, 180], [0, 0, 0, 0]]);
+const dark = bands([[250, 120, 120, 255], [120, 240, 150, 255], [140, 170, 255, 180], [0, 0, 0, 0]]);
+const png = (pixels: Pixels) => encode({ ...pixels, depth: 8 });
+
+/** A logo as the importer now stores one under 2 megapixels: master and dark rendition, no greyscale. */
+async function colourOnlyLogo() {
+  const image = { ...darkLogo40x20(), original: png(master), files: { master: png(master), dark: png(dark) }, contentHash: crypto.randomUUID().replaceAll("-", "").padEnd(64, "0") };
+  const { domain } = await freshCompany({ image });
+  const masterKey = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((key) => /\.[0-9a-f]{16}\.png$/.test(key))!;
+  return { domain, masterKey, grey: renditionKey(masterKey, "grey"), darkGrey: renditionKey(masterKey, "darkGrey") };
+}
+
+const pixelsOf = async (response: Response) => decode(new Uint8Array(await response.arrayBuffer()));
+/** Grey throughout, whatever channels the Images binding wrote after resizing: red, green and blue alike in every pixel. */
+function isGrey({ data, channels }: { data: ArrayLike<number>; channels: number }): boolean {
+  if (channels <= 2) return true;
+  for (let i = 0; i < data.length; i += channels) if (data[i] !== data[i + 1] || data[i] !== data[i + 2]) return false;
+  return true;
+}
+
+describe("a greyscale rendition not stored", () => {
+  it("is made on the first request from the master, with each pixel's luminance, and kept in the bucket", async () => {
+    const logo = await colourOnlyLogo();
+    expect(await env.LOGOS.head(logo.grey)).toBeNull();
+
+    const first = await asset(logo.grey);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("image/png");
+    const served = await pixelsOf(first);
+    expect({ width: served.width, height: served.height, channels: served.channels }).toEqual({ width: 40, height: 20, channels: 2 });
+    expect([...served.data]).toEqual([...greyOf(master).data]);
+
+    const kept = await env.LOGOS.head(logo.grey);
+    expect(kept?.customMetadata).toEqual({ width: "40", height: "20" });
+    expect(kept?.httpMetadata?.contentType).toBe("image/png");
+    const again = await asset(logo.grey);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+  });
+
+  it("is made at the size asked, and for dark pages from the dark rendition", async () => {
+    const logo = await colourOnlyLogo();
+    const resized = await asset(logo.darkGrey, "?width=20");
+    expect(resized.status).toBe(200);
+    const small = await pixelsOf(resized);
+    expect(small.width).toBeLessThan(40);
+    expect(isGrey(small)).toBe(true);
+    const whole = await pixelsOf(await asset(logo.darkGrey));
+    expect([...whole.data]).toEqual([...greyOf(dark).data]);
+  });
+
+  it("is what a lookup asking for greyscale gets, by redirect and in bytes", async () => {
+    const logo = await colourOnlyLogo();
+    const token = await freshKey();
+    const redirect = await get(`/${logo.domain}?token=${token}&greyscale=true&theme=dark`);
+    expect(redirect.status).toBe(302);
+    expect(assetKeyOf(redirect.headers.get("location")!)).toBe(logo.darkGrey);
+    const followed = await get(redirect.headers.get("location")!);
+    expect(followed.status).toBe(200);
+    expect(isGrey(await pixelsOf(followed))).toBe(true);
+
+    const other = await colourOnlyLogo();
+    const bytes = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${other.domain}?token=${token}&greyscale=1&size=40`);
+    expect(bytes.status).toBe(200);
+    expect(isGrey(await pixelsOf(bytes))).toBe(true);
+    expect(await env.LOGOS.head(other.grey)).not.toBeNull();
+  });
+
+  it("goes through the asset route, which makes it, where a CDN serves the bucket; colour renditions go to the CDN", async () => {
+    const logo = await colourOnlyLogo();
+    const token = await freshKey();
+    const cdn = (query: string) => fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${logo.domain}?token=${token}${query}`, { redirect: "manual" });
+    expect((await cdn("&size=16")).headers.get("location")).toMatch(/^https:\/\/cdn\.example\.com\/cdn-cgi\/image\/width=16,fit=contain,format=png\/logos\//);
+    const grey = (await cdn("&size=16&greyscale=true")).headers.get("location")!;
+    expect(grey).toMatch(/^\/assets\//);
+    expect(assetKeyOf(grey)).toBe(logo.grey);
+    expect((await get(grey)).status).toBe(200);
+  });
+});
+
+describe("nothing is made", () => {
+  it("where the colour rendition is missing, or under a key no stored logo's version uses", async () => {
+    const logo = await colourOnlyLogo();
+    const stem = logo.masterKey.slice(0, -".png".length);
+    for (const key of [
+      // No rendition for light pages was stored.
+      renditionKey(logo.masterKey, "lightGrey"),
+      // A renditions version that does not exist yet, and version 0, which stored its own.
+      `${stem}.v${RENDITIONS_VERSION + 1}.grey.png`,
+      `${stem}.v0${RENDITIONS_VERSION}.grey.png`,
+      `${stem}.grey.png`,
+      // Not a rendition of any master.
+      `logos/${logo.domain}/anything.grey.png`,
+    ]) {
+      expect((await asset(key)).status, key).toBe(404);
+      expect(await env.LOGOS.head(key), key).toBeNull();
+    }
+  });
+});
