@@ -1,11 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
+import { namesGrey } from "../catalogue/queries";
 import type { AppEnv } from "../env";
 import { makeGrey } from "../images/greyOnDemand";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
 import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
 import { BoundedCache } from "../lib/boundedCache";
+import { createDb } from "../lib/db";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { firstMessage, integerParam } from "../lib/params";
 import { densityOf, densityRule, imageParams } from "./imageParams";
@@ -103,7 +105,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   let stored: StoredObject | null | undefined;
   let askedMax = exact ? maxWidth : undefined;
   if (maxWidth !== undefined && !exact) {
-    stored = await storedObject(c.env.LOGOS, key, defer);
+    stored = await storedObject(c.env, key, defer);
     if (!stored) return notFound();
     askedMax = stored.width > 0 ? scaleDownTo(stored.width, maxWidth * dpr) : ladderDown(maxWidth);
   }
@@ -121,7 +123,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
     return finish(c.req.raw, new Response(body, { status: 200, headers: hit.headers }), fallback);
   }
 
-  stored ??= await storedObject(c.env.LOGOS, key, defer);
+  stored ??= await storedObject(c.env, key, defer);
   if (!stored) return notFound();
   const { width: sourceWidth, height: sourceHeight } = stored;
   // Objects written before renditions carried their size report 0: resize those whenever asked,
@@ -177,7 +179,8 @@ interface StoredObject {
 // depends on the stored width (an unsigned maxWidth) costs no storage call, as before it did.
 const storedObjects = new BoundedCache<string, StoredObject>(4096);
 
-async function storedObject(bucket: R2Bucket, key: string, defer: (work: Promise<unknown>) => void): Promise<StoredObject | null> {
+async function storedObject(env: Pick<Env, "LOGOS" | "DB">, key: string, defer: (work: Promise<unknown>) => void): Promise<StoredObject | null> {
+  const bucket = env.LOGOS;
   const remembered = storedObjects.get(key);
   if (remembered) return remembered;
   const sizeRequest = `${CACHE_ORIGIN}/stored/${encodeAssetKey(key)}`;
@@ -188,7 +191,7 @@ async function storedObject(bucket: R2Bucket, key: string, defer: (work: Promise
     return stored;
   }
   // A greyscale rendition not asked for before is made now (src/images/greyOnDemand.ts).
-  const head = (await dependency("object storage", bucket.head(key))) ?? (await makeGrey(bucket, key))?.object;
+  const head = (await dependency("object storage", bucket.head(key))) ?? (await makeGrey(bucket, key, (grey) => namesGrey(createDb(env.DB), grey)))?.object;
   if (!head) return null;
   const stored = { etag: head.etag, width: Number(head.customMetadata?.width ?? 0), height: Number(head.customMetadata?.height ?? 0) };
   storedObjects.set(key, stored);

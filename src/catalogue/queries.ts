@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, gt, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
-import { type Logo, withKeys } from "../images/keys";
+import { greyKeyParts, type Logo, withKeys } from "../images/keys";
 import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain, registrableDomain } from "../lib/domain";
 import { nameKey, tickerSpellings } from "./importLogo";
+import { retiredAmong } from "./retiredObjects";
 import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
 
 /**
@@ -470,4 +471,29 @@ export async function logosInIdOrder(db: CatalogueDb, options: { where?: SQL; af
     .limit(options.limit ?? -1)
     .all();
   return rows.map((row) => withKeys(row.logo, row.primaryDomain));
+}
+
+/**
+ * Whether a greyscale rendition may be made under `key` (src/images/greyOnDemand.ts): the logo
+ * its key names is stored at that renditions version with that colour rendition, or the key is
+ * retired (a redirect cached before its logo was replaced may still lead to it, and the sweep
+ * deletes it with the rest). Anything else would be an object no row names, which nothing
+ * would ever delete.
+ */
+export async function namesGrey(db: CatalogueDb, key: string): Promise<boolean> {
+  const parts = greyKeyParts(key);
+  if (!parts) return false;
+  const row = await db
+    .select({ contentHash: logos.contentHash, renditions: logos.renditions })
+    .from(companyDomains)
+    .innerJoin(logos, and(eq(logos.companyId, companyDomains.companyId), eq(logos.variant, parts.variant), eq(logos.sourceSet, parts.sourceSet)))
+    .where(and(eq(companyDomains.domain, parts.primaryDomain), eq(companyDomains.isPrimary, true)))
+    .get();
+  const { version, light, dark } = row?.renditions ?? {};
+  const named =
+    row !== undefined &&
+    row.contentHash.startsWith(parts.hash16) &&
+    version === parts.version &&
+    (parts.colour === "master" || (parts.colour === "light" ? light : dark) === true);
+  return named || (await retiredAmong(db, [key])).has(key);
 }

@@ -1,19 +1,21 @@
 import { dependency } from "../lib/dependencies";
-import { colourOfGrey } from "./keys";
-import { decodePngPixels, encodePng, pngHeader } from "./png";
+import { greyKeyParts } from "./keys";
+import { decodeStoredPng, encodePng } from "./png";
 import { greyOf } from "./renditions";
 
 /**
  * Greyscale renditions made on the first request for them. Few logos are ever asked for in
  * greyscale, so storing every logo's greyscale at import spent half of its objects and PNG
  * encodings on files most never serve (README, Bulk loading). A greyscale rendition missing from
- * the bucket is made here from the colour rendition beside it (keys.ts, colourOfGrey), exactly as
+ * the bucket is made here from the colour rendition beside it (keys.ts, greyKeyParts), exactly as
  * the import would have made it (renditions.ts, greyOf), and stored under its own key, so that it
  * is made once and then served like any other object.
  *
- * Masters over GREY_ON_DEMAND_MAX_PIXELS keep their greyscale stored at import: decoding one in
- * the isolate would take it some 100 MB. Two requests at once may both make the same rendition;
- * both write the very same bytes.
+ * Only a key the catalogue names is made (the caller's `named`: src/catalogue/queries.ts,
+ * namesGrey), so no request can leave an object behind that no logo row names. Masters over
+ * GREY_ON_DEMAND_MAX_PIXELS keep their greyscale stored at import: decoding one in the isolate
+ * would take it some 100 MB. Two requests at once may both make the same rendition; both write
+ * the very same bytes.
  */
 export const GREY_ON_DEMAND_MAX_PIXELS = 2_000_000;
 
@@ -22,30 +24,32 @@ export interface MadeGrey {
   bytes: Uint8Array;
 }
 
-/** The greyscale rendition `key` names, made and stored; null when it names none, or its colour rendition is missing. */
-export async function makeGrey(bucket: R2Bucket, key: string): Promise<MadeGrey | null> {
-  const colourKey = colourOfGrey(key);
-  if (!colourKey) return null;
+/**
+ * The greyscale rendition `key` names, made and stored; null when it names none, the catalogue
+ * does not name it, or its colour rendition is missing.
+ */
+export async function makeGrey(bucket: R2Bucket, key: string, named: (key: string) => Promise<boolean>): Promise<MadeGrey | null> {
+  const parts = greyKeyParts(key);
+  if (!parts || !(await named(key))) return null;
+  const { colourKey } = parts;
   const colour = await dependency("object storage", async () => {
     const object = await bucket.get(colourKey);
     return object && { png: new Uint8Array(await object.arrayBuffer()), customMetadata: object.customMetadata };
   });
   if (!colour) return null;
-  const { png } = colour;
-  const header = pngHeader(png);
-  if (!header.ok || header.value.width * header.value.height > GREY_ON_DEMAND_MAX_PIXELS) {
-    console.error(`grey on demand: ${colourKey} is not a PNG of at most ${GREY_ON_DEMAND_MAX_PIXELS} pixels`);
-    return null;
-  }
-  const pixels = decodePngPixels(png, GREY_ON_DEMAND_MAX_PIXELS);
+  const pixels = decodeStoredPng(colour.png, GREY_ON_DEMAND_MAX_PIXELS);
   if (!pixels.ok) {
-    console.error(`grey on demand: ${colourKey} could not be decoded: ${pixels.error.message}`);
+    console.error(`grey on demand: ${colourKey} not made greyscale: ${pixels.error.message}`);
     return null;
   }
   const bytes = encodePng(greyOf(pixels.value));
-  const object = await dependency(
-    "object storage",
-    bucket.put(key, bytes, { httpMetadata: { contentType: "image/png" }, ...(colour.customMetadata ? { customMetadata: colour.customMetadata } : {}) }),
-  );
+  const options = { httpMetadata: { contentType: "image/png" }, ...(colour.customMetadata ? { customMetadata: colour.customMetadata } : {}) };
+  const object = await dependency("object storage", bucket.put(key, bytes, options));
+  // The logo may have gone while this was made (its objects swept, a discovery forgotten): a
+  // greyscale put after its colour rendition was deleted would outlive it, named by nothing.
+  if (!(await dependency("object storage", bucket.head(colourKey)))) {
+    await dependency("object storage", bucket.delete(key));
+    return null;
+  }
   return { object, bytes };
 }

@@ -17,7 +17,7 @@ import { RENDITIONS_VERSION } from "./renditions";
  *   logos/<primary domain>/<variant>.<source set>.<hash16>.v<N>.svg             sanitised vector
  *
  * (*) The greyscale renditions of most logos are made on the first request for them, from the
- * colour rendition beside them (./greyOnDemand.ts, colourOfGrey), and stored under these keys.
+ * colour rendition beside them (./greyOnDemand.ts, greyKeyParts), and stored under these keys.
  *
  * No key is stored. The master's and the original's follow from the logo's row and its
  * company's primary domain, which never changes once the company exists (migrations/0010 refuses
@@ -103,19 +103,34 @@ export function renditionKey(master: string, rendition: Rendition, version = REN
 }
 
 /** Each greyscale rendition's colour rendition, by the name its key carries. */
-const colourOfGreySuffix: Record<string, Rendition> = { grey: "master", "light-grey": "light", "dark-grey": "dark" };
+const colourOfGreySuffix: Record<string, "master" | "light" | "dark"> = { grey: "master", "light-grey": "light", "dark-grey": "dark" };
+
+/** What a greyscale rendition's key names: the logo (as its row's columns), the version, and the colour rendition it is made from. */
+export interface GreyKeyParts {
+  primaryDomain: string;
+  variant: LogoVariant;
+  sourceSet: string;
+  /** The first 16 hex digits of the master's SHA-256. */
+  hash16: string;
+  version: number;
+  colour: "master" | "light" | "dark";
+  /** The colour rendition's key. */
+  colourKey: string;
+}
 
 /**
- * The key of the colour rendition whose greyscale `key` names, for the renditions versions that
- * make greyscale on first request (1 to the current one; version 0 stored its own), or null for
- * any other key: nothing is made under a key no version of a stored logo uses.
+ * The parts of a greyscale rendition's key, for the renditions versions that make greyscale on
+ * first request (1 to the current one; version 0 stored its own), or null for any other key.
+ * Whether a stored logo names it is the catalogue's to say (src/catalogue/queries.ts, namesGrey).
  */
-export function colourOfGrey(key: string): string | null {
-  const match = /^(.+\.[0-9a-f]{16})\.v([1-9]\d{0,5})\.(grey|light-grey|dark-grey)\.png$/.exec(key);
+export function greyKeyParts(key: string): GreyKeyParts | null {
+  const match = /^logos\/([^/]+)\/(full|icon)\.([^./]+)\.([0-9a-f]{16})\.v([1-9]\d{0,5})\.(grey|light-grey|dark-grey)\.png$/.exec(key);
   if (!match) return null;
-  const [, stem, version, grey] = match;
+  const [, primaryDomain, variant, sourceSet, hash16, version, grey] = match;
   if (Number(version) > RENDITIONS_VERSION) return null;
-  return renditionKey(`${stem}.png`, colourOfGreySuffix[grey!]!, Number(version));
+  const colour = colourOfGreySuffix[grey!]!;
+  const master = `${LOGO_PREFIX}${primaryDomain}/${variant}.${sourceSet}.${hash16}.png`;
+  return { primaryDomain: primaryDomain!, variant: variant as LogoVariant, sourceSet: sourceSet!, hash16: hash16!, version: Number(version), colour, colourKey: renditionKey(master, colour, Number(version)) };
 }
 
 export function vectorKey(master: string, version = RENDITIONS_VERSION): string {

@@ -6,8 +6,8 @@ import type { Pixels } from "./renditions";
 /**
  * The Worker's PNG codec (sharp is Node-only): fast-png, pure JS with zlib by fflate, behind
  * the checks that keep a hostile file from costing the isolate its memory. Discovery decodes
- * strangers' icons with it; the asset route decodes the catalogue's own renditions to make
- * their greyscale (./greyOnDemand.ts).
+ * strangers' icons with it (decodePngPixels); the asset route decodes the catalogue's own
+ * renditions to make their greyscale (decodeStoredPng, ./greyOnDemand.ts).
  */
 
 /** Samples a pixel by colour type, and the bit depths each allows (PNG §11.2.2, Table 11.1). */
@@ -103,6 +103,25 @@ export function decodePngPixels(bytes: Uint8Array, maxEdge: number): Result<Pixe
     inflator.push(new Uint8Array(0), true);
     if (inflated > limit) return fail("invalid_argument", `PNG data inflating past the ${limit} bytes its ${width}×${height} header declares`);
     const decoded = decodePng(concat(kept));
+    if (decoded.width !== width || decoded.height !== height) return fail("invalid_argument", "PNG decoded to another size than its header");
+    return ok(toRgba(decoded));
+  } catch (error) {
+    return fail("invalid_argument", `unreadable png: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A PNG the catalogue wrote itself (a stored rendition) as 8-bit RGBA, of at most `maxPixels`:
+ * fast-png straight away. decodePngPixels' counting pass guards against strangers' files, and
+ * would inflate the image data twice.
+ */
+export function decodeStoredPng(bytes: Uint8Array, maxPixels: number): Result<Pixels> {
+  const header = pngHeader(bytes);
+  if (!header.ok) return header;
+  const { width, height } = header.value;
+  if (width * height > maxPixels) return fail("invalid_argument", `PNG of ${width}×${height} is over ${maxPixels} pixels`);
+  try {
+    const decoded = decodePng(bytes);
     if (decoded.width !== width || decoded.height !== height) return fail("invalid_argument", "PNG decoded to another size than its header");
     return ok(toRgba(decoded));
   } catch (error) {

@@ -165,13 +165,15 @@ const recent = new RecentBytes<ArrayBuffer>(16 * 1024 * 1024);
  * A stored rendition rendered at `width` in `format`, kept in the data centre's cache:
  * renditions are immutable under their keys, so each (key, width, format, page) is rendered
  * once. The page only matters to JPEG, and is left out of the others' cache key. Null when the
- * object is missing.
+ * object is missing (and, with `named`, could not be made).
  */
 export async function renderImage(
   env: Pick<Env, "LOGOS" | "IMAGES">,
   key: string,
   render: { width: number; format: OutputFormat; page: "light" | "dark" },
   defer: (work: Promise<unknown>) => void,
+  /** Given, a greyscale rendition that the catalogue names and the bucket lacks is made (./greyOnDemand.ts). */
+  named?: (key: string) => Promise<boolean>,
 ): Promise<ArrayBuffer | null> {
   const page = render.format === "jpg" ? `&page=${render.page}` : "";
   const id = `${RENDER_CACHE}/${encodeURIComponent(key)}?width=${render.width}&format=${render.format}${page}`;
@@ -185,7 +187,7 @@ export async function renderImage(
   }
   // A greyscale rendition not asked for before is made now (./greyOnDemand.ts).
   const object = await dependency("object storage", env.LOGOS.get(key));
-  const source = object?.body ?? (await makeGrey(env.LOGOS, key))?.bytes;
+  const source = object?.body ?? (named && (await makeGrey(env.LOGOS, key, named))?.bytes);
   if (!source) return null;
   const input = source instanceof Uint8Array ? streamOf(source) : source;
   const bytes = await transformImage(env.IMAGES, input, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });

@@ -3,9 +3,10 @@ import { z } from "zod";
 import { type AppEnv, checkedVars, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { namesGrey } from "../catalogue/queries";
 import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
 import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
-import { colourOfGrey, lookKey, vectorKey } from "../images/keys";
+import { greyKeyParts, lookKey, vectorKey } from "../images/keys";
 import { type Density, densityWidth, MIME_TYPES, renderImage, type RequestFormat, scaledHeight, withinHeight } from "../images/transform";
 import { densityOf, densityRule, imageParams } from "../assets/imageParams";
 import { SVG_HEADERS } from "../assets/svgPolicy";
@@ -318,7 +319,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   const bytes =
     served.format === "svg"
       ? await dependency("object storage", c.env.LOGOS.get(served.key).then((object) => object?.arrayBuffer() ?? null))
-      : await renderImage(c.env, served.key, { width: served.width, format: served.format, page: served.page }, (work) => c.executionCtx.waitUntil(work));
+      : await renderImage(c.env, served.key, { width: served.width, format: served.format, page: served.page }, (work) => c.executionCtx.waitUntil(work), (key) => namesGrey(db, key));
   if (!bytes) {
     console.error(`lookup: object missing for logo ${logo.logoId}`);
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
@@ -385,7 +386,7 @@ function monogramResponse(
 export function redirectTarget(to: { cdn: string; base: string; secret: string | undefined }, served: Omit<Served, "fallback">): string {
   if (served.format === "svg") return `${to.base}/assets/${encodeAssetKey(served.key)}`;
   const jpg = served.format === "jpg";
-  if (to.cdn && !colourOfGrey(served.key)) {
+  if (to.cdn && !greyKeyParts(served.key)) {
     const options = `width=${served.width},fit=contain,format=${jpg ? "jpeg" : served.format}${jpg ? `,background=${served.page === "dark" ? "%23121212" : "white"}` : ""}`;
     return `${to.cdn}/cdn-cgi/image/${options}/${served.key}`;
   }

@@ -1,5 +1,5 @@
 import { GREY_ON_DEMAND_MAX_PIXELS } from "../../src/images/greyOnDemand";
-import { colourOfGrey, type Logo, logoObjectKeys } from "../../src/images/keys";
+import { greyKeyParts, type Logo, logoObjectKeys } from "../../src/images/keys";
 
 /**
  * The objects a write leaves for a logo: every key it names (logoObjectKeys) but the greyscale
@@ -7,5 +7,5 @@ import { colourOfGrey, type Logo, logoObjectKeys } from "../../src/images/keys";
  */
 export function writtenObjectKeys(logo: Pick<Logo, "masterKey" | "originalKey" | "renditions" | "width" | "height">): string[] {
   const greyStored = logo.width * logo.height > GREY_ON_DEMAND_MAX_PIXELS;
-  return logoObjectKeys(logo).filter((key) => greyStored || !colourOfGrey(key));
+  return logoObjectKeys(logo).filter((key) => greyStored || !greyKeyParts(key));
 }
