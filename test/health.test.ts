@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { fetchWith } from "./lookup/helpers";
 
 describe("GET /health", () => {
-  it("answers 200 when the database is reachable", async () => {
+  it("answers 200 when the database and the bucket are reachable", async () => {
     const response = await exports.default.fetch("https://logos.test/health");
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({ status: "ok", database: "ok", configuration: "ok" });
+    expect(await response.json()).toEqual({ status: "ok", database: "ok", storage: "ok", configuration: "ok" });
   });
 
   it("row 11: a deployment missing production secrets says which, and what fails without them, never a value", async () => {
@@ -30,6 +30,7 @@ describe("GET /health", () => {
     expect(await response.json()).toEqual({
       status: "ok",
       database: "ok",
+      storage: "ok",
       configuration: "ok",
       optional: ["ANTHROPIC_API_KEY is not set: get_logo files fall back to base64 and insert_logo fails"],
     });

@@ -112,7 +112,14 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
     const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/health`);
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("30");
-    expect(await response.json()).toEqual({ status: "degraded", database: "unavailable", configuration: "ok" });
+    expect(await response.json()).toEqual({ status: "degraded", database: "unavailable", storage: "ok", configuration: "ok" });
+  });
+
+  it("/health answers 503 naming the object storage when R2 does: lookups redirect to images it cannot serve", async () => {
+    const response = await withBroken({ LOGOS: brokenBucket(fault) }, `${BASE}/health`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("30");
+    expect(await response.json()).toEqual({ status: "degraded", database: "ok", storage: "unavailable", configuration: "ok" });
   });
 
   it("/mcp answers its generic message with 503 when KV, D1 or the limiter does", async () => {
