@@ -2,7 +2,8 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { carriesSecretKey, SECRET_KEY_IN_URL } from "../keys/format";
 import { noteKeyUse } from "../keys/lastUsed";
-import { verifyKey, type VerifiedKey } from "../keys/verify";
+import { UNKNOWN_KEYS_REFUSED, UNKNOWN_KEYS_RETRY_AFTER_S, verifyAskedKey } from "../keys/unknownKeys";
+import type { VerifiedKey } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { bearerToken, jsonError, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
@@ -19,11 +20,12 @@ export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   if (carriesSecretKey(c.req.url)) return jsonError(c, "unauthorized", SECRET_KEY_IN_URL);
   const bearer = bearerToken(c.req.header("authorization"));
   const db = createDb(c.env.DB);
-  const key = bearer ? await verifyKey(db, bearer) : null;
-  if (!key || key.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");
-
   const now = Date.now();
   const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const key = bearer ? await verifyAskedKey(db, c.env, c.req.raw, bearer, defer, now) : null;
+  if (key === "refused") return jsonError(c, "rate_limited", UNKNOWN_KEYS_REFUSED, { "Retry-After": String(UNKNOWN_KEYS_RETRY_AFTER_S) });
+  if (!key || key.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");
+
   const decision = await consumeLookup(c.env, key, { now, defer });
   const limitHeaders = rateLimitHeaders(decision);
   if (!decision.allowed) return jsonError(c, "rate_limited", "Rate limit exceeded", { ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });

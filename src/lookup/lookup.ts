@@ -15,7 +15,8 @@ import { signAssetUrlPermanently } from "../assets/signedUrls";
 import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL } from "../keys/format";
 import { ANY_ORIGIN_CORS, checkRestrictions } from "../keys/restrictions";
 import { noteKeyUse } from "../keys/lastUsed";
-import { knownKey, verifyKey } from "../keys/verify";
+import { UNKNOWN_KEYS_REFUSED, UNKNOWN_KEYS_RETRY_AFTER_S, verifyAskedKey } from "../keys/unknownKeys";
+import { knownKey, type VerifiedKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { createDb } from "../lib/db";
 import { dependency } from "../lib/dependencies";
@@ -66,7 +67,7 @@ const publishableOptions = optionsFor(800);
 const secretOptions = optionsFor(1200);
 
 /** `cors`: the headers every answer to this caller carries because of who it is (CORS, Vary). */
-type Caller = { kind: "publishable" | "secret"; cors: Record<string, string>; key: NonNullable<Awaited<ReturnType<typeof verifyKey>>> };
+type Caller = { kind: "publishable" | "secret"; cors: Record<string, string>; key: VerifiedKey };
 
 /**
  * A secret key's answers are public (spec: `Cache-Control: public`), which lets a shared cache
@@ -88,15 +89,21 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   // A page's own bearer (an app's session token that a fetch wrapper adds to every request, a
   // gateway's) is not ours to judge when the URL carries the publishable key: only a bearer
   // shaped like a secret key, or one standing alone, is the credential.
+  const asked = (presented: string) => verifyAskedKey(db, c.env, c.req.raw, presented, (work) => c.executionCtx.waitUntil(work));
   if (bearer !== undefined && (keyTypeOf(bearer) === "secret" || token === undefined)) {
-    const key = keyTypeOf(bearer) === "secret" ? await verifyKey(db, bearer) : null;
+    const key = keyTypeOf(bearer) === "secret" ? await asked(bearer) : null;
+    if (key === "refused") return { ok: false, response: unknownKeysRefused() };
     if (!key) return { ok: false, response: plainText(INVALID_TOKEN, 401, { "WWW-Authenticate": "Bearer", ...ANY_ORIGIN }) };
     return { ok: true, caller: { kind: "secret", key, cors: SECRET_CALLER } };
   }
 
-  const key = token !== undefined && keyTypeOf(token) === "publishable" ? await verifyKey(db, token) : null;
+  const key = token !== undefined && keyTypeOf(token) === "publishable" ? await asked(token) : null;
+  if (key === "refused") return { ok: false, response: unknownKeysRefused() };
   return publishableCaller(c.req.raw.headers, key);
 }
+
+/** An address past the limit on unknown keys (src/keys/unknownKeys.ts), readable by a page's script as a 401 is. */
+const unknownKeysRefused = () => plainText(UNKNOWN_KEYS_REFUSED, 429, { "Retry-After": String(UNKNOWN_KEYS_RETRY_AFTER_S), ...ANY_ORIGIN });
 
 type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
 
@@ -468,7 +475,8 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   // Refused as the request it precedes would be.
   if (carriesSecretKey(c.req.url)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
   const token = c.req.query("token");
-  const key = token && keyTypeOf(token) === "publishable" ? await verifyKey(createDb(c.env.DB), token) : null;
+  const key = token && keyTypeOf(token) === "publishable" ? await verifyAskedKey(createDb(c.env.DB), c.env, c.req.raw, token, (work) => c.executionCtx.waitUntil(work)) : null;
+  if (key === "refused") return unknownKeysRefused();
   if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
   const restriction = checkRestrictions(key, c.req.raw.headers);
   if (!restriction.ok) return plainText(restriction.message, 403, restriction.headers);

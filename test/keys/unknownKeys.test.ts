@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { UNKNOWN_KEYS_REFUSED } from "../../src/keys/unknownKeys";
+import { withinOneMinute } from "../helpers/minutes";
+import { BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
+
+/**
+ * Made-up keys from one address (src/keys/unknownKeys.ts): each costs a D1 read until the
+ * address is past KEY_MISSES' 100 a minute (wrangler.toml), then its unknown keys are refused
+ * for a minute without one. The binding counts wall-clock minutes, so a test whose misses must
+ * fall in one waits out a minute about to end. fetchWith waits for the deferred count, as the
+ * next request of a real client would find it done.
+ */
+const madeUp = (prefix: "pk" | "sk") => `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
+const address = () => `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
+const from = (ip: string, headers: Record<string, string> = {}) => ({ headers: { "CF-Connecting-IP": ip, ...headers }, redirect: "manual" as const });
+
+/** Unknown publishable keys from `ip` until one is refused, at most `most`: how many were answered 401 first. */
+async function spendUnknownKeys(ip: string, most: number): Promise<{ answered401: number; refused: Response | null }> {
+  for (let n = 0; n < most; n++) {
+    const response = await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(ip));
+    if (response.status === 429) return { answered401: n, refused: response };
+    expect(response.status).toBe(401);
+  }
+  return { answered401: most, refused: null };
+}
+
+describe("unknown keys from one address", () => {
+  it("are answered 401 a hundred times a minute, then refused for the minute; keys it knows and other addresses go on", { timeout: 90_000 }, async () => {
+    await withinOneMinute(15_000);
+    const ip = address();
+    const { domain } = await freshCompany();
+    const known = await freshKey();
+    expect((await fetchWith({}, `${BASE}/${domain}?token=${known}`, from(ip))).status).toBe(302);
+
+    const { answered401, refused } = await spendUnknownKeys(ip, 110);
+    expect(answered401).toBe(101);
+    expect(refused!.headers.get("retry-after")).toBe("60");
+    expect(refused!.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await refused!.text()).toBe(UNKNOWN_KEYS_REFUSED);
+
+    // A key the isolate knows costs no read, and keeps working from that address.
+    expect((await fetchWith({}, `${BASE}/${domain}?token=${known}`, from(ip))).status).toBe(302);
+    // The REST API refuses the address's unknown secret keys the same way, in JSON.
+    const rest = await fetchWith({}, `${BASE}/v1/companies/search?q=acme`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
+    expect(rest.status).toBe(429);
+    expect(await rest.json()).toEqual({ error: UNKNOWN_KEYS_REFUSED, code: "rate_limited" });
+    // Another address is not touched.
+    expect((await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(address()))).status).toBe(401);
+  });
+
+  it("are only counted when they cost a read: malformed ones and a request without an address are not", { timeout: 90_000 }, async () => {
+    await withinOneMinute(20_000);
+    const ip = address();
+    for (let n = 0; n < 120; n++) expect((await fetchWith({}, `${BASE}/github.com?token=pk_short${n}`, from(ip))).status).toBe(401);
+    for (let n = 0; n < 120; n++) expect((await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`)).status).toBe(401);
+    expect((await spendUnknownKeys(ip, 3)).answered401).toBe(3);
+  });
+});
