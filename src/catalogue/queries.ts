@@ -168,12 +168,23 @@ const CHECKED_CANDIDATES = 200;
 export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
   const hits = await searchAsWritten(db, query, limit);
   // "Apple Inc." finds Apple: asked again without its legal form, when as written found
-  // nothing, and then only a company of exactly that name, or that ticker ("BP plc"), not
-  // every name it starts. Asked by its barest form, whose words every such name has.
+  // nothing, and then only a company of exactly that name or alias ("Facebook Inc" for Meta),
+  // or that ticker ("BP plc"), not every name it starts. Asked by its barest form, whose words
+  // every such name has.
   const variants = hits.length === 0 ? withoutLegalForm(query) : [];
   if (variants.length === 0) return hits;
   const keys = new Set(variants.map(nameKey));
-  return (await searchAsWritten(db, variants.at(-1)!, limit)).filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)));
+  const found = await searchAsWritten(db, variants.at(-1)!, limit);
+  const byName = found.filter((hit) => hit.matchedBy === "name" && !keys.has(nameKey(hit.companyName)));
+  const aliases = await aliasesOfCompanies(db, byName.map((hit) => hit.companyId));
+  return found.filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)) || (aliases.get(hit.companyId) ?? []).some((alias) => keys.has(nameKey(alias))));
+}
+
+/** The aliases of a few companies, by id. */
+async function aliasesOfCompanies(db: CatalogueDb, ids: number[]): Promise<Map<number, string[]>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: companies.id, aliases: companies.aliases }).from(companies).where(inArray(companies.id, ids)).all();
+  return new Map(rows.map((row) => [row.id, row.aliases]));
 }
 
 async function searchAsWritten(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {

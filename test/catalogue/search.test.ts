@@ -48,6 +48,15 @@ describe("names as people write them, with a legal form", () => {
     expect((await findCompanyByName(db, "The Vorlund Depot, Inc."))?.companyName).toBe("The Vorlund Depot");
   });
 
+  it("find a company by an alias written with a legal form, and only by the whole alias", async () => {
+    await add("Zentrix Platforms", ["zentrix.example"], { aliases: ["Facetrel", "Orvane Social"] });
+    expect(await names("Facetrel Inc", 5)).toEqual(["Zentrix Platforms"]);
+    expect(await names("Orvane Social, Ltd.", 5)).toEqual(["Zentrix Platforms"]);
+    // An alias the name only starts is no match; nor is a word of it.
+    expect(await names("Orvane Inc", 5)).toEqual([]);
+    expect(await names("Facetrel Widgets Inc", 5)).toEqual([]);
+  });
+
   it("leave a name that has them as it is", async () => {
     await add("Vantor Company", ["vantorcompany.example"], { prominence: 1 });
     await add("Vantor", ["vantor.example"], { prominence: 9 });
