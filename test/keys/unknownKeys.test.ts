@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN_KEYS_REFUSED } from "../../src/keys/unknownKeys";
+import { addressBlock, UNKNOWN_KEYS_REFUSED } from "../../src/keys/unknownKeys";
 import { withinOneMinute } from "../helpers/minutes";
 import { BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 
@@ -11,7 +11,8 @@ import { BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
  * next request of a real client would find it done.
  */
 const madeUp = (prefix: "pk" | "sk") => `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
-const address = () => `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
+/** An IPv6 address of a /64 of its own. */
+const address = () => `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`;
 const from = (ip: string, headers: Record<string, string> = {}) => ({ headers: { "CF-Connecting-IP": ip, ...headers }, redirect: "manual" as const });
 
 /** Unknown publishable keys from `ip` until one is refused, at most `most`: how many were answered 401 first. */
@@ -54,5 +55,19 @@ describe("unknown keys from one address", () => {
     for (let n = 0; n < 120; n++) expect((await fetchWith({}, `${BASE}/github.com?token=pk_short${n}`, from(ip))).status).toBe(401);
     for (let n = 0; n < 120; n++) expect((await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`)).status).toBe(401);
     expect((await spendUnknownKeys(ip, 3)).answered401).toBe(3);
+  });
+
+  it("are counted per IPv4 address and per IPv6 /64, so a host cannot go round the limit by its other addresses", { timeout: 90_000 }, async () => {
+    expect(addressBlock("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressBlock("2001:DB8:0a:b:1::5")).toBe("2001:db8:a:b::/64");
+    expect(addressBlock("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressBlock("::1")).toBe("0:0:0:0::/64");
+    expect(addressBlock(null)).toBeNull();
+
+    await withinOneMinute(15_000);
+    const block = `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
+    expect((await spendUnknownKeys(`${block}::1`, 110)).answered401).toBe(101);
+    const sibling = await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(`${block}:ffff:1:2:3`));
+    expect(sibling.status).toBe(429);
   });
 });
