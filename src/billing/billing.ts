@@ -6,6 +6,7 @@ import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
 import { type AppEnv, publicBase } from "../env";
 import { createKey, MAX_LISTED_KEYS } from "../keys/apiKeys";
+import { UNKNOWN_KEYS_REFUSED, UNKNOWN_KEYS_RETRY_AFTER_S } from "../keys/unknownKeys";
 import { createDb, type Db } from "../lib/db";
 import { MISCONFIGURED } from "../lib/errors";
 import { firstMessage } from "../lib/params";
@@ -41,6 +42,7 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
 billing.get("/apiaas/billing/status", async (c) => {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
+  if (caller === "refused") return unknownKeysRefused(c);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const [account, subscription] = await Promise.all([
     db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } }),
@@ -88,10 +90,13 @@ const checkoutInput = z.object(
   { message: 'Send a JSON body such as {"plan": "launch"}' },
 );
 
+const unknownKeysRefused = (c: Context<AppEnv>) => jsonError(c, "rate_limited", UNKNOWN_KEYS_REFUSED, { "Retry-After": String(UNKNOWN_KEYS_RETRY_AFTER_S) });
+
 /** The caller of a billing POST and its JSON body, validated; or the answer refusing them. */
 async function callerWith<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ db: Db; caller: BillingCaller; input: T } | Response> {
   const db = createDb(c.env.DB);
   const caller = await billingCaller(c, db);
+  if (caller === "refused") return unknownKeysRefused(c);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const input = schema.safeParse(await jsonBody(c));
   if (!input.success) return jsonError(c, "invalid_argument", firstMessage(input.error));

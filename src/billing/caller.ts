@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { Plan } from "../../schema";
 import type { AppEnv } from "../env";
-import { verifyKey } from "../keys/verify";
+import { verifyAskedKey } from "../keys/unknownKeys";
 import type { Db } from "../lib/db";
 import { bearerToken } from "../lib/responses";
 import { currentSession } from "../portal/sessions";
@@ -14,11 +14,14 @@ export interface BillingCaller {
 /**
  * Who is asking about billing: a signed-in portal session, or a server holding one of the
  * account's secret keys (`Authorization: Bearer sk_…`). Publishable keys never qualify.
+ * "refused": the caller's address is past the limit on unknown keys.
  */
-export async function billingCaller(c: Context<AppEnv>, db: Db): Promise<BillingCaller | null> {
+export async function billingCaller(c: Context<AppEnv>, db: Db): Promise<BillingCaller | null | "refused"> {
   const bearer = bearerToken(c.req.header("authorization"));
   if (bearer) {
-    const key = await verifyKey(db, bearer);
+    // An address sending made-up keys is refused as on the lookup (src/keys/unknownKeys.ts).
+    const key = await verifyAskedKey(db, c.env, c.req.raw, bearer, (work) => c.executionCtx.waitUntil(work));
+    if (key === "refused") return key;
     return key && key.type === "secret" ? { accountId: key.accountId, plan: key.plan } : null;
   }
   const session = await currentSession(c, db);

@@ -45,6 +45,10 @@ describe("unknown keys from one address", () => {
     const rest = await fetchWith({}, `${BASE}/v1/companies/search?q=acme`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
     expect(rest.status).toBe(429);
     expect(await rest.json()).toEqual({ error: UNKNOWN_KEYS_REFUSED, code: "rate_limited" });
+    // And so do the billing routes, which take a secret key too.
+    const billing = await fetchWith({}, `${BASE}/apiaas/billing/status`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
+    expect(billing.status).toBe(429);
+    expect(await billing.json()).toEqual({ error: UNKNOWN_KEYS_REFUSED, code: "rate_limited" });
     // Another address is not touched.
     expect((await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(address()))).status).toBe(401);
   });
