@@ -2,7 +2,7 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { carriesSecretKey, SECRET_KEY_IN_URL } from "../keys/format";
 import { noteKeyUse } from "../keys/lastUsed";
-import { UNKNOWN_KEYS_REFUSED, UNKNOWN_KEYS_RETRY_AFTER_S, verifyAskedKey } from "../keys/unknownKeys";
+import { unknownKeysRefusal, verifyAskedKey } from "../keys/unknownKeys";
 import type { VerifiedKey } from "../keys/verify";
 import { createDb } from "../lib/db";
 import { bearerToken, jsonError, rateLimitHeaders, retryAfter } from "../lib/responses";
@@ -23,7 +23,7 @@ export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   const now = Date.now();
   const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   const key = bearer ? await verifyAskedKey(db, c.env, c.req.raw, bearer, defer, now) : null;
-  if (key === "refused") return jsonError(c, "rate_limited", UNKNOWN_KEYS_REFUSED, { "Retry-After": String(UNKNOWN_KEYS_RETRY_AFTER_S) });
+  if (key === "refused") return jsonError(c, "rate_limited", "Rate limit exceeded", unknownKeysRefusal(now));
   if (!key || key.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");
 
   const decision = await consumeLookup(c.env, key, { now, defer });

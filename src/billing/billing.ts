@@ -6,7 +6,7 @@ import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
 import { type AppEnv, publicBase } from "../env";
 import { createKey, MAX_LISTED_KEYS } from "../keys/apiKeys";
-import { UNKNOWN_KEYS_REFUSED, UNKNOWN_KEYS_RETRY_AFTER_S } from "../keys/unknownKeys";
+import { unknownKeysRefusal } from "../keys/unknownKeys";
 import { createDb, type Db } from "../lib/db";
 import { MISCONFIGURED } from "../lib/errors";
 import { firstMessage } from "../lib/params";
@@ -90,7 +90,8 @@ const checkoutInput = z.object(
   { message: 'Send a JSON body such as {"plan": "launch"}' },
 );
 
-const unknownKeysRefused = (c: Context<AppEnv>) => jsonError(c, "rate_limited", UNKNOWN_KEYS_REFUSED, { "Retry-After": String(UNKNOWN_KEYS_RETRY_AFTER_S) });
+/** An address past the limit on unknown keys (src/keys/unknownKeys.ts). */
+const unknownKeysRefused = (c: Context<AppEnv>) => jsonError(c, "rate_limited", "Rate limit exceeded", unknownKeysRefusal());
 
 /** The caller of a billing POST and its JSON body, validated; or the answer refusing them. */
 async function callerWith<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ db: Db; caller: BillingCaller; input: T } | Response> {

@@ -174,11 +174,17 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   const variants = hits.length === 0 ? withoutLegalForm(query) : [];
   if (variants.length === 0) return hits;
   const keys = new Set(variants.map(nameKey));
-  const found = await searchAsWritten(db, variants.at(-1)!, limit);
+  // Names that start with what is left rank above an alias of exactly it, and are dropped
+  // here: asked for more than are kept, so that they do not fill the answer's places.
+  const found = await searchAsWritten(db, variants.at(-1)!, Math.max(limit, RETRY_CANDIDATES));
   const byName = found.filter((hit) => hit.matchedBy === "name" && !keys.has(nameKey(hit.companyName)));
   const aliases = await aliasesOfCompanies(db, byName.map((hit) => hit.companyId));
-  return found.filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)) || (aliases.get(hit.companyId) ?? []).some((alias) => keys.has(nameKey(alias))));
+  const kept = found.filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)) || (aliases.get(hit.companyId) ?? []).some((alias) => keys.has(nameKey(alias))));
+  return kept.slice(0, limit);
 }
+
+/** Candidates read when a query is asked again without its legal form. */
+const RETRY_CANDIDATES = 25;
 
 /** The aliases of a few companies, by id. */
 async function aliasesOfCompanies(db: CatalogueDb, ids: number[]): Promise<Map<number, string[]>> {

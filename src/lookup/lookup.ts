@@ -15,7 +15,7 @@ import { signAssetUrlPermanently } from "../assets/signedUrls";
 import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL } from "../keys/format";
 import { ANY_ORIGIN_CORS, checkRestrictions } from "../keys/restrictions";
 import { noteKeyUse } from "../keys/lastUsed";
-import { UNKNOWN_KEYS_REFUSED, UNKNOWN_KEYS_RETRY_AFTER_S, verifyAskedKey } from "../keys/unknownKeys";
+import { unknownKeysRefusal, verifyAskedKey } from "../keys/unknownKeys";
 import { knownKey, type VerifiedKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { createDb } from "../lib/db";
@@ -102,8 +102,8 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   return publishableCaller(c.req.raw.headers, key);
 }
 
-/** An address past the limit on unknown keys (src/keys/unknownKeys.ts), readable by a page's script as a 401 is. */
-const unknownKeysRefused = () => plainText(UNKNOWN_KEYS_REFUSED, 429, { "Retry-After": String(UNKNOWN_KEYS_RETRY_AFTER_S), ...ANY_ORIGIN });
+/** An address past the limit on unknown keys (src/keys/unknownKeys.ts): the spec's 429, readable by a page's script as a 401 is. */
+const unknownKeysRefused = () => plainText("Rate limit exceeded", 429, { ...unknownKeysRefusal(), ...ANY_ORIGIN });
 
 type Identified = { ok: true; caller: Caller } | { ok: false; response: Response };
 
@@ -476,8 +476,9 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   if (carriesSecretKey(c.req.url)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
   const token = c.req.query("token");
   const key = token && keyTypeOf(token) === "publishable" ? await verifyAskedKey(createDb(c.env.DB), c.env, c.req.raw, token, (work) => c.executionCtx.waitUntil(work)) : null;
-  if (key === "refused") return unknownKeysRefused();
-  if (!key) return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
+  // A refused address's preflight passes as an unknown key's does, so that the request it
+  // precedes gets a 429 its page can read.
+  if (!key || key === "refused") return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
   const restriction = checkRestrictions(key, c.req.raw.headers);
   if (!restriction.ok) return plainText(restriction.message, 403, restriction.headers);
   return new Response(null, { status: 204, headers: { ...headers, ...restriction.cors } });

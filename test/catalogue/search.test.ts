@@ -55,6 +55,9 @@ describe("names as people write them, with a legal form", () => {
     // An alias the name only starts is no match; nor is a word of it.
     expect(await names("Orvane Inc", 5)).toEqual([]);
     expect(await names("Facetrel Widgets Inc", 5)).toEqual([]);
+    // Names that start with the alias rank above it, and do not crowd it out of a short answer.
+    for (let n = 1; n <= 6; n++) await add(`Facetrel Works ${n}`, [`facetrelworks${n}.example`], { prominence: 20 });
+    expect(await names("Facetrel Inc", 1)).toEqual(["Zentrix Platforms"]);
   });
 
   it("leave a name that has them as it is", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addressBlock, UNKNOWN_KEYS_REFUSED } from "../../src/keys/unknownKeys";
+import { addressBlock, verifyAskedKey } from "../../src/keys/unknownKeys";
+import { db } from "../helpers/catalogue";
 import { withinOneMinute } from "../helpers/minutes";
 import { BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 
@@ -35,20 +36,27 @@ describe("unknown keys from one address", () => {
 
     const { answered401, refused } = await spendUnknownKeys(ip, 110);
     expect(answered401).toBe(101);
+    // The spec's 429: its message, Retry-After and X-RateLimit-Reset; and CORS, as a 401 has.
+    expect(await refused!.text()).toBe("Rate limit exceeded");
     expect(refused!.headers.get("retry-after")).toBe("60");
+    expect(Number(refused!.headers.get("x-ratelimit-reset")) - Date.now() / 1000).toBeGreaterThan(50);
+    expect(refused!.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(refused!.headers.get("access-control-allow-origin")).toBe("*");
-    expect(await refused!.text()).toBe(UNKNOWN_KEYS_REFUSED);
+    // Its preflight passes as an unknown key's does, so that the page can read the 429.
+    const preflight = await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, { ...from(ip, { Origin: "https://page.example", "Access-Control-Request-Method": "GET" }), method: "OPTIONS" });
+    expect(preflight.status).toBe(204);
 
     // A key the isolate knows costs no read, and keeps working from that address.
     expect((await fetchWith({}, `${BASE}/${domain}?token=${known}`, from(ip))).status).toBe(302);
     // The REST API refuses the address's unknown secret keys the same way, in JSON.
     const rest = await fetchWith({}, `${BASE}/v1/companies/search?q=acme`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
     expect(rest.status).toBe(429);
-    expect(await rest.json()).toEqual({ error: UNKNOWN_KEYS_REFUSED, code: "rate_limited" });
+    expect(await rest.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
+    expect(rest.headers.get("retry-after")).toBe("60");
     // And so do the billing routes, which take a secret key too.
     const billing = await fetchWith({}, `${BASE}/apiaas/billing/status`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
     expect(billing.status).toBe(429);
-    expect(await billing.json()).toEqual({ error: UNKNOWN_KEYS_REFUSED, code: "rate_limited" });
+    expect(await billing.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
     // Another address is not touched.
     expect((await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(address()))).status).toBe(401);
   });
@@ -66,6 +74,8 @@ describe("unknown keys from one address", () => {
     expect(addressBlock("2001:DB8:0a:b:1::5")).toBe("2001:db8:a:b::/64");
     expect(addressBlock("2001:db8::1")).toBe("2001:db8:0:0::/64");
     expect(addressBlock("::1")).toBe("0:0:0:0::/64");
+    expect(addressBlock("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressBlock("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
     expect(addressBlock(null)).toBeNull();
 
     await withinOneMinute(15_000);
@@ -73,5 +83,22 @@ describe("unknown keys from one address", () => {
     expect((await spendUnknownKeys(`${block}::1`, 110)).answered401).toBe(101);
     const sibling = await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(`${block}:ffff:1:2:3`));
     expect(sibling.status).toBe(429);
+  });
+
+  it("refused, still let through a key found live here, once the key cache has let it go", async () => {
+    const request = new Request(BASE, { headers: { "CF-Connecting-IP": address() } });
+    const deferred: Array<Promise<unknown>> = [];
+    const defer = (work: Promise<unknown>) => void deferred.push(work);
+    // A limiter past its limit from the first miss on.
+    const spent = { KEY_MISSES: { limit: async () => ({ success: false }) } as unknown as RateLimit };
+    const live = await freshKey();
+    const t0 = Date.now();
+    expect(await verifyAskedKey(db, spent, request, live, defer, t0)).toMatchObject({ type: "publishable" });
+    expect(await verifyAskedKey(db, spent, request, madeUp("pk"), defer, t0)).toBeNull();
+    await Promise.all(deferred);
+    expect(await verifyAskedKey(db, spent, request, madeUp("pk"), defer, t0 + 1)).toBe("refused");
+    // Past KEY_CACHE_TTL_MS the live key takes a read again: it gets one.
+    expect(await verifyAskedKey(db, spent, request, live, defer, t0 + 11_000)).toMatchObject({ type: "publishable" });
+    expect(await verifyAskedKey(db, spent, request, madeUp("pk"), defer, t0 + 11_000)).toBe("refused");
   });
 });
