@@ -1,3 +1,4 @@
+import { limitedAddress } from "../lib/address";
 import { ExpiringCache } from "../lib/boundedCache";
 import type { Db } from "../lib/db";
 import { keyTypeOf } from "./format";
@@ -7,8 +8,8 @@ import { knownKey, type VerifiedKey, verifyKey } from "./verify";
  * Keys the catalogue does not know, counted per client address. A well-formed key this isolate
  * has not seen costs a SHA-256 and a D1 read, and a stream of made-up keys brings a new one
  * every time (the isolate remembers a miss for KEY_CACHE_TTL_MS, but only for that very value).
- * Each such miss is counted against its caller (addressBlock: the address, an IPv6 one by its
- * /64) by the KEY_MISSES rate-limiting binding (wrangler.toml: 100 a
+ * Each such miss is counted against its caller (limitedAddress: the address, an IPv6 one by
+ * its /64) by the KEY_MISSES rate-limiting binding (wrangler.toml: 100 a
  * minute, per location); once a caller is past it, this isolate refuses that caller's keys it
  * has not found live, for a minute, without reading D1. Keys found live keep working, and other
  * callers are not touched. Without an address (a request that did not come through
@@ -35,22 +36,6 @@ const seenLive = new ExpiringCache<string, true>(10_000, 3_600_000);
 export type AskedKey = VerifiedKey | null | "refused";
 
 /**
- * Who is counted for a request: its address (`CF-Connecting-IP`), an IPv6 one by its /64,
- * which one host or customer usually holds whole (counted address by address, 2^64 addresses
- * would be 2^64 limits), an IPv4-mapped one as the IPv4 address it is.
- */
-export function addressBlock(address: string | null): string | null {
-  if (!address?.includes(":")) return address;
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  const [head = "", tail] = address.toLowerCase().split("%")[0]!.split("::");
-  const headGroups = head === "" ? [] : head.split(":");
-  const tailGroups = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill("0"), ...tailGroups];
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "")).join(":")}::/64`;
-}
-
-/**
  * verifyKey for a request: "refused" when its caller is past the limit and the key would take
  * a D1 read (and was never found live here). A miss is counted after the answer (`defer`), so
  * a refusal starts with the caller's next request.
@@ -63,7 +48,8 @@ export async function verifyAskedKey(
   defer: (work: Promise<unknown>) => void,
   now = Date.now(),
 ): Promise<AskedKey> {
-  const caller = addressBlock(request.headers.get("cf-connecting-ip"));
+  const address = request.headers.get("cf-connecting-ip");
+  const caller = address === null ? null : limitedAddress(address);
   const readsDatabase = caller !== null && keyTypeOf(presented) !== null && knownKey(presented, now) === undefined;
   if (readsDatabase && refused.get(caller, now) && !seenLive.get(presented, now)) return "refused";
   const key = await verifyKey(db, presented, now);

@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { accounts, sessions } from "../../schema";
 import type { AppEnv } from "../env";
+import { limitedAddress } from "../lib/address";
 import type { Db } from "../lib/db";
 import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, deviceToken } from "../accounts/devices";
 import type { SignInClient } from "../accounts/signIn";
@@ -123,32 +124,9 @@ function fromThisSite(c: Context<AppEnv>): boolean {
   return !SIMPLE_BODY.test(c.req.header("content-type") ?? "text/plain");
 }
 
-/**
- * The address per-address limits (sign-in, the landing page's playground) count a client by:
- * its IPv4 address, or the /64 of its IPv6 address, since one subscriber is handed a whole /64
- * and may take any address in it.
- */
+/** The address per-address limits (sign-in, the landing page's playground) count a client by (limitedAddress). */
 export function clientAddress<E extends AppEnv>(c: Context<E>): string {
   return limitedAddress(c.req.header("cf-connecting-ip") ?? "unknown");
-}
-
-export function limitedAddress(address: string): string {
-  if (!address.includes(":")) return address;
-  const plain = address.replace(/%.*$/, "").toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
-  if (mapped) return mapped[1]!;
-  const halves = plain.split("::");
-  if (halves.length > 2) return address;
-  const groupsOf = (half: string | undefined) => (half ? half.split(":") : []);
-  const [head, tail] = [groupsOf(halves[0]), groupsOf(halves[1])];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return address;
-  const groups = [...head, ...Array<string>(missing).fill("0"), ...tail];
-  if (!groups.every((group) => /^[0-9a-f]{1,4}$/.test(group))) return address;
-  return `${groups
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
-    .join(":")}::/64`;
 }
 
 function isLocalhost(hostname: string): boolean {
