@@ -102,12 +102,10 @@ export function decodePngPixels(bytes: Uint8Array, maxEdge: number): Result<Pixe
     }
     inflator.push(new Uint8Array(0), true);
     if (inflated > limit) return fail("invalid_argument", `PNG data inflating past the ${limit} bytes its ${width}×${height} header declares`);
-    const decoded = decodePng(concat(kept));
-    if (decoded.width !== width || decoded.height !== height) return fail("invalid_argument", "PNG decoded to another size than its header");
-    return ok(toRgba(decoded));
   } catch (error) {
-    return fail("invalid_argument", `unreadable png: ${(error as Error).message}`);
+    return unreadable(error);
   }
+  return rgbaOf(concat(kept), header.value);
 }
 
 /**
@@ -120,14 +118,21 @@ export function decodeStoredPng(bytes: Uint8Array, maxPixels: number): Result<Pi
   if (!header.ok) return header;
   const { width, height } = header.value;
   if (width * height > maxPixels) return fail("invalid_argument", `PNG of ${width}×${height} is over ${maxPixels} pixels`);
+  return rgbaOf(bytes, header.value);
+}
+
+/** fast-png's decoding of a PNG whose header was read, as 8-bit RGBA: the last step of both decoders above. */
+function rgbaOf(png: Uint8Array, { width, height }: PngHeader): Result<Pixels> {
   try {
-    const decoded = decodePng(bytes);
+    const decoded = decodePng(png);
     if (decoded.width !== width || decoded.height !== height) return fail("invalid_argument", "PNG decoded to another size than its header");
     return ok(toRgba(decoded));
   } catch (error) {
-    return fail("invalid_argument", `unreadable png: ${(error as Error).message}`);
+    return unreadable(error);
   }
 }
+
+const unreadable = (error: unknown) => fail("invalid_argument", `unreadable png: ${(error as Error).message}`);
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
