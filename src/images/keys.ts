@@ -102,8 +102,12 @@ export function renditionKey(master: string, rendition: Rendition, version = REN
   return `${stemOf(master)}.v${version}.${suffix[rendition]}.png`;
 }
 
-/** Each greyscale rendition's colour rendition, by the name its key carries. */
-const colourOfGreySuffix: Record<string, "master" | "light" | "dark"> = { grey: "master", "light-grey": "light", "dark-grey": "dark" };
+/** Each greyscale rendition and the colour rendition it is made from, by the name its key carries (`suffix`). */
+const colourOfGrey = new Map<string, "master" | "light" | "dark">([
+  [suffix.grey, "master"],
+  [suffix.lightGrey, "light"],
+  [suffix.darkGrey, "dark"],
+]);
 
 /** What a greyscale rendition's key names: the logo (as its row's columns), the version, and the colour rendition it is made from. */
 export interface GreyKeyParts {
@@ -124,13 +128,14 @@ export interface GreyKeyParts {
  * Whether a stored logo names it is the catalogue's to say (src/catalogue/queries.ts, namesGrey).
  */
 export function greyKeyParts(key: string): GreyKeyParts | null {
-  const match = /^logos\/([^/]+)\/(full|icon)\.([^./]+)\.([0-9a-f]{16})\.v([1-9]\d{0,5})\.(grey|light-grey|dark-grey)\.png$/.exec(key);
+  const match = /^logos\/([^/]+)\/(full|icon)\.([^./]+)\.([0-9a-f]{16})\.v([1-9]\d{0,5})\.([a-z-]+)\.png$/.exec(key);
   if (!match) return null;
-  const [, primaryDomain, variant, sourceSet, hash16, version, grey] = match;
-  if (Number(version) > RENDITIONS_VERSION) return null;
-  const colour = colourOfGreySuffix[grey!]!;
-  const master = `${LOGO_PREFIX}${primaryDomain}/${variant}.${sourceSet}.${hash16}.png`;
-  return { primaryDomain: primaryDomain!, variant: variant as LogoVariant, sourceSet: sourceSet!, hash16: hash16!, version: Number(version), colour, colourKey: renditionKey(master, colour, Number(version)) };
+  const [, primaryDomain, variant, sourceSet, hash16, version, name] = match;
+  const colour = colourOfGrey.get(name!);
+  if (!colour || Number(version) > RENDITIONS_VERSION) return null;
+  const logo = { primaryDomain: primaryDomain!, variant: variant as LogoVariant, sourceSet: sourceSet!, hash16: hash16! };
+  const master = masterKey({ ...logo, contentHash: logo.hash16 });
+  return { ...logo, version: Number(version), colour, colourKey: renditionKey(master, colour, Number(version)) };
 }
 
 export function vectorKey(master: string, version = RENDITIONS_VERSION): string {
