@@ -44,7 +44,7 @@ export async function makeGrey(bucket: R2Bucket, key: string, named: (key: strin
   }
   const bytes = encodePng(greyOf(pixels.value));
   const options = { httpMetadata: { contentType: "image/png" }, ...(colour.customMetadata ? { customMetadata: colour.customMetadata } : {}) };
-  const object = await dependency("object storage", bucket.put(key, bytes, options));
+  const object = await dependency("object storage", () => putPersisting(bucket, key, bytes, options));
   // The logo may have gone while this was made (its objects swept, a discovery forgotten): a
   // greyscale put after its colour rendition was deleted would outlive it, named by nothing.
   if (!(await dependency("object storage", bucket.head(colourKey)))) {
@@ -53,3 +53,22 @@ export async function makeGrey(bucket: R2Bucket, key: string, named: (key: strin
   }
   return { object, bytes };
 }
+
+/**
+ * A put tried again a few times, a little later each: the one write a read route makes. Locally
+ * it can meet another process writing the same bucket's SQLite (the first start's seeding, beside
+ * the dev server), which refuses it for a moment; the importer's writer waits such locks out too.
+ */
+async function putPersisting(bucket: R2Bucket, key: string, bytes: Uint8Array, options: R2PutOptions): Promise<R2Object> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bucket.put(key, bytes, options);
+    } catch (error) {
+      if (attempt >= PUT_ATTEMPTS) throw error;
+      await scheduler.wait(PUT_RETRY_MS * attempt);
+    }
+  }
+}
+
+const PUT_ATTEMPTS = 5;
+const PUT_RETRY_MS = 100;

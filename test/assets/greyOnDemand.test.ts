@@ -113,6 +113,31 @@ describe("a greyscale rendition not stored", () => {
   });
 });
 
+describe("a greyscale rendition's write", () => {
+  it("refused for a moment (another process holding the local bucket's lock) is tried again", async () => {
+    const logo = await colourOnlyLogo();
+    let refusals = 2;
+    const locked = {
+      get: (key: string) => env.LOGOS.get(key),
+      head: (key: string) => env.LOGOS.head(key),
+      delete: (keys: string | string[]) => env.LOGOS.delete(keys),
+      put: async (key: string, value: Uint8Array, options?: R2PutOptions) => {
+        if (refusals-- > 0) throw new Error("put: Unspecified error (0)");
+        return env.LOGOS.put(key, value, options);
+      },
+    } as unknown as R2Bucket;
+    const made = await makeGrey(locked, logo.grey, async () => true);
+    expect(made?.bytes.length).toBeGreaterThan(0);
+    expect(await env.LOGOS.head(logo.grey)).not.toBeNull();
+  });
+
+  it("that keeps failing is the storage's unavailability, not a rendition made and lost", async () => {
+    const logo = await colourOnlyLogo();
+    const broken = { get: (key: string) => env.LOGOS.get(key), put: async () => Promise.reject(new Error("put: Unspecified error (0)")) } as unknown as R2Bucket;
+    await expect(makeGrey(broken, logo.grey, async () => true)).rejects.toThrow(/object storage/);
+  });
+});
+
 describe("nothing is made", () => {
   it("for a logo whose row is at another renditions version, though its master is there", async () => {
     const logo = await colourOnlyLogo();
