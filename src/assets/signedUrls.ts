@@ -8,7 +8,7 @@ import { fromBase64Url, toBase64Url } from "../lib/encoding";
  * time-limited storage URL", `expiresIn: 3600`). The URL is an ordinary `/assets/…` URL with
  * `expires` (Unix seconds) and `signature`: HMAC-SHA-256, keyed by `SIGNED_URL_SECRET`, over
  * the path and every other query parameter in sorted order, so no part can be changed. The
- * lookup signs its redirects to exact widths the same way, without `expires`.
+ * lookup signs its redirects to widths between the ladder's rungs the same way, without `expires`.
  */
 export const SIGNED_URL_LIFETIME_SECONDS = 3600;
 

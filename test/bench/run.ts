@@ -35,7 +35,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
-import { signAssetUrlPermanently } from "../../src/assets/signedUrls";
+import { redirectTarget } from "../../src/lookup/lookup";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { openPlatform, projectRoot } from "../../src/cli/platform";
 import { createKey } from "../../src/keys/apiKeys";
@@ -191,7 +191,7 @@ async function main() {
             name: "trivial-headers",
             modules: true,
             compatibilityDate: "2026-11-01",
-            script: `const location = ${JSON.stringify(signAssetUrlPermanently(signingSecret, `/assets/${encodeAssetKey(masterKey)}?width=128`))};
+            script: `const location = ${JSON.stringify(redirectTarget({ cdn: "", base: "", secret: signingSecret }, { key: masterKey, format: "png", width: 128, page: "light" }))};
 let remaining = 900000;
 export default { fetch() {
   return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "public, max-age=86400", "X-Logo-Source": "catalogue", "Access-Control-Allow-Origin": "*", "X-RateLimit-Remaining": String(--remaining), "X-RateLimit-Reset": String(Math.ceil(Date.now() / 60000) * 60) } });
@@ -228,8 +228,11 @@ export default { fetch() {
         await response.arrayBuffer();
       }
       // The baseline stays honest only while it sends what the redirect sends.
-      const headerNames = async (url: string) => [...(await fetch(url, { redirect: "manual" })).headers.keys()].sort().join(", ");
-      const [sent, mimicked] = await Promise.all([headerNames(urls.redirect), headerNames(urls.headers)]);
+      const answer = async (url: string) => {
+        const { headers } = await fetch(url, { redirect: "manual" });
+        return `${[...headers.keys()].sort().join(", ")}; Location: ${headers.get("location")}`;
+      };
+      const [sent, mimicked] = await Promise.all([answer(urls.redirect), answer(urls.headers)]);
       if (sent !== mimicked) throw new Error(`the six-header baseline sends ${mimicked}, the redirect ${sent}`);
       const png = new Uint8Array(await (await fetch(new URL(`/assets/${encodeAssetKey(masterKey)}`, redirectBase))).arrayBuffer());
 

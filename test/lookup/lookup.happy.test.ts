@@ -25,9 +25,21 @@ describe("GET /{domain}: redirect (the default)", () => {
     expect(reset).toBeLessThanOrEqual(before + 61);
     const location = response.headers.get("location")!;
     // Relative (no public base URL is configured here, and never the request's Host), and
-    // signed, so the asset route serves this exact width rather than its ladder's.
-    expect(location).toMatch(/^\/assets\/[A-Za-z0-9_-]+\?width=128&signature=[\w-]{43}$/);
+    // unsigned: 128 is a rung of the asset route's ladder, served as asked to anyone.
+    expect(location).toMatch(/^\/assets\/[A-Za-z0-9_-]+\?width=128$/);
     expect(assetKeyOf(location)).toMatch(new RegExp(`^logos/${domain.replaceAll(".", "\\.")}/icon\\.test\\.[0-9a-f]{16}\\.png$`));
+  });
+
+  it("signs a width between the ladder's rungs, which the asset route serves exact only so", async () => {
+    const { domain } = await freshCompany();
+    const token = await freshKey();
+    const location = (await get(`/${domain}?token=${token}&size=100`)).headers.get("location")!;
+    expect(location).toMatch(/^\/assets\/[A-Za-z0-9_-]+\?width=100&signature=[\w-]{43}$/);
+    expect(await imageInfo(await get(location))).toMatchObject({ width: 100, height: 50 });
+    // Without the signature the same width goes up to the next rung; with it altered, 403.
+    const unsigned = location.slice(0, location.indexOf("&signature="));
+    expect(await imageInfo(await get(unsigned))).toMatchObject({ width: 128, height: 64 });
+    expect((await get(`${unsigned}&signature=${"A".repeat(43)}`)).status).toBe(403);
   });
 
   it("leads, when followed, to the real PNG at the requested width with the aspect kept", async () => {

@@ -158,7 +158,8 @@ describe("playground and usage", () => {
     for (const src of images) {
       const image = await browser.fetch(src);
       expect(image.status).toBe(302);
-      expect(image.headers.get("location")).toMatch(/^\/assets\/.+\?width=(32|64|128)&signature=[\w-]{43}$/);
+      // Ladder widths, served as asked without a signature.
+      expect(image.headers.get("location")).toMatch(/^\/assets\/[\w-]+\?width=(32|64|128)$/);
       expect(image.headers.get("cache-control")).toBe("no-store");
     }
     expect(html).toContain(`token=${key.slice(0, 9)}…${key.slice(-4)}&amp;size=128`);
