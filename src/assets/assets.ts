@@ -30,8 +30,8 @@ import { ladderDown, ladderUp, scaleDownTo } from "./widths";
  *   theme     light or dark: the page a jpg is flattened onto (white without it)
  *   expires, signature
  *             a URL this Worker signed: a time-limited one (three-tool get_logo) answers 403
- *             once expired or when any part of it was changed; a lookup's redirect is signed
- *             without expiry to get its exact width
+ *             once expired or when any part of it was changed; a lookup's redirect to a
+ *             width between the ladder's rungs is signed without expiry to get that exact width
  *
  * Anyone can call this route, so it renders a bounded set of images per object: any other
  * parameter is refused, unsigned widths are rounded to a ladder (./widths.ts), and answers are

@@ -2,8 +2,8 @@
  * The widths the public asset route renders for anyone. Every width it resizes to is a new
  * image in the cache, so widths asked without this Worker's signature are rounded to a fixed
  * ladder: `width` up to the next rung (the image is at least as wide as asked, and CSS scales
- * it down), `maxWidth` down to the rung below (it is a maximum; below 16 it stays as asked). A lookup's redirect carries a
- * signature and gets its exact width.
+ * it down), `maxWidth` down to the rung below (it is a maximum; below 16 it stays as asked). A lookup's redirect to a
+ * width between the rungs carries a signature and gets its exact width.
  */
 export const WIDTH_LADDER = [16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1600, 2048, 2560, 3200] as const;
 

@@ -385,7 +385,7 @@ function monogramResponse(
  * Where a redirect points: the CDN's image-resizing path over the R2 object when a CDN is
  * configured, otherwise this Worker's own asset route, which resizes and converts through the
  * Images binding, so that following the redirect locally yields the real image. The asset
- * route rounds unsigned widths to its ladder; the lookup signs its exact width. A vector is
+ * route rounds unsigned widths to its ladder; the lookup signs a width between its rungs. A vector is
  * always served by the asset route, which adds the policy that forbids scripts, and so is a
  * greyscale rendition, which may not be made yet (src/images/greyOnDemand.ts): the CDN serves
  * only what the bucket holds.

@@ -158,7 +158,7 @@ async function main() {
     const emptyHost = await claim({ "/": { type: "text/html", body: "<title>Quiet Co</title>" } });
 
     log("Starting workerd…");
-    // With a signing secret, as deployed: redirects carry signed exact widths.
+    // With a signing secret, as deployed: redirects to widths between the ladder's rungs are signed.
     const signingSecret = "bench-signing-secret-0123456789";
     const worker = (name: string, response: string, scriptPath?: string) => {
       const options: Record<string, unknown> = workerOptions(dist, name, { LOOKUP_RESPONSE: response, DISCOVERY_RESOLVE: websites.resolve, SIGNED_URL_SECRET: signingSecret });
