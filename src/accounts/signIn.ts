@@ -6,7 +6,7 @@ import { fail, ok, type Result } from "../lib/errors";
 import { emailSchema } from "./accounts";
 import type { LimitWindow } from "../limits/rateLimiter";
 import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
-import { knownDevice } from "./devices";
+import { type DeviceAccount, knownDevice } from "./devices";
 import { hashPassword, verifyPassword } from "./passwords";
 
 /**
@@ -38,7 +38,15 @@ export interface SignedIn {
   id: string;
   email: string;
   plan: (typeof accounts.$inferSelect)["plan"];
+  /**
+   * The password the attempt was checked against: its session starts only while that is still
+   * the account's (replaceSession), and its device token is signed for it.
+   */
+  checked: DeviceAccount;
 }
+
+/** What a sign-in with a wrong email or password is told, either way. */
+export const INVALID_CREDENTIALS = "Invalid email or password";
 
 // Checked against when the email is unknown, so that a miss takes as long as a wrong password.
 let decoyHash: Promise<string> | undefined;
@@ -66,8 +74,8 @@ export async function signIn(
 
   decoyHash ??= hashPassword(crypto.randomUUID());
   const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyHash));
-  if (!account || !valid) return fail("unauthorized", "Invalid email or password");
-  return ok({ id: account.id, email: account.email, plan: account.plan });
+  if (!account || !valid) return fail("unauthorized", INVALID_CREDENTIALS);
+  return ok({ id: account.id, email: account.email, plan: account.plan, checked: { email: account.email, passwordHash: account.passwordHash } });
 }
 
 /**

@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
-import { signIn } from "../accounts/signIn";
+import { INVALID_CREDENTIALS, signIn } from "../accounts/signIn";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
@@ -65,7 +65,10 @@ authorize.post("/authorize", localHostOnly, formLimit, async (c) => {
       const email = typeof form.email === "string" ? form.email : undefined;
       return signInPage(c, helpers, request, { error: result.error.message, email }, statusOf(result.error.code));
     }
-    await replaceSession(c, db, result.value);
+    // The password changed since it was checked: it is a wrong password now.
+    if (!(await replaceSession(c, db, result.value, result.value.checked))) {
+      return signInPage(c, helpers, request, { error: INVALID_CREDENTIALS, email: result.value.email }, 401);
+    }
     // Post/redirect/get: the consent page is shown by GET, with the session just set.
     return c.redirect(c.req.url, 303);
   }

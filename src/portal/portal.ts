@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { eq } from "drizzle-orm";
 import { apiClients } from "../../schema";
-import { signIn } from "../accounts/signIn";
+import { INVALID_CREDENTIALS, signIn } from "../accounts/signIn";
 import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
 import { MAX_FORM_BYTES } from "../lib/params";
@@ -37,7 +37,8 @@ async function login(c: Context<AppEnv>) {
     return jsonError(c, result.error.code, result.error.message, headers);
   }
   const account = result.value;
-  await replaceSession(c, db, account);
+  // The password changed since it was checked: it is a wrong password now.
+  if (!(await replaceSession(c, db, account, account.checked))) return jsonError(c, "unauthorized", INVALID_CREDENTIALS);
   c.header("Cache-Control", "no-store");
   return c.json({ account: { id: account.id, email: account.email, plan: account.plan } });
 }

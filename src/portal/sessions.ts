@@ -1,4 +1,4 @@
-import { and, eq, gt, lte } from "drizzle-orm";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -6,7 +6,7 @@ import { accounts, sessions } from "../../schema";
 import type { AppEnv } from "../env";
 import { limitedAddress } from "../lib/address";
 import type { Db } from "../lib/db";
-import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, deviceToken } from "../accounts/devices";
+import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, type DeviceAccount, deviceToken } from "../accounts/devices";
 import type { SignInClient } from "../accounts/signIn";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
 import { bearerToken, jsonError } from "../lib/responses";
@@ -20,13 +20,35 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * dropped (a script signing in without keeping the cookie leaves one a call).
  */
 export async function startSession(db: Db, accountId: string, now = new Date()): Promise<{ id: string; expiresAt: Date }> {
+  return (await openSession(db, accountId, now))!;
+}
+
+/**
+ * startSession for a sign-in: only while `passwordHash`, the one its password was checked
+ * against, is still the account's, or null. A password change commits its new hash and ends
+ * every session in one batch; a sign-in with the old password that was checked before it and
+ * wrote its session after it would otherwise outlive the change.
+ */
+export async function openSession(db: Db, accountId: string, now: Date, passwordHash?: string): Promise<{ id: string; expiresAt: Date } | null> {
   const id = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await db.batch([
-    db.delete(sessions).where(and(eq(sessions.accountId, accountId), lte(sessions.expiresAt, now))),
-    db.insert(sessions).values({ idHash: await sha256Hex(id), accountId, createdAt: now, expiresAt }),
-  ]);
-  return { id, expiresAt };
+  const row = { idHash: await sha256Hex(id), accountId, createdAt: now, expiresAt };
+  const insert =
+    passwordHash === undefined
+      ? db.insert(sessions).values(row)
+      : db.insert(sessions).select(
+          db
+            .select({
+              idHash: sql<string>`${row.idHash}`.as("id_hash"),
+              accountId: accounts.id,
+              createdAt: sql<Date>`${now.getTime()}`.as("created_at"),
+              expiresAt: sql<Date>`${expiresAt.getTime()}`.as("expires_at"),
+            })
+            .from(accounts)
+            .where(and(eq(accounts.id, accountId), eq(accounts.passwordHash, passwordHash))),
+        );
+  const [, inserted] = await db.batch([db.delete(sessions).where(and(eq(sessions.accountId, accountId), lte(sessions.expiresAt, now))), insert]);
+  return inserted.meta.changes > 0 ? { id, expiresAt } : null;
 }
 
 export interface SessionAccount {
@@ -74,15 +96,21 @@ function cookieName<E extends AppEnv>(c: Context<E>, name: string): string {
 /**
  * Signs the browser in: a fresh id every time, and any session it brought along is ended (no
  * fixation). The browser also keeps a device token for the account (src/accounts/devices.ts).
+ * After a sign-in, `checked` is the password it was checked against (SignedIn): the session
+ * starts only while that is still the account's password, and false says it no longer is (the
+ * password changed meanwhile), which the caller answers as a wrong password. Without it (sign-up,
+ * the browser that just changed the password) the account's present password counts.
  */
-export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string }): Promise<void> {
+export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string }, checked?: DeviceAccount): Promise<boolean> {
   await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
-  const session = await startSession(db, account.id);
+  const session = await openSession(db, account.id, new Date(), checked?.passwordHash);
+  if (!session) return false;
   const attributes = { httpOnly: true, sameSite: "Lax", secure: secureOn(c), path: "/" } as const;
   setCookie(c, cookieName(c, SESSION_COOKIE), session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
   const secret = (c.env as Env).SIGNED_URL_SECRET;
-  const credentials = secret ? await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } }) : undefined;
+  const credentials = secret ? (checked ?? (await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } }))) : undefined;
   if (secret && credentials) setCookie(c, cookieName(c, DEVICE_COOKIE), await deviceToken(secret, credentials), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
+  return true;
 }
 
 /** Who is making a sign-in attempt: the address limits count, and the device token it brings. */

@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { createAccount, emailSchema, passwordSchema, setPassword } from "../accounts/accounts";
-import { credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
+import { credentialsSchema, INVALID_CREDENTIALS, signIn, signUpAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
@@ -167,7 +167,10 @@ authPages.post("/portal/login", async (c) => {
     const invalid = invalidFields(result.error.code, credentials);
     return render(c, <SignInPage email={email} error={message} invalid={invalid} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
   }
-  await replaceSession(c, db, result.value);
+  // The password changed since it was checked: it is a wrong password now.
+  if (!(await replaceSession(c, db, result.value, result.value.checked))) {
+    return render(c, <SignInPage email={email} error={INVALID_CREDENTIALS} invalid={invalidFields("unauthorized", credentials)} next={next} signupOpen={signupOpen(c.env)} />, 401);
+  }
   return c.redirect(next, 303);
 });
 

@@ -1,5 +1,12 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { accounts, sessions } from "../../schema";
+import { setPassword } from "../../src/accounts/accounts";
+import { knownDevice } from "../../src/accounts/devices";
+import { signIn } from "../../src/accounts/signIn";
+import { openSession } from "../../src/portal/sessions";
+import { db } from "../helpers/catalogue";
 import { approveAs, authorizeUrl, pkcePair, registerClient } from "../oauth/helpers";
 import { fetchWith, freshCompany } from "../lookup/helpers";
 import { BASE, Browser, createdKeyOf, freshEmail, PASSWORD, signedUp, textOf } from "./helpers";
@@ -144,6 +151,40 @@ describe("sign-in", () => {
     const stale = new Browser();
     stale.cookies.set("__Host-session", before!);
     expect((await stale.fetch("/portal")).status).toBe(303);
+  });
+
+  it("starts no session for a password changed after it was checked", async () => {
+    const { email } = await signedUp();
+    const checked = await signIn(env, db, { email, password: PASSWORD }, { address: "203.0.113.40", device: undefined });
+    if (!checked.ok) throw new Error(checked.error.message);
+    // The owner changes the password between the check and the session's write.
+    expect((await setPassword(db, checked.value.id, "a brand new passphrase")).ok).toBe(true);
+    expect(await openSession(db, checked.value.id, new Date(), checked.value.checked.passwordHash)).toBeNull();
+    expect(await db.$count(sessions, eq(sessions.accountId, checked.value.id))).toBe(0);
+    const current = await db.query.accounts.findFirst({ where: eq(accounts.id, checked.value.id) });
+    expect(await openSession(db, checked.value.id, new Date(), current!.passwordHash)).not.toBeNull();
+  });
+
+  it("leaves no browser signed in with the old password once it is changed, however the sign-ins interleave", async () => {
+    for (let round = 0; round < 3; round++) {
+      const { browser, email } = await signedUp();
+      const others = Array.from({ length: 8 }, () => new Browser());
+      const [changed] = await Promise.all([
+        browser.postForm("/portal/password", { current: PASSWORD, password: "a brand new passphrase" }),
+        ...others.map(async (other, i) => {
+          await scheduler.wait(i * 3);
+          return other.postForm("/portal/login", { email, password: PASSWORD }, { "CF-Connecting-IP": `198.51.100.${round * 10 + i}` });
+        }),
+      ]);
+      expect(changed.status).toBe(303);
+      expect((await browser.fetch("/portal")).status).toBe(200);
+      for (const other of others) {
+        expect((await other.fetch("/portal")).status).toBe(303);
+        // Nor does a device cookie it was given count under the new password.
+        const device = other.cookies.get("__Host-device");
+        if (device) expect(await knownDevice(env.SIGNED_URL_SECRET, (await db.query.accounts.findFirst({ where: eq(accounts.email, email) }))!, device)).toBeNull();
+      }
+    }
   });
 });
 
