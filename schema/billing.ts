@@ -12,6 +12,12 @@ export const billingAccounts = sqliteTable("billing_accounts", {
     .references(() => accounts.id, { onDelete: "cascade" }),
   stripeCustomerId: text("stripe_customer_id").unique(),
   subscriptionId: text("subscription_id"),
+  /**
+   * When that subscription was created (Stripe's `created`, Unix seconds; a checkout's own
+   * creation until the subscription's events tell): of two paying subscriptions, the later one
+   * is the account's (src/billing/events.ts). Null when no event has said.
+   */
+  subscriptionCreated: integer("subscription_created"),
   /** Stripe's subscription status (`active`, `past_due`, `canceled`, …). */
   status: text("status").notNull(),
   plan: text("plan", { enum: plans }).notNull(),

@@ -24,7 +24,10 @@ import { planOfPrice } from "./stripe";
  *  - an account pays for one subscription at a time: while its current one is paying, an event
  *    that another subscription is not paying (an old one ending, a checkout left unpaid)
  *    changes nothing, so a plan left behind never moves the account off the one it bought. A
- *    paying one replaces it: Stripe may tell of the new subscription before the old one's end;
+ *    paying one replaces it if it was created later (Stripe may tell of the new subscription
+ *    before the old one's end); an older one that is still paying (renewed, set to cancel at its
+ *    period's end, back from unpaid) changes nothing, or its end would then leave the account on
+ *    Free while the newer one is charged. Where either creation is unknown, the paying one replaces it;
  *  - `accounts.plan`, which every limiter reads, follows the billing row only when this very
  *    event wrote it.
  *
@@ -56,6 +59,8 @@ interface Change {
    */
   plan: Plan | null;
   boughtPlan?: Plan | undefined;
+  /** When the subscription was created (Unix seconds): Stripe's `created`, or for a completed checkout the session's, which came first. */
+  subscriptionCreated: number | null;
   periodStart: number | null;
   periodEnd: number | null;
   cancelAtPeriodEnd: boolean;
@@ -82,6 +87,11 @@ const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((pa
 const OTHER_NOT_PAYING = (row: string, subscriptionId: string, status: string) =>
   `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId}
     AND ${PAYING(`${row}.status`)} AND NOT ${PAYING(status)})`;
+/** The row's current subscription is paying, and the event is of another one created before it. */
+const OLDER_OTHER = (row: string, subscriptionId: string, created: string) =>
+  `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId}
+    AND ${PAYING(`${row}.status`)} AND ${row}.subscription_created IS NOT NULL AND ${created} IS NOT NULL
+    AND ${created} < ${row}.subscription_created)`;
 
 const paidPlan = z.enum(plans).exclude(["free"]);
 
@@ -97,6 +107,7 @@ const metadata = z.record(z.string(), z.string()).nullish().transform((value) =>
 
 const checkoutSessionSchema = z.object({
   id: z.string(),
+  created: z.number().int().nullish(),
   mode: z.string(),
   client_reference_id: z.string().nullish(),
   customer: stripeRef,
@@ -107,6 +118,7 @@ const checkoutSessionSchema = z.object({
 
 const subscriptionSchema = z.object({
   id: z.string(),
+  created: z.number().int().nullish(),
   status: z.string(),
   customer: stripeRef,
   metadata,
@@ -156,6 +168,7 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
         periodStart: null,
         periodEnd: null,
         cancelAtPeriodEnd: false,
+        subscriptionCreated: session.created ?? null,
         checkoutSessionId: session.id,
       };
     }
@@ -187,6 +200,7 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
         periodStart: item?.current_period_start ? item.current_period_start * 1000 : null,
         periodEnd: item?.current_period_end ? item.current_period_end * 1000 : null,
         cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
+        subscriptionCreated: subscription.created ?? null,
       };
     }
     default:
@@ -207,20 +221,24 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
     d1
       .prepare(
         `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ?1) AS known,
-                (SELECT ${OTHER_NOT_PAYING("billing_accounts", "?2", "?3")} FROM billing_accounts WHERE account_id = ?1) AS other`,
+                (SELECT ${OTHER_NOT_PAYING("billing_accounts", "?2", "?3")} OR ${OLDER_OTHER("billing_accounts", "?2", "?4")}
+                 FROM billing_accounts WHERE account_id = ?1) AS other`,
       )
-      .bind(change.accountId, change.subscriptionId, change.status),
+      .bind(change.accountId, change.subscriptionId, change.status, change.subscriptionCreated),
     // Upsert the billing row, unless the event was seen, is older than the row, or says
     // another subscription than the paying one is not paying. A plan kept (null) is the
     // account's paid plan, read here in the same transaction, else the one its checkout bought.
     d1
       .prepare(
         `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
-                                       current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at)
-         SELECT ?2, ?3, ?4, ?5, coalesce(?6, (SELECT nullif(plan, 'free') FROM accounts WHERE id = ?2), ?12, 'free'), ?7, ?8, ?9, ?10, ?1, ?11
+                                       current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at, subscription_created)
+         SELECT ?2, ?3, ?4, ?5, coalesce(?6, (SELECT nullif(plan, 'free') FROM accounts WHERE id = ?2), ?12, 'free'), ?7, ?8, ?9, ?10, ?1, ?11, ?13
          WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ?2)
          ON CONFLICT (account_id) DO UPDATE SET
            stripe_customer_id = coalesce(excluded.stripe_customer_id, stripe_customer_id),
+           subscription_created = CASE WHEN excluded.subscription_id IS NULL OR excluded.subscription_id IS subscription_id
+                                       THEN coalesce(excluded.subscription_created, subscription_created)
+                                       ELSE excluded.subscription_created END,
            subscription_id = coalesce(excluded.subscription_id, subscription_id),
            status = excluded.status, plan = excluded.plan,
            current_period_start = coalesce(excluded.current_period_start, current_period_start),
@@ -231,6 +249,7 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
            AND NOT (excluded.status = 'incomplete' AND billing_accounts.status <> 'incomplete'
                     AND billing_accounts.subscription_id IS excluded.subscription_id)
            AND NOT ${OTHER_NOT_PAYING("billing_accounts", "excluded.subscription_id", "excluded.status")}
+           AND NOT ${OLDER_OTHER("billing_accounts", "excluded.subscription_id", "excluded.subscription_created")}
            AND (billing_accounts.state_at < excluded.state_at
                 OR (billing_accounts.state_at = excluded.state_at
                     AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id
@@ -250,6 +269,7 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
         event.created,
         now,
         change.boughtPlan ?? null,
+        change.subscriptionCreated,
       ),
     // The plan limiters read follows the row's, only if this event is the one the row now
     // reflects, and only the first time it comes: a redelivery must not undo a plan an

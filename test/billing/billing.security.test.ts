@@ -254,6 +254,46 @@ describe("one subscription per account", () => {
     expect(await planOf(account.id)).toBe("growth");
   });
 
+  it("an older subscription still paying never takes the account back, nor does its end leave it on Free", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    // Moved from Launch to Growth in Stripe's dashboard, Launch set to cancel at its period's end.
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_old", created: t }), { created: t }));
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_new", price: "price_growth_test", created: t + 10 }), { created: t + 10 }));
+    expect(await planOf(account.id)).toBe("growth");
+    const older = [
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_old", created: t, cancelAtPeriodEnd: true }), { created: t + 20 }),
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_old", created: t }), { created: t + 25 }),
+      event("customer.subscription.deleted", subscription(account.id, { id: "sub_old", created: t, status: "canceled" }), { created: t + 30 }),
+    ];
+    for (const body of older) {
+      expect(await outcomeOf(deliver(body)), body.type).toBe("other_subscription");
+      expect(await planOf(account.id), body.type).toBe("growth");
+    }
+    const key = await addKey(account.id, { type: "secret" });
+    const status = (await (await api("/apiaas/billing/status", { key })).json()) as { plan: string; subscription: { status: string } };
+    expect(status).toMatchObject({ plan: "growth", subscription: { status: "active" } });
+    // Checkout stays closed: the account pays for Growth.
+    expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).status).toBe(409);
+
+    // The newer one's own end still moves it.
+    await deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_new", price: "price_growth_test", created: t + 10, status: "canceled" }), { created: t + 40 }));
+    expect(await planOf(account.id)).toBe("free");
+  });
+
+  it("a checkout's subscription counts from the checkout's creation until its own events tell", async () => {
+    const account = await addAccount("free");
+    const t = Math.floor(Date.now() / 1000);
+    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_before", created: t }), { created: t }));
+    const checkout = { ...completedCheckout(account.id, "cs_test_newer", "growth"), subscription: "sub_checkout", created: t + 5 };
+    expect(await outcomeOf(deliver(event("checkout.session.completed", checkout, { created: t + 8 })))).toBe("applied");
+    expect(await planOf(account.id)).toBe("growth");
+    // The subscription before it renews before the checkout's subscription has said anything itself.
+    const renewed = event("customer.subscription.updated", subscription(account.id, { id: "sub_before", created: t }), { created: t + 9 });
+    expect(await outcomeOf(deliver(renewed))).toBe("other_subscription");
+    expect(await planOf(account.id)).toBe("growth");
+  });
+
   it("events that another subscription is not paying never move the account off the one it pays for", async () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);

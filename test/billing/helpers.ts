@@ -39,14 +39,15 @@ export async function outcomeOf(delivered: Response | Promise<Response>): Promis
   return ((await (await delivered).json()) as { outcome: string }).outcome;
 }
 
-export function subscription(accountId: string, fields: { status?: string; price?: string; id?: string; customer?: string; periodEnd?: number } = {}) {
+export function subscription(accountId: string, fields: { status?: string; price?: string; id?: string; customer?: string; periodEnd?: number; created?: number; cancelAtPeriodEnd?: boolean } = {}) {
   const start = Math.floor(Date.now() / 1000);
   return {
     id: fields.id ?? "sub_test_1",
     object: "subscription",
+    ...(fields.created === undefined ? {} : { created: fields.created }),
     customer: fields.customer ?? "cus_test_1",
     status: fields.status ?? "active",
-    cancel_at_period_end: false,
+    cancel_at_period_end: fields.cancelAtPeriodEnd ?? false,
     metadata: { accountId },
     items: {
       object: "list",
