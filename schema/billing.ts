@@ -43,6 +43,11 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
   completedAt: integer("completed_at", { mode: "timestamp_ms" }),
   /** Set once by the token exchange: a session's credentials are handed out one time. */
   exchangedAt: integer("exchanged_at", { mode: "timestamp_ms" }),
+  /**
+   * Set when it can no longer be paid: expired at Stripe (the checkout.session.expired webhook,
+   * or this service expiring it, or finding it expired or gone). It then keeps nothing waiting.
+   */
+  expiredAt: integer("expired_at", { mode: "timestamp_ms" }),
 });
 
 /** Every Stripe event applied, by id: a redelivery or a concurrent duplicate changes nothing. */

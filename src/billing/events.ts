@@ -39,6 +39,7 @@ import { planOfPrice } from "./stripe";
  */
 export const handledEvents = [
   "checkout.session.completed",
+  "checkout.session.expired",
   "customer.subscription.created",
   "customer.subscription.updated",
   "customer.subscription.deleted",
@@ -210,6 +211,7 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
 
 export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Date.now()): Promise<Applied> {
   if (!(handledEvents as readonly string[]).includes(event.type)) return "ignored";
+  if (event.type === "checkout.session.expired") return applyExpiry(db, event, now);
   const change = await changeOf(db, env, event);
   if (!change) return "ignored";
 
@@ -305,4 +307,31 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
   if (rest.at(-1)?.meta.changes === 0) return "duplicate";
   if (upsert?.meta.changes !== 0) return "applied";
   return read?.results[0]?.other ? "other_subscription" : "stale";
+}
+
+/**
+ * A checkout session of ours that expired at Stripe can no longer be paid: recorded so that it
+ * keeps its account from nothing (src/billing/sessions.ts, stillChargeable). Recorded as an
+ * event only for a session of ours; one completed or already known expired changes nothing.
+ */
+async function applyExpiry(db: Db, event: Stripe.Event, now: number): Promise<Applied> {
+  const { id } = objectOf(checkoutSessionSchema.pick({ id: true }), event);
+  const d1 = db.$client;
+  const [marked, recorded] = await d1.batch([
+    d1
+      .prepare(
+        `UPDATE checkout_sessions SET expired_at = ?3 WHERE id = ?1 AND completed_at IS NULL AND expired_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?2)`,
+      )
+      .bind(id, event.id, now),
+    d1
+      .prepare(
+        `INSERT INTO stripe_events (id, type, created, received_at) SELECT ?1, ?2, ?3, ?4
+         WHERE EXISTS (SELECT 1 FROM checkout_sessions WHERE id = ?5) ON CONFLICT (id) DO NOTHING`,
+      )
+      .bind(event.id, event.type, event.created, now, id),
+  ]);
+  if (marked?.meta.changes) return "applied";
+  if (recorded?.meta.changes) return "stale";
+  return (await d1.prepare("SELECT 1 FROM checkout_sessions WHERE id = ?1").bind(id).first()) ? "duplicate" : "ignored";
 }

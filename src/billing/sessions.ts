@@ -88,7 +88,8 @@ export async function createCheckoutSession(
   const rivals = await settleOpenCheckouts(stripe, db, accountId, { after: settled.value.highest, before: own!.rowid, settled: settled.value.settled });
   if (!rivals.ok) {
     // Within what is left of the deadline; a session not expired here is recorded, so the next checkout expires it.
-    await stripe.call("expiring a checkout session given up", (sdk, options) => sdk.checkout.sessions.expire(session.id, {}, options));
+    const given = await stripe.call("expiring a checkout session given up", (sdk, options) => sdk.checkout.sessions.expire(session.id, {}, options));
+    if (given.ok) await recordExpired(db, session.id);
     return rivals;
   }
   return ok({ id: session.id, url: session.url, plan });
@@ -110,8 +111,9 @@ export function stillChargeable(accountId: string): AccountKeeper[] {
       reason: "This account has a Stripe subscription that has not ended: cancel it in Stripe first, so that nobody is charged for an account that is gone",
     },
     {
-      holds: sql`EXISTS (SELECT 1 FROM ${checkoutSessions} WHERE ${and(eq(checkoutSessions.accountId, accountId), isNull(checkoutSessions.completedAt), gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)))})`,
-      reason: "This account started a Stripe checkout in the last 24 hours that may still complete: expire it in Stripe, or try again once it has",
+      holds: sql`EXISTS (SELECT 1 FROM ${checkoutSessions} WHERE ${and(eq(checkoutSessions.accountId, accountId), mayStillComplete(Date.now()))})`,
+      reason:
+        "This account started a Stripe checkout in the last 24 hours that may still complete: expire it in Stripe (with checkout.session.expired sent to the webhook), or try again once it has expired",
     },
   ];
 }
@@ -140,8 +142,7 @@ async function settleOpenCheckouts(
     .where(
       and(
         eq(checkoutSessions.accountId, accountId),
-        isNull(checkoutSessions.completedAt),
-        gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS)),
+        mayStillComplete(Date.now()),
         // Those recorded between this request's first pass and its own session, not settled yet.
         only && notInArray(checkoutSessions.id, [...only.settled]),
         only && sql`rowid > ${only.after} AND rowid < ${only.before}`,
@@ -171,8 +172,27 @@ async function settleOpenCheckouts(
     if (!state.ok) return state;
     if (state.value === "open") return fail("unavailable", STRIPE_UNAVAILABLE);
     if (state.value === "complete") return fail("conflict", JUST_PAID);
+    await recordExpired(db, id);
   }
   return ok({ settled, highest });
+}
+
+/**
+ * A checkout of the last day that may still be paid: neither completed nor known to have
+ * expired. Those keep the account from being deleted, and are settled before another checkout.
+ */
+function mayStillComplete(now: number) {
+  return and(isNull(checkoutSessions.completedAt), isNull(checkoutSessions.expiredAt), gt(checkoutSessions.createdAt, new Date(now - CHECKOUT_LIFETIME_MS)));
+}
+
+/** A checkout Stripe says can no longer be paid (expired, or unknown to it): it keeps nothing waiting from now on. */
+export async function recordExpired(db: Db, id: string, now = new Date()): Promise<boolean> {
+  const marked = await db
+    .update(checkoutSessions)
+    .set({ expiredAt: now })
+    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.completedAt), isNull(checkoutSessions.expiredAt)))
+    .returning({ id: checkoutSessions.id });
+  return marked.length > 0;
 }
 
 /** At most this many of an account's checkouts of the last day are asked about: each is a call to Stripe. */

@@ -2,7 +2,8 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts, apiKeys, checkoutSessions, stripeEvents } from "../../schema";
-import { setPlan } from "../../src/accounts/accounts";
+import { deleteAccount, setPlan } from "../../src/accounts/accounts";
+import { stillChargeable } from "../../src/billing/sessions";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";
@@ -322,6 +323,52 @@ describe("one subscription per account", () => {
     // The subscription it pays for still moves it.
     await deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_growth", price: "price_growth_test", status: "canceled" }), { created: t + 6 }));
     expect(await planOf(account.id)).toBe("free");
+  });
+});
+
+describe("a checkout that expired at Stripe", () => {
+  const expireAtStripe = async (id: string) => {
+    const response = await fetch(`${env.STRIPE_API_BASE}/v1/checkout/sessions/${id}/expire`, { method: "POST", headers: { Authorization: `Bearer ${env.STRIPE_SECRET_KEY}` } });
+    expect(response.status).toBe(200);
+  };
+  const startCheckout = async (key: string) => ((await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string }).id;
+
+  it("keeps its account from being deleted only until Stripe says so", async () => {
+    const account = await addAccount("free");
+    const id = await startCheckout(await addKey(account.id, { type: "secret" }));
+    await expireAtStripe(id);
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("checkout.session.expired") } });
+    const expired = event("checkout.session.expired", { ...completedCheckout(account.id, id, "launch"), status: "expired", payment_status: "unpaid" });
+    expect(await outcomeOf(deliver(expired))).toBe("applied");
+    expect(await outcomeOf(deliver(expired))).toBe("duplicate");
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: true });
+  });
+
+  it("an expiry of a session none of ours, or of one completed, changes nothing", async () => {
+    const account = await addAccount("free");
+    expect(await outcomeOf(deliver(event("checkout.session.expired", completedCheckout(account.id, "cs_test_not_ours"))))).toBe("ignored");
+    const id = await startCheckout(await addKey(account.id, { type: "secret" }));
+    await deliver(event("checkout.session.completed", completedCheckout(account.id, id, "launch")));
+    expect(await outcomeOf(deliver(event("checkout.session.expired", completedCheckout(account.id, id, "launch"))))).toBe("stale");
+    const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id));
+    expect(row).toMatchObject({ expiredAt: null });
+    expect(row!.completedAt).not.toBeNull();
+  });
+
+  it("is recorded as expired when the next checkout finds it so, without its webhook", async () => {
+    const account = await addAccount("free");
+    const key = await addKey(account.id, { type: "secret" });
+    const first = await startCheckout(key);
+    await expireAtStripe(first);
+    const second = await startCheckout(key);
+    expect(second).not.toBe(first);
+    const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, first));
+    expect(row!.expiredAt).not.toBeNull();
+    // The second is open: it still keeps the account, until it too has expired.
+    expect((await deleteAccount(db, account.id, stillChargeable(account.id))).ok).toBe(false);
+    await expireAtStripe(second);
+    await deliver(event("checkout.session.expired", { ...completedCheckout(account.id, second, "launch"), status: "expired" }));
+    expect((await deleteAccount(db, account.id, stillChargeable(account.id))).ok).toBe(true);
   });
 });
 
