@@ -25,6 +25,13 @@ export async function hashPassword(password: string): Promise<string> {
   return [SCHEME, PBKDF2_ITERATIONS, toBase64(salt), toBase64(hash)].join("$");
 }
 
+/**
+ * Checked against when a sign-in names no account, so that a miss costs what a wrong password
+ * does: the same scheme and iterations, a hash no password derives to. A constant, so that no
+ * attempt pays for making it (the first miss in an isolate used to hash twice).
+ */
+export const DECOY_HASH = [SCHEME, PBKDF2_ITERATIONS, toBase64(new Uint8Array(SALT_BYTES)), toBase64(new Uint8Array(HASH_BITS / 8))].join("$");
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, iterationText, saltText, hashText] = stored.split("$");
   const iterations = Number(iterationText);

@@ -7,7 +7,7 @@ import { emailSchema } from "./accounts";
 import type { LimitWindow } from "../limits/rateLimiter";
 import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
 import { type DeviceAccount, knownDevice } from "./devices";
-import { hashPassword, verifyPassword } from "./passwords";
+import { DECOY_HASH, verifyPassword } from "./passwords";
 
 /**
  * Signing in with email and password, shared by the portal's JSON login and the OAuth sign-in
@@ -48,8 +48,6 @@ export interface SignedIn {
 /** What a sign-in with a wrong email or password is told, either way. */
 export const INVALID_CREDENTIALS = "Invalid email or password";
 
-// Checked against when the email is unknown, so that a miss takes as long as a wrong password.
-let decoyHash: Promise<string> | undefined;
 
 /**
  * Checks the credentials of one attempt. Failures are `invalid_argument` (malformed),
@@ -72,8 +70,8 @@ export async function signIn(
   const limit = await signInAllowed(env, client.address, email, device);
   if (!limit.allowed) return { ...fail("rate_limited", "Too many sign-in attempts. Try again later."), retryAfter: limit.retryAfter };
 
-  decoyHash ??= hashPassword(crypto.randomUUID());
-  const valid = await verifyPassword(password, account?.passwordHash ?? (await decoyHash));
+  // An unknown email is checked against a decoy, so that a miss takes as long as a wrong password.
+  const valid = await verifyPassword(password, account?.passwordHash ?? DECOY_HASH);
   if (!account || !valid) return fail("unauthorized", INVALID_CREDENTIALS);
   return ok({ id: account.id, email: account.email, plan: account.plan, checked: { email: account.email, passwordHash: account.passwordHash } });
 }

@@ -7,7 +7,7 @@ import { stillChargeable } from "../../src/billing/sessions";
 import { startSession } from "../../src/portal/sessions";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
-import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "../../src/accounts/passwords";
+import { DECOY_HASH, hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "../../src/accounts/passwords";
 import { createDb } from "../../src/lib/db";
 
 const db = createDb(env.DB);
@@ -85,6 +85,12 @@ describe("passwords", () => {
 
   it("rejects stored values of another scheme", async () => {
     expect(await verifyPassword("x", "md5$abc")).toBe(false);
+  });
+
+  it("checks an unknown email against a decoy that costs what a real hash costs and matches nothing", async () => {
+    const [scheme, iterations] = DECOY_HASH.split("$");
+    expect([scheme, Number(iterations)]).toEqual([(await hashPassword("x")).split("$")[0], PBKDF2_ITERATIONS]);
+    for (const password of ["", "password", "correct horse battery"]) expect(await verifyPassword(password, DECOY_HASH)).toBe(false);
   });
 });
 
