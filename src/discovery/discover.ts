@@ -71,8 +71,22 @@ interface Candidate extends CandidateReport {
   bytes?: Uint8Array;
 }
 
-/** The domain's site, asked and ranked, and the winner written into the catalogue. */
-export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, resolve: ResolveMap, now = new Date()): Promise<DiscoveryReport> {
+/** A refresh's discovered logo as it is stored: what a new winner must match. */
+export interface CurrentLogo {
+  /** Its score() as the icon it was made from. */
+  score: number;
+  /** Where it was fetched from (the logo row's source URL). */
+  sourceUrl: string | null;
+}
+
+/**
+ * The domain's site, asked and ranked, and the winner written into the catalogue. On a refresh
+ * (`current`), a winner that scores below the stored logo is written only when the site no
+ * longer offers the stored one (its URL no longer named, gone with 404 or 410, or serving
+ * something else now); otherwise the stored logo stays, as it does when nothing is found: an
+ * icon that failed for a moment (a 503, a bot check) must not hand the logo to the favicon.
+ */
+export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, resolve: ResolveMap, now = new Date(), current?: CurrentLogo): Promise<DiscoveryReport> {
   const site = await readSite(domain, resolve);
   const landed = site.landedUrl === null ? null : registrableDomain(new URL(site.landedUrl).hostname);
   // A home page that redirects to another registrable domain (a social profile, a domain
@@ -107,6 +121,10 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
   report.candidates = examined.map(({ decoded: _decoded, bytes: _bytes, ...shown }) => shown);
   if (!winner) {
     report.reason = site.pageUrl === null ? "the site did not answer" : "no usable icon";
+    return report;
+  }
+  if (current && winner.score! < current.score && stillOffered(current.sourceUrl, site, examined)) {
+    report.reason = `nothing better than the stored logo (the best found now: ${winner.url.slice(0, 200)}, ${winner.width}×${winner.height})`;
     return report;
   }
 
@@ -251,6 +269,17 @@ export function score(from: CandidateSource, icon: { width: number; height: numb
   if (from === "mask-icon") return 60 * shape;
   const base = (icon.vector ? 100_000 : 0) + short * shape;
   return icon.vector || short >= MIN_EDGE ? base : base - 1_000_000;
+}
+
+/**
+ * Whether the site may still offer the icon a logo was made from, though this refresh did not
+ * get it: the site did not answer at all, or the page still names it and it was not fetched or
+ * failed other than as gone (404, 410). One fetched and decoded is what the site offers now.
+ */
+function stillOffered(sourceUrl: string | null, site: Site, examined: Candidate[]): boolean {
+  if (site.pageUrl === null) return true;
+  const candidate = sourceUrl === null ? undefined : examined.find((c) => c.url === sourceUrl);
+  return candidate !== undefined && candidate.score === undefined && !/^status 4(?:04|10)$/.test(candidate.refused ?? "");
 }
 
 /** Whether the search can end: an icon under MIN_EDGE (a negative score) is kept only while nothing better turns up. */

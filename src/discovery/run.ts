@@ -5,7 +5,7 @@ import { findCompanyByDomain } from "../catalogue/queries";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
 import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";
-import { discoverDomain, type DiscoveryReport } from "./discover";
+import { type CurrentLogo, discoverDomain, type DiscoveryReport, score } from "./discover";
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
 
@@ -78,7 +78,8 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
 export async function discoverAndRecord(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryReport> {
   const db = createDb(env.DB);
   const vars = readVars(env);
-  const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now));
+  const current = options.refresh ? await currentDiscoveredLogo(db, domain) : undefined;
+  const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now), current);
   console.log(JSON.stringify({ discovery: summary(report), refresh: options.refresh }));
   if (report.outcome === "found") await forgetMiss(db, domain);
   else if (options.refresh) {
@@ -94,6 +95,17 @@ export async function discoverAndRecord(env: Env, domain: string, options: { ref
 /** A site with nothing usable is remembered for the day; one whose icon could not be stored, briefly. */
 function missTtl(report: DiscoveryReport, vars: ReturnType<typeof readVars>): number {
   return report.storageFailed ? Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S) : vars.DISCOVERY_MISS_TTL_S;
+}
+
+/** The domain's discovered logo as a refresh must match it (discoverDomain), if it has one. */
+async function currentDiscoveredLogo(db: Db, domain: string): Promise<CurrentLogo | undefined> {
+  const row = await db
+    .select({ width: logos.width, height: logos.height, format: logos.format, sourceUrl: logos.sourceUrl })
+    .from(logos)
+    .innerJoin(companyDomains, eq(companyDomains.companyId, logos.companyId))
+    .where(and(eq(companyDomains.domain, domain), eq(logos.sourceSet, DISCOVERED_SOURCE_SET)))
+    .get();
+  return row && { score: score("link icon", { width: row.width, height: row.height, vector: row.format === "svg" }), sourceUrl: row.sourceUrl };
 }
 
 /** The domain's company, when its discovered logo was fetched within DISCOVERED_REFRESH_MS. */

@@ -5,12 +5,13 @@ import { describe, expect, it, vi } from "vitest";
 import { companies } from "../../schema";
 import { findCompanyByDomain, logosOfCompany, searchCompanies } from "../../src/catalogue/queries";
 import { discoverDomain } from "../../src/discovery/discover";
+import { discoverAndRecord } from "../../src/discovery/run";
 import { parseResolve } from "../../src/discovery/fetcher";
 import worker from "../../src/index";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";
-import { claimSite, type FakeSite, ico, image, page, png, svg, text } from "./helpers";
+import { claimSite, type FakeSite, ico, image, page, png, type Route, svg, text } from "./helpers";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
 const follow = async (response: Response) => {
@@ -282,6 +283,42 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect(after).toMatchObject({ width: 64, sourceUrl: `https://${site.host}/old.png` });
     expect(after.fetchedAt!.getTime()).toBeGreaterThanOrEqual(asked);
     expect(await env.LOGOS.head(after.masterKey)).not.toBeNull();
+  });
+
+  describe("a refresh that finds only a worse icon", () => {
+    const longAgo = () => new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    const named = '<link rel="apple-touch-icon" href="/big.png"><link rel="icon" href="/small.png">';
+    const stored = async (routes: Record<string, Route>) => {
+      const site = await claimSite(routes);
+      expect((await discoverDomain(env, db, site.host, parseResolve(env.DISCOVERY_RESOLVE, ""), longAgo())).outcome).toBe("found");
+      return site;
+    };
+
+    it.each([
+      ["the stored icon answers 503 for a moment", { "/": page(named), "/big.png": { status: 503, type: "text/plain", body: "busy" }, "/small.png": image(png(16, 16)) }],
+      ["the page does not answer", { "/": { status: 503, type: "text/plain", body: "busy" }, "/favicon.ico": image(png(16, 16)) }],
+      ["the stored icon fails and a 32 px one is named", { "/": page(`${named}<link rel="icon" sizes="32x32" href="/mid.png">`), "/big.png": { status: 500, type: "text/plain", body: "" }, "/small.png": image(png(16, 16)), "/mid.png": image(png(32, 32)) }],
+    ] as const)("keeps the stored logo when %s, and asks again in 30 days", async (_, routes) => {
+      const site = await stored({ "/": page(named), "/big.png": image(png(180, 180)), "/small.png": image(png(16, 16)) });
+      await site.set(routes as Record<string, Route>);
+      const asked = Date.now();
+      const report = await discoverAndRecord(env, site.host, { refresh: true });
+      expect(report.outcome).toBe("nothing");
+      const after = (await storedLogo(site.host))!.logo;
+      expect(after).toMatchObject({ width: 180, sourceUrl: `https://${site.host}/big.png` });
+      expect(after.fetchedAt!.getTime()).toBeGreaterThanOrEqual(asked);
+    });
+
+    it.each([
+      ["the page no longer names it", { "/": page('<link rel="icon" href="/new.png">'), "/new.png": image(png(48, 48)) }, "/new.png"],
+      ["it is gone (404)", { "/": page(`${named}`), "/big.png": { status: 404, type: "text/plain", body: "" }, "/small.png": image(png(48, 48)) }, "/small.png"],
+      ["the same address now serves a smaller icon", { "/": page('<link rel="apple-touch-icon" href="/big.png">'), "/big.png": image(png(64, 64)) }, "/big.png"],
+    ] as const)("takes the worse icon when %s", async (_, routes, path) => {
+      const site = await stored({ "/": page(named), "/big.png": image(png(180, 180)), "/small.png": image(png(16, 16)) });
+      await site.set(routes as Record<string, Route>);
+      expect((await discoverAndRecord(env, site.host, { refresh: true })).outcome).toBe("found");
+      expect((await storedLogo(site.host))!.logo).toMatchObject({ sourceUrl: `https://${site.host}${path}` });
+    });
   });
 
   it("is off with DISCOVERY=off: the site is never asked", async () => {
