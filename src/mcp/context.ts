@@ -27,4 +27,9 @@ export interface ToolContext {
   catalogue: CatalogueDb;
   /** Work to finish after the response (cache writes). */
   defer: (work: Promise<unknown>) => void;
+  /**
+   * Base64 characters this request's answer may still carry (MAX_REQUEST_BASE64_CHARS at its
+   * start): the calls of a JSON-RPC batch share it (src/mcp/delivery.ts, base64Within).
+   */
+  base64Left: number;
 }

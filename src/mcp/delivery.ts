@@ -5,7 +5,7 @@ import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/queries";
 import { type Logo, vectorKey } from "../images/keys";
 import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
-import { base64Length } from "../lib/encoding";
+import { base64Length, toBase64 } from "../lib/encoding";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
 import type { deliveryRecordSchema } from "./schemas";
@@ -20,6 +20,14 @@ import type { deliveryRecordSchema } from "./schemas";
  * the record's `format`) where it has none.
  */
 export const MAX_BASE64_CHARS = 5 * 1024 * 1024;
+/**
+ * What the base64 of one /mcp request's answer may come to, all its calls together. A JSON-RPC
+ * batch carries up to 100 calls, each of them up to MAX_BASE64_CHARS, and every result carries
+ * its base64 twice (text and structured content): without a bound per request, one small POST
+ * could have an isolate build a gigabyte.
+ */
+export const MAX_REQUEST_BASE64_CHARS = 2 * MAX_BASE64_CHARS;
+export const REQUEST_TOO_LARGE = "The base64 payloads of this request's calls exceed 10MB together: send the calls in separate requests, or use returnType: 'url'";
 
 export type Delivery = z.infer<typeof deliveryRecordSchema>;
 
@@ -151,6 +159,14 @@ export async function readDelivered(
   const read = await readImage(ctx, logo, maxWidth, options);
   if (read.ok) return ok(read.bytes);
   return read.reason === "too_large" ? fail("payload_too_large", TOO_LARGE) : fail("unavailable", RETRIEVAL_FAILED);
+}
+
+/** The base64 of a logo a call returns, taken from what the request's answer may still carry (MAX_REQUEST_BASE64_CHARS). */
+export function base64Within(ctx: ToolContext, bytes: Uint8Array): Result<string> {
+  const length = base64Length(bytes.byteLength);
+  if (length > ctx.base64Left) return fail("payload_too_large", REQUEST_TOO_LARGE);
+  ctx.base64Left -= length;
+  return ok(toBase64(bytes));
 }
 
 /** A file name that says what the file is, for uploads: `logo-stripe.com-42.png`. */

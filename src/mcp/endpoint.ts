@@ -21,6 +21,7 @@ import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { authorizationServer, type GrantProps, MCP_SCOPE, resourceOf } from "../oauth/authorizationServer";
 import { protectedResourceMetadataUrl } from "../oauth/discovery";
 import type { McpCaller } from "./context";
+import { MAX_REQUEST_BASE64_CHARS } from "./delivery";
 import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
 
 /**
@@ -156,7 +157,7 @@ mcp.all("/mcp", async (c) => {
     requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,
   };
   const request = body.text === null ? c.req.raw : new Request(c.req.raw, { body: body.text });
-  return serveMcp(request, { caller, env: c.env, db, catalogue: catalogueReader(c.env.DB), defer: (work) => c.executionCtx.waitUntil(work) });
+  return serveMcp(request, { caller, env: c.env, db, catalogue: catalogueReader(c.env.DB), defer: (work) => c.executionCtx.waitUntil(work), base64Left: MAX_REQUEST_BASE64_CHARS });
 });
 
 /** The SDK transport's limit on the messages of one batch (its MAX_BATCH_SIZE, not exported). */

@@ -6,7 +6,10 @@ import { setMcpAccess } from "../../src/accounts/accounts";
 import { planLimits } from "../../src/limits/plans";
 import { countMcpRequest, mcpWindows, type Toolset } from "../../src/limits/mcpLimits";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
+import { findLogo } from "../../src/catalogue/queries";
+import { REQUEST_TOO_LARGE } from "../../src/mcp/delivery";
 import { db } from "../helpers/catalogue";
+import { company } from "./helpers";
 import { BASE, callMcp, mcpAccount, tokensFor } from "../oauth/helpers";
 import { withinOneMinute } from "../helpers/minutes";
 
@@ -208,6 +211,28 @@ describe("/mcp: batches", () => {
     // A lone notification is a call like any other.
     expect((await callMcp(token, notifications(1)[0], "/mcp", LEGACY)).status).toBe(202);
     expect(await usedToday(account.id)).toBe(5);
+  });
+
+  it("the calls of one batch carry at most 10 MB of base64 together, each still up to 5 MB", async () => {
+    const { token } = await signedIn("launch");
+    const big = await company("Batch Payload Co", ["batch-payload.com"]);
+    // 3 MiB: 4 MiB of base64, under the 5 MB a call may carry; two fit in a request, three do not.
+    await env.LOGOS.put((await findLogo(db, big.icon!))!.logo.masterKey, new Uint8Array(3 * 1024 * 1024));
+    const calls = Array.from({ length: 4 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "get_logo", arguments: { logoId: big.icon, returnType: "base64" } } }));
+    const answer = await callMcp(token, calls, "/mcp", LEGACY);
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    const answers = text
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { id: number; result: { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: { base64?: string } } });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4]);
+    const refused = answers.filter((a) => a.result.isError);
+    expect(refused.map((a) => a.result.content[0]!.text)).toEqual([REQUEST_TOO_LARGE, REQUEST_TOO_LARGE]);
+    const served = answers.filter((a) => !a.result.isError);
+    expect(served.map((a) => a.result.structuredContent!.base64!.length)).toEqual([4 * 1024 * 1024, 4 * 1024 * 1024]);
+    // Two logos' base64, each in text and structured content, and no more.
+    expect(text.length).toBeLessThan(4 * 4.3 * 1024 * 1024);
   });
 
   it("row 1: a JSON-RPC batch counts each of its messages, and is refused whole past the daily cap", async () => {

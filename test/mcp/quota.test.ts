@@ -10,6 +10,7 @@ import type { ToolContext } from "../../src/mcp/context";
 import { serveMcp } from "../../src/mcp/server";
 import { db } from "../helpers/catalogue";
 import { BASE, mcpAccount } from "../oauth/helpers";
+import { MAX_REQUEST_BASE64_CHARS } from "../../src/mcp/delivery";
 import { agent, company, failure, structured } from "./helpers";
 
 /**
@@ -176,6 +177,7 @@ describe("daily unique companies", () => {
       db: createDb(env.DB),
       catalogue: catalogueReader(env.DB),
       defer: () => undefined,
+      base64Left: MAX_REQUEST_BASE64_CHARS,
     };
     const client = new Client({ name: "quota-tests", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: (input, init) => serveMcp(new Request(input, init), ctx) }));

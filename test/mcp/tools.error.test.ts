@@ -33,6 +33,7 @@ describe("invalid arguments get a clear message", () => {
     ["fetch_logos", { domains: [] }, "domains must name at least one domain"],
     ["fetch_logos", { domains: Array.from({ length: 26 }, (_, i) => `d${i}.com`) }, "at most 25 with returnType 'url'"],
     ["fetch_logos", { domains: Array.from({ length: 6 }, (_, i) => `d${i}.com`), returnType: "base64" }, "at most 5 with returnType 'base64'"],
+    ["fetch_logos", { domains: ["acme.com", `${"a".repeat(250)}.com`] }, "each domain must be at most 253 characters"],
     ["send_feedback", { category: "praise", message: "hi" }, "category must be one of data_quality, bug, feature_request, other"],
     ["send_feedback", { category: "bug", message: "x".repeat(5001) }, "message must be at most 5000 characters"],
     ["send_feedback", { category: "bug", message: "👍".repeat(5001) }, "message must be at most 5000 characters"],

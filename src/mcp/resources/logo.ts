@@ -1,8 +1,7 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
-import { toBase64 } from "../../lib/encoding";
 import { ok } from "../../lib/errors";
 import type { ToolContext } from "../context";
-import { readImage, resourceUri, scaledWidth } from "../delivery";
+import { base64Within, readImage, resourceUri, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
 import { foundLogo, handOut } from "../admission";
 
@@ -69,7 +68,7 @@ async function readLogo(ctx: ToolContext, uri: URL, variables: Variables) {
   const { logo } = found.value;
   const png = await handOut(ctx, [found.value.company.companyId], async () => {
     const read = await readImage(ctx, logo, maxWidth);
-    if (read.ok) return ok(read.bytes);
+    if (read.ok) return base64Within(ctx, read.bytes);
     // Thrown from inside, so a failed read is never admitted.
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
@@ -83,7 +82,7 @@ async function readLogo(ctx: ToolContext, uri: URL, variables: Variables) {
       {
         uri: resourceUri(logo.id, width),
         mimeType: "image/png",
-        blob: toBase64(png.value.made),
+        blob: png.value.made,
       },
     ],
   };

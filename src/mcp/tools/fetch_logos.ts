@@ -5,10 +5,10 @@ import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../ca
 import { chooseLogo } from "../../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../../discovery/onMiss";
 import { normaliseDomain } from "../../lib/domain";
-import { base64Length, toBase64 } from "../../lib/encoding";
+import { base64Length } from "../../lib/encoding";
 import { admissible, admit } from "../admission";
 import type { ToolContext } from "../context";
-import { type Delivery, deliveryRecord, MAX_BASE64_CHARS, readDelivered } from "../delivery";
+import { base64Within, type Delivery, deliveryRecord, MAX_BASE64_CHARS, readDelivered } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, maxWidthSchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -25,7 +25,7 @@ export const MAX_DOMAINS = { url: 25, base64: 5 } as const;
 const inputSchema = z
   .object({
     domains: z
-      .array(z.string({ message: "each domain must be a string" }), { message: "domains must be a list of company domains" })
+      .array(z.string({ message: "each domain must be a string" }).max(253, "each domain must be at most 253 characters"), { message: "domains must be a list of company domains" })
       .min(1, "domains must name at least one domain")
       .describe("Company domains, e.g. ['stripe.com', 'github.com']; at most 25 with url, 5 with base64"),
     variant: variantSchema.optional().describe("Preferred variant for every domain: 'full' or 'icon'; falls back per domain with variantFallback: true"),
@@ -115,7 +115,9 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
           }
           base64Total += base64Length(png.value.byteLength);
           if (base64Total > MAX_BASE64_CHARS) return toolError("Aggregate base64 payload size exceeds 5MB limit");
-          results.push({ ...success, base64: toBase64(png.value) });
+          const encoded = base64Within(ctx, png.value);
+          if (!encoded.ok) return toolError(encoded.error.message);
+          results.push({ ...success, base64: encoded.value });
           read.push(entry.company.companyId);
         } else {
           results.push(success);

@@ -3,11 +3,11 @@ import { z } from "zod";
 import { assetUrl } from "../../assets/codec";
 import { signAssetUrl } from "../../assets/signedUrls";
 import { deleteFile, uploadFile } from "../../files/fileApi";
-import { base64Length, toBase64 } from "../../lib/encoding";
+import { base64Length } from "../../lib/encoding";
 import { fail, ok } from "../../lib/errors";
 import { admit, foundLogo, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, TOO_LARGE } from "../delivery";
+import { base64Within, deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
@@ -63,7 +63,8 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
             // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
             if (base64Length(png.value.byteLength) > MAX_BASE64_CHARS) return fail("payload_too_large", TOO_LARGE);
           }
-          return ok({ base64: toBase64(png.value) });
+          const base64 = base64Within(ctx, png.value);
+          return base64.ok ? ok({ base64: base64.value }) : base64;
         },
         async (made) => ("file_id" in made ? deleteFile(ctx.env, made.file_id) : undefined),
       );
@@ -108,8 +109,11 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         if (!admitted.ok) return toolError(admitted.error.message);
         return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
       }
-      const png = await handOut(ctx, [company.companyId], () => readDelivered(ctx, logo, undefined));
-      return png.ok ? toolResult({ base64: toBase64(png.value.made), ...common }) : toolError(png.error.message);
+      const png = await handOut(ctx, [company.companyId], async () => {
+        const read = await readDelivered(ctx, logo, undefined);
+        return read.ok ? base64Within(ctx, read.value) : read;
+      });
+      return png.ok ? toolResult({ base64: png.value.made, ...common }) : toolError(png.error.message);
     },
   );
 }
