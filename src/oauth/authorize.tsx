@@ -77,6 +77,11 @@ authorize.post("/authorize", localHostOnly, formLimit, async (c) => {
     const account = await currentSession(c, db);
     if (!account) return errorPage(c, 401, "Signed out", "Your session ended before you answered. Start connecting again from the application.");
     const handle = typeof form.handle === "string" ? form.handle : "";
+    // The page named the account it would connect; the browser may have signed in as another
+    // since (another tab). A page shown before pages named their account says none.
+    if (typeof form.account === "string" && form.account !== account.id) {
+      return errorPage(c, 400, "This request can no longer be answered", "You signed in as another account after this page was shown. Start connecting again from the application.");
+    }
     try {
       if (form.decision === "approve") return await approve(c, helpers, handle, account);
       const denied = await helpers.denyConsent(c.req.raw, handle);
@@ -162,7 +167,7 @@ async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: A
   const described = await helpers.describeConsent(request);
   const details = { ...described, clientName: shownClientName(described.clientName, described.clientId) };
   const consent = await helpers.beginConsent(request);
-  const page = await c.html(<ConsentPage details={details} handle={consent.handle} email={account.email} />);
+  const page = await c.html(<ConsentPage details={details} handle={consent.handle} email={account.email} accountId={account.id} />);
   const headers = new Headers(page.headers);
   consent.headers.forEach((value, name) => headers.append(name, value));
   headers.set("Cache-Control", "no-store");

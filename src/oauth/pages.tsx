@@ -89,7 +89,7 @@ export function isFamiliarRedirect(details: ConsentDescription): boolean {
   return details.redirectHost === details.clientDomain || details.redirectHost.endsWith(`.${details.clientDomain}`);
 }
 
-export function ConsentPage(props: { details: ConsentDescription; handle: string; email: string }) {
+export function ConsentPage(props: { details: ConsentDescription; handle: string; email: string; accountId: string }) {
   const { details } = props;
   return (
     <Page title={`Allow ${details.clientName}?`}>
@@ -126,6 +126,8 @@ export function ConsentPage(props: { details: ConsentDescription; handle: string
       <form method="post">
         <input type="hidden" name="step" value="consent" />
         <input type="hidden" name="handle" value={props.handle} />
+        {/* The account this page names: another signed in since in this browser answers nothing. */}
+        <input type="hidden" name="account" value={props.accountId} />
         <button class="primary" type="submit" name="decision" value="approve">
           Approve
         </button>

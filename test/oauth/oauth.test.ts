@@ -245,6 +245,24 @@ describe("forgery and fixation", () => {
     expect(again.status).toBe(400);
   });
 
+  it("connects only the account the consent page named: signed in as another since, nothing is granted", async () => {
+    const { account, browser, url, html, handle } = await atConsent();
+    const named = /name="account" value="([^"]+)"/.exec(html)?.[1];
+    expect(named).toBe(account.id);
+    // Another tab of the same browser signs in as someone else.
+    const other = await mcpAccount();
+    expect((await browser.postForm("/portal/login", { email: other.email, password: PASSWORD })).status).toBe(303);
+    const answered = await browser.postForm(url, { step: "consent", handle, account: named!, decision: "approve" });
+    expect(answered.status).toBe(400);
+    expect(answered.headers.get("location")).toBeNull();
+    expect(await answered.text()).toContain("You signed in as another account after this page was shown.");
+    // As the page's own account again, the same page still answers.
+    expect((await browser.postForm("/portal/login", { email: account.email, password: PASSWORD })).status).toBe(303);
+    const approved = await browser.postForm(url, { step: "consent", handle, account: named!, decision: "approve" });
+    expect(approved.status).toBe(302);
+    expect(new URL(approved.headers.get("location")!).searchParams.get("code")).toMatch(new RegExp(`^${account.id}:`));
+  });
+
   it("issues a fresh session at sign-in, so a planted session id never becomes a signed-in one", async () => {
     const account = await mcpAccount();
     const clientId = await registerClient();
