@@ -336,13 +336,16 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     const newDomains = input.domains.filter((d) => !state.domains.has(d));
     const stored = company?.row;
     const aliases = [...new Set([...(stored?.aliases ?? []), ...input.aliases])].filter((a) => a !== input.name);
+    // A company discovery made ranks below the catalogue's (DISCOVERED_PROMINENCE); imported, it
+    // takes the catalogue's standing even when the row names no prominence of its own.
+    const prominence = input.prominence ?? (input.keepCompany ? stored?.prominence : Math.max(stored?.prominence ?? 0, 0)) ?? 0;
     const companyChanged =
       !stored ||
       (!input.keepCompany &&
         (stored.name !== input.name ||
           JSON.stringify(stored.aliases) !== JSON.stringify(aliases) ||
           (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
-          (input.prominence !== undefined && stored.prominence !== input.prominence)));
+          stored.prominence !== prominence));
     const { ticker } = input;
     const tickerMissing = ticker !== undefined && !state.tickers.get(ticker.symbol)?.some((h) => h.symbol === ticker.symbol && h.exchange === ticker.exchange);
     const licence = input.licence ?? existingLogo?.licence ?? "unknown";
@@ -382,7 +385,7 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       name: input.name,
       nameKey: nameKey(input.name),
       aliases,
-      prominence: input.prominence ?? stored?.prominence ?? 0,
+      prominence,
       updatedAt: now,
       ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
     };

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos } from "../../schema";
 import { type CompanyLogoInput, importCompanyLogo, nameKey } from "../../src/catalogue/importLogo";
+import { DISCOVERED_PROMINENCE } from "../../src/catalogue/provenance";
 import { RETIRED_FOR_MS } from "../../src/catalogue/retiredObjects";
 import { findLogo, searchCompanies } from "../../src/catalogue/queries";
 import { createDb } from "../../src/lib/db";
@@ -175,6 +176,20 @@ describe("importCompanyLogo", () => {
     const created = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["newco.com"] }, redPng), async () => ok(await preparedFrom(redPng)));
     if (!created.ok) throw new Error(created.error.message);
     expect(await db.query.companies.findFirst({ where: eq(companies.id, created.value.companyId) })).toMatchObject({ name: "Welcome to our homepage", brandColor: "#00ff00" });
+  });
+
+  it("gives a company discovery made the catalogue's standing once imported, though the row names no prominence", async () => {
+    const discovered = { name: "Initech", ticker: undefined, aliases: [], brandColor: undefined, prominence: DISCOVERED_PROMINENCE, sourceSet: "discovered", keepCompany: true };
+    const found = await importCompanyLogo(db, env.LOGOS, await input({ ...discovered, domains: ["initech.example"] }, redPng), async () => ok(await preparedFrom(redPng)));
+    if (!found.ok) throw new Error(found.error.message);
+    const rival = await importCompanyLogo(db, env.LOGOS, await input({ name: "Initech", domains: ["initech-other.example"], ticker: undefined, aliases: [], prominence: 0 }), async () => ok(await preparedFrom(blackPng)));
+    if (!rival.ok) throw new Error(rival.error.message);
+    // A manifest row that leaves prominence out, as most do.
+    const imported = await importCompanyLogo(db, env.LOGOS, await input({ name: "Initech", domains: ["initech.example"], ticker: undefined, aliases: [], prominence: undefined, variant: "full" }), async () => ok(await preparedFrom(blackPng)));
+    expect(imported.ok && imported.value.companyId).toBe(found.value.companyId);
+    expect((await db.query.companies.findFirst({ where: eq(companies.id, found.value.companyId) }))!.prominence).toBe(0);
+    // Searched, it now stands with the catalogue's companies: by id, the older first among equals.
+    expect((await searchCompanies(db, "initech", 5)).map((hit) => hit.companyId)).toEqual([found.value.companyId, rival.value.companyId]);
   });
 
   it("refuses a row whose domains belong to two companies, writing nothing", async () => {
