@@ -84,15 +84,14 @@ export const endedStatuses = ["canceled", "incomplete_expired"] as const;
 export const unsettledStatus = (status: string) => !payingStatuses.has(status) && !(endedStatuses as readonly string[]).includes(status);
 const ENDED = (column: string) => `(${column} IN (${endedStatuses.map((ended) => `'${ended}'`).join(", ")}))`;
 const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((paying) => `'${paying}'`).join(", ")}))`;
-/** The row's current subscription is paying, and the event says another one (or none) is not. */
-const OTHER_NOT_PAYING = (row: string, subscriptionId: string, status: string) =>
-  `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId}
-    AND ${PAYING(`${row}.status`)} AND NOT ${PAYING(status)})`;
-/** The row's current subscription is paying, and the event is of another one created before it. */
-const OLDER_OTHER = (row: string, subscriptionId: string, created: string) =>
-  `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId}
-    AND ${PAYING(`${row}.status`)} AND ${row}.subscription_created IS NOT NULL AND ${created} IS NOT NULL
-    AND ${created} < ${row}.subscription_created)`;
+/**
+ * The row's current subscription is paying, and the event, of another subscription (or none),
+ * may not replace it: it says that one is not paying, or it was created before the row's.
+ */
+const OTHER_SUBSCRIPTION = (row: string, subscriptionId: string, status: string, created: string) =>
+  `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId} AND ${PAYING(`${row}.status`)}
+    AND (NOT ${PAYING(status)}
+         OR (${row}.subscription_created IS NOT NULL AND ${created} IS NOT NULL AND ${created} < ${row}.subscription_created)))`;
 
 const paidPlan = z.enum(plans).exclude(["free"]);
 
@@ -223,8 +222,7 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
     d1
       .prepare(
         `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ?1) AS known,
-                (SELECT ${OTHER_NOT_PAYING("billing_accounts", "?2", "?3")} OR ${OLDER_OTHER("billing_accounts", "?2", "?4")}
-                 FROM billing_accounts WHERE account_id = ?1) AS other`,
+                (SELECT ${OTHER_SUBSCRIPTION("billing_accounts", "?2", "?3", "?4")} FROM billing_accounts WHERE account_id = ?1) AS other`,
       )
       .bind(change.accountId, change.subscriptionId, change.status, change.subscriptionCreated),
     // Upsert the billing row, unless the event was seen, is older than the row, or says
@@ -250,8 +248,7 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
          WHERE NOT (${ENDED("billing_accounts.status")} AND billing_accounts.subscription_id IS excluded.subscription_id)
            AND NOT (excluded.status = 'incomplete' AND billing_accounts.status <> 'incomplete'
                     AND billing_accounts.subscription_id IS excluded.subscription_id)
-           AND NOT ${OTHER_NOT_PAYING("billing_accounts", "excluded.subscription_id", "excluded.status")}
-           AND NOT ${OLDER_OTHER("billing_accounts", "excluded.subscription_id", "excluded.subscription_created")}
+           AND NOT ${OTHER_SUBSCRIPTION("billing_accounts", "excluded.subscription_id", "excluded.status", "excluded.subscription_created")}
            AND (billing_accounts.state_at < excluded.state_at
                 OR (billing_accounts.state_at = excluded.state_at
                     AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id

@@ -186,13 +186,11 @@ function mayStillComplete(now: number) {
 }
 
 /** A checkout Stripe says can no longer be paid (expired, or unknown to it): it keeps nothing waiting from now on. */
-export async function recordExpired(db: Db, id: string, now = new Date()): Promise<boolean> {
-  const marked = await db
+async function recordExpired(db: Db, id: string, now = new Date()): Promise<void> {
+  await db
     .update(checkoutSessions)
     .set({ expiredAt: now })
-    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.completedAt), isNull(checkoutSessions.expiredAt)))
-    .returning({ id: checkoutSessions.id });
-  return marked.length > 0;
+    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.completedAt), isNull(checkoutSessions.expiredAt)));
 }
 
 /** At most this many of an account's checkouts of the last day are asked about: each is a call to Stripe. */
