@@ -161,6 +161,12 @@ export async function readDelivered(
   return read.reason === "too_large" ? fail("payload_too_large", TOO_LARGE) : fail("unavailable", RETRIEVAL_FAILED);
 }
 
+/** readDelivered as the base64 a call returns, within what the request's answer may still carry. */
+export async function readDeliveredBase64(ctx: ToolContext, logo: Logo, maxWidth: number | undefined, options: { format?: RequestFormat } = {}): Promise<Result<string>> {
+  const read = await readDelivered(ctx, logo, maxWidth, options);
+  return read.ok ? base64Within(ctx, read.value) : read;
+}
+
 /** The base64 of a logo a call returns, taken from what the request's answer may still carry (MAX_REQUEST_BASE64_CHARS). */
 export function base64Within(ctx: ToolContext, bytes: Uint8Array): Result<string> {
   const length = base64Length(bytes.byteLength);

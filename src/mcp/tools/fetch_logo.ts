@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { admit, bestMatch, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { base64Within, deliveryRecord, readDelivered } from "../delivery";
+import { deliveryRecord, readDeliveredBase64 } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, maxWidthSchema, querySchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -41,10 +41,7 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
         const admitted = await admit(ctx, [company.companyId]);
         return admitted.ok ? toolResult({ ok: true, ...record }, [record]) : toolError(admitted.error.message);
       }
-      const png = await handOut(ctx, [company.companyId], async () => {
-        const read = await readDelivered(ctx, logo, args.maxWidth, { format: args.format });
-        return read.ok ? base64Within(ctx, read.value) : read;
-      });
+      const png = await handOut(ctx, [company.companyId], () => readDeliveredBase64(ctx, logo, args.maxWidth, { format: args.format }));
       return png.ok ? toolResult({ ok: true, ...record, base64: png.value.made }, [record]) : toolError(png.error.message);
     },
   );

@@ -7,7 +7,7 @@ import { base64Length } from "../../lib/encoding";
 import { fail, ok } from "../../lib/errors";
 import { admit, foundLogo, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { base64Within, deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, TOO_LARGE } from "../delivery";
+import { base64Within, deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, readDeliveredBase64, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
@@ -109,10 +109,7 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         if (!admitted.ok) return toolError(admitted.error.message);
         return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
       }
-      const png = await handOut(ctx, [company.companyId], async () => {
-        const read = await readDelivered(ctx, logo, undefined);
-        return read.ok ? base64Within(ctx, read.value) : read;
-      });
+      const png = await handOut(ctx, [company.companyId], () => readDeliveredBase64(ctx, logo, undefined));
       return png.ok ? toolResult({ base64: png.value.made, ...common }) : toolError(png.error.message);
     },
   );
