@@ -9,12 +9,11 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
-import { INVALID_CREDENTIALS, signIn } from "../accounts/signIn";
 import { type AppEnv, localHostOnly, publicBase } from "../env";
 import { createDb } from "../lib/db";
 import { statusOf } from "../lib/errors";
 import { formFields, MAX_FORM_BYTES } from "../lib/params";
-import { currentSession, replaceSession, type SessionAccount, signInClient } from "../portal/sessions";
+import { currentSession, type SessionAccount, signInBrowser } from "../portal/sessions";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { shownClientName } from "./clientNames";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
@@ -59,15 +58,11 @@ authorize.post("/authorize", localHostOnly, formLimit, async (c) => {
   if (form.step === "sign-in") {
     const request = await parseRequest(c, helpers);
     if (request instanceof Response) return request;
-    const result = await signIn(c.env, db, { email: form.email, password: form.password }, signInClient(c));
+    const result = await signInBrowser(c, db, { email: form.email, password: form.password });
     if (!result.ok) {
       if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
       const email = typeof form.email === "string" ? form.email : undefined;
       return signInPage(c, helpers, request, { error: result.error.message, email }, statusOf(result.error.code));
-    }
-    // The password changed since it was checked: it is a wrong password now.
-    if (!(await replaceSession(c, db, result.value, result.value.checked))) {
-      return signInPage(c, helpers, request, { error: INVALID_CREDENTIALS, email: result.value.email }, 401);
     }
     // Post/redirect/get: the consent page is shown by GET, with the session just set.
     return c.redirect(c.req.url, 303);

@@ -2,12 +2,11 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { eq } from "drizzle-orm";
 import { apiClients } from "../../schema";
-import { INVALID_CREDENTIALS, signIn } from "../accounts/signIn";
 import type { AppEnv } from "../env";
 import { createDb } from "../lib/db";
 import { MAX_FORM_BYTES } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
-import { currentSession, endBrowserSession, replaceSession, sameSiteOnly, signInClient } from "./sessions";
+import { currentSession, endBrowserSession, sameSiteOnly, signInBrowser } from "./sessions";
 
 /**
  * Portal sign-in (spec section 4): one login under three paths, whoami under two, logout.
@@ -31,14 +30,12 @@ async function login(c: Context<AppEnv>) {
     return jsonError(c, "invalid_argument", "Send email and password as JSON or as a form");
   }
   const db = createDb(c.env.DB);
-  const result = await signIn(c.env, db, body, signInClient(c));
+  const result = await signInBrowser(c, db, body);
   if (!result.ok) {
     const headers: Record<string, string> = result.retryAfter ? { "Retry-After": String(result.retryAfter) } : {};
     return jsonError(c, result.error.code, result.error.message, headers);
   }
   const account = result.value;
-  // The password changed since it was checked: it is a wrong password now.
-  if (!(await replaceSession(c, db, account, account.checked))) return jsonError(c, "unauthorized", INVALID_CREDENTIALS);
   c.header("Cache-Control", "no-store");
   return c.json({ account: { id: account.id, email: account.email, plan: account.plan } });
 }

@@ -7,7 +7,8 @@ import type { AppEnv } from "../env";
 import { limitedAddress } from "../lib/address";
 import type { Db } from "../lib/db";
 import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, type DeviceAccount, deviceToken } from "../accounts/devices";
-import type { SignInClient } from "../accounts/signIn";
+import { INVALID_CREDENTIALS, type SignedIn, type SignInClient, signIn } from "../accounts/signIn";
+import { fail, type Result } from "../lib/errors";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
 import { bearerToken, jsonError } from "../lib/responses";
 
@@ -94,14 +95,27 @@ function cookieName<E extends AppEnv>(c: Context<E>, name: string): string {
 }
 
 /**
+ * A browser signing in with email and password (the portal's JSON login and sign-in page, the
+ * OAuth sign-in page): the credentials checked as signIn checks them, then the session started.
+ * The password is checked and the session written apart, so one changed in between makes the
+ * attempt a wrong password's (replaceSession).
+ */
+export async function signInBrowser<E extends AppEnv>(c: Context<E>, db: Db, credentials: unknown): Promise<Result<SignedIn> & { retryAfter?: number }> {
+  const result = await signIn(c.env as Env, db, credentials, signInClient(c));
+  if (!result.ok) return result;
+  return (await replaceSession(c, db, result.value)) ? result : fail("unauthorized", INVALID_CREDENTIALS);
+}
+
+/**
  * Signs the browser in: a fresh id every time, and any session it brought along is ended (no
  * fixation). The browser also keeps a device token for the account (src/accounts/devices.ts).
  * After a sign-in, `checked` is the password it was checked against (SignedIn): the session
  * starts only while that is still the account's password, and false says it no longer is (the
- * password changed meanwhile), which the caller answers as a wrong password. Without it (sign-up,
- * the browser that just changed the password) the account's present password counts.
+ * password changed meanwhile). Without it (sign-up, the browser that just changed the password)
+ * the account's present password counts.
  */
-export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string }, checked?: DeviceAccount): Promise<boolean> {
+export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string; checked?: DeviceAccount }): Promise<boolean> {
+  const { checked } = account;
   await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
   const session = await openSession(db, account.id, new Date(), checked?.passwordHash);
   if (!session) return false;

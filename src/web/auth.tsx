@@ -1,12 +1,12 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { createAccount, emailSchema, passwordSchema, setPassword } from "../accounts/accounts";
-import { credentialsSchema, INVALID_CREDENTIALS, signIn, signUpAllowed } from "../accounts/signIn";
+import { credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
-import { clientAddress, currentSession, endBrowserSession, replaceSession, type SessionAccount, signInClient } from "../portal/sessions";
+import { clientAddress, currentSession, endBrowserSession, replaceSession, type SessionAccount, signInBrowser, signInClient } from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, signedIn, type WebEnv } from "./session";
 
@@ -160,16 +160,12 @@ authPages.post("/portal/login", async (c) => {
   const next = portalPath(field(form, "next"));
   const db = createDb(c.env.DB);
   const credentials = { email, password: field(form, "password") };
-  const result = await signIn(c.env, db, credentials, signInClient(c));
+  const result = await signInBrowser(c, db, credentials);
   if (!result.ok) {
     if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
     const message = result.error.code === "invalid_argument" ? "Enter your email address and password." : result.error.message;
     const invalid = invalidFields(result.error.code, credentials);
     return render(c, <SignInPage email={email} error={message} invalid={invalid} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
-  }
-  // The password changed since it was checked: it is a wrong password now.
-  if (!(await replaceSession(c, db, result.value, result.value.checked))) {
-    return render(c, <SignInPage email={email} error={INVALID_CREDENTIALS} invalid={invalidFields("unauthorized", credentials)} next={next} signupOpen={signupOpen(c.env)} />, 401);
   }
   return c.redirect(next, 303);
 });
