@@ -36,21 +36,21 @@ export const authorize = new Hono<AppEnv>();
 
 authorize.use("/authorize", csrf());
 
-authorize.get("/authorize", localHostOnly, async (c) => {
+authorize.get("/authorize", localHostOnly, clientVerified(async (c) => {
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const request = await parseRequest(c, helpers);
   if (request instanceof Response) return request;
   const account = await currentSession(c, createDb(c.env.DB));
   if (!account) return signInPage(c, helpers, request);
   return consentPage(c, helpers, request, account);
-});
+}));
 
 const formLimit = bodyLimit({
   maxSize: MAX_FORM_BYTES,
   onError: (c) => errorPage(c, 413, "This form is too large", "Start connecting again from the application."),
 });
 
-authorize.post("/authorize", localHostOnly, formLimit, async (c) => {
+authorize.post("/authorize", localHostOnly, formLimit, clientVerified(async (c) => {
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const form = await formFields(c.req);
   const db = createDb(c.env.DB);
@@ -89,7 +89,25 @@ authorize.post("/authorize", localHostOnly, formLimit, async (c) => {
   }
 
   return errorPage(c, 400, "Bad request", "The form was not recognised. Start connecting again from the application.");
-});
+}));
+
+/**
+ * A client whose id is the URL of its metadata document is looked up again at every step
+ * (sign-in page, consent page, approval), and the document fetched again unless its host let
+ * it be cached: a host failing at any of them is the client's to answer for, with a page
+ * saying so, never a 500.
+ */
+function clientVerified(handler: (c: Context<AppEnv>) => Promise<Response>) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    try {
+      return await handler(c);
+    } catch (error) {
+      if (!(error instanceof CimdFetchError)) throw error;
+      console.warn(`oauth: client metadata document unavailable: ${error.detail}`);
+      return errorPage(c, 400, "This application could not be verified", "Its client metadata document could not be fetched or is invalid.");
+    }
+  };
+}
 
 async function approve(c: Context<AppEnv>, helpers: OAuthHelpers, handle: string, account: SessionAccount): Promise<Response> {
   const approved = await helpers.approveConsent(c.req.raw, handle);
@@ -118,10 +136,7 @@ async function parseRequest(c: Context<AppEnv>, helpers: OAuthHelpers): Promise<
       if (error.redirectTo) return c.redirect(error.redirectTo, 302);
       return errorPage(c, 400, "This connection request is not valid", error.description);
     }
-    if (error instanceof CimdFetchError) {
-      console.warn(`oauth: client metadata document unavailable: ${error.detail}`);
-      return errorPage(c, 400, "This application could not be verified", "Its client metadata document could not be fetched or is invalid.");
-    }
+    // A client metadata document that cannot be fetched is answered by clientVerified.
     throw error;
   }
   // OAuth 2.1 and MCP: every client proves possession with PKCE S256, confidential ones too.

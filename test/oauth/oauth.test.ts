@@ -1,5 +1,5 @@
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
 import { limiterNames } from "../../src/limits/rateLimiterClient";
 import { oauthHelpers } from "../../src/oauth/authorizationServer";
@@ -321,6 +321,46 @@ describe("authorization requests the server refuses", () => {
     const response = await new Browser().fetch(authorizeUrl("no-such-client", challenge));
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
+  });
+
+  it("answers a client whose metadata document stops answering after the first step with a page, at every step after", async () => {
+    // A client whose id is the URL of its metadata document (CIMD), served without leave to
+    // cache it: every step fetches it again. The host is outside; fetch stands in for it.
+    const clientId = "https://agent.example/oauth/client.json";
+    const document = { client_id: clientId, client_name: "Flaky Agent", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] };
+    let hostUp = true;
+    const realFetch = globalThis.fetch;
+    const host = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url !== clientId) return realFetch(input, init);
+      return hostUp ? Response.json(document, { headers: { "Cache-Control": "no-store" } }) : new Response("unavailable", { status: 503 });
+    });
+    try {
+      const account = await mcpAccount();
+      const { challenge } = await pkcePair();
+      const url = authorizeUrl(clientId, challenge);
+      const browser = new Browser();
+      const signInPage = await browser.fetch(url);
+      expect(signInPage.status).toBe(200);
+      expect(await signInPage.text()).toContain("Flaky Agent");
+      const signedIn = await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+      expect(signedIn.status).toBe(303);
+      const consent = await browser.fetch(url);
+      const handle = handleOf(await consent.text())!;
+
+      hostUp = false;
+      const unverified = async (response: Response) => {
+        expect(response.status).toBe(400);
+        expect(response.headers.get("location")).toBeNull();
+        expect(await response.text()).toContain("This application could not be verified");
+      };
+      // The consent page, shown again; the approval of the page already shown.
+      await unverified(await browser.fetch(url));
+      await unverified(await browser.postForm(url, { step: "consent", handle, decision: "approve", account: account.id }));
+      expect(host.mock.calls.filter(([input]) => String(input instanceof Request ? input.url : input) === clientId).length).toBeGreaterThanOrEqual(4);
+    } finally {
+      host.mockRestore();
+    }
   });
 
   it("refuses a request for another resource", async () => {
