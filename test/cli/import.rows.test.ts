@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
@@ -182,6 +183,19 @@ describe("an import's rows", () => {
     const report = await runImport(join(dir, "stale.jsonl"), counting, { convert: pool.convert });
     expect(report).toMatchObject({ rows: 3, updated: 3, failed: 0 });
     expect(writes).toEqual([3]);
+  });
+
+  it("ends with the manifest's last row for a logo, when a row between brings back the stored file", async () => {
+    write("triple-first.jsonl", [{ name: "Triple", domains: ["triple.com"], variant: "icon", image: "img/3.png" }]);
+    await importFile("triple-first.jsonl");
+    // The stored file comes back between two new ones: staging finds it stored and skips its
+    // conversion; by the time it is written, the row before has replaced it.
+    write("triple.jsonl", ["img/4.png", "img/3.png", "img/5.png"].map((image) => ({ name: "Triple", domains: ["triple.com"], variant: "icon", image })));
+    const report = await runImport(join(dir, "triple.jsonl"), writer, { convert: pool.convert });
+    expect(report).toMatchObject({ rows: 3, updated: 3, failed: 0 });
+    const stored = await platform.db.get<{ hash: string }>(sql`SELECT lower(hex(source_hash)) AS hash FROM logos WHERE company_id = ${(await company("Triple"))!.id}`);
+    const last = createHash("sha256").update(readFileSync(join(dir, "img/5.png"))).digest("hex");
+    expect(stored?.hash).toBe(last);
   });
 });
 

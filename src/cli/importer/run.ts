@@ -7,7 +7,7 @@ import { sha256Hex } from "../../lib/encoding";
 import { fail, ok, type Result } from "../../lib/errors";
 import type { CheckpointStore, ImportReport } from "./checkpoint";
 import { type ManifestRow, type ParsedLine, readManifest } from "./manifest";
-import type { ImportWriter } from "./writer";
+import type { ImportWriter, WriteResult } from "./writer";
 
 export interface ImportOptions {
   /** Converts an image file; the conversion pool's `convert` (./convertPool.ts). */
@@ -141,21 +141,29 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     /** Writes the rows gathered so far, in one D1 transaction, and lets their bytes go. */
     const flush = async () => {
       const results = sent.length > 0 ? await writer.write(sent.map((row, index) => ({ input: row.input, image: images[index]! }))) : [];
+      // Staging found a row's very file stored, but an earlier row replaced it since: it is
+      // converted after all, and written again with every row after it, so that a later row
+      // for the same logo still ends up on top, as the manifest orders them. A row written
+      // before keeps its first outcome (written again, it finds itself unchanged).
+      const needsImage = (result: WriteResult) => !result.ok && "needsImage" in result;
+      for (let from = results.findIndex(needsImage); from !== -1; from = results.findIndex(needsImage)) {
+        const prepared = await options.convert(sent[from]!.bytes);
+        if (!prepared.ok) {
+          results[from] = fail("invalid_argument", prepared.error.message);
+          continue;
+        }
+        images[from] = prepared.value;
+        const again = [...sent.keys()].filter((index) => index >= from && (results[index]!.ok || needsImage(results[index]!)));
+        const written = await writer.write(again.map((index) => ({ input: sent[index]!.input, image: images[index]! })));
+        again.forEach((index, i) => {
+          if (!results[index]!.ok) results[index] = written[i]!;
+        });
+      }
       images = [];
       for (const [index, row] of sent.entries()) {
-        let result = results[index]!;
-        if (!result.ok && "needsImage" in result) {
-          // Staging found this very file stored, but an earlier row replaced it since.
-          const prepared = await options.convert(row.bytes);
-          if (!prepared.ok) {
-            fault(row.line, prepared.error.message);
-            continue;
-          }
-          result = (await writer.write([{ input: row.input, image: prepared.value }]))[0]!;
-        }
-        if (!result.ok && "needsImage" in result) fault(row.line, "the stored logo changed during the import");
-        else if (result.ok) report[result.value.outcome]++;
-        else fault(row.line, result.error.message);
+        const result = results[index]!;
+        if (result.ok) report[result.value.outcome]++;
+        else fault(row.line, "needsImage" in result ? "the stored logo changed during the import" : result.error.message);
       }
       sourceBytes -= sent.reduce((sum, row) => sum + row.bytes.byteLength, 0);
       preparedBytes -= sentBytes;
