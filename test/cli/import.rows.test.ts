@@ -185,17 +185,24 @@ describe("an import's rows", () => {
     expect(writes).toEqual([3]);
   });
 
-  it("ends with the manifest's last row for a logo, when a row between brings back the stored file", async () => {
+  it("writes rows in the manifest's order when a row between brings back the stored file: the last for a logo ends on top, the first to claim a ticker keeps it", async () => {
     write("triple-first.jsonl", [{ name: "Triple", domains: ["triple.com"], variant: "icon", image: "img/3.png" }]);
     await importFile("triple-first.jsonl");
     // The stored file comes back between two new ones: staging finds it stored and skips its
-    // conversion; by the time it is written, the row before has replaced it.
-    write("triple.jsonl", ["img/4.png", "img/3.png", "img/5.png"].map((image) => ({ name: "Triple", domains: ["triple.com"], variant: "icon", image })));
+    // conversion; by the time it is written, the row before has replaced it. That row claims a
+    // ticker a later row claims too.
+    write("triple.jsonl", [
+      { name: "Triple", domains: ["triple.com"], variant: "icon", image: "img/4.png" },
+      { name: "Triple", domains: ["triple.com"], variant: "icon", image: "img/3.png", ticker: "TRPL", exchange: "NYSE" },
+      { name: "Triple", domains: ["triple.com"], variant: "icon", image: "img/5.png" },
+      { name: "Late Claimant", domains: ["late-claimant.com"], variant: "icon", image: "img/6.png", ticker: "TRPL", exchange: "NYSE" },
+    ]);
     const report = await runImport(join(dir, "triple.jsonl"), writer, { convert: pool.convert });
-    expect(report).toMatchObject({ rows: 3, updated: 3, failed: 0 });
+    expect(report).toMatchObject({ rows: 4, updated: 3, failed: 1, failures: [{ line: 4, error: "ticker TRPL already belongs to another company on NYSE" }] });
     const stored = await platform.db.get<{ hash: string }>(sql`SELECT lower(hex(source_hash)) AS hash FROM logos WHERE company_id = ${(await company("Triple"))!.id}`);
     const last = createHash("sha256").update(readFileSync(join(dir, "img/5.png"))).digest("hex");
     expect(stored?.hash).toBe(last);
+    expect((await findCompanyByTicker(platform.db, "NYSE:TRPL"))?.companyName).toBe("Triple");
   });
 });
 

@@ -140,24 +140,22 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     let sentBytes = 0;
     /** Writes the rows gathered so far, in one D1 transaction, and lets their bytes go. */
     const flush = async () => {
-      const results = sent.length > 0 ? await writer.write(sent.map((row, index) => ({ input: row.input, image: images[index]! }))) : [];
-      // Staging found a row's very file stored, but an earlier row replaced it since: it is
-      // converted after all, and written again with every row after it, so that a later row
-      // for the same logo still ends up on top, as the manifest orders them. A row written
-      // before keeps its first outcome (written again, it finds itself unchanged).
-      const needsImage = (result: WriteResult) => !result.ok && "needsImage" in result;
-      for (let from = results.findIndex(needsImage); from !== -1; from = results.findIndex(needsImage)) {
-        const prepared = await options.convert(sent[from]!.bytes);
-        if (!prepared.ok) {
-          results[from] = fail("invalid_argument", prepared.error.message);
-          continue;
+      const results: WriteResult[] = [];
+      while (results.length < sent.length) {
+        const from = results.length;
+        const written = await writer.write(sent.slice(from).map((row, index) => ({ input: row.input, image: images[from + index]! })));
+        const needing = written.findIndex((result) => !result.ok && "needsImage" in result);
+        if (needing === -1) {
+          if (written.length !== sent.length - from) throw new Error(`the import writer answered ${written.length} results for ${sent.length - from} rows`);
+          results.push(...written);
+          break;
         }
-        images[from] = prepared.value;
-        const again = [...sent.keys()].filter((index) => index >= from && (results[index]!.ok || needsImage(results[index]!)));
-        const written = await writer.write(again.map((index) => ({ input: sent[index]!.input, image: images[index]! })));
-        again.forEach((index, i) => {
-          if (!results[index]!.ok) results[index] = written[i]!;
-        });
+        // Staging found this row's very file stored, but a row before it replaced it since:
+        // the writer stopped there. Converted after all, it is sent again with the rows after it.
+        results.push(...written.slice(0, needing));
+        const prepared = await options.convert(sent[from + needing]!.bytes);
+        if (prepared.ok) images[from + needing] = prepared.value;
+        else results.push(fail("invalid_argument", prepared.error.message));
       }
       images = [];
       for (const [index, row] of sent.entries()) {

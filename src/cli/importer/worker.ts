@@ -6,8 +6,10 @@
  *
  *   POST /source-hashes  {keys: [{domains, variant, sourceSet}]}  → {hashes: Array<string | null>}
  *   POST /logos          a batch of rows and their images (./wire.ts)
- *                        → per row Result<ImportedLogo>, or {ok:false, needsImage:true} when the
- *                          row came without its image and turned out to need it
+ *                        → per row Result<ImportedLogo>; when a row came without its image and
+ *                          turned out to need it, the answer stops there, with
+ *                          {ok:false, needsImage:true}: that row and the rows after it are not
+ *                          written (the importer sends them again, the row with its image)
  *
  * Only the importer that started it is answered: every request carries its run's token
  * (../toolToken.ts), and anything else gets 401.
@@ -23,7 +25,7 @@
 import { importCompanyLogos, type ObjectStore, type StoredLogoKey, storedSourceHashes } from "../../catalogue/importLogo";
 import { createDb } from "../../lib/db";
 import { isTransientDatabaseFailure } from "../../lib/dependencies";
-import { fail, ok, type Result } from "../../lib/errors";
+import { ok, type Result } from "../../lib/errors";
 import { type S3Settings, s3ObjectStore } from "./s3";
 import { fromTool, NOT_FROM_TOOL } from "../toolToken";
 import { decodeLogos } from "./wire";
@@ -39,6 +41,13 @@ interface ToolEnv {
 
 function objectStore(env: ToolEnv): ObjectStore {
   return env.R2_S3 ? s3ObjectStore(JSON.parse(env.R2_S3) as S3Settings) : env.LOGOS;
+}
+
+/** Thrown by the image of a row that came without one and needs it. */
+class ImageNeeded extends Error {
+  constructor(readonly index: number) {
+    super(`row ${index} needs its image`);
+  }
 }
 
 const LOCKED_RETRIES = 8;
@@ -69,23 +78,34 @@ export default {
     }
     if (request.method === "POST" && pathname === "/logos") {
       const rows = decodeLogos(new Uint8Array(await request.arrayBuffer()));
-      const needsImage = new Set<number>();
+      // Rows are decided in order, so the first row that needs its image is met before any is
+      // written: the batch is then written only up to it.
+      let needing = rows.length;
       const items = rows.map(({ input, image }, index) => ({
         input,
         image: async () => {
           if (image) return ok(image);
-          needsImage.add(index);
-          return fail("invalid_argument", "image needed");
+          throw new ImageNeeded(index);
         },
       }));
-      let results = await whenUnlocked(() => importCompanyLogos(db, objectStore(env), items));
+      const write = async () => {
+        for (;;) {
+          try {
+            return await importCompanyLogos(db, objectStore(env), items.slice(0, needing));
+          } catch (error) {
+            if (!(error instanceof ImageNeeded)) throw error;
+            needing = error.index;
+          }
+        }
+      };
+      let results = await whenUnlocked(write);
       for (let attempt = 1; attempt <= LOCKED_RETRIES && results.some(locked); attempt++) {
         await scheduler.wait(LOCKED_WAIT_MS * attempt);
         // The first outcome of a row that made it counts (a second write finds it unchanged).
-        const again = await whenUnlocked(() => importCompanyLogos(db, objectStore(env), items));
+        const again = await whenUnlocked(write);
         results = results.map((result, index) => (result.ok ? result : again[index]!));
       }
-      return Response.json(results.map((result, index) => (!result.ok && needsImage.has(index) ? { ok: false, needsImage: true } : result)));
+      return Response.json(needing < rows.length ? [...results, { ok: false, needsImage: true }] : results);
     }
     return new Response("Not found", { status: 404 });
   },

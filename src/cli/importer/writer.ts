@@ -14,7 +14,11 @@ export type WriteResult = Result<ImportedLogo> | { ok: false; needsImage: true }
 export interface ImportWriter {
   /** The source hash of the stored logo each key would replace, in order. */
   sourceHashes(keys: StoredLogoKey[]): Promise<Array<string | null>>;
-  /** Writes a batch of rows in one D1 transaction; results in row order. */
+  /**
+   * Writes a batch of rows in one D1 transaction; results in row order. A row sent without its
+   * image that turns out to need it ends the answer, as `needsImage`: it and the rows after it
+   * are not written.
+   */
   write(logos: WireLogo[]): Promise<WriteResult[]>;
   stop(): Promise<void>;
   /** Where it listens on loopback: it answers only the importer that started it. */
