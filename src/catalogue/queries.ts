@@ -87,15 +87,39 @@ function companyByTicker(db: CatalogueDb, input: string) {
     .limit(1);
 }
 
-/** Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie. */
+/**
+ * Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie.
+ * A company discovery named after what its site says of itself (prominence below 0) answers
+ * only when no company of the catalogue has that name as its alias either: a site calling
+ * itself "Twitter" does not take the name from the company whose alias it is.
+ */
 export async function findCompanyByName(db: CatalogueDb, name: string): Promise<CompanyMatch | null> {
-  const byKey = async (key: string) =>
-    key === "" ? null : ((await companyWithPrimaryDomain(db).where(eq(companies.nameKey, key)).orderBy(desc(companies.prominence), asc(companies.id)).get()) ?? null);
+  let discovered: CompanyMatch | null = null;
   for (const asked of [name, ...withoutLegalForm(name)]) {
-    const found = await byKey(nameKey(asked));
-    if (found) return found;
+    const key = nameKey(asked);
+    if (key === "") continue;
+    const found = await db
+      .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor, prominence: companies.prominence })
+      .from(companies)
+      .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
+      .where(eq(companies.nameKey, key))
+      .orderBy(desc(companies.prominence), asc(companies.id))
+      .get();
+    if (!found) continue;
+    const { prominence, ...match } = found;
+    if (prominence >= 0) return match;
+    const aliased = await catalogueCompanyAliased(db, asked, key);
+    if (aliased) return aliased;
+    discovered ??= match;
   }
-  return null;
+  return discovered;
+}
+
+/** The best-ranked company of the catalogue (not one discovery made) with an alias whose name key is `key`. */
+async function catalogueCompanyAliased(db: CatalogueDb, asked: string, key: string): Promise<CompanyMatch | null> {
+  const hits = await searchAsWritten(db, asked, RETRY_CANDIDATES);
+  const kept = await aliasesOfCompanies(db, hits.map((hit) => hit.companyId));
+  return hits.find((hit) => { const company = kept.get(hit.companyId); return company !== undefined && company.prominence >= 0 && company.aliases.some((alias) => nameKey(alias) === key); }) ?? null;
 }
 
 /**
@@ -178,19 +202,19 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   // here: asked for more than are kept, so that they do not fill the answer's places.
   const found = await searchAsWritten(db, variants.at(-1)!, Math.max(limit, RETRY_CANDIDATES));
   const byName = found.filter((hit) => hit.matchedBy === "name" && !keys.has(nameKey(hit.companyName)));
-  const aliases = await aliasesOfCompanies(db, byName.map((hit) => hit.companyId));
-  const kept = found.filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)) || (aliases.get(hit.companyId) ?? []).some((alias) => keys.has(nameKey(alias))));
+  const aliased = await aliasesOfCompanies(db, byName.map((hit) => hit.companyId));
+  const kept = found.filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)) || (aliased.get(hit.companyId)?.aliases ?? []).some((alias) => keys.has(nameKey(alias))));
   return kept.slice(0, limit);
 }
 
 /** Candidates read when a query is asked again without its legal form. */
 const RETRY_CANDIDATES = 25;
 
-/** The aliases of a few companies, by id. */
-async function aliasesOfCompanies(db: CatalogueDb, ids: number[]): Promise<Map<number, string[]>> {
+/** The aliases and prominence of a few companies, by id. */
+async function aliasesOfCompanies(db: CatalogueDb, ids: number[]): Promise<Map<number, { aliases: string[]; prominence: number }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select({ id: companies.id, aliases: companies.aliases }).from(companies).where(inArray(companies.id, ids)).all();
-  return new Map(rows.map((row) => [row.id, row.aliases]));
+  const rows = await db.select({ id: companies.id, aliases: companies.aliases, prominence: companies.prominence }).from(companies).where(inArray(companies.id, ids)).all();
+  return new Map(rows.map(({ id, ...company }) => [id, company]));
 }
 
 async function searchAsWritten(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
@@ -211,7 +235,7 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
   // wanted: a typed prefix ("nort") is answered by its names, and the full-text candidates
   // would cost most of the rows the search reads.
   const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
-  const room = sql`(SELECT count(*) FROM named) < ${wanted}`;
+  const room = sql`(SELECT count(*) FROM named WHERE tier = ${TIER_NAMED}) < ${wanted}`;
   if (byName) arms.push(sql`SELECT * FROM named`, otherCandidates(words, limit, room));
   const domainStart = domainPrefix(trimmed);
   if (domainStart) arms.push(domainCandidates(domainStart, limit, byName ? room : null));
@@ -219,14 +243,14 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
   const named = byName ? sql`WITH named AS MATERIALIZED (${namedCandidates(key, wanted)}) ` : sql``;
   const rows = await rowsOf(db, sql`${named}${sql.join(arms, sql` UNION ALL `)}`);
 
-  const hits: SearchHit[] = [];
-  const seen = new Set<number>();
   const take = (found: typeof rows) => {
+    const hits: SearchHit[] = [];
+    const seen = new Set<number>();
     for (const row of found) {
       if (seen.has(row.companyId) || hits.length >= limit) continue;
       // The exact name, however it is spaced or punctuated ("mcdonalds", "coca cola" for
       // McDonald's, Coca-Cola), is the name asked for, as the lookup by name reads it too.
-      const exactName = row.tier === TIER_NAMED && row.distant === 0;
+      const exactName = (row.tier === TIER_NAMED || row.tier === TIER_DISCOVERED) && row.distant === 0;
       if (row.indexed !== null && !exactName) {
         const tokens = indexedWords(row.indexed);
         if (!words.every((word) => tokens.some((token) => token.startsWith(word)))) continue;
@@ -235,19 +259,30 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
       const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
       hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, brandColor: row.brandColor, matchedBy });
     }
+    return hits;
   };
-  take(rows);
+  const hits = take(rows);
   // The name tiers were full but their words did not match often enough: the other matches
-  // after all, in a statement of their own.
+  // after all, in a statement of their own, ranked with the first ones. A name that starts
+  // with the query, found there, is a name match all the same: the answer must not depend on
+  // how many the name tiers had room for (the limit).
   const namedRows = rows.filter((row) => row.tier === TIER_NAMED).length;
-  if (byName && hits.length < limit && namedRows >= wanted) {
-    const others = [otherCandidates(words, limit, null), ...(domainStart ? [domainCandidates(domainStart, limit, null)] : [])];
-    take(await rowsOf(db, sql.join(others, sql` UNION ALL `)));
-  }
-  return hits;
+  if (!byName || hits.length >= limit || namedRows < wanted) return hits;
+  const others = [otherCandidates(words, limit, null), ...(domainStart ? [domainCandidates(domainStart, limit, null)] : [])];
+  const more = (await rowsOf(db, sql.join(others, sql` UNION ALL `))).map((row) => {
+    const named = nameKey(row.companyName);
+    if (!named.startsWith(key)) return row;
+    return { ...row, tier: row.prominence < 0 ? TIER_DISCOVERED : TIER_NAMED, distant: named === key ? 0 : 1 };
+  });
+  return take([...rows, ...more].sort((x, y) => x.tier - y.tier || x.distant - y.distant || y.prominence - x.prominence || x.companyId - y.companyId));
 }
 
-const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER] = [0, 1, 2, 3];
+/**
+ * Ranking tiers. A company discovery named after what its site says of itself ranks by its
+ * name below every match of the catalogue's (an alias, a word, the start of a domain): a site
+ * calling itself "Twitter" comes after the company whose alias that is.
+ */
+const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER, TIER_DISCOVERED] = [0, 1, 2, 3, 4];
 
 /** The rows of the arms, in ranking order: drizzle's builder, as raw statements cannot be batched with parameters. */
 function rowsOf(db: CatalogueDb, arms: SQL) {
@@ -255,6 +290,7 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
     .select({
       tier: sql<number>`tier`,
       distant: sql<number>`a`,
+      prominence: sql<number>`-b`,
       companyId: sql<number>`companyId`,
       companyName: sql<string>`companyName`,
       domain: sql<string>`domain`,
@@ -278,28 +314,32 @@ export const indexedText = (c: SQL) => sql`${c}.name || ' ' || ${c}.aliases
  * The name tiers: the exact name, then names that start with the query, each by prominence
  * (a = not the exact name, b = −prominence, c = id). Candidates come with their name key and
  * prominence from the prefix list and from covering reads of companies_name_key_idx, whose
- * order is the ranking's within a name; only the best `wanted` are read in full. The same
- * company may come from two sources: the caller keeps its first row.
+ * order is the ranking's within a name; only the best `wanted` are read in full. Companies
+ * discovery made rank in a tier of their own, after every other match (TIER_DISCOVERED).
  */
 function namedCandidates(key: string, wanted: number): SQL {
   const upper = `${key}\u{10FFFF}`;
   const short = Array.from(key).length <= SHORT_PREFIX_LENGTH;
+  // Each company once (it may come from both sources): a place taken twice is one a name
+  // further down never gets, and the answer would then depend on how many the limit leaves.
   const candidates = short
     ? // The list is exactly the best known of this prefix; the exact name from its own range.
       sql`SELECT * FROM (SELECT id, 0 AS distant, prominence FROM companies WHERE name_key = ${key} ORDER BY prominence DESC, id LIMIT ${wanted})
         UNION ALL
-        SELECT company_id, 1, prominence FROM search_prefixes WHERE kind = 'name' AND prefix = ${key}`
+        SELECT company_id, 1, prominence FROM search_prefixes WHERE kind = 'name' AND prefix = ${key}
+          AND company_id NOT IN (SELECT id FROM companies WHERE name_key = ${key})`
     : // The best known of the first three characters that start with the whole key, and the
       // first names of the key's range (the exact name, if any, first).
       sql`SELECT c.id AS id, c.name_key <> ${key} AS distant, c.prominence AS prominence FROM search_prefixes s JOIN companies c ON c.id = s.company_id
           WHERE s.kind = 'name' AND s.prefix = ${leading(key, SHORT_PREFIX_LENGTH)} AND c.name_key >= ${key} AND c.name_key < ${upper}
-        UNION ALL
+        UNION
         SELECT * FROM (SELECT id, name_key <> ${key}, prominence FROM companies WHERE name_key >= ${key} AND name_key < ${upper}
           ORDER BY name_key, prominence DESC LIMIT ${RANGE_CANDIDATES})`;
-  return sql`SELECT ${TIER_NAMED} AS tier, r.distant AS a, -r.prominence AS b, r.id AS c,
+  // The catalogue's names first: a company discovery made takes a place only where they leave one.
+  return sql`SELECT CASE WHEN r.prominence < 0 THEN ${TIER_DISCOVERED} ELSE ${TIER_NAMED} END AS tier, r.distant AS a, -r.prominence AS b, r.id AS c,
       c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
     FROM (
-      SELECT * FROM (${candidates}) ORDER BY distant, prominence DESC, id LIMIT ${wanted}
+      SELECT * FROM (${candidates}) ORDER BY prominence < 0, distant, prominence DESC, id LIMIT ${wanted}
     ) r
     JOIN companies c ON c.id = r.id
     JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
+import { DISCOVERED_PROMINENCE, DISCOVERED_SOURCE_SET } from "../../src/catalogue/provenance";
 import { findCompanyByName, searchCompanies } from "../../src/catalogue/queries";
 import { blackPng, preparedFrom } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
@@ -187,5 +188,45 @@ describe("searchCompanies, in any script", () => {
     }
     // The start of a domain, pasted with a path, is the start of its host.
     expect(await names("www.stri/x", 5)).toEqual(["Stripe"]);
+  });
+});
+
+describe("companies discovery made, named after what their sites say", () => {
+  const discovered = (name: string, domain: string) => add(name, [domain], { prominence: DISCOVERED_PROMINENCE, sourceSet: DISCOVERED_SOURCE_SET });
+
+  it("rank below every match of the catalogue's, by alias, word or domain, whatever their name", async () => {
+    await add("Xanthe", ["xanthe.example"], { aliases: ["Twinkler"], prominence: 50 });
+    await add("Blue Twinkler Co", ["bluetwinkler.example"], { prominence: 3 });
+    await discovered("Twinkler", "stranger-one.example");
+    await discovered("Twinklerverse", "stranger-two.example");
+    expect(await names("twinkler", 5)).toEqual(["Xanthe", "Blue Twinkler Co", "Twinkler", "Twinklerverse"]);
+    expect(await names("twinkler", 1)).toEqual(["Xanthe"]);
+    expect(await names("twink", 1)).toEqual(["Xanthe"]);
+    // Found by their own name when the catalogue has nothing of it.
+    expect(await names("twinklerverse", 5)).toEqual(["Twinklerverse"]);
+  });
+
+  it("never take the lookup by name from a company of the catalogue whose alias it is, and keep it otherwise", async () => {
+    await add("Xanthe", ["xanthe.example"], { aliases: ["Twinkler"], prominence: 50 });
+    await discovered("Twinkler", "stranger-one.example");
+    await discovered("Glimmerly", "glimmerly.example");
+    expect((await findCompanyByName(db, "Twinkler"))?.domain).toBe("xanthe.example");
+    expect((await findCompanyByName(db, "twinkler inc"))?.domain).toBe("xanthe.example");
+    expect((await findCompanyByName(db, "Glimmerly"))?.domain).toBe("glimmerly.example");
+  });
+});
+
+describe("the best match", () => {
+  it("is the first of a longer answer, however many the name tiers have room for", async () => {
+    // Name keys that start with "nort" whose words do not: they fill the name tiers' places
+    // for a limit of 1, and the names that do match are found after all.
+    await add("Nor Tab", ["tab-n.example"], { prominence: 10 });
+    await add("Nor Tac", ["tac-n.example"], { prominence: 9 });
+    await add("Nortel", ["nortel.example"], { prominence: 1 });
+    await add("Big Nortex", ["bignortex.example"], { prominence: 5 });
+    const five = await names("nort", 5);
+    expect(five).toEqual(["Nortel", "Big Nortex"]);
+    expect(await names("nort", 1)).toEqual(five.slice(0, 1));
+    expect(await names("nort", 2)).toEqual(five);
   });
 });
