@@ -3,6 +3,7 @@ import { z } from "zod";
 import { type AppEnv, checkedVars, readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
+import { nameKey } from "../catalogue/importLogo";
 import { namesGrey } from "../catalogue/queries";
 import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
 import { MONOGRAM_HEADERS, monogramSvg } from "../fallback/monogram";
@@ -355,9 +356,13 @@ function monogramResponse(
   limitHeaders: Record<string, string>,
 ): Response {
   const site = miss && !miss.found ? miss.site : null;
-  // A ticker or name lookup letters what it names; a domain, the site's own name or itself.
-  const name = subject.kind === "domain" ? (site?.name ?? null) : subject.value;
-  const svg = monogramSvg({ domain: subject.value, name, brandColor: site?.brandColor ?? null, size: options.size, theme: options.theme, greyscale: options.greyscale });
+  // A domain letters the site's own name or itself; a ticker its symbol (an exchange is no part
+  // of the company's name), a name itself. Each is coloured by what finds the same company
+  // however it is written: `NYSE:ACME` and `acme` alike, `/name/Acme` and `/name/ACME` alike.
+  const symbol = subject.kind === "ticker" ? subject.value.slice(subject.value.lastIndexOf(":") + 1).toUpperCase() : "";
+  const name = subject.kind === "domain" ? (site?.name ?? null) : subject.kind === "ticker" ? symbol : subject.value;
+  const seed = subject.kind === "domain" ? subject.value : subject.kind === "ticker" ? symbol : nameKey(subject.value);
+  const svg = monogramSvg({ domain: seed, name, brandColor: site?.brandColor ?? null, size: options.size, theme: options.theme, greyscale: options.greyscale });
   const retryAt = miss && !miss.found ? miss.retryAt : null;
   const untilRetry = retryAt === null ? MONOGRAM_MAX_AGE_S : Math.floor((retryAt - Date.now()) / 1000);
   const maxAge = Math.max(MONOGRAM_MIN_AGE_S, Math.min(MONOGRAM_MAX_AGE_S, untilRetry));

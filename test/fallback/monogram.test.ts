@@ -96,6 +96,22 @@ describe("fallback=monogram", () => {
     expect(response.headers.get("x-logo-width")).toBe("300");
   });
 
+  it("letters a ticker by its symbol and a name by itself, one tile however either is written", async () => {
+    const token = await freshKey();
+    const tile = async (path: string) => {
+      const svg = await svgOf(await offline(`${path}?token=${token}&fallback=monogram`));
+      return { letter: letterOf(svg), fill: fillOf(svg) };
+    };
+    const plain = await tile("/ticker/ZQXW");
+    expect(plain.letter).toBe("Z");
+    expect(await tile("/ticker/NYSE:ZQXW")).toEqual(plain);
+    expect(await tile("/ticker/zqxw")).toEqual(plain);
+    const named = await tile("/name/Quorvane");
+    expect(named.letter).toBe("Q");
+    expect(await tile("/name/QUORVANE")).toEqual(named);
+    expect(await tile(`/name/${encodeURIComponent("quorvane!")}`)).toEqual(named);
+  });
+
   it("refuses an unknown fallback with 400", async () => {
     const token = await freshKey();
     const response = await offline(`/example.com?token=${token}&fallback=sometimes`);
