@@ -5,7 +5,7 @@ import { derivedRenditions, type Logo, type LogoKeys, logoKeys, logoObjectKeys, 
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
-import { causesOf } from "../lib/dependencies";
+import { causesOf, isTransientDatabaseFailure } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
 import { retiredAmong, retirements, sweepRetired } from "./retiredObjects";
 import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
@@ -129,7 +129,8 @@ export async function importCompanyLogo(
  * all of them are put, all their rows written in one D1 batch (one transaction), and the
  * objects they replaced retired. Results come in input order. Should the objects or the batch
  * fail, what was put is deleted and the inputs are imported one at a time instead, so that a
- * bad input fails alone.
+ * bad input fails alone; unless the storage failed (`unavailable`: objects refused, the
+ * database locked or unreachable), which fails them all.
  */
 export async function importCompanyLogos(db: CatalogueDb, bucket: ObjectStore, items: LogoImport[], now = new Date()): Promise<Array<Result<ImportedLogo>>> {
   if (items.length === 0) return [];
@@ -137,6 +138,9 @@ export async function importCompanyLogos(db: CatalogueDb, bucket: ObjectStore, i
   const written = await writePlan(db, bucket, plan, now);
   if (!written.ok) {
     if (items.length === 1) return [written];
+    // Storage that is down or refuses every write is no input's fault: trying them one at a
+    // time would only fail each again.
+    if (written.error.code === "unavailable") return plan.decisions.map((decision) => (decision.ok ? written : decision));
     const results: Array<Result<ImportedLogo>> = [];
     for (const item of items) results.push((await importCompanyLogos(db, bucket, [item], now))[0]!);
     return results;
@@ -519,7 +523,7 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan, 
     results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (error) {
     await unwind().catch(() => undefined);
-    return fail("internal", `catalogue write failed: ${rootCause(error)}`);
+    return fail(isTransientDatabaseFailure(error) ? "unavailable" : "internal", `catalogue write failed: ${rootCause(error)}`);
   }
 
   // New rows reported their ids through RETURNING.
@@ -668,7 +672,8 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
       }
     }),
   );
-  if (failure !== undefined) return fail("internal", `object storage write failed: ${(failure as Error).message}`);
+  // The objects are this write's own bytes: a store that refuses them is the store's failure.
+  if (failure !== undefined) return fail("unavailable", `object storage write failed: ${(failure as Error).message}`);
   return ok(true);
 }
 

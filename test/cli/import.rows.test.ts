@@ -13,6 +13,7 @@ import { type ConvertPool, startConvertPool } from "../../src/cli/importer/conve
 import { runImport } from "../../src/cli/importer/run";
 import { type ImportWriter, startImportWriter } from "../../src/cli/importer/writer";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
+import { FAKE_S3, startFakeR2S3 } from "../fakes/r2S3Api";
 import { freshState, inProcess, openSharedPlatform } from "./helpers";
 
 /** What an import does with a row's columns, tickers and images, as an operator sees it. */
@@ -203,6 +204,30 @@ describe("an import's rows", () => {
     const last = createHash("sha256").update(readFileSync(join(dir, "img/5.png"))).digest("hex");
     expect(stored?.hash).toBe(last);
     expect((await findCompanyByTicker(platform.db, "NYSE:TRPL"))?.companyName).toBe("Triple");
+  });
+
+  it("stops at storage that refuses its objects, records nothing past the last batch written, and resumes there", async () => {
+    const s3 = await startFakeR2S3();
+    // The stand-in refuses every object of a key with "put-fails" in it: the third row's.
+    const failing = await startImportWriter({ persistTo: state.dir, s3: { endpoint: s3.url, bucket: FAKE_S3.bucket, accessKeyId: FAKE_S3.accessKeyId, secretAccessKey: FAKE_S3.secretAccessKey, retries: 0 } });
+    try {
+      write("storage.jsonl", [1, 2, 3, 4].map((i) => ({ name: `Stored ${i}`, domains: [i === 3 ? "put-fails-3.com" : `stored-${i}.com`], variant: "icon", image: `img/${i}.png` })));
+      const args = [join(dir, "storage.jsonl"), "--batch-size", "2", "--persist-to", state.dir];
+      const stopped = await inProcess((io) => importCommand(args, io, { writer: failing, pool }));
+      expect(stopped.status).toBe(1);
+      expect(JSON.parse(stopped.stderr.trim().split("\n").at(-1)!).error.message).toMatch(/^stopped at line 3: object storage write failed: .*answered 500.*Run the import again once storage answers/);
+      expect(await company("Stored 2")).toBeDefined();
+      expect(await company("Stored 4")).toBeUndefined();
+
+      const resumed = await inProcess((io) => importCommand(args, io, { writer, pool }));
+      expect(resumed.stderr).toContain("Resuming an interrupted import after line 2.");
+      expect(resumed.status).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ rows: 4, created: 4, failed: 0 });
+      expect((await company("Stored 3"))?.name).toBe("Stored 3");
+    } finally {
+      await failing.stop();
+      s3.server.close();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { CompanyLogoInput, PreparedImage } from "../../catalogue/importLogo";
 import { sha256Hex } from "../../lib/encoding";
-import { fail, ok, type Result } from "../../lib/errors";
+import { type AppError, fail, ok, type Result } from "../../lib/errors";
 import type { CheckpointStore, ImportReport } from "./checkpoint";
 import { type ManifestRow, type ParsedLine, readManifest } from "./manifest";
 import type { ImportWriter, WriteResult } from "./writer";
@@ -158,6 +158,13 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
         else results.push(fail("invalid_argument", prepared.error.message));
       }
       images = [];
+      // Storage that failed fails every row after too: the import stops, and as the batch is
+      // not recorded as done, a run once storage answers again picks it up.
+      const down = results.findIndex((result) => !result.ok && "error" in result && result.error.code === "unavailable");
+      if (down !== -1) {
+        const { error } = results[down] as { error: AppError };
+        throw new Error(`stopped at line ${sent[down]!.line}: ${error.message}. Run the import again once storage answers: it resumes after the last batch written.`);
+      }
       for (const [index, row] of sent.entries()) {
         const result = results[index]!;
         if (result.ok) report[result.value.outcome]++;
