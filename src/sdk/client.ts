@@ -24,8 +24,11 @@ export interface LogoLookupOptions {
   /** Per attempt, reading the answer included (default 30 s; 1 to 2^31-1 ms); a getStream stream must be read within it too. */
   timeoutMs?: number;
   fetch?: typeof fetch;
-  /** How the SDK waits between retries; tests pass a fake clock. */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * How the SDK waits between retries; tests pass a fake clock. `signal` aborts when a getMany
+   * caller stops early: the SDK stops waiting then, whether or not `sleep` does.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface LogoOptions {
@@ -90,12 +93,47 @@ const MAX_SEARCH_LIMIT = 50;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** getMany holds at most this many results per slot: in flight, or done and waiting for an earlier domain's. */
 const RESULTS_PER_SLOT = 4;
+/** A host name as the service's GET /{domain} reads one (src/lib/domain.ts, copied as SECRET_KEY is). */
+const NOT_HOST_CHARACTER = /[\s/\\?#@:%[\]]/u;
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+const MAX_HOST_LENGTH = 253;
+const MAX_LABEL_LENGTH = 63;
 /** A secret key as the service issues it (src/keys/format.ts, copied: the SDK is built without the Worker's code). */
 const SECRET_KEY = /^sk_[0-9A-Za-z]{32}$/;
 /** Hosts a key may be sent to over plain http: this machine's, for development. */
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const environment = (name: string): string | undefined =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+
+/**
+ * Why the service would never look `domain` up as a domain, or null when it might. The spec's
+ * `GET /{domain}` takes a "company domain, without protocol or path" (interface.md, section 1),
+ * and the service reads a path as one only when it is a host name of two labels or more
+ * (src/lib/domain.ts: the checks below, all but its Public Suffix List and IP address ones);
+ * names and tickers have routes of their own (`/name/…`, `/ticker/…`), which get does not use.
+ * Any other first segment is one of the service's own routes (`/mcp`, `/portal`, `/v1`,
+ * `/authorize`…), whose answer (a 401, a page, a 404) would say nothing of the domain, and
+ * which the secret key has no business reaching.
+ */
+function notADomain(domain: unknown): string | null {
+  if (typeof domain !== "string") return `A domain is a string, not ${domain === null ? "null" : typeof domain}`;
+  const quoted = JSON.stringify(domain);
+  // encodeURIComponent throws on a lone surrogate: no URL can carry it.
+  if (/\p{Cs}/u.test(domain)) return `${quoted} is not a domain: it is not well-formed Unicode (a lone surrogate)`;
+  const host = domain.trim().toLowerCase();
+  if (host === "") return "A domain is required, not an empty string";
+  if (NOT_HOST_CHARACTER.test(host)) return `${quoted} is not a domain: a bare host name is (stripe.com), without scheme, path, port or spaces`;
+  // The URL parser maps as the service's does (IDNA, full-width dots, punycode).
+  let ascii = parsedUrl(`http://${host}`)?.hostname ?? "";
+  if (ascii.endsWith(".")) ascii = ascii.slice(0, -1);
+  if (ascii.startsWith("www.")) ascii = ascii.slice(4);
+  const labels = ascii.split(".");
+  if (ascii !== "" && labels.length < 2) return `${quoted} is not a domain: a domain has a dot (stripe.com); a company's name or ticker finds it with company({ name }) or company({ ticker })`;
+  if (ascii === "" || ascii.length > MAX_HOST_LENGTH || labels.some((label) => label.length > MAX_LABEL_LENGTH || !HOST_LABEL.test(label))) {
+    return `${quoted} is not a domain: not a valid host name`;
+  }
+  return null;
+}
 
 /** A whole-number option within its bounds, or its default when not given. */
 function wholeNumber(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
@@ -128,7 +166,7 @@ export class LogoLookup {
   private readonly concurrency: number;
   private readonly timeoutMs: number;
   private readonly fetcher: typeof fetch;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly listeners = new Map<keyof LogoLookupEvents, Set<Listener<never>>>();
 
   constructor(options: LogoLookupOptions = {}) {
@@ -156,7 +194,7 @@ export class LogoLookup {
     this.concurrency = wholeNumber("concurrency", options.concurrency, 4, 1, 64);
     this.timeoutMs = wholeNumber("timeoutMs", options.timeoutMs, 30_000, 1, MAX_TIMER_MS);
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? pause;
   }
 
   on<K extends keyof LogoLookupEvents>(name: K, listener: Listener<K>): () => void {
@@ -182,7 +220,7 @@ export class LogoLookup {
 
   /** A company's logo as image bytes (PNG unless `format` says otherwise) with its metadata. */
   get(domain: string, options: LogoOptions = {}): Promise<Logo> {
-    return this.lookup(domain, options, async (response) => ({ ...metadataOf(response), bytes: new Uint8Array(await response.arrayBuffer()) }));
+    return this.lookup(domain, options, logoOf);
   }
 
   /**
@@ -201,10 +239,12 @@ export class LogoLookup {
    * A slow domain holds back the results after it, not the requests: the other slots go on,
    * their results kept until its own is yielded (up to RESULTS_PER_SLOT × `concurrency` held
    * in all). Domains are taken from `domains` only as they are started, so it may be long or
-   * endless. A failed domain is a value (`ok: false`), never a thrown error.
+   * endless. A failed domain is a value (`ok: false`), never a thrown error. A caller that
+   * stops early stops the requests still in flight and their retries.
    */
   async *getMany(domains: Iterable<string>, options: LogoOptions = {}): AsyncGenerator<LogoResult> {
     const source = domains[Symbol.iterator]();
+    const stop = new AbortController();
     // In input order, from the next to be yielded: each is in flight until its `result` is set.
     const held: { promise: Promise<LogoResult>; result?: LogoResult }[] = [];
     let exhausted = false;
@@ -217,7 +257,7 @@ export class LogoLookup {
           return;
         }
         const domain = next.value;
-        const promise = this.get(domain, options).then(
+        const promise = this.lookup(domain, options, logoOf, stop.signal).then(
           (logo): LogoResult => ({ domain, ok: true, logo }),
           (error: LogoLookupError): LogoResult => ({ domain, ok: false, error }),
         );
@@ -239,7 +279,9 @@ export class LogoLookup {
         yield result;
       }
     } finally {
-      // A caller that stops early closes the source, as for…of would.
+      // A caller that stops early closes the source, as for…of would, and no answer it will
+      // never read goes on costing its quota.
+      stop.abort();
       if (!exhausted) source.return?.();
     }
   }
@@ -268,11 +310,16 @@ export class LogoLookup {
     return this.json("/v1/usage");
   }
 
-  /** A lookup, its answer read by `read` once it is known to be an image. */
-  private lookup<T>(domain: string, options: LogoOptions, read: (response: Response) => Promise<T>): Promise<T> {
+  /**
+   * A lookup, its answer read by `read` once it is known to be an image. Async throughout: a
+   * domain refused here is a rejection, and in getMany that domain's `ok: false`.
+   */
+  private async lookup<T>(domain: string, options: LogoOptions, read: (response: Response) => Promise<T>, stop?: AbortSignal): Promise<T> {
+    const refusal = notADomain(domain);
+    if (refusal) throw new InvalidRequestError(refusal, 400, "invalid_argument");
     const size = options.size ?? 128;
     if (!Number.isInteger(size) || size < 1 || size > MAX_SIZE) {
-      return Promise.reject(errorForStatus(400, `size must be a whole number from 1 to ${MAX_SIZE}`, "invalid_argument"));
+      throw errorForStatus(400, `size must be a whole number from 1 to ${MAX_SIZE}`, "invalid_argument");
     }
     const params = new URLSearchParams({ size: String(size) });
     if (options.greyscale) params.set("greyscale", "true");
@@ -289,7 +336,7 @@ export class LogoLookup {
         throw new InvalidRequestError(`Not a logo: the service answered ${type || "no content type"} for ${JSON.stringify(domain)}, which is not a domain it looks up`, 400, "invalid_argument");
       }
       return read(response);
-    });
+    }, stop);
   }
 
   private async json<T>(path: string): Promise<T> {
@@ -306,73 +353,82 @@ export class LogoLookup {
    * One request, retried after a 429, a 5xx or a network failure; an answer that breaks off
    * while `read` reads it (the connection dropped, the attempt's time ran out) counts as a
    * network failure. What `read` throws of its own (a LogoLookupError) is not retried. Redirects
-   * are not followed: the key would go along to wherever they lead.
+   * are not followed: the key would go along to wherever they lead. `stop` aborting ends the
+   * request where it is: the attempt in flight, or the wait before the next.
    */
-  private async request<T>(path: string, read: (response: Response) => Promise<T>): Promise<T> {
+  private async request<T>(path: string, read: (response: Response) => Promise<T>, stop?: AbortSignal): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     for (let attempt = 0; ; attempt++) {
       const failedToAnswer = async (reason: string, cause: unknown) => {
+        if (stop?.aborted) throw stopped(stop);
         if (attempt >= this.maxRetries) throw new NetworkError(`Request failed: ${reason}`, cause);
-        await this.backoff(url, null, attempt, null);
+        await this.backoff(url, null, attempt, null, stop);
       };
-      let response: Response;
+      const signal = attemptSignal(this.timeoutMs, stop);
       try {
-        response = await this.fetcher(url, {
-          headers: { Authorization: `Bearer ${this.secretKey}`, Accept: "image/*, application/json" },
-          signal: AbortSignal.timeout(this.timeoutMs),
-          redirect: "manual",
-        });
-      } catch (cause) {
-        // Not fetch's message: it may quote the request, the Authorization header with it.
-        await failedToAnswer(isTimeout(cause) ? `no answer within ${this.timeoutMs} ms` : `could not reach ${this.origin}`, cause);
-        continue;
-      }
-      this.reportQuota(response);
-      if (response.ok) {
+        let response: Response;
         try {
-          return await read(response);
+          response = await this.fetcher(url, {
+            headers: { Authorization: `Bearer ${this.secretKey}`, Accept: "image/*, application/json" },
+            signal: signal.signal,
+            redirect: "manual",
+          });
         } catch (cause) {
-          if (cause instanceof LogoLookupError) throw cause;
-          // The body's own failure ("terminated", the timeout), which knows nothing of the request's headers.
-          await failedToAnswer(messageOf(cause), cause);
+          // Not fetch's message: it may quote the request, the Authorization header with it.
+          await failedToAnswer(isTimeout(cause) ? `no answer within ${this.timeoutMs} ms` : `could not reach ${this.origin}`, cause);
           continue;
         }
-      }
-      // The service answers a secret key with bytes or JSON, never a redirect.
-      if (response.status >= 300 && response.status < 400) {
-        await response.body?.cancel();
-        const to = response.headers.get("location");
-        throw new ServerError(`The answer was a redirect${to ? ` to ${to}` : ""}, not followed: the secret key would go along. Is baseUrl the service's address?`, 502, "internal");
-      }
-
-      const waitMs = retryAfterMs(response.headers.get("retry-after"), Date.now());
-      const reset = Number(response.headers.get("x-ratelimit-reset"));
-      const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : null;
-      if (response.status === 429) {
-        const willRetry = attempt < this.maxRetries && (waitMs ?? 0) <= this.maxRetryDelayMs;
-        this.emit("ratelimit", { url, retryAfter: waitMs === null ? null : waitMs / 1000, resetAt, attempt, willRetry });
-        if (!willRetry) {
-          await response.body?.cancel();
-          throw new RateLimitError("Rate limit exceeded", waitMs === null ? null : waitMs / 1000, resetAt);
+        this.reportQuota(response);
+        if (response.ok) {
+          try {
+            return await read(response);
+          } catch (cause) {
+            if (cause instanceof LogoLookupError) throw cause;
+            // The body's own failure ("terminated", the timeout), which knows nothing of the request's headers.
+            await failedToAnswer(messageOf(cause), cause);
+            continue;
+          }
         }
-        await response.body?.cancel();
-        await this.backoff(url, 429, attempt, waitMs);
-        continue;
+        // The service answers a secret key with bytes or JSON, never a redirect.
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel();
+          const to = response.headers.get("location");
+          throw new ServerError(`The answer was a redirect${to ? ` to ${to}` : ""}, not followed: the secret key would go along. Is baseUrl the service's address?`, 502, "internal");
+        }
+
+        const waitMs = retryAfterMs(response.headers.get("retry-after"), Date.now());
+        const reset = Number(response.headers.get("x-ratelimit-reset"));
+        const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : null;
+        if (response.status === 429) {
+          const willRetry = attempt < this.maxRetries && (waitMs ?? 0) <= this.maxRetryDelayMs;
+          this.emit("ratelimit", { url, retryAfter: waitMs === null ? null : waitMs / 1000, resetAt, attempt, willRetry });
+          if (!willRetry) {
+            await response.body?.cancel();
+            throw new RateLimitError("Rate limit exceeded", waitMs === null ? null : waitMs / 1000, resetAt);
+          }
+          await response.body?.cancel();
+          await this.backoff(url, 429, attempt, waitMs, stop);
+          continue;
+        }
+        if (response.status >= 500 && attempt < this.maxRetries && (waitMs ?? 0) <= this.maxRetryDelayMs) {
+          await response.body?.cancel();
+          await this.backoff(url, response.status, attempt, waitMs, stop);
+          continue;
+        }
+        throw await errorFrom(response);
+      } finally {
+        signal.release();
       }
-      if (response.status >= 500 && attempt < this.maxRetries && (waitMs ?? 0) <= this.maxRetryDelayMs) {
-        await response.body?.cancel();
-        await this.backoff(url, response.status, attempt, waitMs);
-        continue;
-      }
-      throw await errorFrom(response);
     }
   }
 
-  private async backoff(url: string, status: number | null, attempt: number, retryAfter: number | null): Promise<void> {
+  private async backoff(url: string, status: number | null, attempt: number, retryAfter: number | null, stop?: AbortSignal): Promise<void> {
+    if (stop?.aborted) throw stopped(stop);
     // Exponential from 250 ms with jitter, unless the service named its own wait.
     const delayMs = retryAfter ?? Math.min(10_000, 250 * 2 ** attempt) + Math.floor(Math.random() * 100);
     this.emit("retry", { url, status, attempt: attempt + 1, delayMs });
-    await this.sleep(delayMs);
+    await untilStopped(this.sleep(delayMs, stop), stop);
+    if (stop?.aborted) throw stopped(stop);
   }
 
   private reportQuota(response: Response): void {
@@ -386,6 +442,58 @@ export class LogoLookup {
 const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 /** AbortSignal.timeout's reason, which fetch rejects with. */
 const isTimeout = (cause: unknown) => typeof cause === "object" && cause !== null && (cause as { name?: unknown }).name === "TimeoutError";
+
+const logoOf = async (response: Response): Promise<Logo> => ({ ...metadataOf(response), bytes: new Uint8Array(await response.arrayBuffer()) });
+
+/** What a request getMany's caller no longer waits for ends with; no one reads it. */
+const stopped = (stop: AbortSignal) => new NetworkError("Request stopped: the caller of getMany stopped before its answer", stop.reason);
+
+/** The default wait between retries: its timer cleared when `stop` aborts, so that it holds no process open. */
+function pause(ms: number, stop?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stop?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener("abort", done);
+  });
+}
+
+/** `wait`, or less when `stop` aborts first (a `sleep` of the caller's may not listen to it). */
+function untilStopped(wait: Promise<void>, stop: AbortSignal | undefined): Promise<void> {
+  if (!stop) return wait;
+  if (stop.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      stop.removeEventListener("abort", done);
+      resolve();
+    };
+    stop.addEventListener("abort", done);
+    wait.then(done, (error: unknown) => {
+      stop.removeEventListener("abort", done);
+      reject(error);
+    });
+  });
+}
+
+/**
+ * An attempt's signal: its time running out or `stop` aborting, whichever comes first.
+ * (AbortSignal.any would do, but not on every Node 18.) `release` forgets `stop` once the
+ * attempt is over, so that a long getMany does not gather one listener per request.
+ */
+function attemptSignal(timeoutMs: number, stop: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  if (!stop) return { signal: timeout, release: () => {} };
+  const attempt = new AbortController();
+  const abortWith = (signal: AbortSignal) => () => attempt.abort(signal.reason);
+  const onStop = abortWith(stop);
+  if (stop.aborted) onStop();
+  timeout.addEventListener("abort", abortWith(timeout));
+  stop.addEventListener("abort", onStop);
+  return { signal: attempt.signal, release: () => stop.removeEventListener("abort", onStop) };
+}
 
 /** The body, its failure while read (the connection dropped, the time ran out) a NetworkError. */
 function brokenOffAsNetworkError(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {

@@ -19,8 +19,9 @@ export class ConfigurationError extends LogoLookupError {
 }
 /**
  * 400: the request itself is wrong (an invalid domain, size, or parameter), as the service
- * answered or the SDK found before asking (a size or limit out of bounds, a name that is one of
- * the service's own pages).
+ * answered or the SDK found before asking (a size or limit out of bounds, a domain that is no
+ * host name, such as a name without a dot, a URL or a string no URL can carry), or an answer
+ * that is not a logo.
  */
 export class InvalidRequestError extends LogoLookupError {
   override readonly name = "InvalidRequestError";

@@ -12,6 +12,7 @@ import {
   RateLimitError,
   ServerError,
 } from "../../src/sdk";
+import { normaliseDomain } from "../../src/lib/domain";
 import { errorCodes } from "../../src/lib/errors";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { darkLogo40x20 } from "../fixtures/images";
@@ -114,8 +115,70 @@ describe("LogoLookup.get / getStream", () => {
 
   it("a name the service answers with a page of its own is no logo", async () => {
     const { sdk } = await client();
-    await expect(sdk.get("docs")).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument", message: expect.stringContaining("text/html") });
-    for await (const result of sdk.getMany(["docs"])) expect(result.ok === false && result.error).toBeInstanceOf(InvalidRequestError);
+    // Shaped like a host name, so sent: the service answers its OpenAPI document.
+    await expect(sdk.get("openapi.json")).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument", message: expect.stringContaining("application/json") });
+    for await (const result of sdk.getMany(["openapi.json"])) expect(result.ok === false && result.error).toBeInstanceOf(InvalidRequestError);
+  });
+
+  it("refuses a name that is no domain before sending anything: the service's own routes never see the key", async () => {
+    const asked: string[] = [];
+    const { sdk } = await client({ fetch: (input, init) => (asked.push(String(input)), workerFetch(input, init)) });
+    // The service's routes (a secret key got a 401 at /mcp, a 502 at /portal, a 404 at /v1), names, tickers, URLs.
+    const notDomains = ["mcp", "portal", "v1", "api", "assets", "authorize", "docs", "health", "ticker", "name", "apple", "AAPL", "", "  ", ".well-known", "localhost", "www.com", "github.com/about", "https://github.com", "github.com:443", "me@github.com", "-acme.com", "acme..com", `${"a".repeat(64)}.com`];
+    for (const domain of notDomains) {
+      const error = await sdk.get(domain).catch((e: unknown) => e);
+      expect(error, JSON.stringify(domain)).toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
+      // Refused by the service too: nothing it would look up is refused here.
+      expect(normaliseDomain(domain).ok, JSON.stringify(domain)).toBe(false);
+    }
+    await expect(sdk.get("mcp")).rejects.toThrow('"mcp" is not a domain: a domain has a dot (stripe.com)');
+    await expect(sdk.getStream("portal")).rejects.toBeInstanceOf(InvalidRequestError);
+    const results = [];
+    for await (const result of sdk.getMany(["authorize", "assets"])) results.push(result.ok === false && result.error);
+    expect(results).toEqual([expect.any(InvalidRequestError), expect.any(InvalidRequestError)]);
+    expect(asked).toEqual([]);
+  });
+
+  it("sends every domain the service accepts, however it is written", async () => {
+    await addCompany({ name: "Bücher", domains: ["sdk-written.com", "xn--bcher-sdk-q9a.de"] }, { ...darkLogo40x20(), contentHash: "d".padStart(64, "d") });
+    const { sdk } = await client();
+    for (const domain of ["sdk-written.com", " SDK-Written.com ", "www.sdk-written.com", "sdk-written.com.", "sdk-written。com", "shop.sdk-written.com", "Bücher-SDK.de", "xn--bcher-sdk-q9a.de"]) {
+      expect((await sdk.get(domain, { size: 16 })).companyName, domain).toBe("Bücher");
+    }
+    // What the SDK refuses, the service refuses too, over a spread of the characters host names are made of.
+    const pieces = ["a", "b1", "com", ".", "..", "-", "。", " ", "_", "é", "www.", ":", "/", "xn--"];
+    const { sdk: recorded } = await client({ fetch: async () => pngAnswer() });
+    for (const one of pieces) {
+      for (const two of pieces) {
+        for (const three of pieces) {
+          for (const domain of [one + two + three, `${one}${two}${three}.com`]) {
+            const refused = await recorded.get(domain).then(
+              () => false,
+              (error: unknown) => error instanceof InvalidRequestError,
+            );
+            if (refused) expect(normaliseDomain(domain).ok, JSON.stringify(domain)).toBe(false);
+          }
+        }
+      }
+    }
+  });
+
+  it("a domain no URL can carry, or no string at all, rejects with an InvalidRequestError, never throws", async () => {
+    const asked: string[] = [];
+    const { sdk } = await client({ fetch: (input, init) => (asked.push(String(input)), workerFetch(input, init)) });
+    // A lone surrogate (encodeURIComponent threw URIError), and what a parsed CSV may hold.
+    // Named by JSON.stringify: a lone surrogate in a failure's message breaks the test runner's report.
+    for (const domain of ["bad\uD800.com", "\uDC00", null, undefined, 42] as unknown as string[]) {
+      let asking: Promise<unknown> | undefined;
+      let streaming: Promise<unknown> | undefined;
+      expect(() => (asking = sdk.get(domain)), JSON.stringify(domain)).not.toThrow();
+      expect(() => (streaming = sdk.getStream(domain)), JSON.stringify(domain)).not.toThrow();
+      await expect(asking).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
+      await expect(streaming).rejects.toBeInstanceOf(InvalidRequestError);
+    }
+    await expect(sdk.get("bad\uD800.com")).rejects.toThrow('"bad\\ud800.com" is not a domain: it is not well-formed Unicode (a lone surrogate)');
+    await expect(sdk.get(null as unknown as string)).rejects.toThrow("A domain is a string, not null");
+    expect(asked).toEqual([]);
   });
 
   it("an image that breaks off while it is read is a network failure: retried, then a NetworkError", async () => {
@@ -252,6 +315,66 @@ describe("LogoLookup.getMany", () => {
     ]);
     expect(results[1]!.ok === false && results[1]!.error).toBeInstanceOf(NotFoundError);
     expect(most).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("LogoLookup.getMany, domains it cannot ask for", () => {
+  it("yields each as that domain's failure and goes on with the rest, earlier results included", async () => {
+    await companies("many-before.com", "many-after.com");
+    const { sdk } = await client({ concurrency: 2 });
+    const results = [];
+    for await (const result of sdk.getMany(["many-before.com", "bad\uD800.com", null as unknown as string, "mcp", "many-after.com"])) results.push(result);
+    expect(results.map((r) => [JSON.stringify(r.domain), r.ok ? "logo" : r.error.name])).toEqual([
+      ['"many-before.com"', "logo"],
+      ['"bad\\ud800.com"', "InvalidRequestError"],
+      ["null", "InvalidRequestError"],
+      ['"mcp"', "InvalidRequestError"],
+      ['"many-after.com"', "logo"],
+    ]);
+  });
+});
+
+describe("LogoLookup.getMany, a caller that stops early", () => {
+  it("stops the requests in flight and their retries: none reaches the service after the caller stopped", async () => {
+    await companies("stop-first.com");
+    const asked: string[] = [];
+    const aborted: string[] = [];
+    let busyWaits!: () => void;
+    const busyWaiting = new Promise<void>((resolve) => (busyWaits = resolve));
+    const clock: (() => void)[] = [];
+    const { sdk } = await client({
+      concurrency: 3,
+      // A fake clock that knows nothing of the caller stopping: the SDK must stop waiting itself.
+      sleep: () => {
+        busyWaits();
+        return new Promise((resolve) => clock.push(resolve));
+      },
+      fetch: async (input, init) => {
+        const domain = new URL(String(input)).pathname.slice(1);
+        asked.push(domain);
+        if (domain === "stop-busy.com") return new Response("busy", { status: 503 });
+        if (domain === "stop-hanging.com") {
+          return new Promise((_, reject) => init!.signal!.addEventListener("abort", () => (aborted.push(domain), reject(init!.signal!.reason))));
+        }
+        // The first answer comes once the busy domain waits to retry and the other hangs.
+        await busyWaiting;
+        return workerFetch(input, init);
+      },
+    });
+    const retries: LogoLookupEvents["retry"][] = [];
+    sdk.on("retry", (event) => retries.push(event));
+    for await (const result of sdk.getMany(["stop-first.com", "stop-busy.com", "stop-hanging.com"])) {
+      expect(result).toMatchObject({ domain: "stop-first.com", ok: true });
+      break;
+    }
+    expect(asked).toEqual(["stop-first.com", "stop-busy.com", "stop-hanging.com"]);
+    // The clock moves on past the busy domain's wait; its retry would be asked at once (no macrotask between).
+    for (const tick of clock.splice(0)) tick();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(asked).toEqual(["stop-first.com", "stop-busy.com", "stop-hanging.com"]);
+    expect(retries).toHaveLength(1);
+    // The request in flight was cancelled, not left to run out its time.
+    expect(aborted).toEqual(["stop-hanging.com"]);
   });
 });
 
