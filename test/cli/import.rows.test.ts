@@ -24,6 +24,10 @@ let writer: ImportWriter;
 let pool: ConvertPool;
 let server: Server;
 let origin: string;
+/** Files of /mb/ served, rows written, and the most files served and not yet written at once. */
+let served = 0;
+let rowsWritten = 0;
+let mostHeldFiles = 0;
 
 beforeAll(async () => {
   state = freshState();
@@ -38,6 +42,11 @@ beforeAll(async () => {
   }
   // Answers /big with 11 MB and no content-length, as a chunked or lying server may.
   server = createServer((request, response) => {
+    if (request.url?.startsWith("/mb/")) {
+      served++;
+      mostHeldFiles = Math.max(mostHeldFiles, served - rowsWritten);
+      return void response.writeHead(200, { "content-type": "image/png" }).end(Buffer.alloc(1024 * 1024, request.url));
+    }
     if (request.url !== "/big") return void response.writeHead(404).end();
     response.writeHead(200, { "content-type": "image/png" });
     const chunk = Buffer.alloc(1024 * 1024);
@@ -173,6 +182,18 @@ describe("an import's rows", () => {
     expect(writes.length).toBeGreaterThanOrEqual(2);
     expect(Math.max(...writes)).toBeLessThanOrEqual(3);
     expect(mostHeld).toBeLessThanOrEqual(3);
+  });
+
+  it("reads no more files ahead of the batch being written than the bytes it may hold", async () => {
+    // Sixty files of 1 MB, ten to a batch, 2 MB allowed: the batch being written holds its ten,
+    // the batches staged ahead read about what is left of the limit.
+    write("files.jsonl", Array.from({ length: 60 }, (_, i) => ({ name: `File ${i}`, domains: [`file-${i}.com`], variant: "icon", image: `${origin}/mb/${i}` })));
+    const tiny = await pool.convert(new Uint8Array(readFileSync(join(dir, "img/0.png"))));
+    const counting: ImportWriter = { ...writer, write: async (batch) => writer.write(batch).finally(() => (rowsWritten += batch.length)) };
+    const report = await runImport(join(dir, "files.jsonl"), counting, { batchSize: 10, maxHeldBytes: 2 * 1024 * 1024, convert: async () => tiny });
+    expect(report).toMatchObject({ rows: 60, created: 60, failed: 0 });
+    expect(served).toBe(60);
+    expect(mostHeldFiles).toBeLessThanOrEqual(10 + 3);
   });
 
   it("converts a stored logo of an older renditions version while staging, not one row at a time as it is written", async () => {

@@ -102,6 +102,39 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       startConversions();
     });
 
+  // Files are read ahead too, and held until their batch is written: the batch the writer
+  // waits for reads all of its own, the ones staged ahead of it only while the bytes held stay
+  // under the limit, counting the reads under way at the size of the files read so far.
+  let batchesWritten = 0;
+  let loading = 0;
+  let filesRead = 0;
+  let bytesRead = 0;
+  const loadWaiting: Array<{ batch: number; go: () => void }> = [];
+  const roomToLoad = (batch: number) => batch === batchesWritten || sourceBytes + preparedBytes + loading * (filesRead > 0 ? bytesRead / filesRead : maxHeld) < maxHeld;
+  // Every waiting read that may start now, in turn (the batch the writer waits for is never
+  // held back behind a later one), counted as under way as it is let go.
+  const startLoads = () => {
+    for (let i = 0; i < loadWaiting.length; ) {
+      if (!roomToLoad(loadWaiting[i]!.batch)) i++;
+      else {
+        loading++;
+        loadWaiting.splice(i, 1)[0]!.go();
+      }
+    }
+  };
+  const load = async (batch: number, image: string) => {
+    if (roomToLoad(batch)) loading++;
+    else await new Promise<void>((go) => loadWaiting.push({ batch, go }));
+    try {
+      const bytes = await loadImage(image, baseDir);
+      if (bytes.ok) [sourceBytes, filesRead, bytesRead] = [sourceBytes + bytes.value.byteLength, filesRead + 1, bytesRead + bytes.value.byteLength];
+      return bytes;
+    } finally {
+      loading--;
+      startLoads();
+    }
+  };
+
   const fault = (line: number, error: string) => {
     const failure = { line, error };
     report.failed++;
@@ -110,12 +143,11 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
   };
 
   /** Reads, checks and converts a batch; `turn` resolves once the batch before has handed its images over. */
-  const stageBatch = async (lines: ParsedLine[], turn: Promise<void>): Promise<Batch> => {
+  const stageBatch = async (batch: number, lines: ParsedLine[], turn: Promise<void>): Promise<Batch> => {
     const rows = await mapLimit(lines, LOADS_AT_ONCE, async (parsed): Promise<Staged> => {
       if (!parsed.ok) return parsed;
-      const bytes = await loadImage(parsed.row.image, baseDir);
+      const bytes = await load(batch, parsed.row.image);
       if (!bytes.ok) return { line: parsed.line, ok: false, error: bytes.error.message };
-      sourceBytes += bytes.value.byteLength;
       return { line: parsed.line, ok: true, input: inputOf(parsed.row, await sha256Hex(bytes.value)), bytes: bytes.value, image: null, preparedBytes: 0 };
     });
     // Convert only what the catalogue does not hold already; the write asks again if it must.
@@ -174,6 +206,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       preparedBytes -= sentBytes;
       [sent, sentBytes] = [[], 0];
       startConversions();
+      startLoads();
     };
     // Rows are taken off the batch as they are gathered: once written, nothing holds their images.
     for (let row = rows.shift(); row; row = rows.shift()) {
@@ -198,13 +231,16 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     report.failures.push(...report.failures.splice(failedBefore).sort((a, b) => a.line - b.line));
     options.checkpoint?.write({ line: lastLine, report });
     options.onProgress?.(report);
+    batchesWritten++;
+    startLoads();
   };
 
   const staging: Array<Promise<Batch>> = [];
   let lines: ParsedLine[] = [];
   let handedOver: Promise<void> = Promise.resolve();
+  let batchesStaged = 0;
   const next = async () => {
-    const staged = stageBatch(lines, handedOver);
+    const staged = stageBatch(batchesStaged++, lines, handedOver);
     handedOver = staged.then(
       () => undefined,
       () => undefined,
