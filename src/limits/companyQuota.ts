@@ -67,7 +67,9 @@ export class CompanyQuota extends DurableObject<Env> {
     const unseen = [...new Set(companyIds)].filter(
       (id) => this.sql.exec("SELECT 1 FROM companies_seen WHERE day = ? AND company_id = ?", day, id).toArray().length === 0,
     );
-    if (current + unseen.length > limit) return { decision: { allowed: false, current, limit, resetAt }, unseen };
+    // Only new companies count against the limit: after a downgrade mid-day the count may
+    // already be past the new plan's limit, and the companies in it are still served.
+    if (unseen.length > 0 && current + unseen.length > limit) return { decision: { allowed: false, current, limit, resetAt }, unseen };
     return { decision: { allowed: true, current: current + unseen.length, limit, resetAt }, unseen };
   }
 

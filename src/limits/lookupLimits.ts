@@ -3,7 +3,7 @@ import { planLimits } from "./plans";
 import type { VerifiedKey } from "../keys/verify";
 import { BoundedCache } from "../lib/boundedCache";
 import { windowStart } from "./periods";
-import type { LimitDecision, LimitWindow } from "./rateLimiter";
+import type { LeaseDecision, LimitDecision, LimitWindow } from "./rateLimiter";
 import { askLimiter, limiterNames } from "./rateLimiterClient";
 import { type WindowUsage, windowUsage } from "./usage";
 
@@ -79,8 +79,15 @@ interface Lease {
   /** The account's month object, and the month window, that granted it too. */
   accountLimiter: string;
   month: LimitWindow;
+  /**
+   * When it was granted (the day of the key's history it counts in), and the starts of the
+   * key's minute and the account's month the limiters counted it in. Stamped just before a
+   * minute ends, a lease is counted in the next when another request has begun that one at the
+   * limiter: it is that minute's, to be spent and given back there.
+   */
   grantedAt: number;
   minute: number;
+  monthStart: number;
   /** Requests granted in its minute (the leases of a minute merge), and of those not yet spent. */
   granted: number;
   tokens: number;
@@ -146,17 +153,19 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
 }
 
 /** Gives `count` requests back to the key's shard (its minute and its day) and to the account's month. */
-function giveBack(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "accountLimiter" | "month" | "grantedAt">, count: number): Promise<unknown> {
+function giveBack(env: Env, lease: Lease, count: number): Promise<unknown> {
   return Promise.all([giveBackToKey(env, lease, count), giveBackToMonth(env, lease, count)]);
 }
 
 /** Gives `count` requests back to the key's shard alone: its minute and its day. */
-function giveBackToKey(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "grantedAt">, count: number): Promise<void> {
-  return askLimiter(env, lease.limiter, (limiter) => limiter.release([lease.minuteShare], count, lease.grantedAt, LOOKUP_COUNTER));
+function giveBackToKey(env: Env, lease: Pick<Lease, "limiter" | "minuteShare" | "minute" | "grantedAt">, count: number): Promise<void> {
+  return askLimiter(env, lease.limiter, (limiter) =>
+    limiter.release([lease.minuteShare], count, [lease.minute], { counter: LOOKUP_COUNTER, grantedAt: lease.grantedAt }),
+  );
 }
 
-function giveBackToMonth(env: Env, lease: Pick<Lease, "accountLimiter" | "month" | "grantedAt">, count: number): Promise<void> {
-  return askLimiter(env, lease.accountLimiter, (limiter) => limiter.release([lease.month], count, lease.grantedAt));
+function giveBackToMonth(env: Env, lease: Pick<Lease, "accountLimiter" | "month" | "monthStart">, count: number): Promise<void> {
+  return askLimiter(env, lease.accountLimiter, (limiter) => limiter.release([lease.month], count, [lease.monthStart]));
 }
 
 /**
@@ -232,17 +241,19 @@ async function acquire(
         refusal = ofKey;
         continue;
       }
-      let ofMonth: LimitDecision & { granted: number };
+      // The minute the shard counted it in: `minute`, or the next, already begun there.
+      const grantedIn = { ...granting, minute: ofKey.starts[0]! };
+      let ofMonth: LeaseDecision;
       try {
         ofMonth = await askLimiter(env, accountLimiter, (limiter) => limiter.lease([month], ofKey.granted, now));
       } catch (error) {
         // Nothing is served: what the key's shard counted goes back (if it answers).
-        await afterwards(giveBackToKey(env, granting, ofKey.granted), options);
+        await afterwards(giveBackToKey(env, grantedIn, ofKey.granted), options);
         throw error;
       }
       // Refused by the month, the key's shard is asked again after the retry's give-backs: it
       // must have taken this back by then, so the give-back is waited for (never failing).
-      if (ofMonth.granted < ofKey.granted) await afterwards(giveBackToKey(env, granting, ofKey.granted - ofMonth.granted), ofMonth.allowed ? options : {});
+      if (ofMonth.granted < ofKey.granted) await afterwards(giveBackToKey(env, grantedIn, ofKey.granted - ofMonth.granted), ofMonth.allowed ? options : {});
       if (!ofMonth.allowed) {
         refusal = ofMonth;
         break;
@@ -251,7 +262,7 @@ async function acquire(
       // when both are spent at once, the month's end is when a retry can succeed.
       const minuteLeft = ofKey.remaining * shards + (ofKey.granted - ofMonth.granted);
       const tighter = ofMonth.remaining <= minuteLeft ? { remaining: ofMonth.remaining, resetAt: ofMonth.resetAt } : { remaining: minuteLeft, resetAt: ofKey.resetAt };
-      const lease: Lease = { signature, ...granting, shard: index, shards, minute, granted: ofMonth.granted, tokens: ofMonth.granted - 1, ...tighter };
+      const lease: Lease = { signature, ...grantedIn, shard: index, shards, monthStart: ofMonth.starts[0]!, granted: ofMonth.granted, tokens: ofMonth.granted - 1, ...tighter };
       // A lease of another minute, limits or shard is over: its unspent rest goes back.
       await release(keep(key.id, lease));
       return { allowed: true, remaining: tighter.remaining + (leases.get(key.id)?.tokens ?? 0), resetAt: tighter.resetAt };
@@ -273,7 +284,8 @@ async function acquire(
     const returned = await Promise.all(rests.map((lease) => returnRest(env, lease)));
     if (!returned.includes(true)) break;
   }
-  if (refusal?.refusedBy === month.name) monthsSpent.set(accountLimiter, { until: now + MONTH_SPENT_MEMORY_MS, limit: month.limit, resetAt: refusal.resetAt });
+  // Never past the month's end: the next month's first requests are asked for, not refused.
+  if (refusal?.refusedBy === month.name) monthsSpent.set(accountLimiter, { until: Math.min(now + MONTH_SPENT_MEMORY_MS, refusal.resetAt), limit: month.limit, resetAt: refusal.resetAt });
   return refusal;
 }
 

@@ -1,6 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { DAY_MS, HISTORY_DAYS, type Period, windowEnd, windowStart } from "./periods";
 
+/**
+ * How long an object keeps a window after it ends. Requests stamped in it may still arrive (a
+ * round trip, another colo's clock); `current` counts them in it, or in a later one begun here,
+ * rather than in the same window started again from nothing.
+ */
+const LATE_MS = 60_000;
+
+/** The key, in the object's synchronous KV, of the end of the latest window counted here. */
+const WINDOWS_END = "windowsEnd";
+
 /** Far from the limit, a lease takes at most this fraction (1/n) of what is left. */
 export const LEASE_FRACTION = 64;
 
@@ -21,6 +31,16 @@ export interface LimitDecision {
   refusedBy?: string;
 }
 
+export interface LeaseDecision extends LimitDecision {
+  /** Requests counted for the caller to spend (0 when refused). */
+  granted: number;
+  /**
+   * The start of the window each was counted in, one a window: that of the caller's `now`, or
+   * a later one already begun here (RateLimiter `current`).
+   */
+  starts: number[];
+}
+
 /**
  * Counts requests of one subject (a key, an account) in calendar windows. A Durable Object
  * runs one call at a time and SQLite writes are synchronous, so check-and-count is atomic:
@@ -29,27 +49,43 @@ export interface LimitDecision {
  * Windows are forgotten once over. For usage reports, a call may also name a `counter`
  * (`lookup`, `mcp_request`) whose admitted requests are added to a per-UTC-day history, kept
  * HISTORY_DAYS days; it is written in the same call that counts, so it costs no extra call.
+ *
+ * Many objects are named after something seen once (an email typed at sign-in, a visitor's
+ * address), so an object deletes everything it stores once nothing of it is needed: its alarm,
+ * set for LATE_MS after its latest window ends, finds every window over and no day of history
+ * kept, or else wakes it again when the last of them ends.
  */
 export class RateLimiter extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
+  /** When the object's alarm is set for, as this instance last set or read it; null: none. */
+  private alarmAt: number | null = null;
+  private tablesCreated = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
     void ctx.blockConcurrencyWhile(async () => {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (
+      this.alarmAt = await ctx.storage.getAlarm();
+    });
+  }
+
+  /** The object's SQLite, its tables created on first use: again after `alarm` deleted them. */
+  private get sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.tablesCreated) {
+      sql.exec(`CREATE TABLE IF NOT EXISTS windows (
         name TEXT NOT NULL,
         window_start INTEGER NOT NULL,
         count INTEGER NOT NULL,
         PRIMARY KEY (name, window_start)
       ) WITHOUT ROWID`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS daily (
+      sql.exec(`CREATE TABLE IF NOT EXISTS daily (
         counter TEXT NOT NULL,
         day INTEGER NOT NULL,
         count INTEGER NOT NULL,
         PRIMARY KEY (counter, day)
       ) WITHOUT ROWID`);
-    });
+      this.tablesCreated = true;
+    }
+    return sql;
   }
 
   /**
@@ -57,7 +93,7 @@ export class RateLimiter extends DurableObject<Env> {
    * `now` comes from the caller so that every window agrees on one clock; `counter` names the
    * daily history the admitted requests are added to, if any.
    */
-  consume(windows: LimitWindow[], cost = 1, now = Date.now(), counter?: string): LimitDecision {
+  async consume(windows: LimitWindow[], cost = 1, now = Date.now(), counter?: string): Promise<LimitDecision> {
     const states = windows.map((window) => ({ window, ...this.current(window, now) }));
 
     // Of the windows that refuse, the one that lasts longest says when a retry can succeed.
@@ -85,7 +121,42 @@ export class RateLimiter extends DurableObject<Env> {
       if (remaining < tightest.remaining || (remaining === tightest.remaining && s.resetAt > tightest.resetAt)) tightest = { remaining, resetAt: s.resetAt };
     }
     if (counter !== undefined) this.addToHistory(counter, cost, now);
+    if (states.length > 0) await this.keepWindows(Math.max(...states.map((s) => s.resetAt)));
     return { allowed: true, ...tightest };
+  }
+
+  /**
+   * Keeps the windows just counted, the latest ending at `end`, until LATE_MS after it: records
+   * the end and sets the alarm, when the one pending would come sooner (a write a window, not
+   * one a request). Never sooner than LATE_MS from now: a request stamped long before it came (a
+   * clock set wrong) would otherwise have the object delete it as soon as it was counted.
+   */
+  private async keepWindows(end: number): Promise<void> {
+    if (end > this.windowsEnd()) this.ctx.storage.kv.put(WINDOWS_END, end);
+    if (this.alarmAt === null || this.alarmAt < end + LATE_MS) await this.wakeAt(Math.max(end, Date.now()) + LATE_MS);
+  }
+
+  private windowsEnd(): number {
+    return this.ctx.storage.kv.get<number>(WINDOWS_END) ?? 0;
+  }
+
+  private async wakeAt(at: number): Promise<void> {
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * Deletes everything the object stores once every window is LATE_MS over and no day of its
+   * history is still kept (a day is kept HISTORY_DAYS after it, addToHistory); until then, wakes
+   * again when the last of them ends.
+   */
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    const latestDay = this.sql.exec<{ day: number | null }>("SELECT max(day) AS day FROM daily").one().day;
+    const needed = Math.max(this.windowsEnd() + LATE_MS, latestDay === null ? 0 : latestDay + (HISTORY_DAYS + 1) * DAY_MS);
+    if (needed > Date.now()) return this.wakeAt(needed);
+    await this.ctx.storage.deleteAll();
+    this.tablesCreated = false;
   }
 
   /**
@@ -121,25 +192,35 @@ export class RateLimiter extends DurableObject<Env> {
    * that leases outstanding elsewhere can never hold back much; within LEASE_FRACTION requests
    * of the limit every lease is a single request, which makes the count exact where it matters.
    */
-  lease(windows: LimitWindow[], want: number, now = Date.now(), counter?: string): LimitDecision & { granted: number } {
+  async lease(windows: LimitWindow[], want: number, now = Date.now(), counter?: string): Promise<LeaseDecision> {
     let left = Number.MAX_SAFE_INTEGER;
-    for (const window of windows) left = Math.min(left, window.limit - this.current(window, now).used);
+    const starts: number[] = [];
+    for (const window of windows) {
+      const { start, used } = this.current(window, now);
+      left = Math.min(left, window.limit - used);
+      starts.push(start);
+    }
     const granted = Math.max(1, Math.min(want, Math.floor(left / LEASE_FRACTION)));
-    const decision = this.consume(windows, granted, now, counter);
-    return { ...decision, granted: decision.allowed ? granted : 0 };
+    const decision = await this.consume(windows, granted, now, counter);
+    return { ...decision, granted: decision.allowed ? granted : 0, starts };
   }
 
-  /** Gives back requests a lease counted but never spent, in the windows (and the day) it was granted in. */
-  release(windows: LimitWindow[], unspent: number, grantedAt: number, counter?: string): void {
-    if (counter !== undefined) {
-      this.sql.exec("UPDATE daily SET count = max(count - ?, 0) WHERE counter = ? AND day = ?", unspent, counter, windowStart("day", grantedAt));
+  /**
+   * Gives back requests a lease counted but never spent: to each window at the start `lease`
+   * counted them in (`starts`), and to the day of the counter's history they were granted on.
+   * Not by the lease's `now`: stamped just before a window ended, it may have been counted in
+   * the next, and the finished window is no longer here to take anything back.
+   */
+  release(windows: LimitWindow[], unspent: number, starts: number[], history?: { counter: string; grantedAt: number }): void {
+    if (history !== undefined) {
+      this.sql.exec("UPDATE daily SET count = max(count - ?, 0) WHERE counter = ? AND day = ?", unspent, history.counter, windowStart("day", history.grantedAt));
     }
-    for (const window of windows) {
+    for (const [i, window] of windows.entries()) {
       this.sql.exec(
         "UPDATE windows SET count = max(count - ?, 0) WHERE name = ? AND window_start = ?",
         unspent,
         window.name,
-        windowStart(window.period, grantedAt),
+        starts[i]!,
       );
     }
   }

@@ -1,7 +1,10 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { companyQuotaFor } from "../../src/limits/companyQuotaClient";
-import { rateLimiterFor } from "../../src/limits/rateLimiterClient";
+import { admitCompanies, checkCompanies, companyQuotaFor } from "../../src/limits/companyQuotaClient";
+import { accountMonthWindow } from "../../src/limits/lookupLimits";
+import { DAY_MS, windowStart } from "../../src/limits/periods";
+import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
 const minute = [{ name: "lookup", period: "minute" as const, limit: 10 }];
 const at = (iso: string) => Date.parse(iso);
@@ -66,6 +69,44 @@ describe("RateLimiter", () => {
   });
 });
 
+describe("RateLimiter storage", () => {
+  // What the object stores: its SQLite tables, and whether its alarm is set.
+  const stored = (limiter: ReturnType<typeof rateLimiterFor>) =>
+    runInDurableObject(limiter, async (_, state) => ({
+      tables: state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master").toArray().map((row) => row.name),
+      alarm: await state.storage.getAlarm(),
+    }));
+  const signIn = [
+    { name: "sign-in", period: "minute" as const, limit: 10 },
+    { name: "sign-in-day", period: "day" as const, limit: 100 },
+  ];
+
+  it("is deleted, alarm and all, once its windows are over, and counts from nothing when its name comes back", async () => {
+    // An email typed once at sign-in, on a day now past.
+    const limiter = rateLimiterFor(env, limiterNames.signInAccount("typed-once@example.com"));
+    expect((await limiter.consume(signIn, 10, at("2026-11-22T10:00:30Z"))).allowed).toBe(true);
+    expect(await stored(limiter)).toMatchObject({ tables: expect.arrayContaining(["windows"]), alarm: expect.any(Number) });
+    expect(await runDurableObjectAlarm(limiter)).toBe(true);
+    expect(await stored(limiter)).toEqual({ tables: [], alarm: null });
+    expect(await limiter.consume(signIn, 1)).toMatchObject({ allowed: true, remaining: 9 });
+  });
+
+  it("keeps a window not yet over, and a key's days of history, and wakes again to look", async () => {
+    const now = Date.now();
+    const account = rateLimiterFor(env, limiterNames.lookups("kept"));
+    await account.consume([accountMonthWindow("free")], 5, now);
+    expect(await runDurableObjectAlarm(account)).toBe(true);
+    expect(await account.usage([accountMonthWindow("free")], now)).toMatchObject([{ used: 5 }]);
+    expect((await stored(account)).alarm).toEqual(expect.any(Number));
+    // A key last used yesterday: its minute is long over, its day is kept for usage reports.
+    const key = rateLimiterFor(env, limiterNames.keyShard("kept", 0, 1));
+    await key.consume([{ name: "lookup-minute", period: "minute", limit: 600 }], 3, now - DAY_MS, "lookup");
+    expect(await runDurableObjectAlarm(key)).toBe(true);
+    expect(await key.history("lookup", [windowStart("day", now - DAY_MS)])).toEqual([3]);
+    expect((await stored(key)).alarm).toEqual(expect.any(Number));
+  });
+});
+
 describe("CompanyQuota", () => {
   it("counts each company once per UTC day and admits a batch whole or not at all", async () => {
     const quota = companyQuotaFor(env, "account:1");
@@ -99,6 +140,18 @@ describe("CompanyQuota", () => {
     expect(await quota.usage(at("2026-11-23T00:00:00Z"))).toBe(0);
   });
 
+  it("still serves the companies counted today after a downgrade to a plan whose limit is below today's count", async () => {
+    const now = at("2026-11-22T12:00:00Z");
+    const companies = Array.from({ length: 40 }, (_, i) => i + 1);
+    expect(await admitCompanies(env, "downgraded", "launch", companies, now)).toEqual({ ok: true, value: { current: 40, limit: 1_000 } });
+    // Now on Free (30 a day): a company already fetched today costs nothing again.
+    expect(await checkCompanies(env, "downgraded", "free", [7, 40], now)).toEqual({ ok: true, value: { current: 40, limit: 30 } });
+    expect(await admitCompanies(env, "downgraded", "free", [7, 40], now)).toEqual({ ok: true, value: { current: 40, limit: 30 } });
+    // A new one is still refused, and with it the batch it came in.
+    expect(await admitCompanies(env, "downgraded", "free", [7, 41], now)).toMatchObject({ ok: false, error: { code: "rate_limited" } });
+    expect(await companyQuotaFor(env, "downgraded").usage(now)).toBe(40);
+  });
+
   it("is exact under concurrency", async () => {
     const quota = companyQuotaFor(env, "account:2");
     const now = at("2026-11-22T12:00:00Z");
@@ -121,7 +174,7 @@ describe("daily history for usage reports", () => {
     // A counter of its own, and calls naming none, stay out of it.
     await limiter.consume(windows, 1, at("2026-11-22T09:00:00Z"), "other");
     await limiter.consume(windows, 1, at("2026-11-22T09:00:00Z"));
-    await limiter.release(windows, 1, at("2026-11-22T00:00:05Z"), "lookup");
+    await limiter.release(windows, 1, leased.starts, { counter: "lookup", grantedAt: at("2026-11-22T00:00:05Z") });
     expect(await limiter.history("lookup", [day("2026-11-20"), day("2026-11-21"), day("2026-11-22")])).toEqual([0, 3, 2]);
     expect(await limiter.history("other", [day("2026-11-22")])).toEqual([1]);
   });

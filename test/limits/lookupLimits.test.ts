@@ -131,6 +131,35 @@ describe("leases", () => {
     expect(await month(minute2)).toBe(500_000);
   });
 
+  it("serve a key its whole minute when a lease stamped just before it was counted in it", async () => {
+    const k = key("late-lease", 6_400);
+    // This isolate serves 27 requests, in batches of 1, 2, 6 and 18, all spent.
+    const before = Date.parse("2026-11-22T15:00:30Z");
+    for (let i = 0; i < 27; i++) expect((await consumeLookup(env, k, { now: before })).allowed).toBe(true);
+    // Another isolate begins 15:01 at the key's limiter; then this isolate's next request, stamped
+    // 15:00:59.990, leases a batch of 54, which the limiter counts in 15:01.
+    expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 1, Date.parse("2026-11-22T15:01:00.010Z"), "lookup")).allowed).toBe(true);
+    expect((await consumeLookup(env, k, { now: Date.parse("2026-11-22T15:00:59.990Z") })).allowed).toBe(true);
+    const now = Date.parse("2026-11-22T15:01:30Z");
+    expect(await lookupUsage(env, k, now)).toMatchObject({ minute: { used: 2 }, month: { used: 28 } });
+    // The batch's 53 unspent are this minute's, served before the key is refused.
+    let served = 2;
+    while (served < 7_000 && (await consumeLookup(env, k, { now })).allowed) served++;
+    expect(served).toBe(6_400);
+  });
+
+  it("give what the month would not grant back to the minute the key's limiter counted it in", async () => {
+    const k = key("late-month", 6_400);
+    const before = Date.parse("2026-11-22T15:10:30Z");
+    for (let i = 0; i < 27; i++) expect((await consumeLookup(env, k, { now: before })).allowed).toBe(true);
+    // Other keys of the account leave one request in the month.
+    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 27 - 1, before)).allowed).toBe(true);
+    expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 1, Date.parse("2026-11-22T15:11:00.010Z"), "lookup")).allowed).toBe(true);
+    // The key's limiter counts 54 in 15:11, the month grants one: 53 go back to 15:11.
+    expect((await consumeLookup(env, k, { now: Date.parse("2026-11-22T15:10:59.990Z") })).allowed).toBe(true);
+    expect((await lookupUsage(env, k, Date.parse("2026-11-22T15:11:30Z"))).minute.used).toBe(2);
+  });
+
   it("count requests one by one near the limit", async () => {
     const k = key("near-limit", 10);
     const now = Date.parse("2026-11-22T11:03:10Z");
@@ -205,9 +234,17 @@ describe("the monthly quota", () => {
     expect((await account.consume([accountMonthWindow("free")], 500_000, now)).allowed).toBe(true);
     expect(await consumeLookup(env, k, { now })).toMatchObject({ allowed: false, resetAt: Date.parse("2026-12-01T00:00:00Z") });
     // Another isolate gives one back: this one does not know for a second.
-    await account.release([accountMonthWindow("free")], 1, now);
+    await account.release([accountMonthWindow("free")], 1, [Date.parse("2026-11-01T00:00:00Z")]);
     expect((await consumeLookup(env, k, { now: now + MONTH_SPENT_MEMORY_MS - 1 })).allowed).toBe(false);
     expect((await consumeLookup(env, k, { now: now + MONTH_SPENT_MEMORY_MS })).allowed).toBe(true);
+  });
+
+  it("forgets a spent month when the next one begins, though refused less than a second before it", async () => {
+    const k = key("month-end", null);
+    const lastMoment = Date.parse("2026-11-30T23:59:59.500Z");
+    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000, lastMoment)).allowed).toBe(true);
+    expect(await consumeLookup(env, k, { now: lastMoment })).toMatchObject({ allowed: false, resetAt: Date.parse("2026-12-01T00:00:00Z") });
+    expect(await consumeLookup(env, k, { now: Date.parse("2026-12-01T00:00:00.300Z") })).toMatchObject({ allowed: true, resetAt: Date.parse("2026-12-01T00:01:00Z") });
   });
 
   it("says the month's end when the key's minute and the account's month run out together", async () => {
