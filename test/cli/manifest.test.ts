@@ -29,6 +29,18 @@ describe("import manifests", () => {
     expect(rows.map((r) => r.ok && r.row.ticker)).toEqual(["VPLAY-B", "VOLCAR-B"]);
   });
 
+  it("takes a prominence written as a whole number, in JSON or CSV, and refuses anything Number() would only make one of", async () => {
+    const json = await rowsOf("prominence.jsonl", [7, "12", " 3 ", "1e3", "0x10", true, [5], 1.5, -1, 1_000_001].map((prominence, i) => row({ name: `P${i}`, prominence })).join("\n"));
+    expect(json.map((r) => (r.ok ? r.row.prominence : r.error))).toEqual([
+      7,
+      12,
+      3,
+      ...Array(7).fill("prominence: prominence must be a whole number from 0 to 1000000"),
+    ]);
+    const csv = await rowsOf("prominence.csv", "name,domains,variant,image,prominence\nA,a.com,icon,a.png,40\nB,b.com,icon,b.png,4e1\n");
+    expect(csv.map((r) => (r.ok ? r.row.prominence : r.error))).toEqual([40, "prominence: prominence must be a whole number from 0 to 1000000"]);
+  });
+
   const csvHeader = "name,domains,variant,image\n";
 
   it("reports a CSV row with a quote inside an unquoted field at its own line, and reads the rows after it", async () => {

@@ -49,6 +49,8 @@ const domainList = list.pipe(z.array(z.string()).min(1, "at least one domain is 
   return domains;
 });
 
+const PROMINENCE = "prominence must be a whole number from 0 to 1000000";
+
 export const manifestRowSchema = z
   .object({
     name: z.string().trim().min(1, "name is required").max(200),
@@ -87,9 +89,11 @@ export const manifestRowSchema = z
         .default("manifest"),
     ),
     licence: optionalText.pipe(z.string().max(100).optional()),
+    // A whole number as JSON writes one, or as CSV's digits: not whatever Number() makes of a
+    // value ("1e3", "0x10", true, [5]).
     prominence: z.preprocess(
-      (value) => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : value),
-      z.coerce.number().int().min(0).max(1_000_000).optional(),
+      (value) => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+      z.number({ error: PROMINENCE }).int({ error: PROMINENCE }).min(0, { error: PROMINENCE }).max(1_000_000, { error: PROMINENCE }).optional(),
     ),
   })
   .refine((row) => row.exchange === undefined || row.ticker !== undefined, { path: ["exchange"], message: "an exchange needs a ticker" });
