@@ -235,12 +235,15 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
   // wanted: a typed prefix ("nort") is answered by its names, and the full-text candidates
   // would cost most of the rows the search reads.
   const wanted = limit * PREFIX_CANDIDATES_PER_HIT;
-  const room = sql`(SELECT count(*) FROM named WHERE tier = ${TIER_NAMED}) < ${wanted}`;
+  const room = sql`(SELECT open FROM room)`;
   if (byName) arms.push(sql`SELECT * FROM named`, otherCandidates(words, limit, room));
   const domainStart = domainPrefix(trimmed);
   if (domainStart) arms.push(domainCandidates(domainStart, limit, byName ? room : null));
   if (arms.length === 0) return [];
-  const named = byName ? sql`WITH named AS MATERIALIZED (${namedCandidates(key, wanted)}) ` : sql``;
+  // Whether the catalogue's names left room, counted once for the arms that ask.
+  const named = byName
+    ? sql`WITH named AS MATERIALIZED (${namedCandidates(key, wanted)}), room AS MATERIALIZED (SELECT count(*) < ${wanted} AS open FROM named WHERE tier = ${TIER_NAMED}) `
+    : sql``;
   const rows = await rowsOf(db, sql`${named}${sql.join(arms, sql` UNION ALL `)}`);
 
   const take = (found: typeof rows) => {
