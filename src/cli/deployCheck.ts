@@ -5,16 +5,20 @@
  * wrangler.toml validate, production logs redact query strings (a key mistakenly put in a URL
  * must not be stored in them), the Worker bundles, and — with `--remote`, which reads the
  * Worker's secret names through `wrangler secret list` (needs `wrangler login` or
- * CLOUDFLARE_API_TOKEN) — every production secret is set. Without `--remote` the secrets
- * cannot be seen and are listed as what a deployment needs. Prints each problem by name,
- * never a value, and exits 1 when there is any. `npm run deploy` runs it with `--remote` first.
+ * CLOUDFLARE_API_TOKEN) — every production secret is set, and, when the operator's
+ * environment holds the deployment's STRIPE_SECRET_KEY, that a Stripe webhook endpoint sends
+ * the events the service handles to it. Without `--remote` the secrets cannot be seen and are
+ * listed as what a deployment needs. Prints each problem by name, never a value, and exits 1
+ * when there is any. `npm run deploy` runs it with `--remote` first.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { unstable_readConfig } from "wrangler";
-import { productionSecrets } from "../env";
+import { productionSecrets, varsSchema } from "../env";
 import { parseCommandLine, UsageError } from "./args";
+import { stripeSdk } from "../billing/stripe";
 import { type DeploymentConfig, deploymentProblems } from "./deploy/checks";
+import { webhookProblems } from "./deploy/stripeWebhook";
 import { projectRoot } from "./platform";
 
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
@@ -25,12 +29,28 @@ function secretsOnWorker(): string[] {
   return (JSON.parse(listed.stdout) as { name: string }[]).map((secret) => secret.name);
 }
 
+/** The Stripe account's webhook endpoints, asked with the key in the operator's environment, if any. */
+async function stripeWebhookProblems(config: DeploymentConfig): Promise<string[]> {
+  const vars = varsSchema.safeParse(config.vars);
+  const secretKey = process.env.STRIPE_SECRET_KEY;
+  if (!vars.success || !vars.data.PUBLIC_BASE_URL) return [];
+  if (!secretKey) {
+    console.log("Stripe's webhook endpoints not checked (set STRIPE_SECRET_KEY in the environment, the deployment's key, to check them).");
+    return [];
+  }
+  const Stripe = await stripeSdk();
+  const api = new URL(vars.data.STRIPE_API_BASE);
+  const stripe = new Stripe(secretKey, { host: api.hostname, port: api.port || (api.protocol === "http:" ? 80 : 443), protocol: api.protocol === "http:" ? "http" : "https" });
+  return webhookProblems(stripe, vars.data.PUBLIC_BASE_URL);
+}
+
 try {
   const { values } = parseCommandLine(process.argv.slice(2), { remote: { type: "boolean", default: false } });
   const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") }) as unknown as DeploymentConfig;
   const problems = deploymentProblems(config, values.remote ? secretsOnWorker() : null);
   const bundled = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", ".wrangler/dry-run"], { cwd: projectRoot, stdio: "inherit", env: { ...process.env, CI: "true" } });
   if (bundled.status !== 0) problems.push("the Worker does not bundle (see above)");
+  if (values.remote) problems.push(...(await stripeWebhookProblems(config)));
   if (!values.remote) {
     const needed = Object.entries(productionSecrets).map(([name, s]) => `${name}${s.required ? "" : " (optional)"}`);
     console.log(`Secrets not checked (run with --remote to read them from the Worker). A deployment needs: ${needed.join(", ")}.`);

@@ -1,7 +1,11 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
+import Stripe from "stripe";
+import { handledEvents } from "../../src/billing/events";
 import { type DeploymentConfig, deploymentProblems } from "../../src/cli/deploy/checks";
+import { webhookProblems } from "../../src/cli/deploy/stripeWebhook";
+import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "../fakes/stripeApi";
 import { root } from "./helpers";
 
 const shipped = () => unstable_readConfig({ config: join(root, "wrangler.toml") }) as unknown as DeploymentConfig;
@@ -67,5 +71,57 @@ describe("npm run deploy:check", () => {
       expect(deploymentProblems({ vars: config.vars, observability }, null)).toEqual([keepsQueries]);
     }
     expect(deploymentProblems({ vars: config.vars, observability: { logs: { enabled: true }, redact_query_string: true } }, null)).toEqual([]);
+  });
+});
+
+describe("npm run deploy:check --remote, with the deployment's STRIPE_SECRET_KEY in the environment", () => {
+  const base = "https://logos.example.com";
+  const stripeAt = async () => {
+    const fake = await startFakeStripe();
+    const api = new URL(fake.url);
+    const stripe = new Stripe(FAKE_STRIPE_SECRET_KEY, { host: api.hostname, port: api.port, protocol: "http" });
+    return { fake, stripe };
+  };
+
+  it("names a missing webhook endpoint, a disabled one, and events it is not sent; passes one sent them all", async () => {
+    const { fake, stripe } = await stripeAt();
+    try {
+      // Another service's endpoint on the same account is not this deployment's.
+      await stripe.webhookEndpoints.create({ url: "https://elsewhere.example.com/hooks", enabled_events: ["*"] });
+      expect(await webhookProblems(stripe, base)).toEqual([expect.stringMatching(/^\[stripe\] no enabled webhook endpoint sends events to https:\/\/logos\.example\.com\/apiaas\/billing\/webhook: .*checkout\.session\.completed, checkout\.session\.expired, customer\.subscription\.created/)]);
+
+      const ours = await stripe.webhookEndpoints.create({ url: `${base}/apiaas/billing/webhook`, enabled_events: ["checkout.session.completed", "customer.subscription.updated"] });
+      expect(await webhookProblems(stripe, base)).toEqual([
+        "[stripe] the webhook endpoint for https://logos.example.com/apiaas/billing/webhook is not sent checkout.session.expired, customer.subscription.created, customer.subscription.deleted: add them to its events (the service handles checkout.session.completed, checkout.session.expired, customer.subscription.created, customer.subscription.updated, customer.subscription.deleted)",
+      ]);
+
+      await stripe.webhookEndpoints.update(ours.id, { enabled_events: [...handledEvents] });
+      expect(await webhookProblems(stripe, `${base}/`)).toEqual([]);
+
+      await stripe.webhookEndpoints.update(ours.id, { disabled: true });
+      expect(await webhookProblems(stripe, base)).toEqual([expect.stringContaining("(one there is disabled)")]);
+
+      // The gateway path, sent every event, found past the first page of endpoints.
+      for (let i = 0; i < 120; i++) await stripe.webhookEndpoints.create({ url: `https://other-${i}.example.com/hooks`, enabled_events: ["*"] });
+      const gateway = await stripe.webhookEndpoints.create({ url: `${base}/api/billing/webhook`, enabled_events: ["*"] });
+      for (let i = 0; i < 3; i++) await stripe.webhookEndpoints.create({ url: `https://later-${i}.example.com/hooks`, enabled_events: ["*"] });
+      expect(gateway.status).toBe("enabled");
+      expect(await webhookProblems(stripe, base)).toEqual([]);
+    } finally {
+      fake.server.close();
+    }
+  });
+
+  it("says so when the key cannot read them, never quoting it", async () => {
+    const { fake } = await stripeAt();
+    try {
+      const api = new URL(fake.url);
+      const wrong = new Stripe("sk_test_not_the_key", { host: api.hostname, port: api.port, protocol: "http" });
+      const problems = await webhookProblems(wrong, base);
+      expect(problems).toEqual([expect.stringMatching(/^\[stripe\] the webhook endpoints could not be read with STRIPE_SECRET_KEY: Invalid API Key provided/)]);
+      expect(problems.join()).not.toContain("sk_test_not_the_key");
+    } finally {
+      fake.server.close();
+    }
   });
 });

@@ -5,7 +5,10 @@ import { createServer, type Server } from "node:http";
  * created (`POST /v1/checkout/sessions`, form-encoded with bracketed keys), retrieved
  * (`GET /v1/checkout/sessions/{id}`) and expired (`POST …/{id}/expire`, open ones only), and
  * customer portal sessions created
- * (`POST /v1/billing_portal/sessions`), with Stripe's bearer authentication and error shape
+ * (`POST /v1/billing_portal/sessions`), and webhook endpoints created (`POST /v1/webhook_endpoints`,
+ * `url` and `enabled_events[]`), updated (`POST /v1/webhook_endpoints/{id}`, `disabled` and
+ * `enabled_events[]`) and listed a page at a time (`GET /v1/webhook_endpoints`, `limit` and
+ * `starting_after`), with Stripe's bearer authentication and error shape
  * (`{error: {type, code, message}}`). Tests drive it through two routes of its own:
  * `POST /_complete/{id}` marks a checkout session paid, as a customer finishing checkout would,
  * and `GET /_sessions/{id}` shows the parameters a session (checkout or portal) was created with;
@@ -44,6 +47,7 @@ const deletedCustomer = (customer: string | undefined) =>
 
 export async function startFakeStripe(): Promise<{ url: string; server: Server }> {
   const sessions = new Map<string, StoredSession>();
+  const webhookEndpoints = new Map<string, Record<string, unknown>>();
   let n = 0;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -134,6 +138,34 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       };
       sessions.set(id, { params, session });
       return send({ status: 200, body: session });
+    }
+    const endpoint = /^\/v1\/webhook_endpoints(?:\/([^/]+))?$/.exec(url.pathname);
+    if (endpoint) {
+      const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+      const events = form.getAll("enabled_events[]").concat([...form].filter(([k]) => /^enabled_events\[\d+\]$/.test(k)).map(([, v]) => v));
+      if (req.method === "POST" && !endpoint[1]) {
+        if (!form.get("url") || events.length === 0) return send(stripeError(400, "invalid_request_error", "Missing required param: url and enabled_events.", "parameter_missing"));
+        const id = `we_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
+        const created = { id, object: "webhook_endpoint", url: form.get("url"), enabled_events: events, status: "enabled", api_version: null, created: Math.floor(Date.now() / 1000), livemode: false, metadata: {} };
+        webhookEndpoints.set(id, created);
+        return send({ status: 200, body: { ...created, secret: `whsec_fake_${id}` } });
+      }
+      if (req.method === "POST") {
+        const stored = webhookEndpoints.get(decodeURIComponent(endpoint[1]!));
+        if (!stored) return send(stripeError(404, "invalid_request_error", `No such webhook endpoint: '${endpoint[1]}'`, "resource_missing"));
+        if (form.has("disabled")) stored.status = form.get("disabled") === "true" ? "disabled" : "enabled";
+        if (events.length > 0) stored.enabled_events = events;
+        return send({ status: 200, body: stored });
+      }
+      if (req.method === "GET" && !endpoint[1]) {
+        // Newest first, as Stripe lists them.
+        const all = [...webhookEndpoints.values()].reverse();
+        const after = url.searchParams.get("starting_after");
+        const from = after ? all.findIndex((e) => e.id === after) + 1 : 0;
+        const limit = Number(url.searchParams.get("limit") ?? 10);
+        const data = all.slice(from, from + limit);
+        return send({ status: 200, body: { object: "list", data, has_more: from + limit < all.length, url: "/v1/webhook_endpoints" } });
+      }
     }
     const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
     if (req.method === "POST" && expire) {
