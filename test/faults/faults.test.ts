@@ -206,7 +206,8 @@ describe("nothing half-written", () => {
       { name: "Stranded Co", domains: ["stranded.example.com"], aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: "1".repeat(64) },
       async () => ok(darkLogo40x20()),
     );
-    expect(result).toMatchObject({ ok: false, error: { code: "internal" } });
+    // The store's failure, not the input's: an import stops at it (run.ts).
+    expect(result).toMatchObject({ ok: false, error: { code: "unavailable" } });
     expect(await db.select().from(logos)).toEqual([]);
     expect((await env.LOGOS.list({ prefix: "logos/stranded.example.com/" })).objects).toEqual([]);
   });
