@@ -5,7 +5,7 @@ import { namesGrey } from "../catalogue/queries";
 import type { AppEnv } from "../env";
 import { makeGrey } from "../images/greyOnDemand";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
-import { MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
+import { MAX_OUTPUT_WIDTH, MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
 import { BoundedCache } from "../lib/boundedCache";
 import { createDb } from "../lib/db";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
@@ -39,7 +39,7 @@ import { ladderDown, ladderUp, scaleDownTo } from "./widths";
  */
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const recent = new RecentBytes<{ body: ArrayBuffer; headers: [string, string][] }>(16 * 1024 * 1024);
-const MAX_WIDTH = 3200;
+const MAX_WIDTH = MAX_OUTPUT_WIDTH;
 const CACHE_ORIGIN = "https://assets.logo-lookup.internal/v2";
 
 const query = z

@@ -43,13 +43,16 @@ export interface Render {
 export const DENSITIES = [1, 2, 3] as const;
 export type Density = (typeof DENSITIES)[number];
 
+/** The widest image the edge makes (the asset route's limit, and the spec's maxWidth's). */
+export const MAX_OUTPUT_WIDTH = 3200;
+
 /**
  * The pixel width for `size` CSS pixels at a density: `size × dpr`, but the density never
- * enlarges past the master (a retina request gets the sharpest there is, not an upscale);
- * `size` itself keeps its meaning.
+ * enlarges past the master (a retina request gets the sharpest there is, not an upscale) nor
+ * past MAX_OUTPUT_WIDTH; `size` itself keeps its meaning.
  */
 export function densityWidth(size: number, dpr: Density, masterWidth: number): number {
-  return dpr === 1 ? size : Math.max(size, Math.min(size * dpr, masterWidth));
+  return dpr === 1 ? size : Math.max(size, Math.min(size * dpr, masterWidth, MAX_OUTPUT_WIDTH));
 }
 
 /** The tallest image the edge makes: a width is asked, and a very tall logo would otherwise grow without bound. */

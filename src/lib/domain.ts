@@ -5,10 +5,12 @@ import { parse } from "tldts";
  * punycode (IDNA), without a leading `www.` or a trailing dot.
  *
  * Only public hostnames pass: no scheme, path, port, credentials, IP address, `localhost`,
- * bare public suffix, unknown top-level domain, or label that is empty or over 63 octets.
+ * bare public suffix, unknown top-level domain, special-use name (`.arpa`, `.onion`), or label
+ * that is empty or over 63 octets.
  */
 export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
 
+const SPECIAL_USE = new Set(["arpa", "onion"]);
 const MAX_HOST_LENGTH = 253;
 const MAX_LABEL_LENGTH = 63;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
@@ -29,7 +31,9 @@ export function normaliseDomain(input: string): DomainResult {
   }
   // After the mapping: a full-width or ideographic dot typed last ("acme.com。") is one too.
   if (ascii.endsWith(".")) ascii = ascii.slice(0, -1);
-  if (ascii.startsWith("www.")) ascii = ascii.slice(4);
+  // `www.` is the site's, not the company's, unless what is left is a public suffix itself:
+  // `www.gov.uk` is the UK government's domain, `gov.uk` no one's.
+  if (ascii.startsWith("www.") && parse(ascii.slice(4)).domain !== null) ascii = ascii.slice(4);
   if (ascii.length === 0 || ascii.length > MAX_HOST_LENGTH) return { ok: false, reason: "hostname length" };
 
   const labels = ascii.split(".");
@@ -43,6 +47,9 @@ export function normaliseDomain(input: string): DomainResult {
   // ICANN suffixes only here: a private suffix such as `surge.sh` is still its owner's domain.
   const parsed = parse(ascii);
   if (parsed.isIp) return { ok: false, reason: "IP address" };
+  // Special-use names the Public Suffix List lists all the same: reverse DNS and home networks
+  // (`.arpa`, `home.arpa`), Tor's `.onion`. No company's site is reached there.
+  if (SPECIAL_USE.has(labels.at(-1)!)) return { ok: false, reason: "special-use name" };
   // A host under no ICANN suffix (".invalidtld", ".local") or that is a suffix itself
   // ("co.uk") has no registrable domain, so it names no company.
   if (parsed.domain === null || !parsed.isIcann) {

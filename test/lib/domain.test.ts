@@ -16,6 +16,11 @@ describe("normaliseDomain", () => {
     ["bücher.de", "xn--bcher-kva.de"],
     ["surge.sh", "surge.sh"],
     ["bbc.co.uk", "bbc.co.uk"],
+    // What is left of these without www. is a public suffix: the site is the domain.
+    ["www.gov.uk", "www.gov.uk"],
+    ["WWW.Gov.AU", "www.gov.au"],
+    ["www.nhs.uk", "www.nhs.uk"],
+    ["www.bbc.co.uk", "bbc.co.uk"],
   ])("%s → %s", (input, expected) => {
     expect(normaliseDomain(input)).toEqual({ ok: true, domain: expected });
   });
@@ -39,6 +44,9 @@ describe("normaliseDomain", () => {
     `${"a".repeat(64)}.com`,
     `${"a.".repeat(130)}com`,
     "git hub.com",
+    "router.home.arpa",
+    "1.0.168.192.in-addr.arpa",
+    "duckduckgogg42xjoc72x3sjasowoarfbgcmvfimaftt6twagswzczad.onion",
   ])("refuses %j", (input) => {
     expect(normaliseDomain(input).ok).toBe(false);
   });

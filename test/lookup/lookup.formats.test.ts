@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
-import { decode } from "fast-png";
+import { decode, encode } from "fast-png";
 import { describe, expect, it } from "vitest";
-import { transparentLogo40x20, vectorLogo40x20 } from "../fixtures/images";
+import { preparedFrom, transparentLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
@@ -133,6 +133,18 @@ describe("dpr and retina", () => {
     expect(response.headers.get("x-logo-height")).toBe("16");
     expect(response.headers.get("x-brand-color")).toBe("#635bff");
     expect(response.headers.get("content-type")).toBe("image/webp");
+  });
+});
+
+describe("the widest image", () => {
+  it("is 3,200 px whatever size and dpr ask: the density stops there as it does at the master", async () => {
+    const wide = encode({ width: 3700, height: 10, data: new Uint8Array(3700 * 10 * 4).fill(200), channels: 4, depth: 8 });
+    const { domain } = await freshCompany({ image: await preparedFrom(wide, { width: 3700, height: 10 }) });
+    const secret = await freshKey({ type: "secret" });
+    const response = await get(`/${domain}?size=1200&dpr=3&format=webp`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-logo-width")).toBe("3200");
+    expect(await infoOf(new Uint8Array(await response.arrayBuffer()))).toMatchObject({ width: 3200 });
   });
 });
 
