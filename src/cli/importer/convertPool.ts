@@ -5,7 +5,8 @@ import { fail, ok, type Result } from "../../lib/errors";
 
 /**
  * Image conversion on every core: a pool of worker threads, each running prepareLogo (sharp)
- * on one image at a time. Images are handed over and back without copying.
+ * on one image at a time. Images are handed over and back without copying. A conversion that
+ * takes too long fails, and so does one whose thread dies; a fresh thread replaces either.
  */
 export interface ConvertPool {
   readonly threads: number;
@@ -23,58 +24,102 @@ export interface ConvertPool {
  */
 export const SINGLE_THREADED_GC = "--single-threaded-gc";
 
-type Reply = { ok: true; image: PreparedImage } | { ok: false; error: string };
+/** The thread says "ready" once loaded (sharp with it), then answers each image it is sent. */
+type Reply = "ready" | { ok: true; image: PreparedImage } | { ok: false; error: string };
 
-export function startConvertPool(threads = availableParallelism()): ConvertPool {
+/**
+ * How long one conversion may take. The drawing-cost check (./svgCost.ts) refuses the files
+ * known to hold librsvg for minutes, and a logo converts in well under a second; this bounds
+ * what the check cannot foresee, so that no file holds a thread for the rest of the import.
+ */
+export const CONVERSION_TIMEOUT_MS = 60_000;
+
+export function startConvertPool(threads = availableParallelism(), { timeoutMs = CONVERSION_TIMEOUT_MS } = {}): ConvertPool {
   // Under tsx the loader comes along in execArgv; elsewhere (the test runner) it is added. The
   // V8 flag below applies to every thread of the process already, and a Worker refuses it.
   const inherited = process.execArgv.filter((arg) => arg !== SINGLE_THREADED_GC);
   const execArgv = inherited.some((arg) => arg.includes("tsx")) ? inherited : [...inherited, "--import", "tsx"];
-  const queue: Array<{ bytes: Uint8Array; resolve: (result: Result<PreparedImage>) => void }> = [];
+  type Answer = (result: Result<PreparedImage>) => void;
+  const queue: Array<{ bytes: Uint8Array; resolve: Answer }> = [];
   const idle: Worker[] = [];
-  const busy = new Map<Worker, (result: Result<PreparedImage>) => void>();
-  let alive = 0;
+  const busy = new Map<Worker, { resolve: Answer; timer: ReturnType<typeof setTimeout> }>();
+  // Threads started or starting, and not given up on.
+  const live = new Set<Worker>();
+  let noThreadLeft = "no conversion thread left";
+  let closed = false;
 
   const dispatch = () => {
     while (idle.length > 0 && queue.length > 0) {
       const worker = idle.pop()!;
       const job = queue.shift()!;
-      busy.set(worker, job.resolve);
+      const timer = setTimeout(() => {
+        // terminate() cannot stop librsvg mid-render (it settles once the render returns): the
+        // thread is let go, not waited for, and a fresh one takes its place.
+        void worker.terminate();
+        retire(worker, fail("invalid_argument", `image conversion took longer than ${timeoutMs / 1000} s`), true);
+      }, timeoutMs);
+      busy.set(worker, { resolve: job.resolve, timer });
       // The caller keeps its bytes (a row may need them again); the thread gets a copy.
       worker.postMessage({ bytes: job.bytes });
     }
-    if (alive === 0) for (const job of queue.splice(0)) job.resolve(fail("internal", "image conversion failed: no conversion thread left"));
+    if (live.size === 0) for (const job of queue.splice(0)) job.resolve(fail("internal", `image conversion failed: ${noThreadLeft}`));
   };
 
-  const workers = Array.from({ length: Math.max(1, threads) }, () => {
-    const worker = new Worker(new URL("./convertThread.ts", import.meta.url), { execArgv });
-    alive++;
-    worker.on("message", (reply: Reply) => {
-      busy.get(worker)?.(reply.ok ? ok(reply.image) : fail("invalid_argument", reply.error));
+  /** A thread gone or given up on: its image, if it had one, fails with `failure`. */
+  const retire = (worker: Worker, failure: Result<PreparedImage>, replace: boolean) => {
+    live.delete(worker);
+    if (idle.includes(worker)) idle.splice(idle.indexOf(worker), 1);
+    const job = busy.get(worker);
+    if (job) {
+      clearTimeout(job.timer);
       busy.delete(worker);
+      job.resolve(failure);
+    }
+    if (replace && !closed) start();
+    dispatch();
+  };
+
+  const start = () => {
+    const worker = new Worker(new URL("./convertThread.ts", import.meta.url), { execArgv });
+    live.add(worker);
+    let started = false;
+    worker.on("message", (reply: Reply) => {
+      if (!live.has(worker)) return;
+      const job = busy.get(worker);
+      if (reply === "ready") started = true;
+      else if (job) {
+        clearTimeout(job.timer);
+        busy.delete(worker);
+        job.resolve(reply.ok ? ok(reply.image) : fail("invalid_argument", reply.error));
+      }
       idle.push(worker);
       dispatch();
     });
-    // A thread that dies takes its image with it; the others carry on.
-    worker.on("error", (error) => {
-      alive--;
-      busy.get(worker)?.(fail("internal", `image conversion failed: ${error.message}`));
-      busy.delete(worker);
-      dispatch();
-    });
-    idle.push(worker);
-    return worker;
-  });
+    // A thread that dies takes its image with it, and a fresh one takes its place; one that
+    // could not start would fail again, so the conversions fail instead, saying why.
+    const gone = (why: string) => {
+      if (!live.has(worker)) return;
+      if (!started) noThreadLeft = `the conversion threads could not start: ${why}`;
+      retire(worker, fail("internal", `image conversion failed: ${why}`), started);
+    };
+    worker.on("error", (error) => gone(error.message));
+    worker.on("exit", (code) => gone(`the conversion thread exited (code ${code})`));
+  };
+
+  const count = Math.max(1, threads);
+  for (let index = 0; index < count; index++) start();
 
   return {
-    threads: workers.length,
+    threads: count,
     convert: (bytes) =>
       new Promise((resolve) => {
         queue.push({ bytes, resolve });
         dispatch();
       }),
     async close() {
-      await Promise.all(workers.map((worker) => worker.terminate()));
+      closed = true;
+      // Threads given up on are not waited for: each renders on until librsvg returns.
+      await Promise.all([...live].map((worker) => worker.terminate()));
     },
   };
 }

@@ -24,3 +24,7 @@ parentPort!.on("message", async ({ bytes }: { bytes: Uint8Array }) => {
   }
   parentPort!.postMessage({ ok: true, image: prepared.logo }, [...buffers]);
 });
+
+// Loaded, sharp with it: the pool sends images to a thread only from now, and tells a thread
+// that could not start (which it does not replace) from one that died converting (which it does).
+parentPort!.postMessage("ready");

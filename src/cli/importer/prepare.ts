@@ -52,13 +52,14 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
   if (!isInputFormat(format)) return { ok: false, error: `unsupported image format ${format ?? "unknown"}` };
   const { width, height } = metadata;
   if (!width || !height) return { ok: false, error: "image has no dimensions" };
-  // A vector's nominal size says nothing of the work: it is rendered at the master's size.
+  // A vector's nominal size says nothing of the work: it is rendered at the master's size. The
+  // rasters it embeds are decoded whole, and held to the same limit below, with its drawing.
   if (format !== "svg" && width * height > MAX_INPUT_PIXELS) {
     return { ok: false, error: `image too large: ${width}×${height} (at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels)` };
   }
 
   if (format === "svg") {
-    const tooCostly = svgTooCostly(Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString("utf8"));
+    const tooCostly = await svgTooCostly(Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString("utf8"), MAX_INPUT_PIXELS);
     if (tooCostly) return { ok: false, error: `SVG too costly to draw: ${tooCostly}` };
   }
 
