@@ -151,11 +151,13 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
 
   const object = await dependency("object storage", c.env.LOGOS.get(key));
   if (!object) return notFound();
-  const bytes = await transformImage(c.env.IMAGES, object.body, {
+  const { bytes, contentType } = await transformImage(c.env.IMAGES, object.body, {
     resize: resized ? { width: target!, enlarge: width !== undefined } : undefined,
     format: output,
     page: page ?? "light",
   });
+  // The type as made: an AVIF Cloudflare could not make comes as WebP or JPEG (transform.ts).
+  headers.set("Content-Type", contentType);
   headers.set("Content-Length", String(bytes.byteLength));
   const response = new Response(bytes, { status: 200, headers });
   recent.set(cacheId, { body: bytes, headers: [...headers] }, bytes.byteLength);

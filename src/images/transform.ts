@@ -67,12 +67,21 @@ export function withinHeight(width: number, sourceWidth: number, sourceHeight: n
   return Math.max(1, Math.min(width, Math.floor((MAX_OUTPUT_HEIGHT * sourceWidth) / sourceHeight)));
 }
 
+/**
+ * An image made, and its type as made: asked for AVIF, Cloudflare's binding may make WebP or
+ * JPEG instead (past its AVIF size limit, or under load), and the answer must say so.
+ */
+export interface Transformed {
+  bytes: ArrayBuffer;
+  contentType: string;
+}
+
 /** The Images binding's work, failing as `Unavailable` when the binding does (src/lib/dependencies.ts). */
-export function transformImage(images: ImagesBinding, source: ReadableStream<Uint8Array>, render: Render): Promise<ArrayBuffer> {
+export function transformImage(images: ImagesBinding, source: ReadableStream<Uint8Array>, render: Render): Promise<Transformed> {
   return dependency("image transformation", () => transformWith(images, source, render));
 }
 
-async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8Array>, render: Render): Promise<ArrayBuffer> {
+async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8Array>, render: Render): Promise<Transformed> {
   const resized = (input: ReadableStream<Uint8Array>) => {
     const image = images.input(input);
     return render.resize ? image.transform({ width: render.resize.width, fit: render.resize.enlarge ? "contain" : "scale-down" }) : image;
@@ -82,7 +91,7 @@ async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8
     const { width, height } = pngSize(png);
     const jpeg = async (flat: Uint8Array, size?: { width: number; height: number }) => {
       const input = images.input(streamOf(flat));
-      return bytesOf((await (size ? input.transform({ ...size, fit: "squeeze" }) : input).output({ format: "image/jpeg", quality: 90 })).image());
+      return made(await (size ? input.transform({ ...size, fit: "squeeze" }) : input).output({ format: "image/jpeg", quality: 90 }));
     };
     if (width * height <= MAX_FLATTENED_PIXELS) return jpeg(flattenPng(png, PAGES[render.page]));
     // Flattened in JavaScript, a large image would cost the isolate seconds and 100 MB (anyone
@@ -93,9 +102,11 @@ async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8
     const small = await bytesOf((await images.input(streamOf(png)).transform({ width: smaller, fit: "scale-down" }).output({ format: "image/png" })).image());
     return jpeg(flattenPng(new Uint8Array(small), PAGES[render.page]), { width, height });
   }
-  if (!render.resize && render.format === "png") return new Response(source).arrayBuffer();
-  return bytesOf((await resized(source).output({ format: MIME_TYPES[render.format] as "image/png" })).image());
+  if (!render.resize && render.format === "png") return { bytes: await new Response(source).arrayBuffer(), contentType: MIME_TYPES.png };
+  return made(await resized(source).output({ format: MIME_TYPES[render.format] as "image/png" }));
 }
+
+const made = async (result: ImageTransformationResult): Promise<Transformed> => ({ bytes: await bytesOf(result.image()), contentType: result.contentType() });
 
 /** The most pixels a JPEG is flattened at in the isolate: about 8 MB of decoded image. */
 export const MAX_FLATTENED_PIXELS = 2_000_000;
@@ -162,7 +173,7 @@ export function scaledHeight(sourceWidth: number, sourceHeight: number, width: n
 const RENDER_CACHE = "https://render.logo-lookup.internal/v2";
 
 /** Recently rendered images, kept in the isolate before the Cache API. */
-const recent = new RecentBytes<ArrayBuffer>(16 * 1024 * 1024);
+const recent = new RecentBytes<Transformed>(16 * 1024 * 1024);
 
 /**
  * A stored rendition rendered at `width` in `format`, kept in the data centre's cache:
@@ -177,24 +188,24 @@ export async function renderImage(
   defer: (work: Promise<unknown>) => void,
   /** Given, a greyscale rendition that the catalogue names and the bucket lacks is made (./greyOnDemand.ts). */
   named?: (key: string) => Promise<boolean>,
-): Promise<ArrayBuffer | null> {
+): Promise<Transformed | null> {
   const page = render.format === "jpg" ? `&page=${render.page}` : "";
   const id = `${RENDER_CACHE}/${encodeURIComponent(key)}?width=${render.width}&format=${render.format}${page}`;
   const remembered = recent.get(id);
   if (remembered) return remembered;
   const hit = await cachedResponse("render", id);
   if (hit) {
-    const bytes = await hit.arrayBuffer();
-    recent.set(id, bytes, bytes.byteLength);
-    return bytes;
+    const rendered = { bytes: await hit.arrayBuffer(), contentType: hit.headers.get("content-type") ?? MIME_TYPES[render.format] };
+    recent.set(id, rendered, rendered.bytes.byteLength);
+    return rendered;
   }
   // A greyscale rendition not asked for before is made now (./greyOnDemand.ts).
   const object = await dependency("object storage", env.LOGOS.get(key));
   const source = object?.body ?? (named && (await makeGrey(env.LOGOS, key, named))?.bytes);
   if (!source) return null;
   const input = source instanceof Uint8Array ? streamOf(source) : source;
-  const bytes = await transformImage(env.IMAGES, input, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });
-  recent.set(id, bytes, bytes.byteLength);
-  defer(storeResponse("render", id, new Response(bytes, { headers: { "Cache-Control": "public, max-age=31536000, immutable" } })));
-  return bytes;
+  const rendered = await transformImage(env.IMAGES, input, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });
+  recent.set(id, rendered, rendered.bytes.byteLength);
+  defer(storeResponse("render", id, new Response(rendered.bytes, { headers: { "Content-Type": rendered.contentType, "Cache-Control": "public, max-age=31536000, immutable" } })));
+  return rendered;
 }

@@ -324,16 +324,18 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
     for (const [name, value] of Object.entries(metadataHeaders(logo, served.width))) headers.set(name, value);
   }
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-  const bytes =
+  const image =
     served.format === "svg"
-      ? await dependency("object storage", c.env.LOGOS.get(served.key).then((object) => object?.arrayBuffer() ?? null))
+      ? await dependency("object storage", c.env.LOGOS.get(served.key).then(async (object) => object && { bytes: await object.arrayBuffer(), contentType: MIME_TYPES.svg }))
       : await renderImage(c.env, served.key, { width: served.width, format: served.format, page: served.page }, (work) => c.executionCtx.waitUntil(work), (key) => namesGrey(db, key));
-  if (!bytes) {
+  if (!image) {
     console.error(`lookup: object missing for logo ${logo.logoId}`);
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
-  headers.set("Content-Length", String(bytes.byteLength));
-  return new Response(bytes, { status: 200, headers });
+  // The type as made: an AVIF Cloudflare could not make comes as WebP or JPEG (transform.ts).
+  headers.set("Content-Type", image.contentType);
+  headers.set("Content-Length", String(image.bytes.byteLength));
+  return new Response(image.bytes, { status: 200, headers });
 }
 
 /**

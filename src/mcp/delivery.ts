@@ -138,8 +138,8 @@ export async function readImage(
     }
     const rendered = await renderImage(ctx.env, logo.masterKey, { width: width ?? logo.width, format, page: "light" }, ctx.defer);
     if (!rendered) return { ok: false, reason: "unavailable" };
-    if (base64Length(rendered.byteLength) > maxBase64) return { ok: false, reason: "too_large" };
-    return { ok: true, bytes: new Uint8Array(rendered) };
+    if (base64Length(rendered.bytes.byteLength) > maxBase64) return { ok: false, reason: "too_large" };
+    return { ok: true, bytes: new Uint8Array(rendered.bytes) };
   } catch (error) {
     console.error(`mcp: logo ${logo.id} could not be read`, error);
     return { ok: false, reason: "unavailable" };
