@@ -45,7 +45,9 @@ async function stripeWebhookProblems(config: DeploymentConfig): Promise<string[]
 }
 
 try {
-  const { values } = parseCommandLine(process.argv.slice(2), { remote: { type: "boolean", default: false } });
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), { remote: { type: "boolean", default: false } });
+  // `deploy:check remote` meant --remote: checked as if without it, it would pass what it cannot see.
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") }) as unknown as DeploymentConfig;
   const problems = deploymentProblems(config, values.remote ? secretsOnWorker() : null);
   const bundled = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", ".wrangler/dry-run"], { cwd: projectRoot, stdio: "inherit", env: { ...process.env, CI: "true" } });

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
@@ -44,6 +45,24 @@ describe("npm run deploy:check", () => {
     for (const url of ["https://logos.example.com/", "https://localhost.acme-corp.com", "https://127.logos.example.com", "https://logos.example.com:8443"]) {
       expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([]);
     }
+  });
+
+  it("with --remote, refuses the local addresses the tests' stand-ins use for Stripe, the file API and the CDN", () => {
+    const local = { STRIPE_API_BASE: "http://localhost:12111", ANTHROPIC_BASE_URL: "http://127.0.0.1:8788", CDN_URL: "http://localhost:8787" };
+    expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, ...local } }, allSecrets)).toEqual([
+      "[vars] STRIPE_API_BASE must be a public https address in a deployment (the Worker would call it in production), or left out for the default",
+      "[vars] ANTHROPIC_BASE_URL must be a public https address in a deployment (the Worker would call it in production), or left out for the default",
+      "[vars] CDN_URL must be a public https address in a deployment (lookups would redirect browsers to it), or left out for the default",
+    ]);
+    // Without --remote (CI, a local server) they are what the tests run with.
+    expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, ...local } }, null)).toEqual([]);
+    expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, CDN_URL: "https://cdn.example.com" } }, allSecrets)).toEqual([]);
+  });
+
+  it("refuses an argument it does not take: `remote` for --remote would check less than asked", () => {
+    const run = spawnSync(join(root, "node_modules", ".bin", "tsx"), ["src/cli/deployCheck.ts", "remote"], { cwd: root, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('deploy:check: unexpected argument "remote"');
   });
 
   it("row 11: names every missing production secret, and what fails without it", () => {

@@ -38,6 +38,14 @@ export function deploymentProblems(config: DeploymentConfig, secretNames: string
     } else if (vars.success && !publicHttps(vars.data.PUBLIC_BASE_URL)) {
       problems.push("[vars] PUBLIC_BASE_URL must be the Worker's public https address: MCP clients refuse an OAuth issuer over http, and a local address reaches nobody");
     }
+    // Local addresses are for the tests' stand-ins; a deployment reaches the real services,
+    // and lookups redirect to the CDN zone for the world to follow.
+    if (vars.success) {
+      const addresses = { STRIPE_API_BASE: vars.data.STRIPE_API_BASE, ANTHROPIC_BASE_URL: vars.data.ANTHROPIC_BASE_URL, CDN_URL: vars.data.CDN_URL };
+      for (const [name, address] of Object.entries(addresses)) {
+        if (address && !publicHttps(address)) problems.push(`[vars] ${name} must be a public https address in a deployment (${name === "CDN_URL" ? "lookups would redirect browsers to it" : "the Worker would call it in production"}), or left out for the default`);
+      }
+    }
     // The ids wrangler.toml ships with stand for the resources `wrangler d1 create` and `wrangler kv namespace create` make.
     const placeholder = (id: string | undefined) => !id || /^[0-]+$/.test(id);
     for (const database of config.d1_databases ?? []) {
