@@ -75,26 +75,26 @@ export async function writeStorageToolConfig(options: PlatformOptions, tool: str
  * A tool worker of this project (its entry under src/cli/) run in workerd on a loopback port
  * over the storage of `configPath`, for Node tools whose work belongs beside the storage or
  * needs the Worker runtime. With --remote the bindings carry `remote: true` and wrangler
- * proxies them to the account.
+ * proxies them to the account. No inspector: it would hand any process on the machine the
+ * worker's token (and the R2 credentials an import passes it), which unstable_dev always opens.
  */
 export async function startToolWorker(entry: string, configPath: string, options: PlatformOptions, vars: Record<string, string> = {}): Promise<ToolWorker> {
   // Tool workers never read `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const token = newToolToken();
-  const worker = await (await wrangler()).unstable_dev(join(projectRoot, entry), {
+  const worker = await (await wrangler()).unstable_startWorker({
     config: configPath,
-    persistTo: stateRoot(options),
-    ip: "127.0.0.1",
-    port: 0,
-    logLevel: "error",
-    vars: { ...vars, TOOL_TOKEN: token },
+    entrypoint: join(projectRoot, entry),
+    bindings: Object.fromEntries(Object.entries({ ...vars, TOOL_TOKEN: token }).map(([name, value]) => [name, { type: "plain_text", value }])),
     // Tool workers bind no other Worker, so they stay out of wrangler's registry of dev sessions.
-    experimental: { disableExperimentalWarning: true, disableDevRegistry: true },
-  });
+    dev: { inspector: false, server: { hostname: "127.0.0.1", port: 0 }, persist: stateRoot(options), logLevel: "error", watch: false, registry: undefined },
+  } as Parameters<Awaited<ReturnType<typeof wrangler>>["unstable_startWorker"]>[0]);
+  await worker.ready;
+  const url = await worker.url;
   return {
-    url: `http://${worker.address}:${worker.port}`,
-    fetch: async (path, init) => (await worker.fetch(path, { ...init, headers: { ...init.headers, ...toolAuthorization(token) } })) as unknown as Response,
-    stop: () => worker.stop(),
+    url: url.origin,
+    fetch: async (path, init) => (await worker.fetch(new URL(path, url).href, { ...init, headers: { ...init.headers, ...toolAuthorization(token) } })) as unknown as Response,
+    stop: () => worker.dispose(),
   };
 }
 
