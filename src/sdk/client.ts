@@ -126,7 +126,8 @@ function notADomain(domain: unknown): string | null {
   // The URL parser maps as the service's does (IDNA, full-width dots, punycode).
   let ascii = parsedUrl(`http://${host}`)?.hostname ?? "";
   if (ascii.endsWith(".")) ascii = ascii.slice(0, -1);
-  if (ascii.startsWith("www.")) ascii = ascii.slice(4);
+  // As the service drops it: only where a domain is left (`www.com` is one).
+  if (ascii.startsWith("www.") && ascii.slice(4).includes(".")) ascii = ascii.slice(4);
   const labels = ascii.split(".");
   if (ascii !== "" && labels.length < 2) return `${quoted} is not a domain: a domain has a dot (stripe.com); a company's name or ticker finds it with company({ name }) or company({ ticker })`;
   if (ascii === "" || ascii.length > MAX_HOST_LENGTH || labels.some((label) => label.length > MAX_LABEL_LENGTH || !HOST_LABEL.test(label))) {

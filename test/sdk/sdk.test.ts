@@ -124,7 +124,7 @@ describe("LogoLookup.get / getStream", () => {
     const asked: string[] = [];
     const { sdk } = await client({ fetch: (input, init) => (asked.push(String(input)), workerFetch(input, init)) });
     // The service's routes (a secret key got a 401 at /mcp, a 502 at /portal, a 404 at /v1), names, tickers, URLs.
-    const notDomains = ["mcp", "portal", "v1", "api", "assets", "authorize", "docs", "health", "ticker", "name", "apple", "AAPL", "", "  ", ".well-known", "localhost", "www.com", "github.com/about", "https://github.com", "github.com:443", "me@github.com", "-acme.com", "acme..com", `${"a".repeat(64)}.com`];
+    const notDomains = ["mcp", "portal", "v1", "api", "assets", "authorize", "docs", "health", "ticker", "name", "apple", "AAPL", "", "  ", ".well-known", "localhost", "www.", "github.com/about", "https://github.com", "github.com:443", "me@github.com", "-acme.com", "acme..com", `${"a".repeat(64)}.com`];
     for (const domain of notDomains) {
       const error = await sdk.get(domain).catch((e: unknown) => e);
       expect(error, JSON.stringify(domain)).toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
