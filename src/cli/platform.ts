@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createDb, type Db } from "../lib/db";
+import { UsageError } from "./args";
 import { newToolToken, toolAuthorization } from "./toolToken";
 
 // wrangler is loaded when storage is first needed: it takes seconds to load, and a command
@@ -108,6 +109,8 @@ export interface ToolWorker {
 
 /** The local state directory, as wrangler's `--persist-to` names it. */
 export function stateRoot(options: PlatformOptions): string {
+  // An unset shell variable (`--persist-to "$STATE"`) would otherwise be the working directory.
+  if (options.persistTo !== undefined && options.persistTo.trim() === "") throw new UsageError("--persist-to needs a directory");
   return resolve(options.persistTo ?? join(projectRoot, ".wrangler", "state"));
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys } from "../../schema";
 import { runAdmin } from "../../src/cli/admin/run";
@@ -89,6 +92,23 @@ describe("exit codes", () => {
     expect(result.stdout).toBe("");
     expect(errorOf(result).message).toMatch(/No account/);
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe("a state with no catalogue", () => {
+  it("is named as such, in the database's words, never a query; an empty --persist-to is refused before anything opens", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "logo-lookup-empty-"));
+    try {
+      const result = await inProcess((io) => runAdmin(["account", "plan", "--account", "acc_1", "--plan", "growth", "--persist-to", empty], io));
+      expect(result.status).toBe(1);
+      expect(errorOf(result).message).toMatch(/no such table: accounts.*no catalogue in this state \(run npm start once/);
+      expect(errorOf(result).message).not.toMatch(/Failed query|acc_1/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+    const unset = await inProcess((io) => runAdmin(["account", "plan", "--account", "acc_1", "--plan", "growth", "--persist-to="], io));
+    expect(unset.status).toBe(2);
+    expect(errorOf(unset).message).toMatch(/^--persist-to needs a directory/);
   });
 });
 

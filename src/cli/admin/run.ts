@@ -1,3 +1,4 @@
+import { causesOf } from "../../lib/dependencies";
 import { statusOf } from "../../lib/errors";
 import { type CommandIo, processIo, UsageError } from "../args";
 import { openPlatform, type Platform, type PlatformOptions } from "../platform";
@@ -42,8 +43,19 @@ export async function runAdmin(
     }
   } catch (error) {
     if (error instanceof UsageError) return failWith("invalid_argument", `${error.message}\nusage: npm run admin -- ${command.usage}`, 2);
-    return failWith("internal", (error as Error).message, 1);
+    return failWith("internal", causeOf(error), 1);
   }
+}
+
+/**
+ * What went wrong, in the database's own words rather than the query drizzle wraps them in (which
+ * names no cause and may quote the statement's parameters), and what to do about a state with no
+ * catalogue in it.
+ */
+function causeOf(error: unknown): string {
+  const innermost = ([...causesOf(error)].findLast((at) => at instanceof Error) as Error | undefined)?.message ?? String(error);
+  if (!/no such table/i.test(innermost)) return innermost;
+  return `${innermost}: no catalogue in this state (run npm start once, or wrangler d1 migrations apply DB --local; or check --persist-to)`;
 }
 
 /**
