@@ -75,7 +75,7 @@ const processInput: Input = {
     stdin.setEncoding("utf8");
     stdin.resume();
     return new Promise((resolve, reject) => {
-      let typed = "";
+      const line = new HiddenLine();
       const finish = (outcome: () => void) => {
         stdin.off("data", onData);
         stdin.setRawMode(false);
@@ -84,18 +84,42 @@ const processInput: Input = {
         outcome();
       };
       const onData = (chunk: string) => {
-        for (const char of chunk) {
-          if (char === "\r" || char === "\n") return finish(() => resolve(typed));
-          // Ctrl-C, or Ctrl-D on an empty line: nothing is written.
-          if (char === "\u0003" || (char === "\u0004" && typed === "")) return finish(() => reject(new UsageError("cancelled")));
-          if (char === "\u007f" || char === "\b") typed = Array.from(typed).slice(0, -1).join("");
-          else if (char >= " ") typed += char;
-        }
+        const ended = line.feed(chunk);
+        // Ctrl-C, or Ctrl-D on an empty line: nothing is written.
+        if (ended === "cancel") finish(() => reject(new UsageError("cancelled")));
+        else if (ended === "enter") finish(() => resolve(line.text));
       };
       stdin.on("data", onData);
     });
   },
 };
+
+/**
+ * A line typed at a hidden prompt, key by key, as a terminal in raw mode sends it: Backspace
+ * edits, Enter ends it, Ctrl-C (or Ctrl-D on an empty line) cancels. A cursor or function key
+ * comes as an escape sequence (`ESC [ D` for Left): dropped whole, where keeping all but its
+ * ESC would put `[D` into a password the person never typed.
+ */
+export class HiddenLine {
+  text = "";
+  /** Within an escape sequence: just after ESC, in a CSI one (`ESC [` … final byte), or before an SS3 one's last character (`ESC O P`). */
+  private escape: "" | "start" | "csi" | "ss3" = "";
+
+  feed(chunk: string): "enter" | "cancel" | undefined {
+    for (const char of chunk) {
+      if (this.escape === "start") this.escape = char === "[" ? "csi" : char === "O" ? "ss3" : "";
+      else if (this.escape === "ss3") this.escape = "";
+      else if (this.escape === "csi") {
+        if (char >= "@" && char <= "~") this.escape = "";
+      } else if (char === "\u001b") this.escape = "start";
+      else if (char === "\r" || char === "\n") return "enter";
+      else if (char === "\u0003" || (char === "\u0004" && this.text === "")) return "cancel";
+      else if (char === "\u007f" || char === "\b") this.text = Array.from(this.text).slice(0, -1).join("");
+      else if (char >= " ") this.text += char;
+    }
+    return undefined;
+  }
+}
 
 /** More than any password: standard input is read no further. */
 const MAX_PIPED = 4096;

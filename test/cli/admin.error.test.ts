@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys } from "../../schema";
 import { runAdmin } from "../../src/cli/admin/run";
+import { HiddenLine } from "../../src/cli/args";
 import { type CommandResult, inProcess, platformForThisFile, tool } from "./helpers";
 
 /** The admin CLI's refusals, on a state of their own so they run beside the other admin tests. */
@@ -128,6 +129,23 @@ describe("passwords", () => {
     expect(result.status).not.toBe(0);
     expect(errorOf(result).message).toMatch(message);
     expect(await counts()).toEqual(before);
+  });
+
+  it("typed at a terminal, keep no part of a cursor or function key, and take Backspace", () => {
+    const typed = (...chunks: string[]) => {
+      const line = new HiddenLine();
+      for (const chunk of chunks) {
+        const ended = line.feed(chunk);
+        if (ended) return { ended, text: line.text };
+      }
+      return { ended: undefined, text: line.text };
+    };
+    // Left arrow (CSI), F1 (SS3), Ctrl+Right (CSI with parameters), Delete (CSI ~), split across reads.
+    expect(typed("pass-word-123\u001b[D\r")).toEqual({ ended: "enter", text: "pass-word-123" });
+    expect(typed("ab\u001bOPcd", "\u001b[1;5Cef\u001b[3", "~gh\r")).toEqual({ ended: "enter", text: "abcdefgh" });
+    expect(typed("correct horsf\u007fe battery\n")).toEqual({ ended: "enter", text: "correct horse battery" });
+    expect(typed("secret\u0003")).toMatchObject({ ended: "cancel" });
+    expect(typed("\u0004")).toMatchObject({ ended: "cancel" });
   });
 
   it("refuses two different passwords typed at the terminal, writing nothing", async () => {
