@@ -110,7 +110,8 @@ export function threeToolRecord(company: CompanyMatch, logo: Logo) {
 /** Largest master read for an upload to the file API (which takes far more; logos are never near it). */
 export const MAX_UPLOAD_BASE64 = 64 * 1024 * 1024;
 
-export type ImageRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: "unavailable" | "too_large" };
+/** The bytes read, and their type as made (an AVIF the binding could not make comes as WebP or JPEG). */
+export type ImageRead = { ok: true; bytes: Uint8Array; contentType: string } | { ok: false; reason: "unavailable" | "too_large" };
 
 /**
  * The image a delivery names (PNG unless `format` says otherwise), refused as `too_large` when
@@ -134,12 +135,12 @@ export async function readImage(
       if (head && base64Length(head.size) > maxBase64) return { ok: false, reason: "too_large" };
       const object = head && (await ctx.env.LOGOS.get(key));
       if (!object) return { ok: false, reason: "unavailable" };
-      return { ok: true, bytes: new Uint8Array(await object.arrayBuffer()) };
+      return { ok: true, bytes: new Uint8Array(await object.arrayBuffer()), contentType: MIME_TYPES[format] };
     }
     const rendered = await renderImage(ctx.env, logo.masterKey, { width: width ?? logo.width, format, page: "light" }, ctx.defer);
     if (!rendered) return { ok: false, reason: "unavailable" };
     if (base64Length(rendered.bytes.byteLength) > maxBase64) return { ok: false, reason: "too_large" };
-    return { ok: true, bytes: new Uint8Array(rendered.bytes) };
+    return { ok: true, bytes: new Uint8Array(rendered.bytes), contentType: rendered.contentType };
   } catch (error) {
     console.error(`mcp: logo ${logo.id} could not be read`, error);
     return { ok: false, reason: "unavailable" };
@@ -155,16 +156,30 @@ export async function readDelivered(
   logo: Logo,
   maxWidth: number | undefined,
   options: { maxBase64?: number; format?: RequestFormat } = {},
-): Promise<Result<Uint8Array>> {
+): Promise<Result<{ bytes: Uint8Array; contentType: string }>> {
   const read = await readImage(ctx, logo, maxWidth, options);
-  if (read.ok) return ok(read.bytes);
+  if (read.ok) return ok({ bytes: read.bytes, contentType: read.contentType });
   return read.reason === "too_large" ? fail("payload_too_large", TOO_LARGE) : fail("unavailable", RETRIEVAL_FAILED);
 }
 
 /** readDelivered as the base64 a call returns, within what the request's answer may still carry. */
-export async function readDeliveredBase64(ctx: ToolContext, logo: Logo, maxWidth: number | undefined, options: { format?: RequestFormat } = {}): Promise<Result<string>> {
+export async function readDeliveredBase64(
+  ctx: ToolContext,
+  logo: Logo,
+  maxWidth: number | undefined,
+  options: { format?: RequestFormat } = {},
+): Promise<Result<{ base64: string; contentType: string }>> {
   const read = await readDelivered(ctx, logo, maxWidth, options);
-  return read.ok ? base64Within(ctx, read.value) : read;
+  if (!read.ok) return read;
+  const base64 = base64Within(ctx, read.value.bytes);
+  return base64.ok ? ok({ base64: base64.value, contentType: read.value.contentType }) : base64;
+}
+
+/** A delivery record saying what was made, where the binding made another format than asked (an AVIF it could not make). */
+export function asMade<T extends { format: RequestFormat; mimeType: string }>(record: T, contentType: string): T {
+  if (record.mimeType === contentType) return record;
+  const format = (Object.keys(MIME_TYPES) as RequestFormat[]).find((name) => MIME_TYPES[name] === contentType);
+  return format ? { ...record, format, mimeType: contentType } : record;
 }
 
 /** The base64 of a logo a call returns, taken from what the request's answer may still carry (MAX_REQUEST_BASE64_CHARS). */

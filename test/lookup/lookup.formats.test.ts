@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { decode, encode } from "fast-png";
 import { describe, expect, it } from "vitest";
-import { preparedFrom, transparentLogo40x20, vectorLogo40x20 } from "../fixtures/images";
+import { preparedFrom, transparentLogo40x20, vectorLogo40x20, webpForAvif } from "../fixtures/images";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
@@ -137,22 +137,14 @@ describe("dpr and retina", () => {
 });
 
 describe("an AVIF Cloudflare does not make", () => {
-  // Past its AVIF size limit, or under load, Cloudflare's binding makes WebP instead (its
-  // documentation's "Format limitations"); the local one always makes AVIF, so this binding
-  // passes every request on to it, as WebP where AVIF was asked.
-  type Step = { transform: (o: ImageTransform) => Step; output: (o: ImageOutputOptions) => Promise<ImageTransformationResult> };
-  const passOn = (step: ImageTransformer): Step => ({
-    transform: (options) => passOn(step.transform(options)),
-    output: (options) => step.output(options.format === "image/avif" ? { ...options, format: "image/webp" } : options),
-  });
-  const webpForAvif = { input: (stream: ReadableStream<Uint8Array>) => passOn(env.IMAGES.input(stream)), info: (stream: ReadableStream<Uint8Array>) => env.IMAGES.info(stream) } as unknown as ImagesBinding;
+  const webpForAvifImages = webpForAvif(env.IMAGES);
 
   it("is answered as what was made, by the lookup's bytes and by the asset route", async () => {
     const { domain, logoId } = await freshCompany();
     const token = await freshKey();
-    const bytes = await fetchWith({ LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvif }, `${BASE}/${domain}?token=${token}&size=24&format=avif`);
+    const bytes = await fetchWith({ LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvifImages }, `${BASE}/${domain}?token=${token}&size=24&format=avif`);
     const location = (await get(`/${domain}?token=${token}&size=24&format=avif`)).headers.get("location")!;
-    const asset = await fetchWith({ IMAGES: webpForAvif }, new URL(location, BASE).href);
+    const asset = await fetchWith({ IMAGES: webpForAvifImages }, new URL(location, BASE).href);
     for (const response of [bytes, asset]) {
       expect(response.status, String(logoId)).toBe(200);
       expect(response.headers.get("content-type")).toBe("image/webp");

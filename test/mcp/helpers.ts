@@ -6,6 +6,7 @@ import { oauthHelpers } from "../../src/oauth/authorizationServer";
 import { addCompany } from "../helpers/catalogue";
 import type { PreparedImage } from "../../src/catalogue/importLogo";
 import { darkLogo40x20 } from "../fixtures/images";
+import { fetchWith } from "../lookup/helpers";
 import { authorizeUrl, BASE, exchangeCode, mcpAccount, pkcePair, registerClient } from "../oauth/helpers";
 
 /**
@@ -33,18 +34,19 @@ export async function accessToken(accountId: string): Promise<{ token: string; c
 
 export type Era = "2025" | "2026";
 
-export async function connect(token: string, options: { toolset?: "three"; era?: Era } = {}): Promise<Client> {
+export async function connect(token: string, options: { toolset?: "three"; era?: Era; env?: Partial<Env> } = {}): Promise<Client> {
   const url = new URL(`${BASE}/mcp${options.toolset ? `?toolset=${options.toolset}` : ""}`);
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+    // With other bindings than the runtime's, as a deployment's would behave otherwise.
+    fetch: (input, init) => (options.env ? fetchWith(options.env, String(input instanceof Request ? input.url : input), init) : exports.default.fetch(new Request(input, init))),
   });
   const client = new Client({ name: "logo-tests", version: "1.0.0" }, { versionNegotiation: { mode: options.era === "2026" ? "auto" : "legacy" } });
   await client.connect(transport);
   return client;
 }
 
-export async function agent(plan: Plan = "launch", options: { toolset?: "three"; era?: Era } = {}) {
+export async function agent(plan: Plan = "launch", options: { toolset?: "three"; era?: Era; env?: Partial<Env> } = {}) {
   const account = await mcpAccount(plan);
   const { token, clientId } = await accessToken(account.id);
   const client = await connect(token, options);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
 import { feedback } from "../../schema";
 import { db } from "../helpers/catalogue";
-import { darkLogo40x20, vectorLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, vectorLogo40x20, webpForAvif } from "../fixtures/images";
 import { BASE } from "../oauth/helpers";
 import { agent, assetPath, company, structured } from "./helpers";
 
@@ -135,6 +135,18 @@ describe("seven-tool form: formats and brand colours", () => {
     expect(String.fromCharCode(...bytesOf(fetched.base64 as string).slice(8, 12))).toBe("WEBP");
     const searched = structured<{ results: Record<string, unknown>[] }>(await call("search_logos", { query: "Format Co" }));
     expect(searched.results[0]).toMatchObject({ brandColor: "#ff6600" });
+  });
+
+  it("says what was made where Cloudflare could not make the AVIF asked, and delivers that", async () => {
+    const acme = await company("Fallback Co", ["fallbackco.example"]);
+    const { call } = await agent("launch", { env: { IMAGES: webpForAvif(env.IMAGES) } });
+    const isWebp = (base64: unknown) => String.fromCharCode(...bytesOf(base64 as string).slice(8, 12)) === "WEBP";
+    const got = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format: "avif" }));
+    expect(got).toMatchObject({ format: "webp", mimeType: "image/webp", width: 16 });
+    expect(isWebp(got.base64)).toBe(true);
+    const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Fallback Co", format: "avif", returnType: "base64" }));
+    expect(fetched).toMatchObject({ ok: true, format: "webp", mimeType: "image/webp" });
+    expect(isWebp(fetched.base64)).toBe(true);
   });
 
   it("format svg delivers the sanitised vector where there is one, and says png where there is none", async () => {

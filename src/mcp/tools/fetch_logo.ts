@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { admit, bestMatch, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { deliveryRecord, readDeliveredBase64 } from "../delivery";
+import { asMade, deliveryRecord, readDeliveredBase64 } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, maxWidthSchema, querySchema, returnTypeSchema, variantSchema } from "../schemas";
 
@@ -41,8 +41,10 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
         const admitted = await admit(ctx, [company.companyId]);
         return admitted.ok ? toolResult({ ok: true, ...record }, [record]) : toolError(admitted.error.message);
       }
-      const png = await handOut(ctx, [company.companyId], () => readDeliveredBase64(ctx, logo, args.maxWidth, { format: args.format }));
-      return png.ok ? toolResult({ ok: true, ...record, base64: png.value.made }, [record]) : toolError(png.error.message);
+      const image = await handOut(ctx, [company.companyId], () => readDeliveredBase64(ctx, logo, args.maxWidth, { format: args.format }));
+      if (!image.ok) return toolError(image.error.message);
+      const made = asMade(record, image.value.made.contentType);
+      return toolResult({ ok: true, ...made, base64: image.value.made.base64 }, [made]);
     },
   );
 }

@@ -113,9 +113,9 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
             results.push({ domain: entry.domain, ok: false, error: png.error.message });
             continue;
           }
-          base64Total += base64Length(png.value.byteLength);
+          base64Total += base64Length(png.value.bytes.byteLength);
           if (base64Total > MAX_BASE64_CHARS) return toolError("Aggregate base64 payload size exceeds 5MB limit");
-          const encoded = base64Within(ctx, png.value);
+          const encoded = base64Within(ctx, png.value.bytes);
           if (!encoded.ok) return toolError(encoded.error.message);
           results.push({ ...success, base64: encoded.value });
           read.push(entry.company.companyId);

@@ -7,7 +7,7 @@ import { base64Length } from "../../lib/encoding";
 import { fail, ok } from "../../lib/errors";
 import { admit, foundLogo, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { base64Within, deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, readDeliveredBase64, TOO_LARGE } from "../delivery";
+import { asMade, base64Within, type Delivery, deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, readDeliveredBase64, TOO_LARGE } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
@@ -51,24 +51,27 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
       }
 
       const limit = args.returnType === "file" ? MAX_UPLOAD_BASE64 : undefined;
-      const delivered = await handOut<{ file_id: string } | { base64: string }>(
+      const delivered = await handOut<{ record: Delivery; answer: { file_id: string } | { base64: string } }>(
         ctx,
         [company.companyId],
         async () => {
-          const png = await readDelivered(ctx, logo, args.maxWidth, { maxBase64: limit, format: args.format });
-          if (!png.ok) return png;
+          const image = await readDelivered(ctx, logo, args.maxWidth, { maxBase64: limit, format: args.format });
+          if (!image.ok) return image;
+          const made = asMade(record, image.value.contentType);
           if (args.returnType === "file") {
-            const upload = await uploadFile(ctx.env, { bytes: png.value, filename: logoFileName(record.domain, record.logoId, record.format), mimeType: record.mimeType });
-            if (upload.ok) return ok({ file_id: upload.value.fileId });
+            const upload = await uploadFile(ctx.env, { bytes: image.value.bytes, filename: logoFileName(made.domain, made.logoId, made.format), mimeType: made.mimeType });
+            if (upload.ok) return ok({ record: made, answer: { file_id: upload.value.fileId } });
             // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
-            if (base64Length(png.value.byteLength) > MAX_BASE64_CHARS) return fail("payload_too_large", TOO_LARGE);
+            if (base64Length(image.value.bytes.byteLength) > MAX_BASE64_CHARS) return fail("payload_too_large", TOO_LARGE);
           }
-          const base64 = base64Within(ctx, png.value);
-          return base64.ok ? ok({ base64: base64.value }) : base64;
+          const base64 = base64Within(ctx, image.value.bytes);
+          return base64.ok ? ok({ record: made, answer: { base64: base64.value } }) : base64;
         },
-        async (made) => ("file_id" in made ? deleteFile(ctx.env, made.file_id) : undefined),
+        async ({ answer }) => ("file_id" in answer ? deleteFile(ctx.env, answer.file_id) : undefined),
       );
-      return delivered.ok ? toolResult({ ...record, ...delivered.value.made }, [record]) : toolError(delivered.error.message);
+      if (!delivered.ok) return toolError(delivered.error.message);
+      const { record: made, answer } = delivered.value.made;
+      return toolResult({ ...made, ...answer }, [made]);
     },
   );
 }
@@ -110,7 +113,7 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         return toolResult({ url: signed.value.url, expiresIn: signed.value.expiresIn, ...common });
       }
       const png = await handOut(ctx, [company.companyId], () => readDeliveredBase64(ctx, logo, undefined));
-      return png.ok ? toolResult({ base64: png.value.made, ...common }) : toolError(png.error.message);
+      return png.ok ? toolResult({ base64: png.value.made.base64, ...common }) : toolError(png.error.message);
     },
   );
 }
