@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readManifest } from "../../src/cli/importer/manifest";
+import { countManifestRows, readManifest } from "../../src/cli/importer/manifest";
 
 /** Manifests as files, read as an import reads them (their rows and line numbers), without storage. */
 const dir = mkdtempSync(join(tmpdir(), "manifest-"));
@@ -72,6 +72,15 @@ describe("import manifests", () => {
       { line: 3, ok: true, row: expect.objectContaining({ name: 'Say "Hi",\nthen, bye', domains: ["say.com"], image: "s.png" }) },
       { line: 5, ok: true, row: expect.objectContaining({ name: "Beta" }) },
     ]);
+  });
+
+  it("counts its rows as it reads them, for the progress line: a quoted line break is one row, blank lines none", async () => {
+    const csv = join(dir, "count.csv");
+    writeFileSync(csv, `${csvHeader}"Acme\nLabs",acme.com,icon,a.png\n\nBeta,beta.com,icon,b.png\n`);
+    expect(await countManifestRows(csv)).toBe(2);
+    const jsonl = join(dir, "count.jsonl");
+    writeFileSync(jsonl, `${row({ name: "One" })}\n\n${row({ name: "Two" })}\n`);
+    expect(await countManifestRows(jsonl)).toBe(2);
   });
 
   it("reads CSV with CRLF line endings, a quoted line break included", async () => {

@@ -1,9 +1,7 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { Output } from "../args";
 import { type PlatformOptions, storageTool } from "../platform";
 import { checkpointFor } from "./checkpoint";
-import { manifestFormat } from "./manifest";
+import { countManifestRows, manifestFormat } from "./manifest";
 import { type ConvertPool, startConvertPool } from "./convertPool";
 import { startProgress } from "./progress";
 import type { ImportReport } from "./checkpoint";
@@ -97,12 +95,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
   }
 }
 
-async function countRows(path: string): Promise<number> {
-  let rows = 0;
-  try {
-    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) if (line.trim()) rows++;
-  } catch {
-    return 0;
-  }
-  return manifestFormat(path) === "csv" ? Math.max(0, rows - 1) : rows;
+/** The manifest's rows, or 0 (no total shown) for a file the import itself will refuse. */
+function countRows(path: string): Promise<number> {
+  return countManifestRows(path).catch(() => 0);
 }

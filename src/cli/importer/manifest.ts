@@ -213,6 +213,17 @@ async function* readCsv(path: string): AsyncGenerator<ParsedLine> {
   if (columns) yield* parseCsvRecords(chunk, columns);
 }
 
+/** The rows a manifest holds, as the import reads them (a CSV record may span lines); for progress, before the import starts. */
+export async function countManifestRows(path: string): Promise<number> {
+  let rows = 0;
+  if (manifestFormat(path) === "csv") {
+    for await (const _ of csvRecords(path)) rows++;
+    return Math.max(0, rows - 1);
+  }
+  for await (const line of manifestLines(path)) if (line.text.trim() !== "") rows++;
+  return rows;
+}
+
 interface CsvRecord {
   /** The line the record starts on. */
   line: number;
