@@ -90,8 +90,9 @@ function companyByTicker(db: CatalogueDb, input: string) {
 /**
  * Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie.
  * A company discovery named after what its site says of itself (prominence below 0) answers
- * only when no company of the catalogue has that name as its alias either: a site calling
- * itself "Twitter" does not take the name from the company whose alias it is.
+ * only when no company of the catalogue has that name, as written or without its legal form,
+ * nor has it as an alias: a site calling itself "Twitter" does not take the name from the
+ * company whose alias it is, nor one calling itself "Zorvex Inc" from the catalogue's Zorvex.
  */
 export async function findCompanyByName(db: CatalogueDb, name: string): Promise<CompanyMatch | null> {
   let discovered: CompanyMatch | null = null;
@@ -115,12 +116,23 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
   return discovered;
 }
 
-/** The best-ranked company of the catalogue (not one discovery made) with an alias whose name key is `key`. */
+/**
+ * The best known company of the catalogue (not one discovery made) with an alias whose name key
+ * is `key`: among the best known companies with every word of it (the full-text index or the
+ * word lists, as search's last tier reads them), not among search's answers, where names that
+ * start with it would crowd it out.
+ */
 async function catalogueCompanyAliased(db: CatalogueDb, asked: string, key: string): Promise<CompanyMatch | null> {
-  const hits = await searchAsWritten(db, asked, RETRY_CANDIDATES);
-  const kept = await aliasesOfCompanies(db, hits.map((hit) => hit.companyId));
-  return hits.find((hit) => { const company = kept.get(hit.companyId); return company !== undefined && company.prominence >= 0 && company.aliases.some((alias) => nameKey(alias) === key); }) ?? null;
+  const words = indexedWords(asked).slice(0, 12);
+  if (words.length === 0) return null;
+  const owners = (await rowsOf(db, otherCandidates(words, ALIAS_CANDIDATES, null))).filter((row) => row.prominence >= 0);
+  const kept = await aliasesOfCompanies(db, owners.map((row) => row.companyId));
+  const owner = owners.find((row) => kept.get(row.companyId)?.aliases.some((alias) => nameKey(alias) === key));
+  return owner ? { companyId: owner.companyId, companyName: owner.companyName, domain: owner.domain, brandColor: owner.brandColor } : null;
 }
+
+/** Search's last tier read for this many hits when an alias's owner is looked for: some 200 companies, the best known first. */
+const ALIAS_CANDIDATES = 40;
 
 /**
  * Words that name a company's legal form, as people write them after its name ("Apple Inc.",
@@ -264,20 +276,26 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
     }
     return hits;
   };
-  const hits = take(rows);
+  // Every row ranked alike, whichever arm found it: a name that starts with the query is a name
+  // match (the name tiers may have had no room for it), and a company discovery made comes after
+  // the catalogue's matches, its name matches before its other ones. The answer then does not
+  // depend on how many the limit let the name tiers read.
+  const ranked = (found: typeof rows) =>
+    found
+      .map((row) => {
+        if (row.tier !== TIER_OTHER) return row;
+        const named = byName ? nameKey(row.companyName) : "";
+        if (byName && named.startsWith(key)) return { ...row, tier: row.prominence < 0 ? TIER_DISCOVERED : TIER_NAMED, distant: named === key ? 0 : 1 };
+        return row.prominence < 0 ? { ...row, tier: TIER_DISCOVERED, distant: 2 } : row;
+      })
+      .sort((x, y) => x.tier - y.tier || x.distant - y.distant || y.prominence - x.prominence || x.companyId - y.companyId);
+  const hits = take(ranked(rows));
   // The name tiers were full but their words did not match often enough: the other matches
-  // after all, in a statement of their own, ranked with the first ones. A name that starts
-  // with the query, found there, is a name match all the same: the answer must not depend on
-  // how many the name tiers had room for (the limit).
+  // after all, in a statement of their own, ranked with the first ones.
   const namedRows = rows.filter((row) => row.tier === TIER_NAMED).length;
   if (!byName || hits.length >= limit || namedRows < wanted) return hits;
   const others = [otherCandidates(words, limit, null), ...(domainStart ? [domainCandidates(domainStart, limit, null)] : [])];
-  const more = (await rowsOf(db, sql.join(others, sql` UNION ALL `))).map((row) => {
-    const named = nameKey(row.companyName);
-    if (!named.startsWith(key)) return row;
-    return { ...row, tier: row.prominence < 0 ? TIER_DISCOVERED : TIER_NAMED, distant: named === key ? 0 : 1 };
-  });
-  return take([...rows, ...more].sort((x, y) => x.tier - y.tier || x.distant - y.distant || y.prominence - x.prominence || x.companyId - y.companyId));
+  return take(ranked([...rows, ...(await rowsOf(db, sql.join(others, sql` UNION ALL `)))]));
 }
 
 /**

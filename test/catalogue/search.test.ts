@@ -206,8 +206,17 @@ describe("companies discovery made, named after what their sites say", () => {
     expect(await names("twinklerverse", 5)).toEqual(["Twinklerverse"]);
   });
 
+  it("come by their exact name before another discovered company with the word, at any limit", async () => {
+    await discovered("Best Quorbit Tools", "best-quorbit.example");
+    await discovered("Quorbit", "quorbit.example");
+    expect(await names("quorbit", 5)).toEqual(["Quorbit", "Best Quorbit Tools"]);
+    expect(await names("quorbit", 1)).toEqual(["Quorbit"]);
+  });
+
   it("never take the lookup by name from a company of the catalogue whose alias it is, and keep it otherwise", async () => {
     await add("Xanthe", ["xanthe.example"], { aliases: ["Twinkler"], prominence: 50 });
+    // Names that start with it rank above an alias in search: they must not hide the owner.
+    for (let n = 0; n < 30; n++) await add(`Twinkler Works ${n}`, [`twinkler-works-${n}.example`], { prominence: 60 });
     await discovered("Twinkler", "stranger-one.example");
     await discovered("Glimmerly", "glimmerly.example");
     expect((await findCompanyByName(db, "Twinkler"))?.domain).toBe("xanthe.example");
@@ -228,5 +237,19 @@ describe("the best match", () => {
     expect(five).toEqual(["Nortel", "Big Nortex"]);
     expect(await names("nort", 1)).toEqual(five.slice(0, 1));
     expect(await names("nort", 2)).toEqual(five);
+  });
+
+  it("is the same when the name tiers had room, for a name the prefix list leaves out", async () => {
+    // The prefix list of "qz" holds the 64 best known; "Qzar Low" is not among them, and
+    // "Other Qzone" matches by a word only.
+    for (let n = 0; n < 66; n++) await add(`Q Zed ${n}`, [`q-zed-${n}.example`], { prominence: 100 + n });
+    await add("Qzar Low", ["qzar-low.example"], { prominence: 1 });
+    await add("Other Qzone", ["other-qzone.example"], { prominence: 1000 });
+    const answers = await Promise.all([1, 5, 25].map((limit) => names("qzone", limit)));
+    expect(answers.map((answer) => answer[0])).toEqual(["Other Qzone", "Other Qzone", "Other Qzone"]);
+    // A name that starts with the query is a name match however it was found: first at every limit.
+    const typed = await Promise.all([1, 5, 25].map((limit) => names("qz", limit)));
+    expect(typed.map((answer) => answer[0])).toEqual(["Qzar Low", "Qzar Low", "Qzar Low"]);
+    expect(typed[1]).toEqual(["Qzar Low", "Other Qzone"]);
   });
 });
