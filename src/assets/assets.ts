@@ -40,7 +40,8 @@ import { ladderDown, ladderUp, scaleDownTo } from "./widths";
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const recent = new RecentBytes<{ body: ArrayBuffer; headers: [string, string][] }>(16 * 1024 * 1024);
 const MAX_WIDTH = MAX_OUTPUT_WIDTH;
-const CACHE_ORIGIN = "https://assets.logo-lookup.internal/v2";
+// v3: an entry's Content-Type is the type made (v2's was the type asked for).
+const CACHE_ORIGIN = "https://assets.logo-lookup.internal/v3";
 
 const query = z
   .strictObject(
@@ -157,8 +158,15 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
     page: page ?? "light",
   });
   // The type as made: an AVIF Cloudflare could not make comes as WebP or JPEG (transform.ts).
+  // Such an answer is not the asset's for good: cached an hour, under no ETag of the AVIF's,
+  // and not kept here, so that a later request asks again.
   headers.set("Content-Type", contentType);
   headers.set("Content-Length", String(bytes.byteLength));
+  if (contentType !== MIME_TYPES[output]) {
+    headers.set("Cache-Control", "public, max-age=3600");
+    headers.delete("ETag");
+    return finish(c.req.raw, new Response(bytes, { status: 200, headers }), fallback);
+  }
   const response = new Response(bytes, { status: 200, headers });
   recent.set(cacheId, { body: bytes, headers: [...headers] }, bytes.byteLength);
   c.executionCtx.waitUntil(storeResponse(null, cacheRequest, response.clone()));

@@ -170,7 +170,8 @@ export function scaledHeight(sourceWidth: number, sourceHeight: number, width: n
   return Math.max(1, Math.round((sourceHeight * width) / sourceWidth));
 }
 
-const RENDER_CACHE = "https://render.logo-lookup.internal/v2";
+// v3: entries carry the type made (v2's said nothing, and an AVIF made as WebP was served as AVIF).
+const RENDER_CACHE = "https://render.logo-lookup.internal/v3";
 
 /** Recently rendered images, kept in the isolate before the Cache API. */
 const recent = new RecentBytes<Transformed>(16 * 1024 * 1024);
@@ -205,6 +206,9 @@ export async function renderImage(
   if (!source) return null;
   const input = source instanceof Uint8Array ? streamOf(source) : source;
   const rendered = await transformImage(env.IMAGES, input, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });
+  // Another format than asked (an AVIF Cloudflare could not make just now) is not kept: the
+  // next request asks again.
+  if (rendered.contentType !== MIME_TYPES[render.format]) return rendered;
   recent.set(id, rendered, rendered.bytes.byteLength);
   defer(storeResponse("render", id, new Response(rendered.bytes, { headers: { "Content-Type": rendered.contentType, "Cache-Control": "public, max-age=31536000, immutable" } })));
   return rendered;

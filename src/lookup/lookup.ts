@@ -323,7 +323,9 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   if (caller.kind === "secret") {
     for (const [name, value] of Object.entries(metadataHeaders(logo, served.width))) headers.set(name, value);
   }
-  if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
+  // A HEAD says what a GET would send without making it, but for an AVIF, which Cloudflare may
+  // make as WebP or JPEG instead (transform.ts): only the image made says which.
+  if (c.req.method === "HEAD" && served.format !== "avif") return new Response(null, { status: 200, headers });
   const image =
     served.format === "svg"
       ? await dependency("object storage", c.env.LOGOS.get(served.key).then(async (object) => object && { bytes: await object.arrayBuffer(), contentType: MIME_TYPES.svg }))
@@ -335,7 +337,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   // The type as made: an AVIF Cloudflare could not make comes as WebP or JPEG (transform.ts).
   headers.set("Content-Type", image.contentType);
   headers.set("Content-Length", String(image.bytes.byteLength));
-  return new Response(image.bytes, { status: 200, headers });
+  return new Response(c.req.method === "HEAD" ? null : image.bytes, { status: 200, headers });
 }
 
 /**

@@ -205,7 +205,7 @@ describe("GET /assets/{key}", () => {
     // raster logo, under the entry the plain PNG shares (this isolate has not served it yet).
     const bytes = await (await env.LOGOS.get(master))!.arrayBuffer();
     const headers = { "Content-Type": "image/png", "Cache-Control": "public, max-age=31536000, immutable", ETag: '"earlier"', "X-Logo-Format": "png" };
-    await caches.default.put(`https://assets.logo-lookup.internal/v2/${encodeAssetKey(master)}/-/-/1/png`, new Response(bytes, { headers }));
+    await caches.default.put(`https://assets.logo-lookup.internal/v3/${encodeAssetKey(master)}/-/-/1/png`, new Response(bytes, { headers }));
     const plain = await get(path);
     expect(plain.headers.get("etag")).toBe('"earlier"');
     expect([plain.status, plain.headers.get("content-type"), plain.headers.get("x-logo-format")]).toEqual([200, "image/png", null]);
@@ -293,7 +293,7 @@ describe("row 2: GET /assets/{key}?width=3200&junk=<random> without credentials"
     const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => get(`${path}?width=${1000 + i}`)));
     expect(new Set(answers.map((a) => a.headers.get("etag"))).size).toBe(1);
     expect(new Set(answers.map((a) => a.headers.get("x-image-width")))).toEqual(new Set(["1024"]));
-    const cached = await caches.default.match(`https://assets.logo-lookup.internal/v2/${path.slice("/assets/".length)}/1024/-/1/png`);
+    const cached = await caches.default.match(`https://assets.logo-lookup.internal/v3/${path.slice("/assets/".length)}/1024/-/1/png`);
     expect(cached?.status).toBe(200);
     // Parameters in another order, or a signature that does not hold, are no new images either.
     expect((await get(`${path}?format=png&width=1009`)).headers.get("etag")).toBe(answers[0]!.headers.get("etag"));

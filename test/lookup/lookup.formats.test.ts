@@ -150,6 +150,16 @@ describe("an AVIF Cloudflare does not make", () => {
       expect(response.headers.get("content-type")).toBe("image/webp");
       expect(magic(new Uint8Array(await response.arrayBuffer()))).toBe("webp");
     }
+    // A HEAD says what a GET sends.
+    const head = await fetchWith({ LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvifImages }, `${BASE}/${domain}?token=${token}&size=24&format=avif`, { method: "HEAD" });
+    expect(head.headers.get("content-type")).toBe("image/webp");
+    // Not the asset's for good: cached an hour, no ETag, and the next request makes the AVIF.
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(asset.headers.get("etag")).toBeNull();
+    for (const again of [await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=24&format=avif`), await fetchWith({}, new URL(location, BASE).href)]) {
+      expect(again.headers.get("content-type")).toBe("image/avif");
+      expect(magic(new Uint8Array(await again.arrayBuffer()))).toBe("avif");
+    }
   });
 });
 
