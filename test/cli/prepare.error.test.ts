@@ -102,6 +102,18 @@ describe("images the importer refuses, and why", () => {
     }
   });
 
+  it("draws what only looks like a data: reference or a marker to the check: a web font, a link, text, marker: none", async () => {
+    const font = "d09GMgABAAAAAA";
+    for (const body of [
+      `<style>@font-face{font-family:x;src:url(data:font/woff2;base64,${font})}</style><text font-family="x" y="20">A</text>`,
+      `<a xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="data:text/plain,hello"><rect width="10" height="10"/></a>`,
+      `<rect width="10" height="10" aria-label="metadata: none"/>`,
+      `<defs><marker id="m"><circle r="1"/></marker><linearGradient id="g"><stop offset="0"/></linearGradient></defs><style>path{marker:none}</style><path d="M0 0L10 10" fill="url(#g)" style="marker:none;stroke:url(#g)"/>`,
+    ]) {
+      expect(await prepareSvg(svg(body)), body).toMatchObject({ ok: true, logo: { format: "svg" } });
+    }
+  });
+
   it("refuses a vector whose references go round in a circle", async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g id="a"><use href="#b"/></g><g id="b"><use xlink:href="#a" xmlns:xlink="http://www.w3.org/1999/xlink"/></g></svg>';
     expect(await prepareLogo(new TextEncoder().encode(svg))).toEqual({ ok: false, error: "SVG too costly to draw: the SVG references itself (a <use> or marker cycle)" });

@@ -97,11 +97,11 @@ export async function svgCost(source: string): Promise<SvgCost | string> {
         // image names, it loads data: URLs only, never a file or anything on the network.
         const url = URL.canParse(attribute.value) ? new URL(attribute.value) : null;
         if (url?.protocol === "data:") images.push({ node: index, url });
-      } else if (mentionsDataUrl(attribute.value)) unread ??= ANOTHER_DOCUMENT;
+      } else if (isHref(attribute) ? tag.local !== "a" && mentionsDataUrl(attribute.value) : loadsDataUrl(attribute.value)) unread ??= ANOTHER_DOCUMENT;
     }
     const style = cssText(valueOf("style") ?? "");
     // `marker` alone is a CSS shorthand, not a presentation attribute.
-    const markerText = cssText([valueOf("marker-start"), valueOf("marker-mid"), valueOf("marker-end")].join(" ")) + (/marker/i.test(style) ? style : "");
+    const markerText = cssText([valueOf("marker-start"), valueOf("marker-mid"), valueOf("marker-end")].join(" ")) + [...style.matchAll(MARKER_DECLARATION)].map(([, value]) => value).join(" ");
     const markers = [...markerText.matchAll(LOCAL_URL)].map(([, id]) => id!);
     if (tag.local === "marker" && marking > 0) unread ??= "the SVG sets markers on an element holding a <marker>";
     nodes.push({
@@ -126,8 +126,8 @@ export async function svgCost(source: string): Promise<SvgCost | string> {
     if (stylesheet?.node !== index) return;
     const css = cssText(stylesheet.text);
     if (/filter/i.test(css)) styledFilters = true;
-    if (/marker/i.test(css)) styledMarkers = true;
-    if (mentionsDataUrl(css)) unread ??= ANOTHER_DOCUMENT;
+    if (/marker(?:-start|-mid|-end)?\s*:\s*url\(/i.test(css)) styledMarkers = true;
+    if (loadsDataUrl(css)) unread ??= ANOTHER_DOCUMENT;
     stylesheet = null;
   });
   try {
@@ -202,6 +202,8 @@ const CYCLE = "the SVG references itself (a <use> or marker cycle)";
 const ANOTHER_DOCUMENT = "the SVG refers to another document in a data: URL (only an image may embed one)";
 /** A reference to an element of the same file, as CSS writes it: `url(#id)`. */
 const LOCAL_URL = /url\(\s*['"]?#([^'")\s]+)/g;
+/** A marker property's value in CSS (`marker: none` sets none; `fill: url(#g)` is no marker). */
+const MARKER_DECLARATION = /marker(?:-start|-mid|-end)?\s*:\s*([^;]*)/gi;
 /** What a number or a closepath in path data or a list of points looks like. */
 const VERTEX_PART = /[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|z/gi;
 /** A CSS escape (CSS Syntax 3 §4.3.7): hex digits and one optional whitespace, an escaped newline, or any other character. */
@@ -235,6 +237,16 @@ function cssText(text: string): string {
 /** Whether text names a data: URL, however it is written: CSS escapes decoded, and without the tabs and newlines a URL parser skips (WHATWG URL, basic URL parser). */
 function mentionsDataUrl(text: string): boolean {
   return /data:/i.test(cssText(text).replace(/[\t\n\r]/g, ""));
+}
+
+/**
+ * Whether CSS or a presentation attribute has librsvg load a data: URL: in `url(…)` or an
+ * `@import`, but not a web font's (`@font-face`, which librsvg never loads), nor text that
+ * merely says "data:" (`aria-label="metadata: none"`).
+ */
+function loadsDataUrl(text: string): boolean {
+  const css = cssText(text).replace(/[\t\n\r]/g, "").replace(/@font-face\s*\{[^}]*\}/gi, "");
+  return /url\(\s*['"]?\s*data:/i.test(css) || /@import\s+['"]\s*data:/i.test(css);
 }
 
 /**
