@@ -62,3 +62,26 @@ describe("the conversion pool", () => {
     }
   });
 });
+
+describe("conversions given up on", () => {
+  it("hold no more threads than the pool has: past that, images fail at once until a render ends", { timeout: 60_000 }, async () => {
+    const pool = startConvertPool(1, { timeoutMs: 300 });
+    try {
+      // Each of these renders on for seconds after it is given up; the second leaves no thread.
+      for (let i = 0; i < 2; i++) expect(await pool.convert(blurredCircles(20))).toMatchObject({ ok: false, error: { message: "image conversion took longer than 0.3 s" } });
+      expect(await pool.convert(await png())).toEqual({
+        ok: false,
+        error: { code: "internal", message: "image conversion failed: 2 images whose conversion took over 0.3 s still hold the cores" },
+      });
+      // Once their renders end, a thread takes their place again.
+      let converted = await pool.convert(await png());
+      for (let waited = 0; !converted.ok && waited < 40; waited++) {
+        await sleep(1000);
+        converted = await pool.convert(await png());
+      }
+      expect(converted).toMatchObject({ ok: true, value: { width: 16, height: 16 } });
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -40,11 +40,13 @@ export function startConvertPool(threads = availableParallelism(), { timeoutMs =
   const inherited = process.execArgv.filter((arg) => arg !== SINGLE_THREADED_GC);
   const execArgv = inherited.some((arg) => arg.includes("tsx")) ? inherited : [...inherited, "--import", "tsx"];
   type Answer = (result: Result<PreparedImage>) => void;
+  const count = Math.max(1, threads);
   const queue: Array<{ bytes: Uint8Array; resolve: Answer }> = [];
   const idle: Worker[] = [];
   const busy = new Map<Worker, { resolve: Answer; timer: ReturnType<typeof setTimeout> }>();
-  // Threads started or starting, and not given up on.
+  // Threads started or starting, and not given up on; and those given up on mid-render.
   const live = new Set<Worker>();
+  const abandoned = new Set<Worker>();
   let noThreadLeft = "no conversion thread left";
   let closed = false;
 
@@ -53,10 +55,19 @@ export function startConvertPool(threads = availableParallelism(), { timeoutMs =
       const worker = idle.pop()!;
       const job = queue.shift()!;
       const timer = setTimeout(() => {
-        // terminate() cannot stop librsvg mid-render (it settles once the render returns): the
-        // thread is let go, not waited for, and a fresh one takes its place.
+        // terminate() cannot stop librsvg mid-render (it settles once the render returns, and the
+        // process exits only then): the thread is let go, not waited for, and a fresh one takes
+        // its place while no more such renders than threads hold the cores; past that, images
+        // fail at once until one of them ends, rather than threads piling up.
         void worker.terminate();
-        retire(worker, fail("invalid_argument", `image conversion took longer than ${timeoutMs / 1000} s`), true);
+        abandoned.add(worker);
+        worker.once("exit", () => {
+          abandoned.delete(worker);
+          // Its core is free again.
+          if (!closed && live.size + abandoned.size < count) start();
+        });
+        if (abandoned.size > count) noThreadLeft = `${abandoned.size} images whose conversion took over ${timeoutMs / 1000} s still hold the cores`;
+        retire(worker, fail("invalid_argument", `image conversion took longer than ${timeoutMs / 1000} s`), abandoned.size <= count);
       }, timeoutMs);
       busy.set(worker, { resolve: job.resolve, timer });
       // The caller keeps its bytes (a row may need them again); the thread gets a copy.
@@ -106,7 +117,6 @@ export function startConvertPool(threads = availableParallelism(), { timeoutMs =
     worker.on("exit", (code) => gone(`the conversion thread exited (code ${code})`));
   };
 
-  const count = Math.max(1, threads);
   for (let index = 0; index < count; index++) start();
 
   return {
