@@ -177,8 +177,11 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
         const from = results.length;
         const written = await writer.write(sent.slice(from).map((row, index) => ({ input: row.input, image: images[from + index]! })));
         const needing = written.findIndex((result) => !result.ok && "needsImage" in result);
+        // As many results as rows, or the writer stopped at its last answer's row.
+        if (needing === -1 ? written.length !== sent.length - from : needing !== written.length - 1 || from + needing >= sent.length) {
+          throw new Error(`the import writer answered ${written.length} results for ${sent.length - from} rows`);
+        }
         if (needing === -1) {
-          if (written.length !== sent.length - from) throw new Error(`the import writer answered ${written.length} results for ${sent.length - from} rows`);
           results.push(...written);
           break;
         }

@@ -102,8 +102,9 @@ export default {
       for (let attempt = 1; attempt <= LOCKED_RETRIES && results.some(locked); attempt++) {
         await scheduler.wait(LOCKED_WAIT_MS * attempt);
         // The first outcome of a row that made it counts (a second write finds it unchanged).
+        // Over the retry's answer, which may stop earlier (a row before the end needing its image now).
         const again = await whenUnlocked(write);
-        results = results.map((result, index) => (result.ok ? result : again[index]!));
+        results = again.map((result, index) => (results[index]?.ok ? results[index]! : result));
       }
       return Response.json(needing < rows.length ? [...results, { ok: false, needsImage: true }] : results);
     }
