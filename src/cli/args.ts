@@ -117,6 +117,8 @@ export class HiddenLine {
       else if (char === "\u007f" || char === "\b") this.text = Array.from(this.text).slice(0, -1).join("");
       else if (char >= " ") this.text += char;
     }
+    // A terminal sends a key's whole sequence at once: an ESC that ends a read was the Esc key.
+    if (this.escape === "start") this.escape = "";
     return undefined;
   }
 }

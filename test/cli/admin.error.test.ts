@@ -144,6 +144,8 @@ describe("passwords", () => {
     expect(typed("pass-word-123\u001b[D\r")).toEqual({ ended: "enter", text: "pass-word-123" });
     expect(typed("ab\u001bOPcd", "\u001b[1;5Cef\u001b[3", "~gh\r")).toEqual({ ended: "enter", text: "abcdefgh" });
     expect(typed("correct horsf\u007fe battery\n")).toEqual({ ended: "enter", text: "correct horse battery" });
+    // The Esc key alone, then the password: nothing of it is lost.
+    expect(typed("\u001b", "pass-word-123\r")).toEqual({ ended: "enter", text: "pass-word-123" });
     expect(typed("secret\u0003")).toMatchObject({ ended: "cancel" });
     expect(typed("\u0004")).toMatchObject({ ended: "cancel" });
   });
