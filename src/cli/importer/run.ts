@@ -2,12 +2,12 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
-import type { CompanyLogoInput, PreparedImage } from "../../catalogue/importLogo";
+import type { CompanyLogoInput, ImportedLogo, PreparedImage } from "../../catalogue/importLogo";
 import { sha256Hex } from "../../lib/encoding";
-import { type AppError, fail, ok, type Result } from "../../lib/errors";
+import { fail, ok, type Result } from "../../lib/errors";
 import type { CheckpointStore, ImportReport } from "./checkpoint";
 import { type ManifestRow, type ParsedLine, readManifest } from "./manifest";
-import type { ImportWriter, WriteResult } from "./writer";
+import type { ImportWriter } from "./writer";
 
 export interface ImportOptions {
   /** Converts an image file; the conversion pool's `convert` (./convertPool.ts). */
@@ -172,7 +172,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     let sentBytes = 0;
     /** Writes the rows gathered so far, in one D1 transaction, and lets their bytes go. */
     const flush = async () => {
-      const results: WriteResult[] = [];
+      const results: Array<Result<ImportedLogo>> = [];
       while (results.length < sent.length) {
         const from = results.length;
         const written = await writer.write(sent.slice(from).map((row, index) => ({ input: row.input, image: images[from + index]! })));
@@ -181,13 +181,15 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
         if (needing === -1 ? written.length !== sent.length - from : needing !== written.length - 1 || from + needing >= sent.length) {
           throw new Error(`the import writer answered ${written.length} results for ${sent.length - from} rows`);
         }
+        // Checked just above: a row's own result, or the last one, saying it needs its image.
+        const own = written as Array<Result<ImportedLogo>>;
         if (needing === -1) {
-          results.push(...written);
+          results.push(...own);
           break;
         }
         // Staging found this row's very file stored, but a row before it replaced it since:
         // the writer stopped there. Converted after all, it is sent again with the rows after it.
-        results.push(...written.slice(0, needing));
+        results.push(...own.slice(0, needing));
         const prepared = await options.convert(sent[from + needing]!.bytes);
         if (prepared.ok) images[from + needing] = prepared.value;
         else results.push(fail("invalid_argument", prepared.error.message));
@@ -195,15 +197,15 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       images = [];
       // Storage that failed fails every row after too: the import stops, and as the batch is
       // not recorded as done, a run once storage answers again picks it up.
-      const down = results.findIndex((result) => !result.ok && "error" in result && result.error.code === "unavailable");
-      if (down !== -1) {
-        const { error } = results[down] as { error: AppError };
-        throw new Error(`stopped at line ${sent[down]!.line}: ${error.message}. Run the import again once storage answers: it resumes after the last batch written.`);
+      for (const [index, result] of results.entries()) {
+        if (!result.ok && result.error.code === "unavailable") {
+          throw new Error(`stopped at line ${sent[index]!.line}: ${result.error.message}. Run the import again once storage answers: it resumes after the last batch written.`);
+        }
       }
       for (const [index, row] of sent.entries()) {
         const result = results[index]!;
         if (result.ok) report[result.value.outcome]++;
-        else fault(row.line, "needsImage" in result ? "the stored logo changed during the import" : result.error.message);
+        else fault(row.line, result.error.message);
       }
       sourceBytes -= sent.reduce((sum, row) => sum + row.bytes.byteLength, 0);
       preparedBytes -= sentBytes;
