@@ -125,7 +125,9 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
 async function catalogueCompanyAliased(db: CatalogueDb, asked: string, key: string): Promise<CompanyMatch | null> {
   const words = indexedWords(asked).slice(0, 12);
   if (words.length === 0) return null;
-  const owners = (await rowsOf(db, otherCandidates(words, ALIAS_CANDIDATES, null))).filter((row) => row.prominence >= 0);
+  const owners = (await rowsOf(db, otherCandidates(words, ALIAS_CANDIDATES, null)))
+    .filter((row) => row.prominence >= 0)
+    .sort((x, y) => y.prominence - x.prominence || x.companyId - y.companyId);
   const kept = await aliasesOfCompanies(db, owners.map((row) => row.companyId));
   const owner = owners.find((row) => kept.get(row.companyId)?.aliases.some((alias) => nameKey(alias) === key));
   return owner ? { companyId: owner.companyId, companyName: owner.companyName, domain: owner.domain, brandColor: owner.brandColor } : null;
@@ -236,8 +238,8 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
   const words = indexedWords(trimmed).slice(0, 12);
   const byName = key !== "" && words.length > 0;
   const byTicker = /^[A-Za-z0-9.&:-]{1,24}$/.test(trimmed) ? companyByTicker(db, trimmed) : null;
-  // Every tier is one arm of one statement, its rows ordered by (tier, a, b, c). D1 counts a
-  // row again each time a sort or a window passes it, so each arm sorts only what it must.
+  // Every tier is one arm of one statement, its rows ranked here by (tier, a, b, c). D1 counts
+  // a row again each time a sort or a window passes it, so each arm sorts only what it must.
   const arms: SQL[] = [];
   const exact = (tier: number, statement: SQLWrapper) =>
     sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, q.brand_color AS brandColor, NULL AS indexed FROM (${statement}) q`;
@@ -305,7 +307,11 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
  */
 const [TIER_DOMAIN, TIER_TICKER, TIER_NAMED, TIER_OTHER, TIER_DISCOVERED] = [0, 1, 2, 3, 4];
 
-/** The rows of the arms, in ranking order: drizzle's builder, as raw statements cannot be batched with parameters. */
+/**
+ * The rows of the arms, in no order: their callers rank them (`ranked`), and a sort here as well
+ * would pass every row again, which D1 counts as read. Drizzle's builder, as raw statements
+ * cannot be batched with parameters.
+ */
 function rowsOf(db: CatalogueDb, arms: SQL) {
   return db
     .select({
@@ -318,8 +324,7 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
       brandColor: sql<string | null>`brandColor`,
       indexed: sql<string | null>`indexed`,
     })
-    .from(sql`(${arms})`)
-    .orderBy(sql`tier`, sql`a`, sql`b`, sql`c`);
+    .from(sql`(${arms})`);
 }
 
 
