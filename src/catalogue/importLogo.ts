@@ -5,7 +5,7 @@ import { derivedRenditions, type Logo, type LogoKeys, logoKeys, logoObjectKeys, 
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
-import { causesOf, isTransientDatabaseFailure } from "../lib/dependencies";
+import { isTransientDatabaseFailure, rootCause } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
 import { retiredAmong, retirements, sweepRetired } from "./retiredObjects";
 import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
@@ -675,11 +675,6 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
   // The objects are this write's own bytes: a store that refuses them is the store's failure.
   if (failure !== undefined) return fail("unavailable", `object storage write failed: ${(failure as Error).message}`);
   return ok(true);
-}
-
-/** The innermost message of an error's causes: the database's own, not the query drizzle wraps it in. */
-function rootCause(error: unknown): string {
-  return ([...causesOf(error)].findLast((at) => at instanceof Error) as Error | undefined)?.message ?? String(error);
 }
 
 /** Retired objects whose time has come go after a write; a sweep that fails is the next write's. */

@@ -28,6 +28,11 @@ export function* causesOf(error: unknown): Generator<unknown> {
   for (let at = error, depth = 0; at !== undefined && depth < 5; at = at instanceof Error ? at.cause : undefined, depth++) yield at;
 }
 
+/** The innermost message of an error's causes: the database's own, not the query drizzle wraps it in. */
+export function rootCause(error: unknown): string {
+  return ([...causesOf(error)].findLast((at) => at instanceof Error) as Error | undefined)?.message ?? String(error);
+}
+
 /** How long a call may take before it counts as failed; tests lower it to make hangs quick. */
 export const dependencyDeadline = { ms: 10_000 };
 

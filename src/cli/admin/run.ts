@@ -1,4 +1,4 @@
-import { causesOf } from "../../lib/dependencies";
+import { rootCause } from "../../lib/dependencies";
 import { statusOf } from "../../lib/errors";
 import { type CommandIo, processIo, UsageError } from "../args";
 import { openPlatform, type Platform, type PlatformOptions } from "../platform";
@@ -53,7 +53,7 @@ export async function runAdmin(
  * catalogue in it.
  */
 function causeOf(error: unknown): string {
-  const innermost = ([...causesOf(error)].findLast((at) => at instanceof Error) as Error | undefined)?.message ?? String(error);
+  const innermost = rootCause(error);
   if (!/no such table/i.test(innermost)) return innermost;
   return `${innermost}: no catalogue in this state (run npm start once, or wrangler d1 migrations apply DB --local; or check --persist-to)`;
 }
