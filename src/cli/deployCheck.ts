@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { unstable_readConfig } from "wrangler";
 import { productionSecrets, varsSchema } from "../env";
 import { parseCommandLine, UsageError } from "./args";
-import { stripeSdk } from "../billing/stripe";
+import { stripeClient } from "../billing/stripe";
 import { type DeploymentConfig, deploymentProblems } from "./deploy/checks";
 import { webhookProblems } from "./deploy/stripeWebhook";
 import { projectRoot } from "./platform";
@@ -32,15 +32,13 @@ function secretsOnWorker(): string[] {
 /** The Stripe account's webhook endpoints, asked with the key in the operator's environment, if any. */
 async function stripeWebhookProblems(config: DeploymentConfig): Promise<string[]> {
   const vars = varsSchema.safeParse(config.vars);
-  const secretKey = process.env.STRIPE_SECRET_KEY;
   if (!vars.success || !vars.data.PUBLIC_BASE_URL) return [];
-  if (!secretKey) {
+  // The client the Worker's billing makes, with the deployment's vars (STRIPE_API_BASE).
+  const stripe = await stripeClient({ ...config.vars, STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY } as unknown as Env);
+  if (!stripe) {
     console.log("Stripe's webhook endpoints not checked (set STRIPE_SECRET_KEY in the environment, the deployment's key, to check them).");
     return [];
   }
-  const Stripe = await stripeSdk();
-  const api = new URL(vars.data.STRIPE_API_BASE);
-  const stripe = new Stripe(secretKey, { host: api.hostname, port: api.port || (api.protocol === "http:" ? 80 : 443), protocol: api.protocol === "http:" ? "http" : "https" });
   return webhookProblems(stripe, vars.data.PUBLIC_BASE_URL);
 }
 

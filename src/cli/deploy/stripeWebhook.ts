@@ -18,10 +18,11 @@ export async function webhookProblems(stripe: Stripe, base: string): Promise<str
     return [`[stripe] the webhook endpoints could not be read with STRIPE_SECRET_KEY: ${(error as Error).message}`];
   }
   const targets = webhookPaths.map((path) => `${base.replace(/\/+$/, "")}${path}`);
-  const sending = endpoints.filter((endpoint) => endpoint.status === "enabled" && targets.includes(endpoint.url.replace(/\/+$/, "")));
+  const ours = endpoints.filter((endpoint) => targets.includes(endpoint.url.replace(/\/+$/, "")));
+  const sending = ours.filter((endpoint) => endpoint.status === "enabled");
   const events = handledEvents.join(", ");
   if (sending.length === 0) {
-    const disabled = endpoints.some((endpoint) => targets.includes(endpoint.url.replace(/\/+$/, "")));
+    const disabled = ours.length > 0;
     return [
       `[stripe] no enabled webhook endpoint sends events to ${targets[0]}${disabled ? " (one there is disabled)" : ""}: plans bought would never apply. Add one (Stripe dashboard, Developers → Webhooks) with the events ${events}, and set its signing secret as STRIPE_WEBHOOK_SECRET`,
     ];
