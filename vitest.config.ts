@@ -45,7 +45,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/cli/**", "test/browser/**", "test/**/*.node.test.ts"],
+          exclude: ["test/tools/**", "test/browser/**", "test/**/*.node.test.ts"],
           setupFiles: ["./test/helpers/applyMigrations.ts"],
           // One runtime for all the Worker's test files instead of a fresh Miniflare and module
           // graph per file (about 2 s each, most of the suite's time). Storage is reset before
@@ -60,13 +60,13 @@ export default defineConfig({
       },
       {
         test: {
-          name: "cli",
+          name: "tools",
           // The operator tools, and any room's tests that need Node itself (`*.node.test.ts`).
-          include: ["test/cli/**/*.test.ts", "test/**/*.node.test.ts"],
+          include: ["test/tools/**/*.test.ts", "test/**/*.node.test.ts"],
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          globalSetup: ["./test/helpers/cliState.ts"],
+          globalSetup: ["./test/helpers/toolsState.ts"],
           // Each test file works on its own temporary state directory. Files share a process
           // (wrangler alone takes seconds to load, once per file otherwise).
           fileParallelism: true,

@@ -1,6 +1,6 @@
 /**
  * The icon sets the bundled catalogue is seeded from, with the licence each is released under
- * and the attribution that licence asks for. The seed (src/cli/seed/sets/) reads these to stamp
+ * and the attribution that licence asks for. The seed (tools/seed/sets/) reads these to stamp
  * every logo's provenance; GET /licences serves them with the live counts.
  *
  * Only permissive licences: CC0 (no conditions), MIT and ISC (keep the copyright and permission notice)

@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { projectRoot } from "../../src/cli/platform";
+import { projectRoot } from "../../tools/platform";
 
 const dir = resolve(process.argv[2] ?? projectRoot);
 const port = process.env.PORT ?? "8787";

@@ -31,7 +31,7 @@ import autocannon from "autocannon";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import Stripe from "stripe";
 import { createAccount } from "../../src/accounts/accounts";
-import { openPlatform, projectRoot } from "../../src/cli/platform";
+import { openPlatform, projectRoot } from "../../tools/platform";
 import { createKey } from "../../src/keys/apiKeys";
 import { accessTokenThroughOAuth } from "../helpers/oauthClient";
 import { bundleWorker, seededState, workerOptions, workerdProcesses } from "../helpers/workerd";

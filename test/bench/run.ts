@@ -37,7 +37,7 @@ import { createAccount } from "../../src/accounts/accounts";
 import { encodeAssetKey } from "../../src/assets/codec";
 import { redirectTarget } from "../../src/lookup/lookup";
 import { logosInIdOrder } from "../../src/catalogue/queries";
-import { openPlatform, projectRoot } from "../../src/cli/platform";
+import { openPlatform, projectRoot } from "../../tools/platform";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
 import { bundleWorker, seededState, workerdCpuSeconds, workerOptions } from "../helpers/workerd";

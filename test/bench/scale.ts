@@ -40,7 +40,7 @@ import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_readConfig } from "wrangler";
-import { projectRoot } from "../../src/cli/platform";
+import { projectRoot } from "../../tools/platform";
 import { SEARCH_PREFIX_LIST_SIZE, searchPrefixesOf } from "../../src/catalogue/searchPrefixes";
 import { run, wrangler } from "../helpers/workerd";
 import { syntheticCompanies } from "./syntheticCatalogue";

@@ -4,7 +4,7 @@ import { AxeBuilder } from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../src/cli/platform";
+import { projectRoot } from "../../tools/platform";
 import { launchChromium } from "./chromium";
 import { type RunningWorker, STRIPE_WEBHOOK_SECRET, startWorker } from "./worker";
 

@@ -6,7 +6,7 @@ import { addCompany } from "../helpers/catalogue";
 import { assetKeyOf, BASE, freshKey } from "../lookup/helpers";
 
 // The curated mapping itself, as the seed reads it: a brand's other hosts are whatever it lists.
-const files = import.meta.glob("../../src/cli/seed/brands/*.jsonl", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const files = import.meta.glob("../../data/seed/brands/*.jsonl", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 const brands = Object.values(files).flatMap((text) =>
   text
     .split("\n")

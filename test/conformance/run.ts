@@ -37,7 +37,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { createAccount } from "../../src/accounts/accounts";
-import { openPlatform, projectRoot } from "../../src/cli/platform";
+import { openPlatform, projectRoot } from "../../tools/platform";
 import { accessTokenThroughOAuth } from "../helpers/oauthClient";
 import { bundleWorker, run, workerOptions, wrangler } from "../helpers/workerd";
 

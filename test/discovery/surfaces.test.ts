@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { LogoLookup } from "../../src/sdk";
+import { LogoLookup } from "../../packages/sdk/src";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { agent, structured } from "../mcp/helpers";

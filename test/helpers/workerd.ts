@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { importManifest } from "../../src/cli/importer/importManifest";
-import { projectRoot } from "../../src/cli/platform";
-import { writeSeedManifest } from "../../src/cli/seed/seed";
+import { importManifest } from "../../tools/importer/importManifest";
+import { projectRoot } from "../../tools/platform";
+import { writeSeedManifest } from "../../tools/seed/seed";
 
 /**
  * Running the Worker on workerd from Node, as the benchmarks and the conformance run do:

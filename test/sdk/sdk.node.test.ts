@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigurationError, LogoLookup, ServerError } from "../../src/sdk";
+import { ConfigurationError, LogoLookup, ServerError } from "../../packages/sdk/src";
 
 /** The SDK with Node's own fetch against real sockets: what fetch does with redirects and headers is Node's, not a stand-in's. */
 const KEY = `sk_${"a".repeat(32)}`;

@@ -11,7 +11,7 @@ import {
   NotFoundError,
   RateLimitError,
   ServerError,
-} from "../../src/sdk";
+} from "../../packages/sdk/src";
 import { normaliseDomain } from "../../src/lib/domain";
 import { errorCodes } from "../../src/lib/errors";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";

@@ -1,0 +1,117 @@
+/**
+ * npm run rerender -- [--remote] [--persist-to DIR] [--concurrency N]
+ *
+ * Prepares the renditions of every logo made by an older renditions version again, from the
+ * original kept beside it (src/images/renditions.ts, RENDITIONS_VERSION): after an upgrade that
+ * changes how renditions are made, and once after migrating to contrast-aware renditions. Only
+ * out-of-date logos are touched, each in the import's order (new objects, then the row, then
+ * the replaced objects), so it can be stopped and run again at any point, and a second run finds
+ * nothing to do. A progress bar (count, rate, ETA) shows on a terminal; otherwise a line every
+ * 100 logos. Prints a JSON summary; exits 0 when every logo was re-rendered, 2 when some failed
+ * (each reported on stderr), 1 when it could not run.
+ */
+import { SingleBar } from "cli-progress";
+import { sql } from "drizzle-orm";
+import { logos } from "../schema";
+import { replaceLogoImage } from "../src/catalogue/importLogo";
+import { withoutVector } from "../src/catalogue/preparedImage";
+import { DISCOVERED_SOURCE_SET } from "../src/catalogue/provenance";
+import { logosInIdOrder } from "../src/catalogue/queries";
+import type { Logo } from "../src/images/keys";
+import { RENDITIONS_VERSION } from "../src/images/renditions";
+import type { Db } from "../src/lib/db";
+import { parseCommandLine, storageOptions, UsageError, wholeNumber } from "./args";
+import { prepareOriginal } from "./importer/prepare";
+import { openPlatform } from "./platform";
+
+const BATCH = 50;
+const outOfDate = sql`json_extract(${logos.renditions}, '$.version') < ${RENDITIONS_VERSION}`;
+
+interface Report {
+  logos: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  failures: Array<{ logoId: number; error: string }>;
+}
+
+async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (report: Report) => void, onFailure: (failure: Report["failures"][number]) => void): Promise<Report> {
+  const report: Report = { logos: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
+  const fail = (logoId: number, error: string) => {
+    const failure = { logoId, error };
+    report.failed++;
+    report.failures.push(failure);
+    onFailure(failure);
+  };
+  const one = async (logo: Logo) => {
+    try {
+      const original = await bucket.get(logo.originalKey);
+      if (!original) return fail(logo.id, `original ${logo.originalKey} is missing`);
+      const prepared = await prepareOriginal(logo.format, new Uint8Array(await original.arrayBuffer()));
+      if (!prepared.ok) return fail(logo.id, prepared.error);
+      // A discovered SVG is a stranger's markup: stored without a vector, as discovery stores it.
+      const image = logo.sourceSet === DISCOVERED_SOURCE_SET ? withoutVector(prepared.logo) : prepared.logo;
+      const result = await replaceLogoImage(db, bucket, logo, image);
+      if (result.ok) report[result.value === "unchanged" ? "unchanged" : "updated"]++;
+      else fail(logo.id, result.error.message);
+    } catch (error) {
+      fail(logo.id, (error as Error).message);
+    } finally {
+      report.logos++;
+      onLogo(report);
+    }
+  };
+
+  // By id, from where the last batch ended: a logo that fails stays out of date and is not
+  // asked for again in this run.
+  let after = 0;
+  for (;;) {
+    const batch = await logosInIdOrder(db, { where: outOfDate, after, limit: BATCH });
+    if (batch.length === 0) break;
+    after = batch.at(-1)!.id;
+    const queue = [...batch];
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      for (let logo = queue.shift(); logo; logo = queue.shift()) await one(logo);
+    }));
+  }
+  report.failures.sort((a, b) => a.logoId - b.logoId);
+  return report;
+}
+
+try {
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), { ...storageOptions, concurrency: { type: "string", default: "4" } });
+  const usage = "usage: npm run rerender -- [--remote] [--persist-to DIR] [--concurrency 1-32]";
+  if (positionals.length > 0) throw new UsageError(usage);
+  const concurrency = wholeNumber(values.concurrency, usage, 1, 32);
+  const platform = await openPlatform({ remote: values.remote, persistTo: values["persist-to"] });
+  const started = Date.now();
+  const bar = process.stderr.isTTY
+    ? new SingleBar({ stream: process.stderr, format: "re-rendering {bar} {value}/{total} logos | {rate} logos/s | ETA {eta_formatted} | {failed} failed", hideCursor: true })
+    : undefined;
+  try {
+    const [{ total }] = (await platform.db.select({ total: sql<number>`count(*)` }).from(logos).where(outOfDate).all()) as [{ total: number }];
+    bar?.start(total, 0, { rate: "0.0", failed: 0 });
+    if (!bar) process.stderr.write(`re-rendering ${total} logos\n`);
+    const report = await rerender(
+      platform.db,
+      platform.bucket,
+      concurrency,
+      (r) => {
+        const rate = (r.logos / ((Date.now() - started) / 1000)).toFixed(1);
+        bar?.update(r.logos, { rate, failed: r.failed });
+        if (!bar && (r.logos % 100 === 0 || r.logos === total)) process.stderr.write(`${r.logos}/${total} logos, ${rate}/s, ${r.failed} failed\n`);
+      },
+      ({ logoId, error }) => process.stderr.write(`${bar ? "\r\x1b[K" : ""}logo ${logoId}: ${error}\n`),
+    );
+    bar?.stop();
+    console.log(JSON.stringify({ ...report, version: RENDITIONS_VERSION, seconds: Math.round((Date.now() - started) / 100) / 10 }));
+    process.exitCode = report.failed > 0 ? 2 : 0;
+  } finally {
+    bar?.stop();
+    await platform.dispose();
+  }
+} catch (error) {
+  console.error(JSON.stringify({ error: { message: (error as Error).message } }));
+  // Nothing ran: 2 would say that some logo could not be re-rendered.
+  process.exitCode = 1;
+}
