@@ -39,7 +39,10 @@ export const companies = sqliteTable(
     // Ordered as search ranks names: the better known first, then by id. A range of one name
     // key, or the first rows of a prefix range, is then read in the order it is shown.
     index("companies_name_key_idx").on(t.nameKey, sql`${t.prominence} desc`),
-    check("companies_brand_color_check", sql`${t.brandColor} IS NULL OR ${t.brandColor} GLOB '#[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'`),
+    check(
+      "companies_brand_color_check",
+      sql`${t.brandColor} IS NULL OR ${t.brandColor} GLOB '#[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'`,
+    ),
   ],
 );
 
@@ -105,11 +108,13 @@ export interface RenditionSet {
 const sha256 = customType<{ data: string; driverData: Uint8Array }>({
   dataType: () => "blob",
   toDriver(hex) {
-    if (!/^[0-9a-f]{64}$/.test(hex)) throw new TypeError(`a SHA-256 column takes 64 lower-case hex digits, not ${JSON.stringify(hex.slice(0, 80))}`);
+    if (!/^[0-9a-f]{64}$/.test(hex))
+      throw new TypeError(`a SHA-256 column takes 64 lower-case hex digits, not ${JSON.stringify(hex.slice(0, 80))}`);
     return fromHex(hex);
   },
   // D1 hands a BLOB back as an ArrayBuffer or, through some of its paths, an array of byte values.
-  fromDriver: (bytes: Uint8Array | ArrayBuffer | number[]) => toHex(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer ? bytes : Uint8Array.from(bytes)),
+  fromDriver: (bytes: Uint8Array | ArrayBuffer | number[]) =>
+    toHex(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer ? bytes : Uint8Array.from(bytes)),
 });
 
 export const logos = sqliteTable(

@@ -35,7 +35,8 @@ app.route("/", portalPages);
 // GET / with an HTML Accept only; anything else falls through to the lookup route below.
 app.route("/", landing);
 // A JSON client that misses a path gets a JSON answer, not a domain lookup's plain text.
-for (const prefix of ["/v1/*", "/apiaas/*", "/api/*"]) app.all(prefix, (c) => jsonError(c, "not_found", `No such endpoint: ${c.req.method} ${c.req.path}`));
+for (const prefix of ["/v1/*", "/apiaas/*", "/api/*"])
+  app.all(prefix, (c) => jsonError(c, "not_found", `No such endpoint: ${c.req.method} ${c.req.path}`));
 // Last: GET /{domain} takes every path the routes above do not.
 app.route("/", lookupRoutes);
 

@@ -18,7 +18,10 @@ const optionalUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).tr
 const providerUrl = (fallback: string) =>
   z
     .url({ protocol: /^https?$/ })
-    .refine((url) => url.startsWith("https:") || /^http:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:\/|$)/.test(url), "must be https (plain http only to localhost): the secret key goes with every call")
+    .refine(
+      (url) => url.startsWith("https:") || /^http:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:\/|$)/.test(url),
+      "must be https (plain http only to localhost): the secret key goes with every call",
+    )
     .default(fallback)
     .transform((v) => v.replace(/\/+$/, ""));
 
@@ -29,7 +32,10 @@ const blankAsUnset = (value: unknown) => (typeof value === "string" && value.tri
 export const varsSchema = z.object({
   // The service's URLs are this and a path (`${base}/assets/…`): a path or query of its own would break every one.
   PUBLIC_BASE_URL: optionalUrl
-    .refine((url) => url === "" || /^https?:\/\/[^/?#]+$/.test(url), "must be an origin, a scheme and a host with no path, query or fragment (https://logos.example.com)")
+    .refine(
+      (url) => url === "" || /^https?:\/\/[^/?#]+$/.test(url),
+      "must be an origin, a scheme and a host with no path, query or fragment (https://logos.example.com)",
+    )
     .default(""),
   CDN_URL: optionalUrl.default(""),
   LOOKUP_RESPONSE: z.enum(["redirect", "bytes"]).default("redirect"),

@@ -38,7 +38,7 @@ function importsOf(file: string): string[] {
         return false;
       }
     });
-    return found && found.startsWith(src) ? [found] : [];
+    return found?.startsWith(src) ? [found] : [];
   });
 }
 
@@ -82,7 +82,8 @@ const roomOf = (file: string) => file.split("/")[0]!;
 describe("the layout", () => {
   it("keeps src/ to the Worker: nothing in it imports tools/, data/, packages/ or anything outside it but schema/ and its version", () => {
     // The tables (schema/) and the service's version (package.json) are the Worker's own too.
-    const allowed = (target: string) => target.startsWith(`${src}/`) || target.startsWith(join(root, "schema")) || target === join(root, "package.json");
+    const allowed = (target: string) =>
+      target.startsWith(`${src}/`) || target.startsWith(join(root, "schema")) || target === join(root, "package.json");
     const outside = [...files.keys()].flatMap((file) =>
       specifiersOf(join(src, file))
         .filter((target) => !allowed(target))

@@ -11,7 +11,12 @@ describe("GET /health", () => {
   });
 
   it("row 11: a deployment missing production secrets says which, and what fails without them, never a value", async () => {
-    const deployed = { PUBLIC_BASE_URL: "https://logos.example.com", STRIPE_SECRET_KEY: undefined, STRIPE_WEBHOOK_SECRET: undefined, ANTHROPIC_API_KEY: undefined };
+    const deployed = {
+      PUBLIC_BASE_URL: "https://logos.example.com",
+      STRIPE_SECRET_KEY: undefined,
+      STRIPE_WEBHOOK_SECRET: undefined,
+      ANTHROPIC_API_KEY: undefined,
+    };
     const response = await fetchWith(deployed, "https://logos.example.com/health");
     expect(response.status).toBe(200);
     const body = (await response.json()) as { status: string; configuration: string; problems: string[] };
@@ -25,7 +30,10 @@ describe("GET /health", () => {
   });
 
   it("a deployment without the optional file API key says what is unavailable, and stays ok", async () => {
-    const response = await fetchWith({ PUBLIC_BASE_URL: "https://logos.example.com", ANTHROPIC_API_KEY: undefined }, "https://logos.example.com/health");
+    const response = await fetchWith(
+      { PUBLIC_BASE_URL: "https://logos.example.com", ANTHROPIC_API_KEY: undefined },
+      "https://logos.example.com/health",
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       status: "ok",
@@ -60,7 +68,10 @@ describe("GET /health", () => {
     const body = (await response.json()) as { problems: string[] };
     expect(body.problems.map((problem) => problem.split(":")[0]).sort()).toEqual(Object.keys(plain).sort());
     expect(body.problems[0]).toContain("must be https (plain http only to localhost)");
-    const local = await fetchWith({ STRIPE_API_BASE: "http://127.0.0.1:9", ANTHROPIC_BASE_URL: "http://localhost:8788" }, "https://logos.test/health");
+    const local = await fetchWith(
+      { STRIPE_API_BASE: "http://127.0.0.1:9", ANTHROPIC_BASE_URL: "http://localhost:8788" },
+      "https://logos.test/health",
+    );
     expect(local.status).toBe(200);
   });
 

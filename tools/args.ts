@@ -139,9 +139,14 @@ export const passwordOptions = {
  * else asked for at the terminal without echo, twice (a typo would set a password nobody
  * knows). `--password P` is refused with the way to do it instead.
  */
-export async function passwordOf(values: { password?: string | undefined; "password-stdin"?: boolean | undefined }, io: CommandIo): Promise<string> {
+export async function passwordOf(
+  values: { password?: string | undefined; "password-stdin"?: boolean | undefined },
+  io: CommandIo,
+): Promise<string> {
   if (values.password !== undefined) {
-    throw new UsageError("--password is not taken on the command line, where shell history and the process list keep it: type the password when asked, or pipe it in with --password-stdin");
+    throw new UsageError(
+      "--password is not taken on the command line, where shell history and the process list keep it: type the password when asked, or pipe it in with --password-stdin",
+    );
   }
   if (values["password-stdin"]) {
     const line = ((await io.stdin?.readAll()) ?? "").split(/\r?\n/, 1)[0] ?? "";
@@ -150,6 +155,7 @@ export async function passwordOf(values: { password?: string | undefined; "passw
   }
   if (!io.stdin?.isTTY) throw new UsageError("the password is asked for at a terminal; without one, pipe it in with --password-stdin");
   const password = await io.stdin.askHidden("Password: ");
-  if ((await io.stdin.askHidden("The same password again: ")) !== password) throw new UsageError("the two passwords differ; nothing was changed");
+  if ((await io.stdin.askHidden("The same password again: ")) !== password)
+    throw new UsageError("the two passwords differ; nothing was changed");
   return password;
 }

@@ -24,7 +24,11 @@ import { projectRoot } from "./platform";
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
 
 function secretsOnWorker(): string[] {
-  const listed = spawnSync(wrangler, ["secret", "list", "--format", "json"], { cwd: projectRoot, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  const listed = spawnSync(wrangler, ["secret", "list", "--format", "json"], {
+    cwd: projectRoot,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true" },
+  });
   if (listed.status !== 0) throw new Error(`wrangler secret list failed (are you logged in?):\n${listed.stderr}`);
   return (JSON.parse(listed.stdout) as { name: string }[]).map((secret) => secret.name);
 }
@@ -48,7 +52,11 @@ try {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const config = unstable_readConfig({ config: join(projectRoot, "wrangler.toml") }) as unknown as DeploymentConfig;
   const problems = deploymentProblems(config, values.remote ? secretsOnWorker() : null);
-  const bundled = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", ".wrangler/dry-run"], { cwd: projectRoot, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  const bundled = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", ".wrangler/dry-run"], {
+    cwd: projectRoot,
+    stdio: "inherit",
+    env: { ...process.env, CI: "true" },
+  });
   if (bundled.status !== 0) problems.push("the Worker does not bundle (see above)");
   if (values.remote) problems.push(...(await stripeWebhookProblems(config)));
   if (!values.remote) {
@@ -59,6 +67,8 @@ try {
   if (problems.length === 0) console.log("deploy:check: ready to deploy");
   process.exitCode = problems.length === 0 ? 0 : 1;
 } catch (error) {
-  console.error(`deploy:check: ${error instanceof UsageError ? `${error.message}\nusage: npm run deploy:check [-- --remote]` : (error as Error).message}`);
+  console.error(
+    `deploy:check: ${error instanceof UsageError ? `${error.message}\nusage: npm run deploy:check [-- --remote]` : (error as Error).message}`,
+  );
   process.exitCode = error instanceof UsageError ? 2 : 1;
 }

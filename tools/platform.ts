@@ -79,22 +79,40 @@ export async function writeStorageToolConfig(options: PlatformOptions, tool: str
  * proxies them to the account. No inspector: it would hand any process on the machine the
  * worker's token (and the R2 credentials an import passes it), which unstable_dev always opens.
  */
-export async function startToolWorker(entry: string, configPath: string, options: PlatformOptions, vars: Record<string, string> = {}): Promise<ToolWorker> {
+export async function startToolWorker(
+  entry: string,
+  configPath: string,
+  options: PlatformOptions,
+  vars: Record<string, string> = {},
+): Promise<ToolWorker> {
   // Tool workers never read `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const token = newToolToken();
   const worker = await (await wrangler()).unstable_startWorker({
     config: configPath,
     entrypoint: join(projectRoot, entry),
-    bindings: Object.fromEntries(Object.entries({ ...vars, TOOL_TOKEN: token }).map(([name, value]) => [name, { type: "plain_text", value }])),
+    bindings: Object.fromEntries(
+      Object.entries({ ...vars, TOOL_TOKEN: token }).map(([name, value]) => [name, { type: "plain_text", value }]),
+    ),
     // Tool workers bind no other Worker, so they stay out of wrangler's registry of dev sessions.
-    dev: { inspector: false, server: { hostname: "127.0.0.1", port: 0 }, persist: stateRoot(options), logLevel: "error", watch: false, registry: undefined },
+    dev: {
+      inspector: false,
+      server: { hostname: "127.0.0.1", port: 0 },
+      persist: stateRoot(options),
+      logLevel: "error",
+      watch: false,
+      registry: undefined,
+    },
   } as Parameters<Awaited<ReturnType<typeof wrangler>>["unstable_startWorker"]>[0]);
   await worker.ready;
   const url = await worker.url;
   return {
     url: url.origin,
-    fetch: async (path, init) => (await worker.fetch(new URL(path, url).href, { ...init, headers: { ...init.headers, ...toolAuthorization(token) } })) as unknown as Response,
+    fetch: async (path, init) =>
+      (await worker.fetch(new URL(path, url).href, {
+        ...init,
+        headers: { ...init.headers, ...toolAuthorization(token) },
+      })) as unknown as Response,
     stop: () => worker.dispose(),
   };
 }

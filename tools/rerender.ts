@@ -35,7 +35,13 @@ interface Report {
   failures: Array<{ logoId: number; error: string }>;
 }
 
-async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (report: Report) => void, onFailure: (failure: Report["failures"][number]) => void): Promise<Report> {
+async function rerender(
+  db: Db,
+  bucket: R2Bucket,
+  concurrency: number,
+  onLogo: (report: Report) => void,
+  onFailure: (failure: Report["failures"][number]) => void,
+): Promise<Report> {
   const report: Report = { logos: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
   const fail = (logoId: number, error: string) => {
     const failure = { logoId, error };
@@ -70,26 +76,37 @@ async function rerender(db: Db, bucket: R2Bucket, concurrency: number, onLogo: (
     if (batch.length === 0) break;
     after = batch.at(-1)!.id;
     const queue = [...batch];
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      for (let logo = queue.shift(); logo; logo = queue.shift()) await one(logo);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let logo = queue.shift(); logo; logo = queue.shift()) await one(logo);
+      }),
+    );
   }
   report.failures.sort((a, b) => a.logoId - b.logoId);
   return report;
 }
 
 try {
-  const { values, positionals } = parseCommandLine(process.argv.slice(2), { ...storageOptions, concurrency: { type: "string", default: "4" } });
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), {
+    ...storageOptions,
+    concurrency: { type: "string", default: "4" },
+  });
   const usage = "usage: npm run rerender -- [--remote] [--persist-to DIR] [--concurrency 1-32]";
   if (positionals.length > 0) throw new UsageError(usage);
   const concurrency = wholeNumber(values.concurrency, usage, 1, 32);
   const platform = await openPlatform({ remote: values.remote, persistTo: values["persist-to"] });
   const started = Date.now();
   const bar = process.stderr.isTTY
-    ? new SingleBar({ stream: process.stderr, format: "re-rendering {bar} {value}/{total} logos | {rate} logos/s | ETA {eta_formatted} | {failed} failed", hideCursor: true })
+    ? new SingleBar({
+        stream: process.stderr,
+        format: "re-rendering {bar} {value}/{total} logos | {rate} logos/s | ETA {eta_formatted} | {failed} failed",
+        hideCursor: true,
+      })
     : undefined;
   try {
-    const [{ total }] = (await platform.db.select({ total: sql<number>`count(*)` }).from(logos).where(outOfDate).all()) as [{ total: number }];
+    const [{ total }] = (await platform.db.select({ total: sql<number>`count(*)` }).from(logos).where(outOfDate).all()) as [
+      { total: number },
+    ];
     bar?.start(total, 0, { rate: "0.0", failed: 0 });
     if (!bar) process.stderr.write(`re-rendering ${total} logos\n`);
     const report = await rerender(
@@ -99,7 +116,8 @@ try {
       (r) => {
         const rate = (r.logos / ((Date.now() - started) / 1000)).toFixed(1);
         bar?.update(r.logos, { rate, failed: r.failed });
-        if (!bar && (r.logos % 100 === 0 || r.logos === total)) process.stderr.write(`${r.logos}/${total} logos, ${rate}/s, ${r.failed} failed\n`);
+        if (!bar && (r.logos % 100 === 0 || r.logos === total))
+          process.stderr.write(`${r.logos}/${total} logos, ${rate}/s, ${r.failed} failed\n`);
       },
       ({ logoId, error }) => process.stderr.write(`${bar ? "\r\x1b[K" : ""}logo ${logoId}: ${error}\n`),
     );

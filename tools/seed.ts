@@ -10,9 +10,16 @@ import { parseCommandLine, storageOptions, UsageError } from "./args";
 import { seedCatalogue } from "./seed/seed";
 
 try {
-  const { values, positionals } = parseCommandLine(process.argv.slice(2), { ...storageOptions, "plain-progress": { type: "boolean", default: false } });
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), {
+    ...storageOptions,
+    "plain-progress": { type: "boolean", default: false },
+  });
   if (positionals.length > 0) throw new UsageError("usage: npm run seed -- [--remote] [--persist-to DIR] [--plain-progress]");
-  const { failures, ...summary } = await seedCatalogue({ remote: values.remote, persistTo: values["persist-to"], plainProgress: values["plain-progress"] });
+  const { failures, ...summary } = await seedCatalogue({
+    remote: values.remote,
+    persistTo: values["persist-to"],
+    plainProgress: values["plain-progress"],
+  });
   console.log(JSON.stringify({ ...summary, failures }));
   process.exitCode = summary.failed > 0 ? 2 : 0;
 } catch (error) {

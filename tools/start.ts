@@ -10,7 +10,6 @@
  * environment variable of the same name.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { logos } from "../schema";
 import type { Db } from "../src/lib/db";
@@ -41,8 +40,13 @@ async function step<T>(job: () => T | Promise<T>): Promise<T> {
 
 function run(args: string[]) {
   // CI=true: wrangler answers its own confirmation prompts instead of waiting for a terminal.
-  const result = spawnSync(wrangler, args, { cwd: projectRoot, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, CI: "true" } });
-  if (result.status !== 0) stop(`wrangler ${args.join(" ")} failed${result.error ? `: ${result.error.message}` : " (its output is above)"}`);
+  const result = spawnSync(wrangler, args, {
+    cwd: projectRoot,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, CI: "true" },
+  });
+  if (result.status !== 0)
+    stop(`wrangler ${args.join(" ")} failed${result.error ? `: ${result.error.message}` : " (its output is above)"}`);
 }
 
 async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
@@ -95,7 +99,11 @@ Logo lookup is starting at ${base}
 `);
 
 const envFile = await step(() =>
-  writeOverrides(projectRoot, { ...process.env, ...localAddresses(devVars), ...localSigningSecret(devVars) }, join(projectRoot, ".wrangler", "tmp", "start.env")),
+  writeOverrides(
+    projectRoot,
+    { ...process.env, ...localAddresses(devVars), ...localSigningSecret(devVars) },
+    join(projectRoot, ".wrangler", "tmp", "start.env"),
+  ),
 );
 // One file, .dev.vars within it: wrangler given --env-file reads no .dev.vars of its own.
 const envFileArgs = envFile ? ["--env-file", envFile] : [];

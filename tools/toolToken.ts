@@ -17,7 +17,10 @@ export const toolAuthorization = (token: string) => ({ authorization: `Bearer ${
 export function fromTool(request: Request, token: string | undefined): boolean {
   if (!token) return false;
   const encoder = new TextEncoder();
-  return constantTimeEqual(encoder.encode(request.headers.get("authorization") ?? ""), encoder.encode(toolAuthorization(token).authorization));
+  return constantTimeEqual(
+    encoder.encode(request.headers.get("authorization") ?? ""),
+    encoder.encode(toolAuthorization(token).authorization),
+  );
 }
 
 export const NOT_FROM_TOOL = () => new Response("Unauthorized", { status: 401 });

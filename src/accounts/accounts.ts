@@ -12,10 +12,7 @@ export const emailSchema = z
   .pipe(z.email({ message: "must be an email address" }).max(254));
 
 /** Long enough to resist guessing, short enough that PBKDF2 input stays cheap. */
-export const passwordSchema = z
-  .string()
-  .min(10, "must be at least 10 characters")
-  .max(256, "must be at most 256 characters");
+export const passwordSchema = z.string().min(10, "must be at least 10 characters").max(256, "must be at most 256 characters");
 
 export const createAccountInput = z.object({
   email: emailSchema,
@@ -37,7 +34,8 @@ export async function createAccount(db: Db, raw: z.input<typeof createAccountInp
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
   const { email, password, plan } = parsed.data;
 
-  const emailTaken = async () => (await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } })) !== undefined;
+  const emailTaken = async () =>
+    (await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } })) !== undefined;
   const taken = fail("conflict", `An account with email ${email} already exists`);
   if (await emailTaken()) return taken;
 
@@ -127,11 +125,20 @@ export async function deleteAccount(
   ]);
   if (deleted.length === 0) {
     for (const keeper of keepers) {
-      if (await db.select({ id: accounts.id }).from(accounts).where(and(eq(accounts.id, accountId), keeper.holds)).get()) return fail("conflict", keeper.reason);
+      if (
+        await db
+          .select({ id: accounts.id })
+          .from(accounts)
+          .where(and(eq(accounts.id, accountId), keeper.holds))
+          .get()
+      )
+        return fail("conflict", keeper.reason);
     }
     // What kept it has let go since, or another deletion came first.
     const still = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get();
-    return still ? fail("conflict", "The account changed while it was being deleted: try again") : fail("not_found", `No account with id ${accountId}`);
+    return still
+      ? fail("conflict", "The account changed while it was being deleted: try again")
+      : fail("not_found", `No account with id ${accountId}`);
   }
   return ok({ id: accountId, email: existing.email, keysDeleted: keys[0]!.count, sessionsEnded: ended[0]!.count });
 }

@@ -37,7 +37,11 @@ export async function deviceToken(secret: string, account: DeviceAccount): Promi
 }
 
 /** The id of a token this service made for `account` under its present password, or null for anything else. */
-export async function knownDevice(secret: string | undefined, account: DeviceAccount | undefined, token: string | undefined): Promise<string | null> {
+export async function knownDevice(
+  secret: string | undefined,
+  account: DeviceAccount | undefined,
+  token: string | undefined,
+): Promise<string | null> {
   if (!secret || !account || !token || token.length > 100) return null;
   const match = /^([\w-]{22})\.([\w-]{43})$/.exec(token);
   if (!match) return null;

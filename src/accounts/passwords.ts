@@ -12,9 +12,7 @@ const HASH_BITS = 256;
 const SCHEME = "pbkdf2-sha256";
 
 async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, [
-    "deriveBits",
-  ]);
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
   const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, HASH_BITS);
   return new Uint8Array(bits);
 }
@@ -30,7 +28,9 @@ export async function hashPassword(password: string): Promise<string> {
  * does: the same scheme and iterations, a hash no password derives to. A constant, so that no
  * attempt pays for making it (the first miss in an isolate used to hash twice).
  */
-export const DECOY_HASH = [SCHEME, PBKDF2_ITERATIONS, toBase64(new Uint8Array(SALT_BYTES)), toBase64(new Uint8Array(HASH_BITS / 8))].join("$");
+export const DECOY_HASH = [SCHEME, PBKDF2_ITERATIONS, toBase64(new Uint8Array(SALT_BYTES)), toBase64(new Uint8Array(HASH_BITS / 8))].join(
+  "$",
+);
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, iterationText, saltText, hashText] = stored.split("$");

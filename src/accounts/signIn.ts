@@ -48,18 +48,12 @@ export interface SignedIn {
 /** What a sign-in with a wrong email or password is told, either way. */
 export const INVALID_CREDENTIALS = "Invalid email or password";
 
-
 /**
  * Checks the credentials of one attempt. Failures are `invalid_argument` (malformed),
  * `rate_limited` (with the seconds to wait in the message's `retryAfter`) or `unauthorized`,
  * which never says whether the email exists.
  */
-export async function signIn(
-  env: Env,
-  db: Db,
-  raw: unknown,
-  client: SignInClient,
-): Promise<Result<SignedIn> & { retryAfter?: number }> {
+export async function signIn(env: Env, db: Db, raw: unknown, client: SignInClient): Promise<Result<SignedIn> & { retryAfter?: number }> {
   const parsed = credentialsSchema.safeParse(raw);
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
   const { email, password } = parsed.data;
@@ -73,7 +67,12 @@ export async function signIn(
   // An unknown email is checked against a decoy, so that a miss takes as long as a wrong password.
   const valid = await verifyPassword(password, account?.passwordHash ?? DECOY_HASH);
   if (!account || !valid) return fail("unauthorized", INVALID_CREDENTIALS);
-  return ok({ id: account.id, email: account.email, plan: account.plan, checked: { email: account.email, passwordHash: account.passwordHash } });
+  return ok({
+    id: account.id,
+    email: account.email,
+    plan: account.plan,
+    checked: { email: account.email, passwordHash: account.passwordHash },
+  });
 }
 
 /**
@@ -82,7 +81,12 @@ export async function signIn(
  * from one address writes nothing per email. `device`: the id of a valid device token for the
  * email, whose own limit stands in for the per-account ones.
  */
-export function signInAllowed(env: Env, address: string, email: string, device: string | null = null): Promise<{ allowed: boolean; retryAfter: number }> {
+export function signInAllowed(
+  env: Env,
+  address: string,
+  email: string,
+  device: string | null = null,
+): Promise<{ allowed: boolean; retryAfter: number }> {
   return allowedBy(env, [
     [limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress],
     ...(device !== null
@@ -104,7 +108,10 @@ export function signUpAllowed(env: Env, address: string): Promise<{ allowed: boo
 }
 
 /** Each limiter in turn: its minute's limit, and a day's where one is given. */
-async function allowedBy(env: Env, limits: ReadonlyArray<readonly [name: string, perMinute: number, perDay?: number]>): Promise<{ allowed: boolean; retryAfter: number }> {
+async function allowedBy(
+  env: Env,
+  limits: ReadonlyArray<readonly [name: string, perMinute: number, perDay?: number]>,
+): Promise<{ allowed: boolean; retryAfter: number }> {
   const now = Date.now();
   for (const [name, perMinute, perDay] of limits) {
     const windows: LimitWindow[] = [{ name: "sign-in", period: "minute", limit: perMinute }];

@@ -3,7 +3,7 @@ import { publicBase } from "../env";
 import packageJson from "../../package.json";
 import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
-import { type ApiEnv } from "./auth";
+import type { ApiEnv } from "./auth";
 import { type OpenApiDocument, ReferencePage } from "./reference";
 import { registerGetCompany } from "./v1_companies_get";
 import { registerSearchCompanies } from "./v1_companies_search";

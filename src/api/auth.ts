@@ -24,11 +24,12 @@ export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   const key = bearer ? await verifyAskedKey(db, c.env, c.req.raw, bearer, defer, now) : null;
   if (key === "refused") return jsonError(c, "rate_limited", "Rate limit exceeded", unknownKeysRefusal(now));
-  if (!key || key.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");
+  if (key?.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");
 
   const decision = await consumeLookup(c.env, key, { now, defer });
   const limitHeaders = rateLimitHeaders(decision);
-  if (!decision.allowed) return jsonError(c, "rate_limited", "Rate limit exceeded", { ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
+  if (!decision.allowed)
+    return jsonError(c, "rate_limited", "Rate limit exceeded", { ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
   noteKeyUse(db, key.id, defer, now);
   c.set("key", key);
   await next();

@@ -47,22 +47,48 @@ function Endpoint(props: { method: string; path: string; operation: Operation })
         <span class="method">{method}</span>
         <code>{path}</code>
       </h2>
-      {operation.summary && <p><strong>{operation.summary}.</strong> {operation.description ?? ""}</p>}
+      {operation.summary && (
+        <p>
+          <strong>{operation.summary}.</strong> {operation.description ?? ""}
+        </p>
+      )}
       {operation.parameters && operation.parameters.length > 0 && (
         <table>
-          <thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Required</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Parameter</th>
+              <th>In</th>
+              <th>Type</th>
+              <th>Required</th>
+            </tr>
+          </thead>
           <tbody>
             {operation.parameters.map((p) => (
-              <tr><td><code>{p.name}</code></td><td>{p.in}</td><td>{range(p.schema)}</td><td>{p.required ? "yes" : "no"}</td></tr>
+              <tr>
+                <td>
+                  <code>{p.name}</code>
+                </td>
+                <td>{p.in}</td>
+                <td>{range(p.schema)}</td>
+                <td>{p.required ? "yes" : "no"}</td>
+              </tr>
             ))}
           </tbody>
         </table>
       )}
       <table>
-        <thead><tr><th>Status</th><th>Meaning</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Meaning</th>
+          </tr>
+        </thead>
         <tbody>
           {Object.entries(operation.responses ?? {}).map(([status, response]) => (
-            <tr><td>{status}</td><td>{response.description ?? ""}</td></tr>
+            <tr>
+              <td>{status}</td>
+              <td>{response.description ?? ""}</td>
+            </tr>
           ))}
         </tbody>
       </table>
@@ -82,10 +108,12 @@ export function ReferencePage(props: { document: OpenApiDocument }) {
       </head>
       <body>
         <main>
-          <h1>{document.info.title} <small>{document.info.version}</small></h1>
+          <h1>
+            {document.info.title} <small>{document.info.version}</small>
+          </h1>
           <p>
-            Every request carries a secret key as <code>Authorization: Bearer sk_…</code> (never in the URL) and counts as one
-            request of the key's lookup limits; answers are JSON, errors <code>{'{"error": "<message>", "code": "<code>"}'}</code>. The
+            Every request carries a secret key as <code>Authorization: Bearer sk_…</code> (never in the URL) and counts as one request of
+            the key's lookup limits; answers are JSON, errors <code>{'{"error": "<message>", "code": "<code>"}'}</code>. The
             machine-readable document is <a href="/openapi.json">/openapi.json</a>.
           </p>
           {Object.entries(document.paths ?? {}).flatMap(([path, methods]) =>

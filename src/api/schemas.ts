@@ -49,7 +49,10 @@ export const CompanyHit = z
     companyId: z.number().int().openapi({ example: 42 }),
     companyName: z.string().openapi({ example: "Stripe" }),
     domain: z.string().openapi({ example: "stripe.com" }),
-    brandColor: z.string().nullable().openapi({ description: "The company's brand colour (#rrggbb), where the catalogue knows it", example: "#635bff" }),
+    brandColor: z
+      .string()
+      .nullable()
+      .openapi({ description: "The company's brand colour (#rrggbb), where the catalogue knows it", example: "#635bff" }),
     matchedBy: z.enum(["domain", "ticker", "name"]),
   })
   .openapi("CompanyHit");
@@ -64,7 +67,9 @@ export const Logo = z
     url: z.url().openapi({ description: "Public, permanent PNG URL; add ?maxWidth=N to scale down" }),
     sourceSet: z.string(),
     licence: z.string(),
-    source: z.enum(["catalogue", "discovered"]).openapi({ description: "Imported into the catalogue, or discovered on the company's own site" }),
+    source: z
+      .enum(["catalogue", "discovered"])
+      .openapi({ description: "Imported into the catalogue, or discovered on the company's own site" }),
     sourceUrl: z.string().nullable().openapi({ description: "Where a discovered logo was fetched from" }),
     fetchedAt: z.string().nullable().openapi({ description: "When a discovered logo was fetched (ISO 8601)" }),
   })
@@ -89,13 +94,16 @@ export const Usage = z
   .object({
     plan: z.enum(["free", "launch", "growth", "enterprise"]),
     key: z.object({ id: z.string(), type: z.literal("secret") }),
-    lookups: z
-      .object({ minute: Window, month: Window })
-      .openapi({ description: "Lookups and REST calls: this key's in its minute, and the account's in its month (every key draws on the plan's monthly quota)" }),
+    lookups: z.object({ minute: Window, month: Window }).openapi({
+      description:
+        "Lookups and REST calls: this key's in its minute, and the account's in its month (every key draws on the plan's monthly quota)",
+    }),
     mcp: z
       .array(Window.extend({ window: z.enum(["day", "minute"]), toolset: z.enum(["seven", "three"]) }))
       .openapi({ description: "The account's MCP calls, one count, with each form's cap (/mcp and /mcp?toolset=three)" }),
     companiesToday: z.object({ current: z.number().int(), limit: z.number().int() }).nullable(),
-    discoveriesToday: Window.openapi({ description: "Discoveries of unknown domains the account's requests started today (UTC), against the plan's daily budget" }),
+    discoveriesToday: Window.openapi({
+      description: "Discoveries of unknown domains the account's requests started today (UTC), against the plan's daily budget",
+    }),
   })
   .openapi("Usage");

@@ -49,7 +49,10 @@ const lookup = secretKeyRoute({
         ticker: textParam("ticker", 32).optional().openapi({ example: "NASDAQ:AAPL" }),
         name: textParam("name", 500).optional().openapi({ example: "Stripe" }),
       })
-      .refine((q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1, "give exactly one of domain, ticker or name"),
+      .refine(
+        (q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1,
+        "give exactly one of domain, ticker or name",
+      ),
   },
   responses,
 });

@@ -9,7 +9,8 @@ const route = secretKeyRoute({
   method: "get",
   path: "/v1/companies/search",
   summary: "Search companies",
-  description: "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",
+  description:
+    "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",
   request: {
     query: z.object({
       q: textParam("q", 500).openapi({ example: "stripe" }),
@@ -23,7 +24,10 @@ const route = secretKeyRoute({
     }),
   },
   responses: {
-    200: { description: "Matching companies, best first", content: { "application/json": { schema: z.object({ results: z.array(CompanyHit) }) } } },
+    200: {
+      description: "Matching companies, best first",
+      content: { "application/json": { schema: z.object({ results: z.array(CompanyHit) }) } },
+    },
     ...commonErrors,
   },
 });

@@ -27,7 +27,14 @@ export function registerUsage(api: OpenAPIHono<ApiEnv>) {
     const plan = account?.plan ?? key.plan;
     const [lookups, usage] = await Promise.all([lookupUsage(c.env, { ...key, plan }), accountUsage(c.env, key.accountId, plan)]);
     return c.json(
-      { plan, key: { id: key.id, type: "secret" as const }, lookups, mcp: usage.mcpRequests, companiesToday: usage.companiesToday, discoveriesToday: usage.discoveriesToday },
+      {
+        plan,
+        key: { id: key.id, type: "secret" as const },
+        lookups,
+        mcp: usage.mcpRequests,
+        companiesToday: usage.companiesToday,
+        discoveriesToday: usage.discoveriesToday,
+      },
       200,
     );
   });

@@ -74,7 +74,8 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   if (key === null) return notFound();
   const url = new URL(c.req.url);
   // Each parameter once: a repeated one would be read one way here and another by the signature.
-  if (new Set(url.searchParams.keys()).size !== [...url.searchParams.keys()].length) return plainText("Invalid query: a parameter is repeated", 400);
+  if (new Set(url.searchParams.keys()).size !== [...url.searchParams.keys()].length)
+    return plainText("Invalid query: a parameter is repeated", 400);
   const params = query.safeParse(Object.fromEntries(url.searchParams));
   if (!params.success) return plainText(firstMessage(params.error), 400);
   const { maxWidth, width, format, theme } = params.data;
@@ -131,7 +132,8 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   // the resize itself never enlarging for maxWidth.
   const known = sourceWidth > 0;
   // The density multiplies what was asked, never past the stored width; the ladder still applies.
-  const densify = (w: number, round: (w: number) => number) => (dpr === 1 || !known ? w : exact ? Math.max(w, Math.min(w * dpr, sourceWidth)) : round(Math.max(w, Math.min(w * dpr, sourceWidth))));
+  const densify = (w: number, round: (w: number) => number) =>
+    dpr === 1 || !known ? w : exact ? Math.max(w, Math.min(w * dpr, sourceWidth)) : round(Math.max(w, Math.min(w * dpr, sourceWidth)));
   let target: number | undefined;
   if (askedWidth !== undefined) target = withinHeight(densify(askedWidth, ladderUp), sourceWidth, sourceHeight);
   else if (askedMax !== undefined) {
@@ -142,7 +144,12 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   const resized = target !== undefined && target !== sourceWidth;
   const variant = `w${resized ? target : "0"}-${output}${page ? `-${page}` : ""}`;
   const etag = `"${stored.etag}${variant === "w0-png" ? "" : `-${variant}`}"`;
-  const headers = new Headers({ "Content-Type": MIME_TYPES[output], "Cache-Control": IMMUTABLE, ETag: etag, "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)) });
+  const headers = new Headers({
+    "Content-Type": MIME_TYPES[output],
+    "Cache-Control": IMMUTABLE,
+    ETag: etag,
+    "X-Logo-Source": logoSourceOf(sourceSetOfKey(key)),
+  });
   if (known) {
     const served = resized && (width !== undefined || target! < sourceWidth) ? target! : sourceWidth;
     headers.set("X-Image-Width", String(served));
@@ -189,7 +196,11 @@ interface StoredObject {
 // depends on the stored width (an unsigned maxWidth) costs no storage call, as before it did.
 const storedObjects = new BoundedCache<string, StoredObject>(4096);
 
-async function storedObject(env: Pick<Env, "LOGOS" | "DB">, key: string, defer: (work: Promise<unknown>) => void): Promise<StoredObject | null> {
+async function storedObject(
+  env: Pick<Env, "LOGOS" | "DB">,
+  key: string,
+  defer: (work: Promise<unknown>) => void,
+): Promise<StoredObject | null> {
   const bucket = env.LOGOS;
   const remembered = storedObjects.get(key);
   if (remembered) return remembered;
@@ -201,7 +212,9 @@ async function storedObject(env: Pick<Env, "LOGOS" | "DB">, key: string, defer: 
     return stored;
   }
   // A greyscale rendition not asked for before is made now (src/images/greyOnDemand.ts).
-  const head = (await dependency("object storage", bucket.head(key))) ?? (await makeGrey(bucket, key, (grey) => namesGrey(createDb(env.DB), grey)))?.object;
+  const head =
+    (await dependency("object storage", bucket.head(key))) ??
+    (await makeGrey(bucket, key, (grey) => namesGrey(createDb(env.DB), grey)))?.object;
   if (!head) return null;
   const stored = { etag: head.etag, width: Number(head.customMetadata?.width ?? 0), height: Number(head.customMetadata?.height ?? 0) };
   storedObjects.set(key, stored);

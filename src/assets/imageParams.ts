@@ -18,4 +18,5 @@ export const densityRule = [
   { message: "Invalid retina: give dpr or retina, not both" },
 ] as const;
 
-export const densityOf = (q: { dpr?: string | undefined; retina?: boolean | undefined }) => (q.dpr ? Number(q.dpr) : q.retina ? 2 : 1) as Density;
+export const densityOf = (q: { dpr?: string | undefined; retina?: boolean | undefined }) =>
+  (q.dpr ? Number(q.dpr) : q.retina ? 2 : 1) as Density;

@@ -25,7 +25,11 @@ function signedText(url: URL): Uint8Array {
   return new TextEncoder().encode(`${url.pathname}?${new URLSearchParams(params)}`);
 }
 
-export async function signAssetUrl(secret: string | undefined, url: string, now = Date.now()): Promise<Result<{ url: string; expiresIn: number }>> {
+export async function signAssetUrl(
+  secret: string | undefined,
+  url: string,
+  now = Date.now(),
+): Promise<Result<{ url: string; expiresIn: number }>> {
   if (!secret) {
     console.error("signed URLs: SIGNED_URL_SECRET is not set");
     return fail("internal", "Unable to generate signed URL. Try again later");
@@ -60,7 +64,8 @@ export async function checkAssetSignature(secret: string | undefined, url: URL, 
   const signature = url.searchParams.get("signature");
   const expires = url.searchParams.get("expires");
   if (signature === null && expires === null) return "unsigned";
-  if (!secret || signature === null || (expires !== null && !/^\d{1,12}$/.test(expires)) || !/^[\w-]{43}$/.test(signature)) return "invalid";
+  if (!secret || signature === null || (expires !== null && !/^\d{1,12}$/.test(expires)) || !/^[\w-]{43}$/.test(signature))
+    return "invalid";
   const bytes = fromBase64Url(signature);
   // verify compares in constant time.
   const genuine = await crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, signedText(url));

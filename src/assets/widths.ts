@@ -5,7 +5,9 @@
  * it down), `maxWidth` down to the rung below (it is a maximum; below 16 it stays as asked). A lookup's redirect to a
  * width between the rungs carries a signature and gets its exact width.
  */
-export const WIDTH_LADDER = [16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1600, 2048, 2560, 3200] as const;
+export const WIDTH_LADDER = [
+  16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1600, 2048, 2560, 3200,
+] as const;
 
 export function ladderUp(width: number): number {
   return WIDTH_LADDER.find((rung) => rung >= width) ?? WIDTH_LADDER.at(-1)!;

@@ -27,7 +27,6 @@ import { paidPlans, STRIPE_UNAVAILABLE, stripeSdk } from "./stripe";
 export const billing = new Hono<AppEnv>();
 billing.onError(jsonErrorHandler("Billing failed. Try again later"));
 
-
 const NOT_SIGNED_IN = "Sign in to the portal or send a secret key as Authorization: Bearer sk_…";
 
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
@@ -131,7 +130,9 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
   const { db, caller } = asked;
   const { sessionId } = asked.input;
 
-  const row = await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, caller.accountId)) });
+  const row = await db.query.checkoutSessions.findFirst({
+    where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, caller.accountId)),
+  });
   // Another account's session is indistinguishable from an unknown one.
   if (!row) return jsonError(c, "not_found", "No checkout session with this id for your account");
   if (row.exchangedAt) return jsonError(c, "conflict", "The credentials of this checkout were already issued");

@@ -103,7 +103,10 @@ const stripeRef = z
   .union([z.string(), z.object({ id: z.string() })])
   .nullish()
   .transform((value) => (typeof value === "string" ? value : (value?.id ?? null)));
-const metadata = z.record(z.string(), z.string()).nullish().transform((value) => value ?? {});
+const metadata = z
+  .record(z.string(), z.string())
+  .nullish()
+  .transform((value) => value ?? {});
 
 const checkoutSessionSchema = z.object({
   id: z.string(),
@@ -147,7 +150,11 @@ function objectOf<T extends z.ZodType>(schema: T, event: Stripe.Event): z.output
 
 async function accountOfCustomer(db: Db, customerId: string | null): Promise<string | null> {
   if (!customerId) return null;
-  const row = await db.select({ accountId: billingAccounts.accountId }).from(billingAccounts).where(eq(billingAccounts.stripeCustomerId, customerId)).get();
+  const row = await db
+    .select({ accountId: billingAccounts.accountId })
+    .from(billingAccounts)
+    .where(eq(billingAccounts.stripeCustomerId, customerId))
+    .get();
   return row?.accountId ?? null;
 }
 
@@ -188,7 +195,9 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
       // at checkout, and Stripe's customer portal changes the price without updating it; only an
       // account on Free, whose subscription pays again, is given it rather than stay on Free.
       if (payingStatuses.has(status) && !sold) {
-        console.warn(`billing: subscription ${subscription.id} of account ${accountId} pays for price ${price ?? "(none)"}, which no STRIPE_PRICE_* names: the account keeps its plan`);
+        console.warn(
+          `billing: subscription ${subscription.id} of account ${accountId} pays for price ${price ?? "(none)"}, which no STRIPE_PRICE_* names: the account keeps its plan`,
+        );
       }
       return {
         accountId,

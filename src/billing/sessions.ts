@@ -24,7 +24,8 @@ export const returnPath = {
 };
 
 /** Where a paying customer changes plan: a second checkout would bill a second subscription beside the first. */
-const ALREADY_SUBSCRIBED = "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout";
+const ALREADY_SUBSCRIBED =
+  "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout";
 const unsettled = (status: string) =>
   `This account's subscription is ${status}: pay or cancel it with Manage billing on /portal/billing (Stripe's customer portal) before starting another checkout`;
 
@@ -43,7 +44,10 @@ export async function createCheckoutSession(
   const price = priceOf(env, plan);
   if (!price) return fail("invalid_argument", `The ${plan} plan is not sold through checkout here; contact us`);
   const [existing, account] = await Promise.all([
-    db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, accountId), columns: { stripeCustomerId: true, status: true } }),
+    db.query.billingAccounts.findFirst({
+      where: eq(billingAccounts.accountId, accountId),
+      columns: { stripeCustomerId: true, status: true },
+    }),
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { email: true } }),
   ]);
   if (existing && payingStatuses.has(existing.status)) return fail("conflict", ALREADY_SUBSCRIBED);
@@ -85,10 +89,16 @@ export async function createCheckoutSession(
   // was recorded. Whichever is recorded later settles the other as it would an earlier one, so
   // exactly one of them can be paid. "Later" by rowid, the order D1 committed them in (a
   // clock could disagree): the later always finds the earlier recorded.
-  const rivals = await settleOpenCheckouts(stripe, db, accountId, { after: settled.value.highest, before: own!.rowid, settled: settled.value.settled });
+  const rivals = await settleOpenCheckouts(stripe, db, accountId, {
+    after: settled.value.highest,
+    before: own!.rowid,
+    settled: settled.value.settled,
+  });
   if (!rivals.ok) {
     // Within what is left of the deadline; a session not expired here is recorded, so the next checkout expires it.
-    const given = await stripe.call("expiring a checkout session given up", (sdk, options) => sdk.checkout.sessions.expire(session.id, {}, options));
+    const given = await stripe.call("expiring a checkout session given up", (sdk, options) =>
+      sdk.checkout.sessions.expire(session.id, {}, options),
+    );
     if (given.ok) await recordExpired(db, session.id);
     return rivals;
   }
@@ -108,7 +118,8 @@ export function stillChargeable(accountId: string): AccountKeeper[] {
   return [
     {
       holds: sql`EXISTS (SELECT 1 FROM ${billingAccounts} WHERE ${and(eq(billingAccounts.accountId, accountId), notInArray(billingAccounts.status, [...endedStatuses]))})`,
-      reason: "This account has a Stripe subscription that has not ended: cancel it in Stripe first, so that nobody is charged for an account that is gone",
+      reason:
+        "This account has a Stripe subscription that has not ended: cancel it in Stripe first, so that nobody is charged for an account that is gone",
     },
     {
       holds: sql`EXISTS (SELECT 1 FROM ${checkoutSessions} WHERE ${and(eq(checkoutSessions.accountId, accountId), mayStillComplete(Date.now()))})`,
@@ -135,7 +146,9 @@ async function settleOpenCheckouts(
   only?: { after: number; before: number; settled: ReadonlySet<string> },
 ): Promise<Result<{ settled: ReadonlySet<string>; highest: number }>> {
   // Any session recorded from now on has a higher rowid: what a second pass looks at.
-  const highest = only ? 0 : ((await db.get<{ highest: number | null }>(sql`SELECT max(rowid) AS highest FROM ${checkoutSessions}`))?.highest ?? 0);
+  const highest = only
+    ? 0
+    : ((await db.get<{ highest: number | null }>(sql`SELECT max(rowid) AS highest FROM ${checkoutSessions}`))?.highest ?? 0);
   const earlier = await db
     .select({ id: checkoutSessions.id })
     .from(checkoutSessions)
@@ -182,7 +195,11 @@ async function settleOpenCheckouts(
  * expired. Those keep the account from being deleted, and are settled before another checkout.
  */
 function mayStillComplete(now: number) {
-  return and(isNull(checkoutSessions.completedAt), isNull(checkoutSessions.expiredAt), gt(checkoutSessions.createdAt, new Date(now - CHECKOUT_LIFETIME_MS)));
+  return and(
+    isNull(checkoutSessions.completedAt),
+    isNull(checkoutSessions.expiredAt),
+    gt(checkoutSessions.createdAt, new Date(now - CHECKOUT_LIFETIME_MS)),
+  );
 }
 
 /** A checkout Stripe says can no longer be paid (expired, or unknown to it): it keeps nothing waiting from now on. */
@@ -213,11 +230,15 @@ async function checkoutAtStripe(stripe: StripeCalls, id: string): Promise<Result
 const missingCustomer = (error: unknown) => missingAtStripe(error) && (error as { param?: string }).param === "customer";
 const CUSTOMER_GONE = "This account's billing details are no longer at Stripe: upgrade to a paid plan to start again";
 
-const JUST_PAID = "This account's last checkout was just paid: its plan changes within a minute (reload /portal/billing); change plans later with Manage billing";
+const JUST_PAID =
+  "This account's last checkout was just paid: its plan changes within a minute (reload /portal/billing); change plans later with Manage billing";
 
 /** The Stripe customer of an account, once a checkout made one. */
 export async function stripeCustomerOf(db: Db, accountId: string): Promise<string | null> {
-  const row = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, accountId), columns: { stripeCustomerId: true } });
+  const row = await db.query.billingAccounts.findFirst({
+    where: eq(billingAccounts.accountId, accountId),
+    columns: { stripeCustomerId: true },
+  });
   return row?.stripeCustomerId ?? null;
 }
 
@@ -253,7 +274,9 @@ export async function checkoutState(
   options: { askStripe?: boolean } = {},
 ): Promise<{ state: CheckoutState; payment: string | null }> {
   if (row.completedAt && !options.askStripe) return { state: "complete", payment: null };
-  const session = await new StripeCalls(env).call("retrieving a checkout session", (sdk, requestOptions) => sdk.checkout.sessions.retrieve(row.id, {}, requestOptions));
+  const session = await new StripeCalls(env).call("retrieving a checkout session", (sdk, requestOptions) =>
+    sdk.checkout.sessions.retrieve(row.id, {}, requestOptions),
+  );
   if (!session.ok) {
     if (row.completedAt) return { state: "complete", payment: null };
     return { state: session.error.code === "unavailable" ? "unavailable" : "misconfigured", payment: null };

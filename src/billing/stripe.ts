@@ -97,12 +97,18 @@ export class StripeCalls {
   private failure(what: string, cause: unknown): { ok: false; error: AppError } {
     const error = (cause ?? {}) as StripeErrorFields;
     const refused = refusedByStripe(cause);
-    const kind = [error.type, [error.statusCode, error.rawType, error.code].filter(Boolean).join(" "), error.param && `param ${error.param}`]
+    const kind = [
+      error.type,
+      [error.statusCode, error.rawType, error.code].filter(Boolean).join(" "),
+      error.param && `param ${error.param}`,
+    ]
       .filter(Boolean)
       .join(", ");
     const detail = `${kind ? `${kind}: ` : ""}${this.redacted(cause instanceof Error ? cause.message : String(cause))}`;
     if (refused) {
-      console.error(`billing: ${what}: Stripe refused the service's configuration (${detail}); check STRIPE_SECRET_KEY, STRIPE_PRICE_* and the Stripe account's settings`);
+      console.error(
+        `billing: ${what}: Stripe refused the service's configuration (${detail}); check STRIPE_SECRET_KEY, STRIPE_PRICE_* and the Stripe account's settings`,
+      );
       return fail("internal", MISCONFIGURED);
     }
     console.error(`billing: ${what}: Stripe unavailable (${detail})`);

@@ -1,7 +1,26 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { type Company, companies, companyDomains, companyTickers, type LogoRow, type LogoTone, type LogoVariant, logos } from "../../schema";
-import { derivedRenditions, type Logo, type LogoKeys, logoKeys, logoObjectKeys, type RenditionSet, renditionKey, vectorKey, withKeys } from "../images/keys";
+import {
+  type Company,
+  companies,
+  companyDomains,
+  companyTickers,
+  type LogoRow,
+  type LogoTone,
+  type LogoVariant,
+  logos,
+} from "../../schema";
+import {
+  derivedRenditions,
+  type Logo,
+  type LogoKeys,
+  logoKeys,
+  logoObjectKeys,
+  type RenditionSet,
+  renditionKey,
+  vectorKey,
+  withKeys,
+} from "../images/keys";
 import type { RenditionFiles } from "../images/prepared";
 import { RENDITIONS_VERSION } from "../images/renditions";
 import type { CatalogueDb } from "../lib/db";
@@ -81,7 +100,12 @@ export interface StoredLogoKey {
  * image work up front. None for a logo made by an older renditions version: its image is made
  * again (planWrites), so it must be converted like a changed file.
  */
-export async function storedSourceHash(db: CatalogueDb, domains: string[], variant: LogoVariant, sourceSet: string): Promise<string | null> {
+export async function storedSourceHash(
+  db: CatalogueDb,
+  domains: string[],
+  variant: LogoVariant,
+  sourceSet: string,
+): Promise<string | null> {
   return (await storedSourceHashes(db, [{ domains, variant, sourceSet }]))[0]!;
 }
 
@@ -132,9 +156,22 @@ export async function importCompanyLogo(
  * bad input fails alone; unless the storage failed (`unavailable`: objects refused, the
  * database locked or unreachable), which fails them all.
  */
-export async function importCompanyLogos(db: CatalogueDb, bucket: ObjectStore, items: LogoImport[], now = new Date()): Promise<Array<Result<ImportedLogo>>> {
+export async function importCompanyLogos(
+  db: CatalogueDb,
+  bucket: ObjectStore,
+  items: LogoImport[],
+  now = new Date(),
+): Promise<Array<Result<ImportedLogo>>> {
   if (items.length === 0) return [];
-  const plan = await planWrites(db, await readCatalogue(db, items.map((item) => item.input)), items, now);
+  const plan = await planWrites(
+    db,
+    await readCatalogue(
+      db,
+      items.map((item) => item.input),
+    ),
+    items,
+    now,
+  );
   const written = await writePlan(db, bucket, plan, now);
   if (!written.ok) {
     if (items.length === 1) return [written];
@@ -245,7 +282,11 @@ function tickerCandidates(symbol: string): string[] {
  * listings, each found by its exchange; one held without an exchange is found by any exchange
  * that holds none of its own (findCompanyByTicker), so it may stand beside them.
  */
-function otherHolder(state: CatalogueState, ticker: { symbol: string; exchange: string }, company: CompanyState | undefined): HeldTicker | undefined {
+function otherHolder(
+  state: CatalogueState,
+  ticker: { symbol: string; exchange: string },
+  company: CompanyState | undefined,
+): HeldTicker | undefined {
   for (const spelling of tickerSpellings(ticker.symbol)) {
     const held = state.tickers.get(spelling)?.find((h) => h.company !== company && h.exchange === ticker.exchange);
     if (held) return held;
@@ -268,18 +309,21 @@ async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[]): Promi
   const tickers = JSON.stringify([...new Set(inputs.flatMap((i) => (i.ticker ? tickerCandidates(i.ticker.symbol) : [])))]);
   const owningCompany = db.select({ id: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named));
   const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers] = await db.batch([
-    db.select({ domain: companyDomains.domain, companyId: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named)),
+    db
+      .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
+      .from(companyDomains)
+      .where(inArray(companyDomains.domain, named)),
     db.select().from(companies).where(inArray(companies.id, owningCompany)),
     db
       .select({ domain: companyDomains.domain, companyId: companyDomains.companyId, isPrimary: companyDomains.isPrimary })
       .from(companyDomains)
       .where(inArray(companyDomains.companyId, owningCompany)),
     db.select().from(logos).where(inArray(logos.companyId, owningCompany)),
+    db.select().from(companyTickers).where(sql`${companyTickers.ticker} IN (SELECT value FROM json_each(${tickers}))`),
     db
-      .select()
+      .select({ ticker: companyTickers.ticker, companyId: companyTickers.companyId })
       .from(companyTickers)
-      .where(sql`${companyTickers.ticker} IN (SELECT value FROM json_each(${tickers}))`),
-    db.select({ ticker: companyTickers.ticker, companyId: companyTickers.companyId }).from(companyTickers).where(inArray(companyTickers.companyId, owningCompany)),
+      .where(inArray(companyTickers.companyId, owningCompany)),
   ]);
   const byId = new Map<number, CompanyState>();
   const company = (id: number) => {
@@ -332,7 +376,12 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
     const tickerHolder = input.ticker && otherHolder(state, input.ticker, company);
     if (tickerHolder) {
       const as = tickerHolder.symbol === input.ticker!.symbol ? "" : ` as ${tickerHolder.symbol}`;
-      plan.decisions.push(fail("conflict", `ticker ${input.ticker!.symbol} already belongs to another company${as}${tickerHolder.exchange ? ` on ${tickerHolder.exchange}` : ""}`));
+      plan.decisions.push(
+        fail(
+          "conflict",
+          `ticker ${input.ticker!.symbol} already belongs to another company${as}${tickerHolder.exchange ? ` on ${tickerHolder.exchange}` : ""}`,
+        ),
+      );
       continue;
     }
 
@@ -351,13 +400,16 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
           (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
           stored.prominence !== prominence));
     const { ticker } = input;
-    const tickerMissing = ticker !== undefined && !state.tickers.get(ticker.symbol)?.some((h) => h.symbol === ticker.symbol && h.exchange === ticker.exchange);
+    const tickerMissing =
+      ticker !== undefined && !state.tickers.get(ticker.symbol)?.some((h) => h.symbol === ticker.symbol && h.exchange === ticker.exchange);
     const licence = input.licence ?? existingLogo?.licence ?? "unknown";
     // Renditions made by an older renditions version are made again, as if the file had changed.
-    const imageChanged = !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditionsVersion < RENDITIONS_VERSION;
+    const imageChanged =
+      !existingLogo || existingLogo.sourceHash !== input.sourceHash || existingLogo.renditionsVersion < RENDITIONS_VERSION;
     const provenanceChanged =
       input.provenance !== undefined &&
-      (existingLogo?.sourceUrl !== input.provenance.sourceUrl || existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
+      (existingLogo?.sourceUrl !== input.provenance.sourceUrl ||
+        existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
     const logoRowChanged = imageChanged || existingLogo.licence !== licence || provenanceChanged;
 
     if (company && existingLogo && !companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
@@ -393,8 +445,22 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       updatedAt: now,
       ...(input.brandColor !== undefined ? { brandColor: input.brandColor } : {}),
     };
-    const owner: CompanyState = company ?? { id: undefined, createdBy: statements.length, primaryDomain, row: undefined, domains: [], tickers: [], logos: new Map() };
-    if (!company) statements.push(db.insert(companies).values({ ...companyValues, createdAt: now }).returning({ id: companies.id }));
+    const owner: CompanyState = company ?? {
+      id: undefined,
+      createdBy: statements.length,
+      primaryDomain,
+      row: undefined,
+      domains: [],
+      tickers: [],
+      logos: new Map(),
+    };
+    if (!company)
+      statements.push(
+        db
+          .insert(companies)
+          .values({ ...companyValues, createdAt: now })
+          .returning({ id: companies.id }),
+      );
     else if (companyChanged) statements.push(db.update(companies).set(companyValues).where(eq(companies.id, companyRef)));
     if (companyChanged) owner.row = { brandColor: null, ...owner.row, ...companyValues };
     for (const [index, domain] of newDomains.entries()) {
@@ -403,7 +469,9 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
       owner.domains.push(domain);
     }
     if (ticker && tickerMissing) {
-      statements.push(db.insert(companyTickers).values({ ticker: ticker.symbol, exchange: ticker.exchange, companyId: companyRef as number }));
+      statements.push(
+        db.insert(companyTickers).values({ ticker: ticker.symbol, exchange: ticker.exchange, companyId: companyRef as number }),
+      );
       holdTicker(state, { ...ticker, company: owner });
       owner.tickers.push(ticker.symbol);
     }
@@ -420,9 +488,10 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
         ...(put ? { ...put.columns, sourceHash: input.sourceHash } : {}),
       };
       if (existingLogo) {
-        const which = existingLogo.id !== undefined
-          ? eq(logos.id, existingLogo.id)
-          : and(eq(logos.companyId, companyRef), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet));
+        const which =
+          existingLogo.id !== undefined
+            ? eq(logos.id, existingLogo.id)
+            : and(eq(logos.companyId, companyRef), eq(logos.variant, input.variant), eq(logos.sourceSet, input.sourceSet));
         statements.push(db.update(logos).set(logoValues).where(which));
       } else {
         logo = {
@@ -486,12 +555,17 @@ async function planWrites(db: CatalogueDb, state: CatalogueState, items: LogoImp
 }
 
 function listed(row: NonNullable<CompanyState["row"]>, tickers: string[]): ListedCompany {
-  return { prefixes: searchPrefixesOf({ nameKey: row.nameKey, name: row.name, aliases: row.aliases, tickers }), prominence: row.prominence };
+  return {
+    prefixes: searchPrefixesOf({ nameKey: row.nameKey, name: row.name, aliases: row.aliases, tickers }),
+    prominence: row.prominence,
+  };
 }
 
 /** A company of the catalogue by id; one created earlier in this write by its primary domain. */
 function referenceTo(company: CompanyState): SQL | number {
-  return company.id ?? sql`(SELECT ${companyDomains.companyId} FROM ${companyDomains} WHERE ${companyDomains.domain} = ${company.primaryDomain})`;
+  return (
+    company.id ?? sql`(SELECT ${companyDomains.companyId} FROM ${companyDomains} WHERE ${companyDomains.domain} = ${company.primaryDomain})`
+  );
 }
 
 /** Objects first, then the rows in one batch, the replaced objects retired in it (retiredObjects.ts). */
@@ -507,9 +581,15 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan, 
     if (plan.witness && (await rowsWritten(db, plan.witness))) return;
     const keys = puts.flatMap((logo) => logo.keys.filter((key) => !logo.storedKeys.includes(key)));
     const retired = await retiredAmong(db, keys);
-    await deleteAll(bucket, keys.filter((key) => !retired.has(key)));
+    await deleteAll(
+      bucket,
+      keys.filter((key) => !retired.has(key)),
+    );
   };
-  const stored = await putImages(bucket, puts.map((logo) => logo.put!));
+  const stored = await putImages(
+    bucket,
+    puts.map((logo) => logo.put!),
+  );
   if (!stored.ok) {
     await unwind().catch(() => undefined);
     return stored;
@@ -517,7 +597,15 @@ async function writePlan(db: CatalogueDb, bucket: ObjectStore, plan: WritePlan, 
 
   // The replaced images' objects are unreferenced once the batch commits; redirects cached before it still lead to them.
   const replaced = plan.logos.flatMap((logo) => logo.storedKeys.filter((key) => !logo.keys.includes(key)));
-  const statements = [...plan.statements, ...retirements(db, replaced, puts.flatMap((logo) => logo.keys), now)];
+  const statements = [
+    ...plan.statements,
+    ...retirements(
+      db,
+      replaced,
+      puts.flatMap((logo) => logo.keys),
+      now,
+    ),
+  ];
   let results: unknown[];
   try {
     results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
@@ -562,11 +650,21 @@ async function rowsWritten(db: CatalogueDb, row: SQL | undefined): Promise<boole
  * the replaced objects. A logo already at `image`'s renditions version with the same master is
  * left as it is, so running it again changes nothing.
  */
-export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, logo: Logo, image: PreparedImage, now = new Date()): Promise<Result<ImportOutcome>> {
+export async function replaceLogoImage(
+  db: CatalogueDb,
+  bucket: ObjectStore,
+  logo: Logo,
+  image: PreparedImage,
+  now = new Date(),
+): Promise<Result<ImportOutcome>> {
   if (logo.renditions.version === image.renditions.version && logo.contentHash === image.contentHash) return ok("unchanged");
   const stored = storedImage(logo, image);
   const kept = stored.objectKeys;
-  const unwind = () => deleteAll(bucket, kept.filter((key) => !logoObjectKeys(logo).includes(key))).catch(() => undefined);
+  const unwind = () =>
+    deleteAll(
+      bucket,
+      kept.filter((key) => !logoObjectKeys(logo).includes(key)),
+    ).catch(() => undefined);
   const put = await putImages(bucket, [stored]);
   if (!put.ok) {
     await unwind();
@@ -589,7 +687,14 @@ export async function replaceLogoImage(db: CatalogueDb, bucket: ObjectStore, log
   }
   // Retired once the row names the new image; should that fail, they stay as orphans (an orphan costs storage, a missing object breaks a logo).
   await db
-    .batch(retirements(db, logoObjectKeys(logo).filter((key) => !kept.includes(key)), kept, now) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])
+    .batch(
+      retirements(
+        db,
+        logoObjectKeys(logo).filter((key) => !kept.includes(key)),
+        kept,
+        now,
+      ) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]],
+    )
     .catch((error) => console.error(`logo ${logo.id}: replaced objects not retired`, error));
   await sweep(db, bucket, now);
   return ok("updated");
@@ -652,8 +757,16 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
     const { version } = image.renditions;
     const all: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
       [keys.masterKey, image.files.master, png],
-      ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [renditionKey(keys.masterKey, rendition, version), image.files[rendition], png]),
-      [vectorKey(keys.masterKey, version), image.renditions.vector ? image.vector : null, { httpMetadata: { contentType: "image/svg+xml" } }],
+      ...derivedRenditions.map((rendition): [string, Uint8Array | undefined, R2PutOptions] => [
+        renditionKey(keys.masterKey, rendition, version),
+        image.files[rendition],
+        png,
+      ]),
+      [
+        vectorKey(keys.masterKey, version),
+        image.renditions.vector ? image.vector : null,
+        { httpMetadata: { contentType: "image/svg+xml" } },
+      ],
       [keys.originalKey, image.original, original],
     ];
     return all.filter((object): object is [string, Uint8Array, R2PutOptions] => Boolean(object[1]));

@@ -15,7 +15,8 @@ export const DISCOVERED_SOURCE_SET = "discovered";
  */
 export const DISCOVERED_PROMINENCE = -1;
 
-export const logoSourceOf = (sourceSet: string): "catalogue" | "discovered" => (sourceSet === DISCOVERED_SOURCE_SET ? "discovered" : "catalogue");
+export const logoSourceOf = (sourceSet: string): "catalogue" | "discovered" =>
+  sourceSet === DISCOVERED_SOURCE_SET ? "discovered" : "catalogue";
 
 /** Discovered logos are fetched again in the background once they are this old. */
 export const DISCOVERED_REFRESH_MS = 30 * 24 * 60 * 60 * 1000;

@@ -77,7 +77,9 @@ function companyByTicker(db: CatalogueDb, input: string) {
   const spellings = tickerSpellings(symbol);
   return companyWithPrimaryDomain(db)
     .innerJoin(companyTickers, eq(companyTickers.companyId, companies.id))
-    .where(and(inArray(companyTickers.ticker, spellings), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])))
+    .where(
+      and(inArray(companyTickers.ticker, spellings), exchange === undefined ? undefined : inArray(companyTickers.exchange, [exchange, ""])),
+    )
     .orderBy(
       ...(exchange === undefined ? [] : [desc(sql`${companyTickers.exchange} = ${exchange}`)]),
       desc(sql`${companyTickers.ticker} = ${symbol}`),
@@ -100,7 +102,13 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
     const key = nameKey(asked);
     if (key === "") continue;
     const found = await db
-      .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor, prominence: companies.prominence })
+      .select({
+        companyId: companies.id,
+        companyName: companies.name,
+        domain: companyDomains.domain,
+        brandColor: companies.brandColor,
+        prominence: companies.prominence,
+      })
       .from(companies)
       .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
       .where(eq(companies.nameKey, key))
@@ -128,7 +136,10 @@ async function catalogueCompanyAliased(db: CatalogueDb, asked: string, key: stri
   const owners = (await rowsOf(db, otherCandidates(words, ALIAS_CANDIDATES, null)))
     .filter((row) => row.prominence >= 0)
     .sort((x, y) => y.prominence - x.prominence || x.companyId - y.companyId);
-  const kept = await aliasesOfCompanies(db, owners.map((row) => row.companyId));
+  const kept = await aliasesOfCompanies(
+    db,
+    owners.map((row) => row.companyId),
+  );
   const owner = owners.find((row) => kept.get(row.companyId)?.aliases.some((alias) => nameKey(alias) === key));
   return owner ? { companyId: owner.companyId, companyName: owner.companyName, domain: owner.domain, brandColor: owner.brandColor } : null;
 }
@@ -143,7 +154,31 @@ const ALIAS_CANDIDATES = 40;
  * Johnson"). Dropped only when the name as written found nothing, and only where they stand so:
  * "Inc Magazine" and "Limited Brands" keep their words.
  */
-const LEGAL_FORMS = new Set(["inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp", "lp", "plc", "ag", "gmbh", "sa", "nv", "bv", "se", "spa", "oy", "ab", "as", "kk"]);
+const LEGAL_FORMS = new Set([
+  "inc",
+  "incorporated",
+  "corp",
+  "corporation",
+  "co",
+  "company",
+  "ltd",
+  "limited",
+  "llc",
+  "llp",
+  "lp",
+  "plc",
+  "ag",
+  "gmbh",
+  "sa",
+  "nv",
+  "bv",
+  "se",
+  "spa",
+  "oy",
+  "ab",
+  "as",
+  "kk",
+]);
 const bare = (word: string) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
 
 /**
@@ -216,8 +251,16 @@ export async function searchCompanies(db: CatalogueDb, query: string, limit: num
   // here: asked for more than are kept, so that they do not fill the answer's places.
   const found = await searchAsWritten(db, variants.at(-1)!, Math.max(limit, RETRY_CANDIDATES));
   const byName = found.filter((hit) => hit.matchedBy === "name" && !keys.has(nameKey(hit.companyName)));
-  const aliased = await aliasesOfCompanies(db, byName.map((hit) => hit.companyId));
-  const kept = found.filter((hit) => hit.matchedBy !== "name" || keys.has(nameKey(hit.companyName)) || (aliased.get(hit.companyId)?.aliases ?? []).some((alias) => keys.has(nameKey(alias))));
+  const aliased = await aliasesOfCompanies(
+    db,
+    byName.map((hit) => hit.companyId),
+  );
+  const kept = found.filter(
+    (hit) =>
+      hit.matchedBy !== "name" ||
+      keys.has(nameKey(hit.companyName)) ||
+      (aliased.get(hit.companyId)?.aliases ?? []).some((alias) => keys.has(nameKey(alias))),
+  );
   return kept.slice(0, limit);
 }
 
@@ -227,7 +270,11 @@ const RETRY_CANDIDATES = 25;
 /** The aliases and prominence of a few companies, by id. */
 async function aliasesOfCompanies(db: CatalogueDb, ids: number[]): Promise<Map<number, { aliases: string[]; prominence: number }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select({ id: companies.id, aliases: companies.aliases, prominence: companies.prominence }).from(companies).where(inArray(companies.id, ids)).all();
+  const rows = await db
+    .select({ id: companies.id, aliases: companies.aliases, prominence: companies.prominence })
+    .from(companies)
+    .where(inArray(companies.id, ids))
+    .all();
   return new Map(rows.map(({ id, ...company }) => [id, company]));
 }
 
@@ -287,7 +334,8 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
       .map((row) => {
         if (row.tier !== TIER_OTHER) return row;
         const named = byName ? nameKey(row.companyName) : "";
-        if (byName && named.startsWith(key)) return { ...row, tier: row.prominence < 0 ? TIER_DISCOVERED : TIER_NAMED, distant: named === key ? 0 : 1 };
+        if (byName && named.startsWith(key))
+          return { ...row, tier: row.prominence < 0 ? TIER_DISCOVERED : TIER_NAMED, distant: named === key ? 0 : 1 };
         return row.prominence < 0 ? { ...row, tier: TIER_DISCOVERED, distant: 2 } : row;
       })
       .sort((x, y) => x.tier - y.tier || x.distant - y.distant || y.prominence - x.prominence || x.companyId - y.companyId);
@@ -326,7 +374,6 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
     })
     .from(sql`(${arms})`);
 }
-
 
 /**
  * The text whose words (indexedWords) the full-text index holds of the company row `c`, from
@@ -491,7 +538,11 @@ export interface CompanyDetail extends CompanyMatch {
 export async function companyDetail(db: CatalogueDb, companyId: number): Promise<CompanyDetail | null> {
   const [company, domains, tickers, companyLogos] = await db.batch([
     db.select().from(companies).where(eq(companies.id, companyId)),
-    db.select().from(companyDomains).where(eq(companyDomains.companyId, companyId)).orderBy(desc(companyDomains.isPrimary), asc(companyDomains.domain)),
+    db
+      .select()
+      .from(companyDomains)
+      .where(eq(companyDomains.companyId, companyId))
+      .orderBy(desc(companyDomains.isPrimary), asc(companyDomains.domain)),
     db.select().from(companyTickers).where(eq(companyTickers.companyId, companyId)).orderBy(asc(companyTickers.ticker)),
     db.select().from(logos).where(eq(logos.companyId, companyId)).orderBy(asc(logos.variant), asc(logos.id)),
   ]);
@@ -513,7 +564,13 @@ export async function companyDetail(db: CatalogueDb, companyId: number): Promise
 /** A logo by id, with the company it belongs to. */
 export async function findLogo(db: CatalogueDb, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
   const row = await db
-    .select({ logo: logos, companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
+    .select({
+      logo: logos,
+      companyId: companies.id,
+      companyName: companies.name,
+      domain: companyDomains.domain,
+      brandColor: companies.brandColor,
+    })
     .from(logos)
     .innerJoin(companies, eq(companies.id, logos.companyId))
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
@@ -531,7 +588,12 @@ type FoundCompany = Pick<CompanyMatch, "companyId" | "domain">;
 export async function logosOfCompanies(db: CatalogueDb, found: FoundCompany[]): Promise<Logo[]> {
   if (found.length === 0) return [];
   const primaries = new Map(found.map((company) => [company.companyId, company.domain]));
-  const rows = await db.select().from(logos).where(inArray(logos.companyId, [...primaries.keys()])).orderBy(asc(logos.variant), asc(logos.id)).all();
+  const rows = await db
+    .select()
+    .from(logos)
+    .where(inArray(logos.companyId, [...primaries.keys()]))
+    .orderBy(asc(logos.variant), asc(logos.id))
+    .all();
   return rows.map((row) => withKeys(row, primaries.get(row.companyId)!));
 }
 
@@ -569,13 +631,15 @@ export async function namesGrey(db: CatalogueDb, key: string): Promise<boolean> 
   const row = await db
     .select({ contentHash: logos.contentHash, renditions: logos.renditions })
     .from(companyDomains)
-    .innerJoin(logos, and(eq(logos.companyId, companyDomains.companyId), eq(logos.variant, parts.variant), eq(logos.sourceSet, parts.sourceSet)))
+    .innerJoin(
+      logos,
+      and(eq(logos.companyId, companyDomains.companyId), eq(logos.variant, parts.variant), eq(logos.sourceSet, parts.sourceSet)),
+    )
     .where(and(eq(companyDomains.domain, parts.primaryDomain), eq(companyDomains.isPrimary, true)))
     .get();
   const { version, light, dark } = row?.renditions ?? {};
   const named =
-    row !== undefined &&
-    row.contentHash.startsWith(parts.hash16) &&
+    row?.contentHash.startsWith(parts.hash16) &&
     version === parts.version &&
     (parts.colour === "master" || (parts.colour === "light" ? light : dark) === true);
   return named || (await retiredAmong(db, [key])).has(key);

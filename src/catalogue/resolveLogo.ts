@@ -127,7 +127,11 @@ export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.
 export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const logo = await resolveFromDb(db, subject);
   const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
-  await storeResponse("resolve", cacheRequest(subject), Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}`, [EXPIRES_HEADER]: String(now + ttl * 1000) } }));
+  await storeResponse(
+    "resolve",
+    cacheRequest(subject),
+    Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}`, [EXPIRES_HEADER]: String(now + ttl * 1000) } }),
+  );
   isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
 }

@@ -19,7 +19,10 @@ const RETIRED_PER_SWEEP = 1000;
  */
 export function retirements(db: CatalogueDb, replaced: string[], stored: string[], now: Date): BatchItem<"sqlite">[] {
   const statements: BatchItem<"sqlite">[] = [];
-  if (stored.length > 0) statements.push(db.delete(retiredObjects).where(sql`${retiredObjects.key} IN (SELECT value FROM json_each(${JSON.stringify(stored)}))`));
+  if (stored.length > 0)
+    statements.push(
+      db.delete(retiredObjects).where(sql`${retiredObjects.key} IN (SELECT value FROM json_each(${JSON.stringify(stored)}))`),
+    );
   if (replaced.length > 0) {
     const deleteAfter = now.getTime() + RETIRED_FOR_MS;
     statements.push(
@@ -55,9 +58,13 @@ export async function retiredAmong(db: CatalogueDb, keys: string[]): Promise<Set
  * one image have.
  */
 export async function sweepRetired(db: CatalogueDb, bucket: { delete(keys: string[]): Promise<unknown> }, now: Date): Promise<number> {
-  const due = (await db.select({ key: retiredObjects.key }).from(retiredObjects).where(lte(retiredObjects.deleteAfter, now)).limit(RETIRED_PER_SWEEP)).map((row) => row.key);
+  const due = (
+    await db.select({ key: retiredObjects.key }).from(retiredObjects).where(lte(retiredObjects.deleteAfter, now)).limit(RETIRED_PER_SWEEP)
+  ).map((row) => row.key);
   if (due.length === 0) return 0;
   await bucket.delete(due);
-  await db.delete(retiredObjects).where(sql`${retiredObjects.key} IN (SELECT value FROM json_each(${JSON.stringify(due)})) AND ${lte(retiredObjects.deleteAfter, now)}`);
+  await db
+    .delete(retiredObjects)
+    .where(sql`${retiredObjects.key} IN (SELECT value FROM json_each(${JSON.stringify(due)})) AND ${lte(retiredObjects.deleteAfter, now)}`);
   return due.length;
 }

@@ -55,7 +55,20 @@ export function foldCharacter(character: string): string {
 }
 
 /** Letters that do not decompose, as they are written without their stroke or ligature. */
-const SPELLED_OUT: Record<string, string> = { ı: "i", ø: "o", ł: "l", đ: "d", ð: "d", ħ: "h", ŧ: "t", ß: "ss", æ: "ae", œ: "oe", þ: "th", ς: "σ" };
+const SPELLED_OUT: Record<string, string> = {
+  ı: "i",
+  ø: "o",
+  ł: "l",
+  đ: "d",
+  ð: "d",
+  ħ: "h",
+  ŧ: "t",
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  þ: "th",
+  ς: "σ",
+};
 const foldedCharacters = new BoundedCache<string, string>(4096);
 
 /**
@@ -97,7 +110,9 @@ export function foldText(text: string): string {
 
 /** The words of `text` as search compares them: the full-text index holds the same (foldText). */
 export function indexedWords(text: string): string[] {
-  return foldText(text).split(" ").filter((word) => word !== "");
+  return foldText(text)
+    .split(" ")
+    .filter((word) => word !== "");
 }
 
 /** The first `length` characters (code points, as SQLite's substr counts them). */
@@ -166,7 +181,12 @@ export function searchPrefixUpkeep(
     statements.push(
       db
         .delete(searchPrefixes)
-        .where(and(eq(searchPrefixes.companyId, company as number), sql`(kind, prefix) NOT IN (SELECT value ->> 0, value ->> 1 FROM json_each(${pairs(kept)}))`)),
+        .where(
+          and(
+            eq(searchPrefixes.companyId, company as number),
+            sql`(kind, prefix) NOT IN (SELECT value ->> 0, value ->> 1 FROM json_each(${pairs(kept)}))`,
+          ),
+        ),
     );
   }
   if (joining.length > 0) {
@@ -183,7 +203,10 @@ export function searchPrefixUpkeep(
               prominence: sql<number>`${after.prominence}`.as("prominence"),
             })
             .from(entry)
-            .leftJoin(searchPrefixLists, and(eq(searchPrefixLists.kind, sql`entry.value ->> 0`), eq(searchPrefixLists.prefix, sql`entry.value ->> 1`)))
+            .leftJoin(
+              searchPrefixLists,
+              and(eq(searchPrefixLists.kind, sql`entry.value ->> 0`), eq(searchPrefixLists.prefix, sql`entry.value ->> 1`)),
+            )
             // Ranks above the floor: better known, or as well known and older (a lower id).
             .where(
               or(
@@ -192,7 +215,10 @@ export function searchPrefixUpkeep(
               ),
             ),
         )
-        .onConflictDoUpdate({ target: [searchPrefixes.kind, searchPrefixes.prefix, searchPrefixes.companyId], set: { prominence: after.prominence } }),
+        .onConflictDoUpdate({
+          target: [searchPrefixes.kind, searchPrefixes.prefix, searchPrefixes.companyId],
+          set: { prominence: after.prominence },
+        }),
     );
   }
   if (leaving.length > 0) statements.push(...refills(db, pairs(leaving)));
@@ -231,13 +257,13 @@ function refills(db: CatalogueDb, lists: string): BatchItem<"sqlite">[] {
     sql`NOT EXISTS (SELECT 1 FROM search_prefix_lists l WHERE l.kind = ${kindOf} AND l.prefix = ${prefixOf})`;
   // Builders, not raw statements: drizzle batches raw statements without their parameters.
   return [
-    db
-      .delete(searchPrefixLists)
-      .where(
-        sql`(kind, prefix) IN ${leaving} AND floor_company_id IS NOT NULL AND size < ${SHORT_LIST_SIZE}
+    db.delete(searchPrefixLists).where(
+      sql`(kind, prefix) IN ${leaving} AND floor_company_id IS NOT NULL AND size < ${SHORT_LIST_SIZE}
           AND (SELECT count(*) FROM (${prefixCompanies(listKind, listPrefix, REFILL_CANDIDATES + 1)} UNION ALL ${prefixWords(listKind, listPrefix, REFILL_CANDIDATES + 1)})) <= ${REFILL_CANDIDATES}`,
-      ),
-    db.delete(searchPrefixes).where(sql`(kind, prefix) IN ${leaving} AND ${rebuilt(sql`search_prefixes.kind`, sql`search_prefixes.prefix`)}`),
+    ),
+    db
+      .delete(searchPrefixes)
+      .where(sql`(kind, prefix) IN ${leaving} AND ${rebuilt(sql`search_prefixes.kind`, sql`search_prefixes.prefix`)}`),
     db.insert(searchPrefixes).select(
       db
         .select({
@@ -247,7 +273,10 @@ function refills(db: CatalogueDb, lists: string): BatchItem<"sqlite">[] {
           prominence: sql<number>`c.prominence`.as("prominence"),
         })
         .from(sql`json_each(${lists}) AS entry`)
-        .innerJoin(sql`companies c`, sql`c.id IN (${prefixCompanies(kind, prefix, REFILL_CANDIDATES)} UNION ${prefixWords(kind, prefix, REFILL_CANDIDATES)})`)
+        .innerJoin(
+          sql`companies c`,
+          sql`c.id IN (${prefixCompanies(kind, prefix, REFILL_CANDIDATES)} UNION ${prefixWords(kind, prefix, REFILL_CANDIDATES)})`,
+        )
         .where(rebuilt(kind, prefix))
         .orderBy(sql`c.prominence`, sql`c.id DESC`),
     ),

@@ -19,5 +19,9 @@ export function askDiscovery(
   domain: string,
   options: { budgetMs: number; refresh?: boolean; asker?: DiscoveryAsker },
 ): Promise<CoordinatedOutcome> {
-  return dependency("discovery", () => discoveryFor(env, domain).discover(domain, options) as Promise<CoordinatedOutcome>, options.budgetMs);
+  return dependency(
+    "discovery",
+    () => discoveryFor(env, domain).discover(domain, options) as Promise<CoordinatedOutcome>,
+    options.budgetMs,
+  );
 }

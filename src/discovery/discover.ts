@@ -21,9 +21,24 @@ import { type IconFormat, sniffFormat } from "./sniff";
  * nothing the page names is usable. Ranking: a vector first, then the largest raster,
  * square-ish marks before banners, nothing under 32 px unless nothing else exists.
  */
-const PAGE = { maxBytes: 512 * 1024, timeoutMs: 4000, overflow: "truncate", accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1" } as const;
-const MANIFEST = { maxBytes: 256 * 1024, timeoutMs: 4000, overflow: "refuse", accept: "application/manifest+json,application/json;q=0.9,*/*;q=0.1" } as const;
-const ICON = { maxBytes: 5 * 1024 * 1024, timeoutMs: 5000, overflow: "refuse", accept: "image/svg+xml,image/png,image/x-icon,image/*;q=0.9,*/*;q=0.1" } as const;
+const PAGE = {
+  maxBytes: 512 * 1024,
+  timeoutMs: 4000,
+  overflow: "truncate",
+  accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+} as const;
+const MANIFEST = {
+  maxBytes: 256 * 1024,
+  timeoutMs: 4000,
+  overflow: "refuse",
+  accept: "application/manifest+json,application/json;q=0.9,*/*;q=0.1",
+} as const;
+const ICON = {
+  maxBytes: 5 * 1024 * 1024,
+  timeoutMs: 5000,
+  overflow: "refuse",
+  accept: "image/svg+xml,image/png,image/x-icon,image/*;q=0.9,*/*;q=0.1",
+} as const;
 /** Candidates fetched per round, best declared first, and at most this many rounds of what the page names. */
 const FETCHED_PER_ROUND = 4;
 const MAX_NAMED = 12;
@@ -62,7 +77,15 @@ export interface DiscoveryReport {
   page: string | null;
   name: string;
   brandColor: string | null;
-  chosen?: { url: string; format: IconFormat; width: number; height: number; companyId: number; logoId: number; written: "created" | "updated" | "unchanged" };
+  chosen?: {
+    url: string;
+    format: IconFormat;
+    width: number;
+    height: number;
+    companyId: number;
+    logoId: number;
+    written: "created" | "updated" | "unchanged";
+  };
   candidates: CandidateReport[];
 }
 
@@ -86,7 +109,14 @@ export interface CurrentLogo {
  * something else now); otherwise the stored logo stays, as it does when nothing is found: an
  * icon that failed for a moment (a 503, a bot check) must not hand the logo to the favicon.
  */
-export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, resolve: ResolveMap, now = new Date(), current?: CurrentLogo): Promise<DiscoveryReport> {
+export async function discoverDomain(
+  env: DiscoveryEnv,
+  db: Db,
+  domain: string,
+  resolve: ResolveMap,
+  now = new Date(),
+  current?: CurrentLogo,
+): Promise<DiscoveryReport> {
   const site = await readSite(domain, resolve);
   const landed = site.landedUrl === null ? null : registrableDomain(new URL(site.landedUrl).hostname);
   // A home page that redirects to another registrable domain (a social profile, a domain
@@ -108,10 +138,12 @@ export async function discoverDomain(env: DiscoveryEnv, db: Db, domain: string, 
   // (nothing, or only an icon under MIN_EDGE): the well-known paths the page did not name.
   const named = candidatesOf(site);
   const origin = site.pageUrl ?? `https://${domain}/`;
-  const wellKnown = ([
-    { url: new URL("/favicon.ico", origin).href, from: "/favicon.ico", declaredSize: null, declaredType: null },
-    { url: new URL("/apple-touch-icon.png", origin).href, from: "/apple-touch-icon.png", declaredSize: null, declaredType: null },
-  ] satisfies Candidate[]).filter((candidate) => !named.some((c) => c.url === candidate.url));
+  const wellKnown = (
+    [
+      { url: new URL("/favicon.ico", origin).href, from: "/favicon.ico", declaredSize: null, declaredType: null },
+      { url: new URL("/apple-touch-icon.png", origin).href, from: "/apple-touch-icon.png", declaredSize: null, declaredType: null },
+    ] satisfies Candidate[]
+  ).filter((candidate) => !named.some((c) => c.url === candidate.url));
   const examined = [...named];
   let winner = await bestOf(env, named, resolve);
   if (!usable(winner)) {
@@ -197,7 +229,9 @@ async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
   const first: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
   const fetched = first.ok ? first : await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
   if (!fetched.ok) {
-    const elsewhere = [first.url, fetched.url].find((url) => URL.canParse(url) && registrableDomain(new URL(url).hostname) !== registrableDomain(domain));
+    const elsewhere = [first.url, fetched.url].find(
+      (url) => URL.canParse(url) && registrableDomain(new URL(url).hostname) !== registrableDomain(domain),
+    );
     return { pageUrl: null, landedUrl: elsewhere ?? null, baseUrl: null, page: null, manifestUrl: null, manifest: null };
   }
   // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
@@ -248,13 +282,14 @@ function candidatesOf(site: Site): Candidate[] {
   return out.sort((a, b) => declaredRank(b) - declaredRank(a)).slice(0, MAX_NAMED);
 }
 
-const isVectorHint = (c: CandidateReport) => c.declaredType === "image/svg+xml" || c.declaredSize === "any" || /\.svgz?(?:[?#]|$)/i.test(c.url) || /^data:image\/svg/i.test(c.url);
+const isVectorHint = (c: CandidateReport) =>
+  c.declaredType === "image/svg+xml" || c.declaredSize === "any" || /\.svgz?(?:[?#]|$)/i.test(c.url) || /^data:image\/svg/i.test(c.url);
 
 /** Before fetching: what the page says about a candidate (vector, then declared size). */
 function declaredRank(c: CandidateReport): number {
   if (c.from === "mask-icon") return 60;
   if (isVectorHint(c)) return 100_000;
-  return typeof c.declaredSize === "number" ? c.declaredSize : (c.from === "apple-touch-icon" ? 180 : c.from === "manifest" ? 144 : 32);
+  return typeof c.declaredSize === "number" ? c.declaredSize : c.from === "apple-touch-icon" ? 180 : c.from === "manifest" ? 144 : 32;
 }
 
 /**
@@ -291,7 +326,12 @@ const usable = (best: Candidate | null) => best !== null && best.score! >= 0;
  * and its decoded image each): the others' go as soon as they lose, so a search through every
  * round holds one round's and the best's, not all of them. Exported for its tests.
  */
-export async function bestOf(env: DiscoveryEnv, candidates: Candidate[], resolve: ResolveMap, bestSoFar: Candidate | null = null): Promise<Candidate | null> {
+export async function bestOf(
+  env: DiscoveryEnv,
+  candidates: Candidate[],
+  resolve: ResolveMap,
+  bestSoFar: Candidate | null = null,
+): Promise<Candidate | null> {
   let best = bestSoFar;
   for (let start = 0; start < candidates.length && !usable(best); start += FETCHED_PER_ROUND) {
     const round = candidates.slice(start, start + FETCHED_PER_ROUND);

@@ -22,12 +22,52 @@ const LATIN_1 =
 const NAMED: ReadonlyMap<string, string> = new Map([
   ...LATIN_1.split(" ").map((name, i): [string, string] => [name, String.fromCharCode(0xa0 + i)]),
   ...Object.entries({
-    amp: 0x26, AMP: 0x26, lt: 0x3c, LT: 0x3c, gt: 0x3e, GT: 0x3e, quot: 0x22, QUOT: 0x22, apos: 0x27, COPY: 0xa9, REG: 0xae,
-    OElig: 0x152, oelig: 0x153, Scaron: 0x160, scaron: 0x161, Yuml: 0x178, fnof: 0x192, circ: 0x2c6, tilde: 0x2dc,
-    ensp: 0x2002, emsp: 0x2003, thinsp: 0x2009, zwnj: 0x200c, zwj: 0x200d, lrm: 0x200e, rlm: 0x200f,
-    ndash: 0x2013, mdash: 0x2014, lsquo: 0x2018, rsquo: 0x2019, sbquo: 0x201a, ldquo: 0x201c, rdquo: 0x201d, bdquo: 0x201e,
-    dagger: 0x2020, Dagger: 0x2021, bull: 0x2022, hellip: 0x2026, permil: 0x2030, prime: 0x2032, Prime: 0x2033,
-    lsaquo: 0x2039, rsaquo: 0x203a, euro: 0x20ac, trade: 0x2122, TRADE: 0x2122,
+    amp: 0x26,
+    AMP: 0x26,
+    lt: 0x3c,
+    LT: 0x3c,
+    gt: 0x3e,
+    GT: 0x3e,
+    quot: 0x22,
+    QUOT: 0x22,
+    apos: 0x27,
+    COPY: 0xa9,
+    REG: 0xae,
+    OElig: 0x152,
+    oelig: 0x153,
+    Scaron: 0x160,
+    scaron: 0x161,
+    Yuml: 0x178,
+    fnof: 0x192,
+    circ: 0x2c6,
+    tilde: 0x2dc,
+    ensp: 0x2002,
+    emsp: 0x2003,
+    thinsp: 0x2009,
+    zwnj: 0x200c,
+    zwj: 0x200d,
+    lrm: 0x200e,
+    rlm: 0x200f,
+    ndash: 0x2013,
+    mdash: 0x2014,
+    lsquo: 0x2018,
+    rsquo: 0x2019,
+    sbquo: 0x201a,
+    ldquo: 0x201c,
+    rdquo: 0x201d,
+    bdquo: 0x201e,
+    dagger: 0x2020,
+    Dagger: 0x2021,
+    bull: 0x2022,
+    hellip: 0x2026,
+    permil: 0x2030,
+    prime: 0x2032,
+    Prime: 0x2033,
+    lsaquo: 0x2039,
+    rsaquo: 0x203a,
+    euro: 0x20ac,
+    trade: 0x2122,
+    TRADE: 0x2122,
   }).map(([name, code]): [string, string] => [name, String.fromCharCode(code)]),
 ]);
 
@@ -46,9 +86,12 @@ function numeric(code: number): string {
 
 export function decodeCharacterReferences(text: string): string {
   if (!text.includes("&")) return text;
-  return text.replace(/&(?:#[xX]([0-9a-fA-F]+);?|#(\d+);?|([A-Za-z][A-Za-z0-9]*);)/g, (whole, hex?: string, decimal?: string, name?: string) => {
-    if (hex !== undefined) return numeric(parseInt(hex, 16));
-    if (decimal !== undefined) return numeric(parseInt(decimal, 10));
-    return NAMED.get(name!) ?? whole;
-  });
+  return text.replace(
+    /&(?:#[xX]([0-9a-fA-F]+);?|#(\d+);?|([A-Za-z][A-Za-z0-9]*);)/g,
+    (whole, hex?: string, decimal?: string, name?: string) => {
+      if (hex !== undefined) return numeric(parseInt(hex, 16));
+      if (decimal !== undefined) return numeric(parseInt(decimal, 10));
+      return NAMED.get(name!) ?? whole;
+    },
+  );
 }

@@ -131,7 +131,11 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
  * `keepPartial` (pages), a body that stops arriving (the timeout) is kept as far as it came,
  * cut off like an overlong one: a slow site's `<head>` names its icons all the same.
  */
-async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number, keepPartial = false): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  keepPartial = false,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   if (!body) return { bytes: new Uint8Array(0), truncated: false };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

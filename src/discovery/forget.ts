@@ -28,9 +28,13 @@ export async function forgetDiscovered(db: Db, bucket: R2Bucket, input: string):
   const missForgotten = await forgetMiss(db, domain);
   const company = await findCompanyByDomain(db, domain);
   const discovered = company
-    ? (await db.select().from(logos).where(and(eq(logos.companyId, company.companyId), eq(logos.sourceSet, DISCOVERED_SOURCE_SET))).all()).map((row) =>
-        withKeys(row, company.domain),
-      )
+    ? (
+        await db
+          .select()
+          .from(logos)
+          .where(and(eq(logos.companyId, company.companyId), eq(logos.sourceSet, DISCOVERED_SOURCE_SET)))
+          .all()
+      ).map((row) => withKeys(row, company.domain))
     : [];
   if (discovered.length === 0 && !missForgotten) return fail("not_found", `Nothing discovered for ${domain}`);
 
@@ -41,7 +45,12 @@ export async function forgetDiscovered(db: Db, bucket: R2Bucket, input: string):
       db.delete(logos).where(and(eq(logos.companyId, company.companyId), eq(logos.sourceSet, DISCOVERED_SOURCE_SET))),
       db
         .delete(companies)
-        .where(and(eq(companies.id, company.companyId), notExists(db.select({ id: logos.id }).from(logos).where(eq(logos.companyId, company.companyId)))))
+        .where(
+          and(
+            eq(companies.id, company.companyId),
+            notExists(db.select({ id: logos.id }).from(logos).where(eq(logos.companyId, company.companyId))),
+          ),
+        )
         .returning({ id: companies.id }),
     ]);
     companyRemoved = removed.length > 0;

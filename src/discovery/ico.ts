@@ -64,7 +64,11 @@ export function entriesBestFirst(entries: IcoEntry[]): IcoEntry[] {
  * MAX_ICO_TRIES: one broken or lying entry does not cost the favicon. When none works, the best
  * entry's refusal, or `none` without entries.
  */
-export async function firstWorkingEntry<T extends { ok: boolean }>(entries: IcoEntry[], attempt: (entry: IcoEntry) => T | Promise<T>, none: T): Promise<T> {
+export async function firstWorkingEntry<T extends { ok: boolean }>(
+  entries: IcoEntry[],
+  attempt: (entry: IcoEntry) => T | Promise<T>,
+  none: T,
+): Promise<T> {
   let refusal = none;
   for (const [i, entry] of entriesBestFirst(entries).slice(0, MAX_ICO_TRIES).entries()) {
     const tried = await attempt(entry);
@@ -98,7 +102,10 @@ export function decodeBmpEntry(entry: IcoEntry): Pixels | null {
     const row = pixelsAt + (height - 1 - y) * rowBytes;
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * 4;
-      let b: number, g: number, r: number, a = 255;
+      let b: number,
+        g: number,
+        r: number,
+        a = 255;
       if (bitCount === 32 || bitCount === 24) {
         const p = row + x * (bitCount / 8);
         [b, g, r] = [data[p]!, data[p + 1]!, data[p + 2]!];

@@ -49,7 +49,8 @@ async function decodePngIcon(images: ImagesBinding, bytes: Uint8Array): Promise<
   const header = pngHeader(bytes);
   if (!header.ok) return header;
   const { width, height, depth, interlaced } = header.value;
-  if (width === 0 || height === 0 || width > MAX_SOURCE_EDGE || height > MAX_SOURCE_EDGE) return fail("invalid_argument", `PNG of ${width}×${height} refused`);
+  if (width === 0 || height === 0 || width > MAX_SOURCE_EDGE || height > MAX_SOURCE_EDGE)
+    return fail("invalid_argument", `PNG of ${width}×${height} refused`);
   // A large raster is scaled down by the binding first: fewer pixels to decode and encode.
   // fast-png misreads interlaced images of under 8 bits a sample, so the binding redraws those too.
   const direct = Math.max(width, height) <= MAX_EDGE && !(interlaced && depth < 8);
@@ -67,7 +68,8 @@ async function decodePngIcon(images: ImagesBinding, bytes: Uint8Array): Promise<
 async function decodeIcoIcon(images: ImagesBinding, bytes: Uint8Array): Promise<Result<DecodedIcon>> {
   return firstWorkingEntry(
     icoEntries(bytes),
-    (entry): Promise<Result<DecodedIcon>> | Result<DecodedIcon> => (entry.kind === "png" ? decodePngIcon(images, entry.data) : bmpIcon(entry)),
+    (entry): Promise<Result<DecodedIcon>> | Result<DecodedIcon> =>
+      entry.kind === "png" ? decodePngIcon(images, entry.data) : bmpIcon(entry),
     fail("invalid_argument", "ICO without a readable image"),
   );
 }
@@ -86,13 +88,15 @@ function bmpIcon(entry: IcoEntry): Result<DecodedIcon> {
 async function throughImages(images: ImagesBinding, bytes: Uint8Array, vector: boolean): Promise<Result<Uint8Array>> {
   try {
     const info = vector ? null : await images.info(streamOf(bytes));
-    if (info && "width" in info && (info.width > MAX_SOURCE_EDGE || info.height > MAX_SOURCE_EDGE)) return fail("invalid_argument", `image of ${info.width}×${info.height} refused`);
+    if (info && "width" in info && (info.width > MAX_SOURCE_EDGE || info.height > MAX_SOURCE_EDGE))
+      return fail("invalid_argument", `image of ${info.width}×${info.height} refused`);
     const output = await images
       .input(streamOf(bytes))
       .transform({ width: MAX_EDGE, height: MAX_EDGE, fit: vector ? "contain" : "scale-down" })
       .output({ format: "image/png" });
     const png = new Uint8Array(await new Response(output.image()).arrayBuffer());
-    if (!hasPngSignature(png)) return fail("invalid_argument", vector ? "SVG could not be rasterised by the Images binding" : "image could not be converted to PNG");
+    if (!hasPngSignature(png))
+      return fail("invalid_argument", vector ? "SVG could not be rasterised by the Images binding" : "image could not be converted to PNG");
     return ok(png);
   } catch (error) {
     return fail("invalid_argument", `the Images binding could not read it: ${(error as Error).message}`);

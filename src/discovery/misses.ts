@@ -49,7 +49,9 @@ export async function rememberMiss(
   // updated in place would keep its place, and a few domains missed day after day would stop
   // the sweep for good). Not one batch: a miss is remembered even when batches fail, and a
   // lookup between the two statements only joins the discovery writing them.
-  await db.delete(discoveryMisses).where(or(eq(discoveryMisses.domain, domain), and(lte(discoveryMisses.missedUntil, new Date(now)), sql`rowid IN ${oldest}`)));
+  await db
+    .delete(discoveryMisses)
+    .where(or(eq(discoveryMisses.domain, domain), and(lte(discoveryMisses.missedUntil, new Date(now)), sql`rowid IN ${oldest}`)));
   await db.insert(discoveryMisses).values(row).onConflictDoUpdate({ target: discoveryMisses.domain, set: row });
   known.set(domain, { missedUntil: row.missedUntil.getTime(), siteName: facts.siteName, brandColor: facts.brandColor }, now);
 }

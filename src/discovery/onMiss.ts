@@ -39,7 +39,10 @@ export async function discoverOnMiss(env: Env, host: string, asker: DiscoveryAsk
     if (miss) return { found: false, site: { name: miss.siteName, brandColor: miss.brandColor }, retryAt: miss.missedUntil };
     // Counted against the asker's daily budget only if it starts a discovery that fetches the
     // site; past the budget the answer is a miss nothing remembers (missedUntil null).
-    const outcome = await askDiscovery(env, domain, { budgetMs: vars.DISCOVERY_BUDGET_MS, asker: { accountId: asker.accountId, plan: asker.plan } });
+    const outcome = await askDiscovery(env, domain, {
+      budgetMs: vars.DISCOVERY_BUDGET_MS,
+      asker: { accountId: asker.accountId, plan: asker.plan },
+    });
     if (outcome.status === "found") return { found: true };
     if (outcome.status === "pending") return { found: false, site: null, retryAt: now };
     return { found: false, site: { name: outcome.siteName, brandColor: outcome.brandColor }, retryAt: outcome.missedUntil ?? now };

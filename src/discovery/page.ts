@@ -66,7 +66,10 @@ const clean = (text: string | null | undefined) => {
   // Whitespace is control characters too: made spaces first, and collapsed last.
   const whole = (text ?? "").replace(/\s/g, " ").replace(INVISIBLE, "").replace(/ +/g, " ").trim();
   // MAX_TEXT code points fit in twice as many units; a pair cut there lies past MAX_TEXT.
-  const value = Array.from(whole.slice(0, MAX_TEXT * 2).toWellFormed()).slice(0, MAX_TEXT).join("").trim();
+  const value = Array.from(whole.slice(0, MAX_TEXT * 2).toWellFormed())
+    .slice(0, MAX_TEXT)
+    .join("")
+    .trim();
   return value === "" ? null : value;
 };
 
@@ -77,7 +80,15 @@ const attribute = (element: Element, name: string) => {
 };
 
 export async function readPage(html: Uint8Array, contentType: string | null = null): Promise<PageFacts> {
-  const facts: PageFacts = { baseHref: null, icons: [], manifestHref: null, themeColor: null, siteName: null, applicationName: null, title: null };
+  const facts: PageFacts = {
+    baseHref: null,
+    icons: [],
+    manifestHref: null,
+    themeColor: null,
+    siteName: null,
+    applicationName: null,
+    title: null,
+  };
   let title = "";
   let inTitle = false;
   const rewriter = new HTMLRewriter()
@@ -93,7 +104,12 @@ export async function readPage(html: Uint8Array, contentType: string | null = nu
         if (!rel || !href) return;
         if (rel === "manifest") facts.manifestHref ??= href;
         else if (facts.icons.length < MAX_ICONS) {
-          facts.icons.push({ href, rel, size: declaredSize(attribute(element, "sizes")), type: attribute(element, "type")?.toLowerCase() ?? null });
+          facts.icons.push({
+            href,
+            rel,
+            size: declaredSize(attribute(element, "sizes")),
+            type: attribute(element, "type")?.toLowerCase() ?? null,
+          });
         }
       },
     })
@@ -120,7 +136,9 @@ export async function readPage(html: Uint8Array, contentType: string | null = nu
     });
   // The transformed output is not needed: it is drained so the handlers run over the whole page.
   // The page is handed over as text already decoded, so its own encoding is not lost on the way.
-  await rewriter.transform(new Response(pageText(html, contentType), { headers: { "Content-Type": "text/html; charset=utf-8" } })).arrayBuffer();
+  await rewriter
+    .transform(new Response(pageText(html, contentType), { headers: { "Content-Type": "text/html; charset=utf-8" } }))
+    .arrayBuffer();
   facts.title = clean(decodeCharacterReferences(title));
   return facts;
 }
@@ -134,7 +152,14 @@ export async function readPage(html: Uint8Array, contentType: string | null = nu
  * it is, a windows-1252 page's "Café" would be stored as "Caf\ufffd".
  */
 function pageText(html: Uint8Array, contentType: string | null): string {
-  const bom = html[0] === 0xef && html[1] === 0xbb && html[2] === 0xbf ? "utf-8" : html[0] === 0xfe && html[1] === 0xff ? "utf-16be" : html[0] === 0xff && html[1] === 0xfe ? "utf-16le" : null;
+  const bom =
+    html[0] === 0xef && html[1] === 0xbb && html[2] === 0xbf
+      ? "utf-8"
+      : html[0] === 0xfe && html[1] === 0xff
+        ? "utf-16be"
+        : html[0] === 0xff && html[1] === 0xfe
+          ? "utf-16le"
+          : null;
   // The prescan reads bytes as ASCII, and single-byte windows-1252 keeps every byte one character.
   const start = new TextDecoder("windows-1252").decode(html.subarray(0, 1024));
   const meta = /<meta\s[^>]*?charset\s*=\s*["']?\s*([^\s"';>]+)/i.exec(start)?.[1] ?? null;
@@ -197,7 +222,14 @@ export function readManifest(bytes: Uint8Array): ManifestFacts | null {
       return purposes.length === 0 || purposes.some((purpose) => purpose !== "monochrome");
     })
     .slice(0, MAX_ICONS)
-    .map((icon): DeclaredIcon => ({ href: icon.src.trim(), rel: "manifest", size: declaredSize(icon.sizes), type: icon.type?.toLowerCase() ?? null }));
+    .map(
+      (icon): DeclaredIcon => ({
+        href: icon.src.trim(),
+        rel: "manifest",
+        size: declaredSize(icon.sizes),
+        type: icon.type?.toLowerCase() ?? null,
+      }),
+    );
   return { name: clean(manifest.name) ?? clean(manifest.short_name), themeColor: manifest.theme_color ?? null, icons };
 }
 

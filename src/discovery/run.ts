@@ -33,13 +33,25 @@ export type DiscoveryOutcome =
 
 const FAILED_MISS_TTL_S = 600;
 
-export async function runDiscovery(env: Env, domain: string, options: { refresh: boolean; asker?: DiscoveryAsker | undefined }, now = Date.now()): Promise<DiscoveryOutcome> {
+export async function runDiscovery(
+  env: Env,
+  domain: string,
+  options: { refresh: boolean; asker?: DiscoveryAsker | undefined },
+  now = Date.now(),
+): Promise<DiscoveryOutcome> {
   const db = createDb(env.DB);
   if (!options.refresh) {
     const company = await findCompanyByDomain(db, domain);
     if (company) return { status: "found", companyId: company.companyId };
     const miss = await rememberedMiss(db, domain, now);
-    if (miss) return { status: "nothing", reason: "remembered miss", siteName: miss.siteName, brandColor: miss.brandColor, missedUntil: miss.missedUntil };
+    if (miss)
+      return {
+        status: "nothing",
+        reason: "remembered miss",
+        siteName: miss.siteName,
+        brandColor: miss.brandColor,
+        missedUntil: miss.missedUntil,
+      };
   } else {
     // Every isolate serving a stale logo queues its refresh, and lookups see the old fetch
     // time for minutes (caches): the first refresh settles it, the others find it fresh.
@@ -49,7 +61,14 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
   // Only a discovery that will fetch the site is counted (a limiter that does not answer
   // fails it, as limits fail closed); past the day's budget nothing is fetched or remembered.
   if (options.asker && !(await spendDiscovery(env, options.asker, now))) {
-    return { status: "nothing", reason: "the account's discoveries for the day are spent", siteName: null, brandColor: null, missedUntil: null, budgetSpent: true };
+    return {
+      status: "nothing",
+      reason: "the account's discoveries for the day are spent",
+      siteName: null,
+      brandColor: null,
+      missedUntil: null,
+      budgetSpent: true,
+    };
   }
   let report: DiscoveryReport;
   try {
@@ -66,7 +85,13 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
   }
   if (report.outcome === "found") return { status: "found", companyId: report.chosen!.companyId };
   const missedUntil = options.refresh ? null : now + missTtl(report, readVars(env)) * 1000;
-  return { status: "nothing", reason: report.reason ?? "no usable icon", siteName: report.page ? report.name : null, brandColor: report.brandColor, missedUntil };
+  return {
+    status: "nothing",
+    reason: report.reason ?? "no usable icon",
+    siteName: report.page ? report.name : null,
+    brandColor: report.brandColor,
+    missedUntil,
+  };
 }
 
 /**
@@ -75,7 +100,12 @@ export async function runDiscovery(env: Env, domain: string, options: { refresh:
  * logo it has and notes that the site was asked (refreshed). What operators run
  * (`npm run admin -- discover`), and the coordinator's work.
  */
-export async function discoverAndRecord(env: Env, domain: string, options: { refresh: boolean }, now = Date.now()): Promise<DiscoveryReport> {
+export async function discoverAndRecord(
+  env: Env,
+  domain: string,
+  options: { refresh: boolean },
+  now = Date.now(),
+): Promise<DiscoveryReport> {
   const db = createDb(env.DB);
   const vars = readVars(env);
   const current = options.refresh ? await currentDiscoveredLogo(db, domain) : undefined;
@@ -105,7 +135,9 @@ async function currentDiscoveredLogo(db: Db, domain: string): Promise<CurrentLog
     .innerJoin(companyDomains, eq(companyDomains.companyId, logos.companyId))
     .where(and(eq(companyDomains.domain, domain), eq(logos.sourceSet, DISCOVERED_SOURCE_SET)))
     .get();
-  return row && { score: score("link icon", { width: row.width, height: row.height, vector: row.format === "svg" }), sourceUrl: row.sourceUrl };
+  return (
+    row && { score: score("link icon", { width: row.width, height: row.height, vector: row.format === "svg" }), sourceUrl: row.sourceUrl }
+  );
 }
 
 /** The domain's company, when its discovered logo was fetched within DISCOVERED_REFRESH_MS. */
@@ -114,7 +146,13 @@ async function freshDiscoveredLogo(db: Db, domain: string, now: number): Promise
     .select({ companyId: logos.companyId })
     .from(logos)
     .innerJoin(companyDomains, eq(companyDomains.companyId, logos.companyId))
-    .where(and(eq(companyDomains.domain, domain), eq(logos.sourceSet, DISCOVERED_SOURCE_SET), gt(logos.fetchedAt, new Date(now - DISCOVERED_REFRESH_MS))))
+    .where(
+      and(
+        eq(companyDomains.domain, domain),
+        eq(logos.sourceSet, DISCOVERED_SOURCE_SET),
+        gt(logos.fetchedAt, new Date(now - DISCOVERED_REFRESH_MS)),
+      ),
+    )
     .get();
 }
 

@@ -96,7 +96,14 @@ function hslToHex(hue: number, saturation: number, lightness: number): string {
   return toHex([channel(0), channel(8), channel(4)]);
 }
 
-const toHex = (rgb: readonly number[]) => `#${rgb.map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, "0")).join("")}`;
+const toHex = (rgb: readonly number[]) =>
+  `#${rgb
+    .map((v) =>
+      Math.max(0, Math.min(255, Math.round(v)))
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
 const rgbOf = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as unknown as Rgb;
 const WHITE: Rgb = [255, 255, 255];
 const DARK_INK = "#1f2328";

@@ -42,7 +42,19 @@ export async function submitFeedback(db: Db, input: FeedbackInput, now = Date.no
          WHERE (SELECT count(*) FROM feedback WHERE client_id = ?2 AND day = ?4) < ?11
          RETURNING id`,
       )
-      .bind(input.accountId, input.clientId, input.oauthClientId, day, input.category, input.message, input.domain ?? null, input.logoId ?? null, input.tool ?? null, now, DAILY_FEEDBACK_LIMIT),
+      .bind(
+        input.accountId,
+        input.clientId,
+        input.oauthClientId,
+        day,
+        input.category,
+        input.message,
+        input.domain ?? null,
+        input.logoId ?? null,
+        input.tool ?? null,
+        now,
+        DAILY_FEEDBACK_LIMIT,
+      ),
     d1.prepare("SELECT count(*) AS n FROM feedback WHERE client_id = ?1 AND day = ?2").bind(input.clientId, day),
   ]);
   const row = inserted?.results[0];

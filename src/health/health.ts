@@ -34,7 +34,11 @@ export const health = new Hono<AppEnv>().get("/health", async (c) => {
   // An optional secret left out (ANTHROPIC_API_KEY) is a choice: said, and the status stays.
   const unset = optionalSecretsMissing(c.env);
   const optional = unset.length === 0 ? {} : { optional: unset };
-  return c.json({ status: problems.length === 0 ? "ok" : "degraded", database, storage, ...configuration, ...optional }, invalid ? 503 : 200, { "Cache-Control": "no-store" });
+  return c.json(
+    { status: problems.length === 0 ? "ok" : "degraded", database, storage, ...configuration, ...optional },
+    invalid ? 503 : 200,
+    { "Cache-Control": "no-store" },
+  );
 });
 
 /** Outside `logos/`, the only prefix objects are written under: never an object. */

@@ -19,7 +19,7 @@ export const toLinear = (channel: number): number => LINEAR[channel]!;
 
 /** Linear light (0–1, clamped) → 8-bit sRGB channel. */
 export function fromLinear(value: number): number {
-  const c = value <= 0 ? 0 : value >= 1 ? 1 : value;
+  const c = value <= 0 ? 0 : Math.min(value, 1);
   const encoded = c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055;
   return Math.round(encoded * 255);
 }
@@ -89,7 +89,12 @@ export function hueDistance(h1: number, h2: number): number {
 
 const EPSILON = 1e-4;
 const inGamut = (rgb: Float64Array) =>
-  rgb[0]! >= -EPSILON && rgb[0]! <= 1 + EPSILON && rgb[1]! >= -EPSILON && rgb[1]! <= 1 + EPSILON && rgb[2]! >= -EPSILON && rgb[2]! <= 1 + EPSILON;
+  rgb[0]! >= -EPSILON &&
+  rgb[0]! <= 1 + EPSILON &&
+  rgb[1]! >= -EPSILON &&
+  rgb[1]! <= 1 + EPSILON &&
+  rgb[2]! >= -EPSILON &&
+  rgb[2]! <= 1 + EPSILON;
 
 /** A hue as the cosine and sine of its angle, which every step of the searches below reuses. */
 interface Hue {

@@ -43,7 +43,10 @@ export async function makeGrey(bucket: R2Bucket, key: string, named: (key: strin
     return null;
   }
   const bytes = encodePng(greyOf(pixels.value));
-  const options = { httpMetadata: { contentType: "image/png" }, ...(colour.customMetadata ? { customMetadata: colour.customMetadata } : {}) };
+  const options = {
+    httpMetadata: { contentType: "image/png" },
+    ...(colour.customMetadata ? { customMetadata: colour.customMetadata } : {}),
+  };
   const object = await dependency("object storage", () => putPersisting(bucket, key, bytes, options));
   // The logo may have gone while this was made (its objects swept, a discovery forgotten): a
   // greyscale put after its colour rendition was deleted would outlive it, named by nothing.

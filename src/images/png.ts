@@ -23,11 +23,20 @@ const COLOUR_TYPES = new Map([
  * no limit), are dropped. PLTE counts only for indexed colour: elsewhere it is a suggestion
  * (§11.2.3) that fast-png would take for the image's palette; tRNS is not allowed with alpha.
  */
-const pixelChunks = (colourType: number) => new Set(["IHDR", "IDAT", "IEND", ...(colourType === 3 ? ["PLTE"] : []), ...(colourType === 4 || colourType === 6 ? [] : ["tRNS"])]);
+const pixelChunks = (colourType: number) =>
+  new Set(["IHDR", "IDAT", "IEND", ...(colourType === 3 ? ["PLTE"] : []), ...(colourType === 4 || colourType === 6 ? [] : ["tRNS"])]);
 /** Compressed bytes inflated at a time: deflate expands at most ~1,032:1, so one step stays near 4 MB. */
 const INFLATE_STEP = 4096;
 /** Adam7's seven passes as [x0, y0, dx, dy] (§8.2). */
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
 
 export interface PngHeader {
   width: number;
@@ -47,8 +56,16 @@ export function pngHeader(bytes: Uint8Array): Result<PngHeader> {
   if (view.getUint32(8) !== 13 || chunkType(bytes, 12) !== "IHDR") return fail("invalid_argument", "PNG whose first chunk is not IHDR");
   const [depth, colourType, compression, filter, interlace] = bytes.subarray(24, 29);
   const colour = COLOUR_TYPES.get(colourType!);
-  if (!colour?.depths.includes(depth!) || compression !== 0 || filter !== 0 || interlace! > 1) return fail("invalid_argument", "PNG header of an unknown kind");
-  return ok({ width: view.getUint32(16), height: view.getUint32(20), depth: depth!, colourType: colourType!, channels: colour.channels, interlaced: interlace === 1 });
+  if (!colour?.depths.includes(depth!) || compression !== 0 || filter !== 0 || interlace! > 1)
+    return fail("invalid_argument", "PNG header of an unknown kind");
+  return ok({
+    width: view.getUint32(16),
+    height: view.getUint32(20),
+    depth: depth!,
+    colourType: colourType!,
+    channels: colour.channels,
+    interlaced: interlace === 1,
+  });
 }
 
 /** Bytes the image data inflates to: a filter byte and the packed samples of each row of each pass (§7.2, §8.2). */
@@ -75,7 +92,8 @@ export function decodePngPixels(bytes: Uint8Array, maxEdge: number): Result<Pixe
   const header = pngHeader(bytes);
   if (!header.ok) return header;
   const { width, height } = header.value;
-  if (width === 0 || height === 0 || width > maxEdge || height > maxEdge) return fail("invalid_argument", `PNG of ${width}×${height} refused`);
+  if (width === 0 || height === 0 || width > maxEdge || height > maxEdge)
+    return fail("invalid_argument", `PNG of ${width}×${height} refused`);
   if (header.value.interlaced && header.value.depth < 8) return fail("invalid_argument", "interlaced PNG of under 8 bits a sample");
   const limit = inflatedSize(header.value);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -93,15 +111,18 @@ export function decodePngPixels(bytes: Uint8Array, maxEdge: number): Result<Pixe
       if (next > bytes.length) return fail("invalid_argument", "PNG cut short");
       if (type === "IHDR" && at !== 8) return fail("invalid_argument", "PNG with a second IHDR");
       if (type === "IDAT") {
-        for (let step = dataAt; step < next - 4 && inflated <= limit; step += INFLATE_STEP) inflator.push(bytes.subarray(step, Math.min(step + INFLATE_STEP, next - 4)));
+        for (let step = dataAt; step < next - 4 && inflated <= limit; step += INFLATE_STEP)
+          inflator.push(bytes.subarray(step, Math.min(step + INFLATE_STEP, next - 4)));
       }
-      if (inflated > limit) return fail("invalid_argument", `PNG data inflating past the ${limit} bytes its ${width}×${height} header declares`);
+      if (inflated > limit)
+        return fail("invalid_argument", `PNG data inflating past the ${limit} bytes its ${width}×${height} header declares`);
       if (keep.has(type)) kept.push(bytes.subarray(at, next));
       ended = type === "IEND";
       at = next;
     }
     inflator.push(new Uint8Array(0), true);
-    if (inflated > limit) return fail("invalid_argument", `PNG data inflating past the ${limit} bytes its ${width}×${height} header declares`);
+    if (inflated > limit)
+      return fail("invalid_argument", `PNG data inflating past the ${limit} bytes its ${width}×${height} header declares`);
   } catch (error) {
     return unreadable(error);
   }
@@ -125,7 +146,8 @@ export function decodeStoredPng(bytes: Uint8Array, maxPixels: number): Result<Pi
 function rgbaOf(png: Uint8Array, { width, height }: PngHeader): Result<Pixels> {
   try {
     const decoded = decodePng(png);
-    if (decoded.width !== width || decoded.height !== height) return fail("invalid_argument", "PNG decoded to another size than its header");
+    if (decoded.width !== width || decoded.height !== height)
+      return fail("invalid_argument", "PNG decoded to another size than its header");
     return ok(toRgba(decoded));
   } catch (error) {
     return unreadable(error);
@@ -163,7 +185,8 @@ function toRgba(png: DecodedPng): Pixels {
   }
   if (channels === 4 && depth === 8 && data instanceof Uint8Array) return { width, height, channels: 4, data };
   if (depth < 8) data = unpackSamples(data, width * channels, height, depth);
-  const scale = depth === 16 ? (v: number) => v >> 8 : depth === 8 ? (v: number) => v : (v: number) => Math.round((v * 255) / (2 ** depth - 1));
+  const scale =
+    depth === 16 ? (v: number) => v >> 8 : depth === 8 ? (v: number) => v : (v: number) => Math.round((v * 255) / (2 ** depth - 1));
   const colourKey = key?.length === channels && (channels === 1 || channels === 3) ? key : null;
   const out = new Uint8Array(width * height * 4);
   for (let i = 0, at = 0, o = 0; i < width * height; i++, at += channels, o += 4) {
@@ -176,7 +199,8 @@ function toRgba(png: DecodedPng): Pixels {
       out[o] = out[o + 1] = out[o + 2] = scale(data[at]!);
       out[o + 3] = channels === 2 ? scale(data[at + 1]!) : 255;
     }
-    if (colourKey && data[at] === colourKey[0] && (channels === 1 || (data[at + 1] === colourKey[1] && data[at + 2] === colourKey[2]))) out[o + 3] = 0;
+    if (colourKey && data[at] === colourKey[0] && (channels === 1 || (data[at + 1] === colourKey[1] && data[at + 2] === colourKey[2])))
+      out[o + 3] = 0;
   }
   return { width, height, channels: 4, data: out };
 }
@@ -197,6 +221,8 @@ function unpackSamples(packed: ArrayLike<number>, samplesPerRow: number, rows: n
 
 /** fast-png at zlib level 6. */
 export function encodePng(pixels: Pixels): Uint8Array {
-  return encodePngPixels({ width: pixels.width, height: pixels.height, data: pixels.data, channels: pixels.channels, depth: 8 }, { zlib: { level: 6 } });
+  return encodePngPixels(
+    { width: pixels.width, height: pixels.height, data: pixels.data, channels: pixels.channels, depth: 8 },
+    { zlib: { level: 6 } },
+  );
 }
-

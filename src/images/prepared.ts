@@ -28,7 +28,8 @@ export async function encodeRenditions(
     grey(pixels.dark),
   ]);
   const files: RenditionFiles = { master };
-  for (const [rendition, bytes] of Object.entries({ light, dark, grey: masterGrey, lightGrey, darkGrey })) if (bytes) files[rendition as Rendition] = bytes;
+  for (const [rendition, bytes] of Object.entries({ light, dark, grey: masterGrey, lightGrey, darkGrey }))
+    if (bytes) files[rendition as Rendition] = bytes;
   return {
     files,
     renditions: {

@@ -323,7 +323,11 @@ const mean = (sum: readonly number[], n: number): Rgb => [Math.round(sum[0]! / n
  * logos share many (the anti-aliased edges of black or white ink). The pages' own maps are kept
  * across logos, which is most of what a bulk import saves here; a surround's, for one region.
  */
-function colourMap(backgroundY: number, direction: "lighter" | "darker", known: BoundedCache<number, number> = new BoundedCache(1 << 16)): (rgb: number) => number {
+function colourMap(
+  backgroundY: number,
+  direction: "lighter" | "darker",
+  known: BoundedCache<number, number> = new BoundedCache(1 << 16),
+): (rgb: number) => number {
   return (rgb) => {
     let mapped = known.get(rgb);
     if (mapped === undefined) {
@@ -382,4 +386,3 @@ export function dominantInk(rgba: Pixels): Rgb | null {
   const n = sums[best * 4 + 3]!;
   return [Math.round(sums[best * 4]! / n), Math.round(sums[best * 4 + 1]! / n), Math.round(sums[best * 4 + 2]! / n)];
 }
-

@@ -87,7 +87,11 @@ async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8
     return render.resize ? image.transform({ width: render.resize.width, fit: render.resize.enlarge ? "contain" : "scale-down" }) : image;
   };
   if (render.format === "jpg") {
-    const png = new Uint8Array(render.resize ? await bytesOf((await resized(source).output({ format: "image/png" })).image()) : await new Response(source).arrayBuffer());
+    const png = new Uint8Array(
+      render.resize
+        ? await bytesOf((await resized(source).output({ format: "image/png" })).image())
+        : await new Response(source).arrayBuffer(),
+    );
     const { width, height } = pngSize(png);
     const jpeg = async (flat: Uint8Array, size?: { width: number; height: number }) => {
       const input = images.input(streamOf(flat));
@@ -99,14 +103,19 @@ async function transformWith(images: ImagesBinding, source: ReadableStream<Uint8
     // and the binding brings it back to the very size it had (both sides: scaled by its width
     // alone, its height could come back a pixel off what the headers say).
     const smaller = Math.max(1, Math.floor(width * Math.sqrt(MAX_FLATTENED_PIXELS / (width * height))));
-    const small = await bytesOf((await images.input(streamOf(png)).transform({ width: smaller, fit: "scale-down" }).output({ format: "image/png" })).image());
+    const small = await bytesOf(
+      (await images.input(streamOf(png)).transform({ width: smaller, fit: "scale-down" }).output({ format: "image/png" })).image(),
+    );
     return jpeg(flattenPng(new Uint8Array(small), PAGES[render.page]), { width, height });
   }
   if (!render.resize && render.format === "png") return { bytes: await new Response(source).arrayBuffer(), contentType: MIME_TYPES.png };
   return made(await resized(source).output({ format: MIME_TYPES[render.format] as "image/png" }));
 }
 
-const made = async (result: ImageTransformationResult): Promise<Transformed> => ({ bytes: await bytesOf(result.image()), contentType: result.contentType() });
+const made = async (result: ImageTransformationResult): Promise<Transformed> => ({
+  bytes: await bytesOf(result.image()),
+  contentType: result.contentType(),
+});
 
 /** The most pixels a JPEG is flattened at in the isolate: about 8 MB of decoded image. */
 export const MAX_FLATTENED_PIXELS = 2_000_000;
@@ -205,11 +214,23 @@ export async function renderImage(
   const source = object?.body ?? (named && (await makeGrey(env.LOGOS, key, named))?.bytes);
   if (!source) return null;
   const input = source instanceof Uint8Array ? streamOf(source) : source;
-  const rendered = await transformImage(env.IMAGES, input, { resize: { width: render.width, enlarge: true }, format: render.format, page: render.page });
+  const rendered = await transformImage(env.IMAGES, input, {
+    resize: { width: render.width, enlarge: true },
+    format: render.format,
+    page: render.page,
+  });
   // Another format than asked (an AVIF Cloudflare could not make just now) is not kept: the
   // next request asks again.
   if (rendered.contentType !== MIME_TYPES[render.format]) return rendered;
   recent.set(id, rendered, rendered.bytes.byteLength);
-  defer(storeResponse("render", id, new Response(rendered.bytes, { headers: { "Content-Type": rendered.contentType, "Cache-Control": "public, max-age=31536000, immutable" } })));
+  defer(
+    storeResponse(
+      "render",
+      id,
+      new Response(rendered.bytes, {
+        headers: { "Content-Type": rendered.contentType, "Cache-Control": "public, max-age=31536000, immutable" },
+      }),
+    ),
+  );
   return rendered;
 }

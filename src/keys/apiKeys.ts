@@ -29,7 +29,10 @@ export const originSchema = z.string().transform((value, ctx) => {
   // The URL parser lets `*` and other characters no browser sends through: such an origin
   // would be stored and then never match a page. Origins are compared exactly, one by one.
   if (url.hostname.includes("*")) {
-    ctx.addIssue({ code: "custom", message: `${quoted(value)}: wildcards are not supported; list each origin, like https://app.example.com` });
+    ctx.addIssue({
+      code: "custom",
+      message: `${quoted(value)}: wildcards are not supported; list each origin, like https://app.example.com`,
+    });
     return z.NEVER;
   }
   if (!/^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)$/.test(url.hostname)) {
@@ -105,11 +108,19 @@ export async function createKey(db: Db, raw: CreateKeyInput): Promise<Result<Cre
     db.insert(apiKeys).values(row),
     db
       .delete(apiKeys)
-      .where(and(eq(apiKeys.id, row.id), sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = ${row.accountId} AND ${apiKeys.revokedAt} IS NULL) > ${MAX_LISTED_KEYS}`))
+      .where(
+        and(
+          eq(apiKeys.id, row.id),
+          sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = ${row.accountId} AND ${apiKeys.revokedAt} IS NULL) > ${MAX_LISTED_KEYS}`,
+        ),
+      )
       .returning({ id: apiKeys.id }),
   ]);
   if (tooMany.length > 0) {
-    return fail("conflict", `This account has ${MAX_LISTED_KEYS} live keys, the most it may hold: revoke one it no longer uses, then create the new one`);
+    return fail(
+      "conflict",
+      `This account has ${MAX_LISTED_KEYS} live keys, the most it may hold: revoke one it no longer uses, then create the new one`,
+    );
   }
   return ok({
     id: row.id,
@@ -239,7 +250,11 @@ export async function listedKey(db: Db, accountId: string, keyId: string): Promi
  * What lookups with this key answer for a domain without a logo when the URL does not say:
  * a monogram, or (null) the spec's 404. Takes effect within the key cache's 10 seconds.
  */
-export async function setKeyFallback(db: Db, key: string, fallback: LookupFallback | null): Promise<Result<{ id: string; prefix: string; fallback: LookupFallback | null }>> {
+export async function setKeyFallback(
+  db: Db,
+  key: string,
+  fallback: LookupFallback | null,
+): Promise<Result<{ id: string; prefix: string; fallback: LookupFallback | null }>> {
   if (keyTypeOf(key) === null) return fail("invalid_argument", "Not an API key: expected pk_… or sk_… followed by 32 letters and digits");
   const [updated] = await db
     .update(apiKeys)

@@ -39,7 +39,8 @@ function parseOrigin(value: string): string | null {
 }
 
 /** Whether the key's answers depend on the page asking (allowed origins, attribution). */
-export const isRestricted = (key: Pick<VerifiedKey, "allowedOrigins" | "requireAttribution">) => key.requireAttribution || key.allowedOrigins.length > 0;
+export const isRestricted = (key: Pick<VerifiedKey, "allowedOrigins" | "requireAttribution">) =>
+  key.requireAttribution || key.allowedOrigins.length > 0;
 
 /** The CORS of every unrestricted key's answer: one object, so a warm answer can tell it by identity. */
 export const ANY_ORIGIN_CORS: Readonly<Record<string, string>> = { "Access-Control-Allow-Origin": "*" };
@@ -53,7 +54,11 @@ export function checkRestrictions(key: VerifiedKey, headers: Headers): Restricti
   if (!isRestricted(key)) return UNRESTRICTED;
   const origin = requestOrigin(headers);
   if (key.requireAttribution && origin === null) {
-    return { ok: false, message: "Attribution required: this key serves logos only to web pages (no Origin or Referer was sent)", headers: DECIDED_BY_PAGE };
+    return {
+      ok: false,
+      message: "Attribution required: this key serves logos only to web pages (no Origin or Referer was sent)",
+      headers: DECIDED_BY_PAGE,
+    };
   }
   if (key.allowedOrigins.length === 0) {
     return { ok: true, cors: { "Access-Control-Allow-Origin": "*", ...(key.requireAttribution ? DECIDED_BY_PAGE : {}) } };

@@ -78,7 +78,8 @@ export function guardedDatabase(d1: D1Database): D1Database {
     };
     return wrapped as unknown as D1PreparedStatement;
   };
-  const unwrap = (statements: D1PreparedStatement[]) => statements.map((s) => (s as unknown as { [REAL]?: D1PreparedStatement })[REAL] ?? s);
+  const unwrap = (statements: D1PreparedStatement[]) =>
+    statements.map((s) => (s as unknown as { [REAL]?: D1PreparedStatement })[REAL] ?? s);
   const database = {
     prepare: (query: string) => statement(d1.prepare(query), readOnly(query)),
     batch: (statements: D1PreparedStatement[]) => guard(() => d1.batch(unwrap(statements))),

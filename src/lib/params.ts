@@ -42,7 +42,9 @@ export const MAX_FORM_BYTES = 64 * 1024;
  * boundary, cut off): the form's own checks then answer as for missing fields, where Hono's
  * parser threw and the page answered 500.
  */
-export async function formFields(request: { parseBody(): Promise<Record<string, string | File | (string | File)[]>> }): Promise<Record<string, unknown>> {
+export async function formFields(request: {
+  parseBody(): Promise<Record<string, string | File | (string | File)[]>>;
+}): Promise<Record<string, unknown>> {
   try {
     return await request.parseBody();
   } catch {

@@ -32,7 +32,10 @@ export const retryLater = { "Retry-After": String(RETRY_AFTER_SECONDS) };
  * status with the JSON body; a failed dependency is a 503 to retry; anything else is a 500.
  * The detail goes to the logs only.
  */
-export function jsonErrorHandler(genericMessage: string, unavailableMessage = "Service temporarily unavailable. Try again later"): ErrorHandler {
+export function jsonErrorHandler(
+  genericMessage: string,
+  unavailableMessage = "Service temporarily unavailable. Try again later",
+): ErrorHandler {
   return (error, c) => {
     const unavailable = unavailableIn(error);
     if (unavailable) {

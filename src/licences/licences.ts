@@ -101,7 +101,9 @@ export const licences = new Hono<AppEnv>()
     const db = createDb(c.env.DB);
     const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
     const report = licencesReport(counts, exceptions);
-    c.executionCtx.waitUntil(storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })));
+    c.executionCtx.waitUntil(
+      storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })),
+    );
     return c.json(report, 200, PUBLIC);
   })
   // A simple GET needs no preflight; one that sends a header of its own gets this.

@@ -40,7 +40,7 @@ export const sourceSets = [
     licenceUrl: "https://github.com/lobehub/lobe-icons/blob/master/LICENSE",
     link: "https://github.com/lobehub/lobe-icons",
     attribution:
-      "Lobe Icons, Copyright (c) 2023 LobeHub, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+      'Lobe Icons, Copyright (c) 2023 LobeHub, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
   {
     id: "devicon",
@@ -49,7 +49,7 @@ export const sourceSets = [
     licenceUrl: "https://github.com/devicons/devicon/blob/master/LICENSE",
     link: "https://devicon.dev",
     attribution:
-      "Devicon, Copyright (c) 2015 konpa, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+      'Devicon, Copyright (c) 2015 konpa, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
   {
     id: "vscode-icons",
@@ -58,7 +58,7 @@ export const sourceSets = [
     licenceUrl: "https://github.com/vscode-icons/vscode-icons/blob/master/LICENSE",
     link: "https://github.com/vscode-icons/vscode-icons",
     attribution:
-      "vscode-icons, Copyright The vscode-icons Contributors, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+      'vscode-icons, Copyright The vscode-icons Contributors, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
   {
     id: "web3icons",
@@ -67,7 +67,7 @@ export const sourceSets = [
     licenceUrl: "https://github.com/0xa3k5/web3icons/blob/main/LICENCE",
     link: "https://github.com/0xa3k5/web3icons",
     attribution:
-      "Web3 Icons, Copyright (c) 0xa3k5, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+      'Web3 Icons, Copyright (c) 0xa3k5, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
   {
     id: "cryptocurrency-icons",
@@ -108,7 +108,7 @@ export const sourceSets = [
     licenceUrl: "https://github.com/box-icons/boxicons-core/blob/main/LICENSE",
     link: "https://boxicons.com",
     attribution:
-      "Boxicons, Copyright (c) Boxicons, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided \"as is\", without warranty of any kind.",
+      'Boxicons, Copyright (c) Boxicons, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
   {
     id: "streamline-logos",
@@ -125,7 +125,7 @@ export const sourceSets = [
     licenceUrl: "https://github.com/file-icons/icons/blob/master/LICENSE.md",
     link: "https://github.com/file-icons/icons",
     attribution:
-      "File Icons, Copyright (c) 2016-2020, John Gardner, released under the ISC License: permission to use, copy, modify and/or distribute for any purpose with or without fee is granted, provided the copyright notice and permission notice appear in all copies; provided \"as is\", without warranty.",
+      'File Icons, Copyright (c) 2016-2020, John Gardner, released under the ISC License: permission to use, copy, modify and/or distribute for any purpose with or without fee is granted, provided the copyright notice and permission notice appear in all copies; provided "as is", without warranty.',
   },
 ] as const satisfies readonly SourceSet[];
 

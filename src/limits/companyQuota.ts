@@ -39,7 +39,11 @@ export class CompanyQuota extends DurableObject<Env> {
     if (!decision.allowed) return decision;
     for (const id of unseen) this.sql.exec("INSERT INTO companies_seen (day, company_id) VALUES (?, ?)", day, id);
     if (unseen.length > 0) {
-      this.sql.exec("INSERT INTO daily (day, companies) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET companies = excluded.companies", day, decision.current);
+      this.sql.exec(
+        "INSERT INTO daily (day, companies) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET companies = excluded.companies",
+        day,
+        decision.current,
+      );
       this.sql.exec("DELETE FROM daily WHERE day < ?", day - HISTORY_DAYS * DAY_MS);
     }
     return decision;
@@ -82,7 +86,11 @@ export class CompanyQuota extends DurableObject<Env> {
   history(days: number[]): number[] {
     if (days.length === 0) return [];
     const rows = this.sql
-      .exec<{ day: number; companies: number }>("SELECT day, companies FROM daily WHERE day BETWEEN ? AND ?", days[0]!, days[days.length - 1]!)
+      .exec<{ day: number; companies: number }>(
+        "SELECT day, companies FROM daily WHERE day BETWEEN ? AND ?",
+        days[0]!,
+        days[days.length - 1]!,
+      )
       .toArray();
     const byDay = new Map(rows.map((row) => [row.day, row.companies]));
     return days.map((day) => byDay.get(day) ?? 0);

@@ -15,7 +15,11 @@ export function companyQuotaFor(env: Pick<Env, "COMPANY_QUOTA">, accountId: stri
 }
 
 /** A call to the account's object, or Unavailable when it fails or does not answer in time. */
-export function askCompanyQuota<T>(env: Pick<Env, "COMPANY_QUOTA">, accountId: string, call: (quota: ReturnType<typeof companyQuotaFor>) => Promise<T>): Promise<T> {
+export function askCompanyQuota<T>(
+  env: Pick<Env, "COMPANY_QUOTA">,
+  accountId: string,
+  call: (quota: ReturnType<typeof companyQuotaFor>) => Promise<T>,
+): Promise<T> {
   return dependency("company quota", () => call(companyQuotaFor(env, accountId)));
 }
 
@@ -26,7 +30,13 @@ export interface CompanyUsage {
 
 const UNAVAILABLE = "Quota service temporarily unavailable. Try again later.";
 
-type QuotaCall = (env: Pick<Env, "COMPANY_QUOTA">, accountId: string, plan: Plan, companyIds: number[], now?: number) => Promise<Result<CompanyUsage>>;
+type QuotaCall = (
+  env: Pick<Env, "COMPANY_QUOTA">,
+  accountId: string,
+  plan: Plan,
+  companyIds: number[],
+  now?: number,
+) => Promise<Result<CompanyUsage>>;
 
 /** Admits the companies, all or none, counting the ones not yet seen today. */
 export const admitCompanies: QuotaCall = (env, accountId, plan, companyIds, now = Date.now()) =>
@@ -60,7 +70,12 @@ async function decide(
 }
 
 /** Today's unique companies against the plan's limit, counting nothing: for usage reports. */
-export async function companyUsage(env: Pick<Env, "COMPANY_QUOTA">, accountId: string, plan: Plan, now = Date.now()): Promise<Result<CompanyUsage>> {
+export async function companyUsage(
+  env: Pick<Env, "COMPANY_QUOTA">,
+  accountId: string,
+  plan: Plan,
+  now = Date.now(),
+): Promise<Result<CompanyUsage>> {
   const limit = planLimits[plan].companiesPerDay;
   try {
     const current = await askCompanyQuota(env, accountId, (quota) => quota.usage(now));

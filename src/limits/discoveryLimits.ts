@@ -12,7 +12,9 @@ export interface DiscoveryAsker {
 export const DISCOVERY_COUNTER = "discovery";
 
 /** The one window of an account's discoveries: its plan's figure a UTC day. */
-export const discoveryWindows = (plan: Plan): LimitWindow[] => [{ name: DISCOVERY_COUNTER, period: "day", limit: planLimits[plan].discoveriesPerDay }];
+export const discoveryWindows = (plan: Plan): LimitWindow[] => [
+  { name: DISCOVERY_COUNTER, period: "day", limit: planLimits[plan].discoveriesPerDay },
+];
 
 /**
  * Counts one discovery the asker's request would start, against its plan's daily budget
@@ -21,7 +23,9 @@ export const discoveryWindows = (plan: Plan): LimitWindow[] => [{ name: DISCOVER
  */
 export async function spendDiscovery(env: Pick<Env, "RATE_LIMITER">, asker: DiscoveryAsker, now = Date.now()): Promise<boolean> {
   const windows = discoveryWindows(asker.plan);
-  const decision = await askLimiter(env, limiterNames.discovery(asker.accountId), (limiter) => limiter.consume(windows, 1, now, DISCOVERY_COUNTER));
+  const decision = await askLimiter(env, limiterNames.discovery(asker.accountId), (limiter) =>
+    limiter.consume(windows, 1, now, DISCOVERY_COUNTER),
+  );
   return decision.allowed;
 }
 

@@ -217,7 +217,8 @@ async function acquire(
   const month = accountMonthWindow(key.plan);
   const accountLimiter = limiterNames.lookups(key.accountId);
   const spent = monthsSpent.get(accountLimiter);
-  if (spent && now < spent.until && spent.limit === month.limit) return { allowed: false, remaining: 0, resetAt: spent.resetAt, refusedBy: month.name };
+  if (spent && now < spent.until && spent.limit === month.limit)
+    return { allowed: false, remaining: 0, resetAt: spent.resetAt, refusedBy: month.name };
   const last = leases.get(key.id);
   // What this minute, or the one before, served: an isolate back after an idle spell starts at one again.
   const recent = last !== undefined && last.signature === signature && minute - last.minute <= 60_000;
@@ -253,7 +254,8 @@ async function acquire(
       }
       // Refused by the month, the key's shard is asked again after the retry's give-backs: it
       // must have taken this back by then, so the give-back is waited for (never failing).
-      if (ofMonth.granted < ofKey.granted) await afterwards(giveBackToKey(env, grantedIn, ofKey.granted - ofMonth.granted), ofMonth.allowed ? options : {});
+      if (ofMonth.granted < ofKey.granted)
+        await afterwards(giveBackToKey(env, grantedIn, ofKey.granted - ofMonth.granted), ofMonth.allowed ? options : {});
       if (!ofMonth.allowed) {
         refusal = ofMonth;
         break;
@@ -261,8 +263,20 @@ async function acquire(
       // The tighter of the two: the key's whole minute (its shards') or the account's month;
       // when both are spent at once, the month's end is when a retry can succeed.
       const minuteLeft = ofKey.remaining * shards + (ofKey.granted - ofMonth.granted);
-      const tighter = ofMonth.remaining <= minuteLeft ? { remaining: ofMonth.remaining, resetAt: ofMonth.resetAt } : { remaining: minuteLeft, resetAt: ofKey.resetAt };
-      const lease: Lease = { signature, ...grantedIn, shard: index, shards, monthStart: ofMonth.starts[0]!, granted: ofMonth.granted, tokens: ofMonth.granted - 1, ...tighter };
+      const tighter =
+        ofMonth.remaining <= minuteLeft
+          ? { remaining: ofMonth.remaining, resetAt: ofMonth.resetAt }
+          : { remaining: minuteLeft, resetAt: ofKey.resetAt };
+      const lease: Lease = {
+        signature,
+        ...grantedIn,
+        shard: index,
+        shards,
+        monthStart: ofMonth.starts[0]!,
+        granted: ofMonth.granted,
+        tokens: ofMonth.granted - 1,
+        ...tighter,
+      };
       // A lease of another minute, limits or shard is over: its unspent rest goes back.
       await release(keep(key.id, lease));
       return { allowed: true, remaining: tighter.remaining + (leases.get(key.id)?.tokens ?? 0), resetAt: tighter.resetAt };
@@ -278,14 +292,22 @@ async function acquire(
     const own = leases.get(key.id);
     const byMonth = refusal?.refusedBy === month.name;
     const rests = [...(byMonth ? leases.values() : own ? [own] : [])].filter(
-      (lease) => lease.tokens > 0 && lease.accountLimiter === accountLimiter && (lease.minute !== minute ? byMonth : lease === own && lease.signature !== signature),
+      (lease) =>
+        lease.tokens > 0 &&
+        lease.accountLimiter === accountLimiter &&
+        (lease.minute !== minute ? byMonth : lease === own && lease.signature !== signature),
     );
     if (rests.length === 0) break;
     const returned = await Promise.all(rests.map((lease) => returnRest(env, lease)));
     if (!returned.includes(true)) break;
   }
   // Never past the month's end: the next month's first requests are asked for, not refused.
-  if (refusal?.refusedBy === month.name) monthsSpent.set(accountLimiter, { until: Math.min(now + MONTH_SPENT_MEMORY_MS, refusal.resetAt), limit: month.limit, resetAt: refusal.resetAt });
+  if (refusal?.refusedBy === month.name)
+    monthsSpent.set(accountLimiter, {
+      until: Math.min(now + MONTH_SPENT_MEMORY_MS, refusal.resetAt),
+      limit: month.limit,
+      resetAt: refusal.resetAt,
+    });
   return refusal;
 }
 
@@ -322,12 +344,18 @@ export async function lookupUsage(
 }
 
 /** A key's lookups in its current minute, summed over its shards, less this isolate's unspent lease. */
-export async function keyMinuteUsage(env: Env, key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">, now = Date.now()): Promise<WindowUsage> {
+export async function keyMinuteUsage(
+  env: Env,
+  key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">,
+  now = Date.now(),
+): Promise<WindowUsage> {
   const minuteWindow = keyMinuteWindow(key);
   const shards = shardCount(minuteWindow);
   const perShard = await Promise.all(
     Array.from({ length: shards }, (_, index) =>
-      askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) => limiter.usage([{ ...minuteWindow, limit: shareOf(minuteWindow.limit, index, shards) }], now)),
+      askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) =>
+        limiter.usage([{ ...minuteWindow, limit: shareOf(minuteWindow.limit, index, shards) }], now),
+      ),
     ),
   );
   return windowUsage({
@@ -354,10 +382,16 @@ function unspentHere(keyId: string, now: number): number {
  * count, a day counts requests when an isolate leases them; what a lease did not spend is
  * given back to the day it was leased in when the isolate next takes one.
  */
-export async function lookupHistory(env: Env, key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">, days: number[]): Promise<number[]> {
+export async function lookupHistory(
+  env: Env,
+  key: Pick<VerifiedKey, "id" | "plan" | "perMinuteOverride">,
+  days: number[],
+): Promise<number[]> {
   const shards = shardCount(keyMinuteWindow(key));
   const perShard = await Promise.all(
-    Array.from({ length: shards }, (_, index) => askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) => limiter.history(LOOKUP_COUNTER, days))),
+    Array.from({ length: shards }, (_, index) =>
+      askLimiter(env, limiterNames.keyShard(key.id, index, shards), (limiter) => limiter.history(LOOKUP_COUNTER, days)),
+    ),
   );
   return days.map((_, i) => perShard.reduce((sum, shard) => sum + (shard[i] ?? 0), 0));
 }

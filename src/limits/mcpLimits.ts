@@ -32,7 +32,14 @@ export const MCP_COUNTER = "mcp_request";
  * Counts one HTTP call costing `messages` (src/mcp/endpoint.ts `chargeFor`: a batch costs one
  * per request in it, as many calls of one would): admitted whole or not at all.
  */
-export async function countMcpRequest(env: Env, accountId: string, plan: Plan, toolset: Toolset, now = Date.now(), messages = 1): Promise<McpDecision> {
+export async function countMcpRequest(
+  env: Env,
+  accountId: string,
+  plan: Plan,
+  toolset: Toolset,
+  now = Date.now(),
+  messages = 1,
+): Promise<McpDecision> {
   const windows = mcpWindows(plan, toolset);
   // Asked even without windows: the call still goes into the account's daily history.
   const decision = await askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.consume(windows, messages, now, MCP_COUNTER));

@@ -97,10 +97,9 @@ export class RateLimiter extends DurableObject<Env> {
     const states = windows.map((window) => ({ window, ...this.current(window, now) }));
 
     // Of the windows that refuse, the one that lasts longest says when a retry can succeed.
-    const refused = states.filter((s) => s.used + cost > s.window.limit).reduce<(typeof states)[number] | undefined>(
-      (latest, s) => (latest && latest.resetAt >= s.resetAt ? latest : s),
-      undefined,
-    );
+    const refused = states
+      .filter((s) => s.used + cost > s.window.limit)
+      .reduce<(typeof states)[number] | undefined>((latest, s) => (latest && latest.resetAt >= s.resetAt ? latest : s), undefined);
     if (refused) {
       return { allowed: false, remaining: 0, resetAt: refused.resetAt, refusedBy: refused.window.name };
     }
@@ -118,7 +117,8 @@ export class RateLimiter extends DurableObject<Env> {
       this.sql.exec("DELETE FROM windows WHERE name = ? AND window_start < ?", s.window.name, s.start);
       const remaining = s.window.limit - s.used - cost;
       // Equally tight windows are all spent at once: the one that lasts longest resets them.
-      if (remaining < tightest.remaining || (remaining === tightest.remaining && s.resetAt > tightest.resetAt)) tightest = { remaining, resetAt: s.resetAt };
+      if (remaining < tightest.remaining || (remaining === tightest.remaining && s.resetAt > tightest.resetAt))
+        tightest = { remaining, resetAt: s.resetAt };
     }
     if (counter !== undefined) this.addToHistory(counter, cost, now);
     if (states.length > 0) await this.keepWindows(Math.max(...states.map((s) => s.resetAt)));
@@ -168,9 +168,13 @@ export class RateLimiter extends DurableObject<Env> {
   private current(window: LimitWindow, now: number): { start: number; used: number; resetAt: number } {
     const start = windowStart(window.period, now);
     const latest = this.sql
-      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE name = ? ORDER BY window_start DESC LIMIT 1", window.name)
+      .exec<{ window_start: number; count: number }>(
+        "SELECT window_start, count FROM windows WHERE name = ? ORDER BY window_start DESC LIMIT 1",
+        window.name,
+      )
       .toArray()[0];
-    if (latest && latest.window_start >= start) return { start: latest.window_start, used: latest.count, resetAt: windowEnd(window.period, latest.window_start) };
+    if (latest && latest.window_start >= start)
+      return { start: latest.window_start, used: latest.count, resetAt: windowEnd(window.period, latest.window_start) };
     return { start, used: 0, resetAt: windowEnd(window.period, now) };
   }
 
@@ -213,15 +217,15 @@ export class RateLimiter extends DurableObject<Env> {
    */
   release(windows: LimitWindow[], unspent: number, starts: number[], history?: { counter: string; grantedAt: number }): void {
     if (history !== undefined) {
-      this.sql.exec("UPDATE daily SET count = max(count - ?, 0) WHERE counter = ? AND day = ?", unspent, history.counter, windowStart("day", history.grantedAt));
+      this.sql.exec(
+        "UPDATE daily SET count = max(count - ?, 0) WHERE counter = ? AND day = ?",
+        unspent,
+        history.counter,
+        windowStart("day", history.grantedAt),
+      );
     }
     for (const [i, window] of windows.entries()) {
-      this.sql.exec(
-        "UPDATE windows SET count = max(count - ?, 0) WHERE name = ? AND window_start = ?",
-        unspent,
-        window.name,
-        starts[i]!,
-      );
+      this.sql.exec("UPDATE windows SET count = max(count - ?, 0) WHERE name = ? AND window_start = ?", unspent, window.name, starts[i]!);
     }
   }
 
@@ -243,7 +247,12 @@ export class RateLimiter extends DurableObject<Env> {
   history(counter: string, days: number[]): number[] {
     if (days.length === 0) return [];
     const rows = this.sql
-      .exec<{ day: number; count: number }>("SELECT day, count FROM daily WHERE counter = ? AND day BETWEEN ? AND ?", counter, days[0]!, days[days.length - 1]!)
+      .exec<{ day: number; count: number }>(
+        "SELECT day, count FROM daily WHERE counter = ? AND day BETWEEN ? AND ?",
+        counter,
+        days[0]!,
+        days[days.length - 1]!,
+      )
       .toArray();
     const byDay = new Map(rows.map((row) => [row.day, row.count]));
     return days.map((day) => byDay.get(day) ?? 0);

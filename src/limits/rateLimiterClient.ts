@@ -37,6 +37,10 @@ export function rateLimiterFor(env: Pick<Env, "RATE_LIMITER">, name: string) {
  * One call to the limiter `name`, failing as `Unavailable` when the object does not answer:
  * the caller then admits nothing (limits fail closed: a request is never served uncounted).
  */
-export function askLimiter<T>(env: Pick<Env, "RATE_LIMITER">, name: string, call: (limiter: ReturnType<typeof rateLimiterFor>) => Promise<T>): Promise<T> {
+export function askLimiter<T>(
+  env: Pick<Env, "RATE_LIMITER">,
+  name: string,
+  call: (limiter: ReturnType<typeof rateLimiterFor>) => Promise<T>,
+): Promise<T> {
   return dependency("rate limiter", () => call(rateLimiterFor(env, name)));
 }

@@ -36,13 +36,19 @@ export async function accountUsage(
   plan: Plan,
 ): Promise<{ mcpRequests: McpWindowUsage[]; companiesToday: CompanyUsage | null; discoveriesToday: WindowUsage }> {
   const [perForm, companies, discoveries] = await Promise.all([
-    Promise.all(TOOLSETS.map((toolset) => askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.usage(mcpWindows(plan, toolset))))),
+    Promise.all(
+      TOOLSETS.map((toolset) => askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.usage(mcpWindows(plan, toolset)))),
+    ),
     companyUsage(env, accountId, plan),
     discoveryUsage(env, accountId, plan),
   ]);
   return {
     mcpRequests: TOOLSETS.flatMap((toolset, i) =>
-      perForm[i]!.map((w) => ({ window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const), toolset, ...windowUsage(w) })),
+      perForm[i]!.map((w) => ({
+        window: w.name === "mcp_request-day" ? ("day" as const) : ("minute" as const),
+        toolset,
+        ...windowUsage(w),
+      })),
     ),
     companiesToday: companies.ok ? companies.value : null,
     discoveriesToday: windowUsage(discoveries),

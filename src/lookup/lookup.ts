@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { type AppEnv, checkedVars, readVars } from "../env";
+import { type AppEnv, checkedVars, type readVars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { nameKey } from "../catalogue/importLogo";
@@ -133,7 +133,7 @@ export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): R
   if (!vars.ok || vars.value.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
   const now = Date.now();
   const key = knownKey(asked.token, now);
-  if (!key || key.type !== "publishable") return undefined;
+  if (key?.type !== "publishable") return undefined;
   const logo = knownResolution(asked.subject, now);
   if (!logo) return undefined;
   const identified = publishableCaller(request.headers, key);
@@ -176,8 +176,8 @@ function parseWarmAsk(url: string): WarmAsk | null {
   const queryStart = url.indexOf("?", pathStart);
   if (pathStart === -1 || queryStart === -1) return null;
   // Escaped paths (IDN hosts, odd characters) are decoded by the router; they take its path.
-  const escape = url.indexOf("%", pathStart);
-  if (escape !== -1 && escape < queryStart) return null;
+  const escaped = url.indexOf("%", pathStart);
+  if (escaped !== -1 && escaped < queryStart) return null;
   const query = queryOf("publishable", url, () => firstValues(url.slice(queryStart)));
   if (query.token === undefined || !query.options.success || carriesSecretKey(url)) return null;
   const subject = subjectOf(url.slice(pathStart, queryStart));
@@ -212,7 +212,8 @@ function redirectResponse(
   // headers for less than it reads a header object's (a quarter of a warm lookup's CPU inside
   // one isolate; README, Benchmarks).
   let template = redirect.template;
-  if (!template || template.resetAt !== limits.resetAt) redirect.template = template = { resetAt: limits.resetAt, response: wholeRedirect(logo, redirect, cors, limits) };
+  if (!template || template.resetAt !== limits.resetAt)
+    redirect.template = template = { resetAt: limits.resetAt, response: wholeRedirect(logo, redirect, cors, limits) };
   const response = new Response(null, template.response);
   response.headers.set("X-RateLimit-Remaining", String(limits.remaining));
   return response;
@@ -221,7 +222,14 @@ function redirectResponse(
 function wholeRedirect(logo: ResolvedLogo, redirect: Redirect, cors: Record<string, string>, limits: LimitDecision): Response {
   return new Response(null, {
     status: 302,
-    headers: { Location: redirect.location, "Cache-Control": LOOKUP_CACHE, "X-Logo-Source": logo.source, ...cors, ...rateLimitHeaders(limits), ...redirect.fallback },
+    headers: {
+      Location: redirect.location,
+      "Cache-Control": LOOKUP_CACHE,
+      "X-Logo-Source": logo.source,
+      ...cors,
+      ...rateLimitHeaders(limits),
+      ...redirect.fallback,
+    },
   });
 }
 
@@ -261,7 +269,8 @@ function servedAs(logo: ResolvedLogo, options: LookupOptions): Served {
   // The vector original is the logo as it is: served only for a look its master serves, and
   // only when the original is a vector that sanitised cleanly and is ours to serve (never a
   // discovered site's markup, whatever an older discovery stored).
-  if (logo.renditions.vector && logo.source !== "discovered" && key === logo.masterKey) return { key: vectorKey(logo.masterKey, logo.renditions.version), format: "svg", width, page, fallback: {} };
+  if (logo.renditions.vector && logo.source !== "discovered" && key === logo.masterKey)
+    return { key: vectorKey(logo.masterKey, logo.renditions.version), format: "svg", width, page, fallback: {} };
   return { key, format: "png", width, page, fallback: { "X-Logo-Format": "png" } };
 }
 
@@ -328,8 +337,17 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   if (c.req.method === "HEAD" && served.format !== "avif") return new Response(null, { status: 200, headers });
   const image =
     served.format === "svg"
-      ? await dependency("object storage", c.env.LOGOS.get(served.key).then(async (object) => object && { bytes: await object.arrayBuffer(), contentType: MIME_TYPES.svg }))
-      : await renderImage(c.env, served.key, { width: served.width, format: served.format, page: served.page }, (work) => c.executionCtx.waitUntil(work), (key) => namesGrey(db, key));
+      ? await dependency(
+          "object storage",
+          c.env.LOGOS.get(served.key).then(async (object) => object && { bytes: await object.arrayBuffer(), contentType: MIME_TYPES.svg }),
+        )
+      : await renderImage(
+          c.env,
+          served.key,
+          { width: served.width, format: served.format, page: served.page },
+          (work) => c.executionCtx.waitUntil(work),
+          (key) => namesGrey(db, key),
+        );
   if (!image) {
     console.error(`lookup: object missing for logo ${logo.logoId}`);
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
@@ -366,7 +384,14 @@ function monogramResponse(
   const symbol = subject.kind === "ticker" ? subject.value.slice(subject.value.lastIndexOf(":") + 1).toUpperCase() : "";
   const name = subject.kind === "domain" ? (site?.name ?? null) : subject.kind === "ticker" ? symbol : subject.value;
   const seed = subject.kind === "domain" ? subject.value : subject.kind === "ticker" ? symbol : nameKey(subject.value);
-  const svg = monogramSvg({ domain: seed, name, brandColor: site?.brandColor ?? null, size: options.size, theme: options.theme, greyscale: options.greyscale });
+  const svg = monogramSvg({
+    domain: seed,
+    name,
+    brandColor: site?.brandColor ?? null,
+    size: options.size,
+    theme: options.theme,
+    greyscale: options.greyscale,
+  });
   const retryAt = miss && !miss.found ? miss.retryAt : null;
   const untilRetry = retryAt === null ? MONOGRAM_MAX_AGE_S : Math.floor((retryAt - Date.now()) / 1000);
   const maxAge = Math.max(MONOGRAM_MIN_AGE_S, Math.min(MONOGRAM_MAX_AGE_S, untilRetry));
@@ -488,7 +513,10 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   // Refused as the request it precedes would be.
   if (carriesSecretKey(c.req.url)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
   const token = c.req.query("token");
-  const key = token && keyTypeOf(token) === "publishable" ? await verifyAskedKey(createDb(c.env.DB), c.env, c.req.raw, token, (work) => c.executionCtx.waitUntil(work)) : null;
+  const key =
+    token && keyTypeOf(token) === "publishable"
+      ? await verifyAskedKey(createDb(c.env.DB), c.env, c.req.raw, token, (work) => c.executionCtx.waitUntil(work))
+      : null;
   // A refused address's preflight passes as an unknown key's does, so that the request it
   // precedes gets a 429 its page can read.
   if (!key || key === "refused") return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
@@ -524,7 +552,9 @@ function subjectOf(path: string): Subject | { invalid: string } {
     // Another segment is no name; an encoded slash is part of one (`/name/shadcn%2Fui`).
     const segment = path.slice("/name/".length);
     const name = decodeURIComponentSafe(segment).trim();
-    return name.length > 0 && name.length <= 200 && !segment.includes("/") ? { kind: "name", value: name } : { invalid: "Invalid name: 1 to 200 characters" };
+    return name.length > 0 && name.length <= 200 && !segment.includes("/")
+      ? { kind: "name", value: name }
+      : { invalid: "Invalid name: 1 to 200 characters" };
   }
   return domainSubject(decodeURIComponentSafe(path.slice(1)));
 }

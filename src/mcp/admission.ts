@@ -1,6 +1,14 @@
 import type { LogoVariant } from "../../schema";
 import type { Logo } from "../images/keys";
-import { type CompanyMatch, findCompany, findCompanyByDomain, findLogo, hostOfUrl, logosOfCompany, searchCompanies } from "../catalogue/queries";
+import {
+  type CompanyMatch,
+  findCompany,
+  findCompanyByDomain,
+  findLogo,
+  hostOfUrl,
+  logosOfCompany,
+  searchCompanies,
+} from "../catalogue/queries";
 import { chooseLogo } from "../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { normaliseDomain } from "../lib/domain";

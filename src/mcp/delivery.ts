@@ -27,7 +27,8 @@ export const MAX_BASE64_CHARS = 5 * 1024 * 1024;
  * could have an isolate build a gigabyte.
  */
 export const MAX_REQUEST_BASE64_CHARS = 2 * MAX_BASE64_CHARS;
-export const REQUEST_TOO_LARGE = "The base64 payloads of this request's calls exceed 10MB together: send the calls in separate requests, or use returnType: 'url'";
+export const REQUEST_TOO_LARGE =
+  "The base64 payloads of this request's calls exceed 10MB together: send the calls in separate requests, or use returnType: 'url'";
 
 export type Delivery = z.infer<typeof deliveryRecordSchema>;
 

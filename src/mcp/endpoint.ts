@@ -85,14 +85,16 @@ mcp.use("/mcp", localHostOnly, async (c, next) => {
       headers: {
         ...cors,
         "Access-Control-Allow-Methods": "POST",
-        "Access-Control-Allow-Headers": c.req.header("access-control-request-headers") ?? "Authorization, Content-Type, Accept, MCP-Protocol-Version",
+        "Access-Control-Allow-Headers":
+          c.req.header("access-control-request-headers") ?? "Authorization, Content-Type, Accept, MCP-Protocol-Version",
         "Access-Control-Max-Age": "86400",
       },
     });
   }
   await next();
   c.res = new Response(c.res.body, c.res);
-  for (const [name, value] of Object.entries({ ...cors, "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, Mcp-Session-Id" })) c.res.headers.set(name, value);
+  for (const [name, value] of Object.entries({ ...cors, "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, Mcp-Session-Id" }))
+    c.res.headers.set(name, value);
 });
 
 mcp.all("/mcp", async (c) => {
@@ -109,13 +111,18 @@ mcp.all("/mcp", async (c) => {
   const invalidChallenge = { "WWW-Authenticate": `${challenge}, error="invalid_token"` };
   if (!ISSUED_TOKEN.test(token)) return jsonError(c, "unauthorized", "Authorization required", invalidChallenge);
   const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", invalidChallenge);
-  const validated = await dependency("authorization server", authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env));
+  const validated = await dependency(
+    "authorization server",
+    authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env),
+  );
   if (!validated) return invalid();
   // The grant is what the user approved: a token without `logos` (an older grant of only
   // offline_access, or one downscoped at the token endpoint) may not use the tools. RFC 6750
   // §3.1: 403 insufficient_scope naming the scope, which MCP clients re-authorize for.
   if (!validated.scope?.includes(MCP_SCOPE)) {
-    return jsonError(c, "forbidden", `Insufficient scope: this token does not grant "${MCP_SCOPE}"`, { "WWW-Authenticate": `${challenge}, error="insufficient_scope"` });
+    return jsonError(c, "forbidden", `Insufficient scope: this token does not grant "${MCP_SCOPE}"`, {
+      "WWW-Authenticate": `${challenge}, error="insufficient_scope"`,
+    });
   }
 
   const db = createDb(c.env.DB);
@@ -140,7 +147,9 @@ mcp.all("/mcp", async (c) => {
   const decision = await countMcpRequest(c.env, accountId, account.plan, toolset, now, charge.messages);
   if (!decision.allowed) {
     if (decision.dailyLimit !== undefined) {
-      return jsonError(c, "rate_limited", `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, { "Retry-After": retryAfter(decision.resetAt, now) });
+      return jsonError(c, "rate_limited", `Daily limit of ${decision.dailyLimit} requests exceeded. Upgrade your plan for higher limits.`, {
+        "Retry-After": retryAfter(decision.resetAt, now),
+      });
     }
     return jsonError(c, "rate_limited", "Rate limit exceeded", { "Retry-After": "60" });
   }
@@ -157,7 +166,14 @@ mcp.all("/mcp", async (c) => {
     requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,
   };
   const request = body.text === null ? c.req.raw : new Request(c.req.raw, { body: body.text });
-  return serveMcp(request, { caller, env: c.env, db, catalogue: catalogueReader(c.env.DB), defer: (work) => c.executionCtx.waitUntil(work), base64Left: MAX_REQUEST_BASE64_CHARS });
+  return serveMcp(request, {
+    caller,
+    env: c.env,
+    db,
+    catalogue: catalogueReader(c.env.DB),
+    defer: (work) => c.executionCtx.waitUntil(work),
+    base64Left: MAX_REQUEST_BASE64_CHARS,
+  });
 });
 
 /** The SDK transport's limit on the messages of one batch (its MAX_BATCH_SIZE, not exported). */
@@ -187,9 +203,13 @@ export function chargeFor(text: string | null, headers: Headers): Charge {
   // 2026-07-28 request, which never comes in a batch), then its stateless transport's own rules.
   const classified = classifyInboundRequest({ httpMethod: "POST", body: batch });
   if (classified.kind === "reject") {
-    return { ok: false, error: { code: classified.code, message: classified.message, ...(classified.data === undefined ? {} : { data: classified.data }) } };
+    return {
+      ok: false,
+      error: { code: classified.code, message: classified.message, ...(classified.data === undefined ? {} : { data: classified.data }) },
+    };
   }
-  if (batch.length > MAX_BATCH_MESSAGES) return { ok: false, error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages` } };
+  if (batch.length > MAX_BATCH_MESSAGES)
+    return { ok: false, error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages` } };
   if (batch.length > 1 && batch.some((message) => isInitializeRequest(message))) {
     return { ok: false, error: { code: -32600, message: "Invalid Request: Only one initialization request is allowed" } };
   }

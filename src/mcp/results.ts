@@ -1,4 +1,11 @@
-import type { CallToolResult, ContentBlock, McpServer, StandardSchemaWithJSON, ToolAnnotations, ToolCallback } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  ContentBlock,
+  McpServer,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+  ToolCallback,
+} from "@modelcontextprotocol/server";
 
 /**
  * Tool results as the spec shapes them ("Agent tool endpoint"): a success carries
@@ -67,6 +74,7 @@ export function registerScopedTool<Input extends StandardSchemaWithJSON, Output 
   body: (args: StandardSchemaWithJSON.InferOutput<Input>) => Promise<CallToolResult>,
 ): void {
   const { failure, annotations, ...config } = spec;
-  server.registerTool<Output, Input>(name, { ...config, annotations: { ...READ_ONLY_TOOL, ...annotations } }, ((args: StandardSchemaWithJSON.InferOutput<Input>) =>
-    guarded(name, failure, () => body(args))) as ToolCallback<Input>);
+  server.registerTool<Output, Input>(name, { ...config, annotations: { ...READ_ONLY_TOOL, ...annotations } }, ((
+    args: StandardSchemaWithJSON.InferOutput<Input>,
+  ) => guarded(name, failure, () => body(args))) as ToolCallback<Input>);
 }

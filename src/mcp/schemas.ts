@@ -50,7 +50,9 @@ export function returnTypeSchema<const T extends readonly [string, ...string[]]>
 export const formatSchema = z
   .enum(requestFormats, { message: `format must be ${oneOf(requestFormats.map((f) => `'${f}'`))}` })
   .default("png")
-  .describe("Image format: 'png' (default), 'webp', 'avif', 'jpg' (on white), or 'svg' (the sanitised vector where the logo has one; PNG otherwise, as the result's format says)");
+  .describe(
+    "Image format: 'png' (default), 'webp', 'avif', 'jpg' (on white), or 'svg' (the sanitised vector where the logo has one; PNG otherwise, as the result's format says)",
+  );
 
 const brandColor = z.string().optional().describe("The company's brand colour, #rrggbb, where the catalogue knows it");
 const dimension = z.number().int().nullable();

@@ -29,28 +29,30 @@ export const resourceOf = (base: string) => `${base}/mcp`;
 const servers = new BoundedCache<string, OAuthAuthorizationServer<Env>>(8);
 
 export function authorizationServer(base: string): OAuthAuthorizationServer<Env> {
-  return servers.remember(base, () =>
-    new OAuthAuthorizationServer<Env>({
-      issuer: base,
-      resources: [resourceOf(base)],
-      defaultResource: resourceOf(base),
-      authorizeEndpoint: `${base}/authorize`,
-      tokenEndpoint: `${base}/oauth/token`,
-      clientRegistrationEndpoint: `${base}/oauth/register`,
-      scopesSupported: Object.keys(SCOPE_DESCRIPTIONS),
-      accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
-      clientIdMetadataDocumentEnabled: true,
-      // A name the pages could not show plainly is refused at registration (clientNames.ts).
-      clientRegistrationCallback: ({ clientMetadata }) => {
-        const problem = clientNameProblem(clientMetadata.client_name);
-        return problem ? { code: "invalid_client_metadata", description: problem } : undefined;
-      },
-      // What failed and why, for operators; never a token or a secret.
-      onError: ({ status, code, internal }) => {
-        console.warn(`oauth: ${status} ${code} (${internal.category}/${internal.reason})`);
-      },
-    }),
+  return servers.remember(
+    base,
+    () =>
+      new OAuthAuthorizationServer<Env>({
+        issuer: base,
+        resources: [resourceOf(base)],
+        defaultResource: resourceOf(base),
+        authorizeEndpoint: `${base}/authorize`,
+        tokenEndpoint: `${base}/oauth/token`,
+        clientRegistrationEndpoint: `${base}/oauth/register`,
+        scopesSupported: Object.keys(SCOPE_DESCRIPTIONS),
+        accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+        refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
+        clientIdMetadataDocumentEnabled: true,
+        // A name the pages could not show plainly is refused at registration (clientNames.ts).
+        clientRegistrationCallback: ({ clientMetadata }) => {
+          const problem = clientNameProblem(clientMetadata.client_name);
+          return problem ? { code: "invalid_client_metadata", description: problem } : undefined;
+        },
+        // What failed and why, for operators; never a token or a secret.
+        onError: ({ status, code, internal }) => {
+          console.warn(`oauth: ${status} ${code} (${internal.category}/${internal.reason})`);
+        },
+      }),
   );
 }
 

@@ -36,60 +36,75 @@ export const authorize = new Hono<AppEnv>();
 
 authorize.use("/authorize", csrf());
 
-authorize.get("/authorize", localHostOnly, clientVerified(async (c) => {
-  const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
-  const request = await parseRequest(c, helpers);
-  if (request instanceof Response) return request;
-  const account = await currentSession(c, createDb(c.env.DB));
-  if (!account) return signInPage(c, helpers, request);
-  return consentPage(c, helpers, request, account);
-}));
+authorize.get(
+  "/authorize",
+  localHostOnly,
+  clientVerified(async (c) => {
+    const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
+    const request = await parseRequest(c, helpers);
+    if (request instanceof Response) return request;
+    const account = await currentSession(c, createDb(c.env.DB));
+    if (!account) return signInPage(c, helpers, request);
+    return consentPage(c, helpers, request, account);
+  }),
+);
 
 const formLimit = bodyLimit({
   maxSize: MAX_FORM_BYTES,
   onError: (c) => errorPage(c, 413, "This form is too large", "Start connecting again from the application."),
 });
 
-authorize.post("/authorize", localHostOnly, formLimit, clientVerified(async (c) => {
-  const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
-  const form = await formFields(c.req);
-  const db = createDb(c.env.DB);
+authorize.post(
+  "/authorize",
+  localHostOnly,
+  formLimit,
+  clientVerified(async (c) => {
+    const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
+    const form = await formFields(c.req);
+    const db = createDb(c.env.DB);
 
-  if (form.step === "sign-in") {
-    const request = await parseRequest(c, helpers);
-    if (request instanceof Response) return request;
-    const result = await signInBrowser(c, db, { email: form.email, password: form.password });
-    if (!result.ok) {
-      if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
-      const email = typeof form.email === "string" ? form.email : undefined;
-      return signInPage(c, helpers, request, { error: result.error.message, email }, statusOf(result.error.code));
+    if (form.step === "sign-in") {
+      const request = await parseRequest(c, helpers);
+      if (request instanceof Response) return request;
+      const result = await signInBrowser(c, db, { email: form.email, password: form.password });
+      if (!result.ok) {
+        if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
+        const email = typeof form.email === "string" ? form.email : undefined;
+        return signInPage(c, helpers, request, { error: result.error.message, email }, statusOf(result.error.code));
+      }
+      // Post/redirect/get: the consent page is shown by GET, with the session just set.
+      return c.redirect(c.req.url, 303);
     }
-    // Post/redirect/get: the consent page is shown by GET, with the session just set.
-    return c.redirect(c.req.url, 303);
-  }
 
-  if (form.step === "consent") {
-    const account = await currentSession(c, db);
-    if (!account) return errorPage(c, 401, "Signed out", "Your session ended before you answered. Start connecting again from the application.");
-    const handle = typeof form.handle === "string" ? form.handle : "";
-    // The page named the account it would connect; the browser may have signed in as another
-    // since (another tab). A page shown before pages named their account says none.
-    if (typeof form.account === "string" && form.account !== account.id) {
-      return errorPage(c, 400, "This request can no longer be answered", "You signed in as another account after this page was shown. Start connecting again from the application.");
+    if (form.step === "consent") {
+      const account = await currentSession(c, db);
+      if (!account)
+        return errorPage(c, 401, "Signed out", "Your session ended before you answered. Start connecting again from the application.");
+      const handle = typeof form.handle === "string" ? form.handle : "";
+      // The page named the account it would connect; the browser may have signed in as another
+      // since (another tab). A page shown before pages named their account says none.
+      if (typeof form.account === "string" && form.account !== account.id) {
+        return errorPage(
+          c,
+          400,
+          "This request can no longer be answered",
+          "You signed in as another account after this page was shown. Start connecting again from the application.",
+        );
+      }
+      try {
+        if (form.decision === "approve") return await approve(c, helpers, handle, account);
+        const denied = await helpers.denyConsent(c.req.raw, handle);
+        return new Response(null, { status: 302, headers: denied.headers });
+      } catch (error) {
+        // Expired, reused, or started in another browser: nothing is granted.
+        if (error instanceof AuthorizationError) return errorPage(c, 400, "This request can no longer be answered", error.description);
+        throw error;
+      }
     }
-    try {
-      if (form.decision === "approve") return await approve(c, helpers, handle, account);
-      const denied = await helpers.denyConsent(c.req.raw, handle);
-      return new Response(null, { status: 302, headers: denied.headers });
-    } catch (error) {
-      // Expired, reused, or started in another browser: nothing is granted.
-      if (error instanceof AuthorizationError) return errorPage(c, 400, "This request can no longer be answered", error.description);
-      throw error;
-    }
-  }
 
-  return errorPage(c, 400, "Bad request", "The form was not recognised. Start connecting again from the application.");
-}));
+    return errorPage(c, 400, "Bad request", "The form was not recognised. Start connecting again from the application.");
+  }),
+);
 
 /**
  * A client whose id is the URL of its metadata document is looked up again at every step
@@ -104,7 +119,12 @@ function clientVerified(handler: (c: Context<AppEnv>) => Promise<Response>) {
     } catch (error) {
       if (!(error instanceof CimdFetchError)) throw error;
       console.warn(`oauth: client metadata document unavailable: ${error.detail}`);
-      return errorPage(c, 400, "This application could not be verified", "Its client metadata document could not be fetched or is invalid.");
+      return errorPage(
+        c,
+        400,
+        "This application could not be verified",
+        "Its client metadata document could not be fetched or is invalid.",
+      );
     }
   };
 }
@@ -169,7 +189,10 @@ async function signInPage(
   c.header("Cache-Control", "no-store");
   c.header("X-Frame-Options", "DENY");
   c.header("Content-Security-Policy", "frame-ancestors 'none'");
-  return c.html(<SignInPage clientName={clientName} clientDomain={clientDomain} action={c.req.url} error={form.error} email={form.email} />, status);
+  return c.html(
+    <SignInPage clientName={clientName} clientDomain={clientDomain} action={c.req.url} error={form.error} email={form.email} />,
+    status,
+  );
 }
 
 async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: AuthRequest, account: SessionAccount): Promise<Response> {
@@ -179,7 +202,7 @@ async function consentPage(c: Context<AppEnv>, helpers: OAuthHelpers, request: A
   const consent = await helpers.beginConsent(request);
   const page = await c.html(<ConsentPage details={details} handle={consent.handle} email={account.email} accountId={account.id} />);
   const headers = new Headers(page.headers);
-  consent.headers.forEach((value, name) => headers.append(name, value));
+  for (const [name, value] of consent.headers) headers.append(name, value);
   headers.set("Cache-Control", "no-store");
   return new Response(page.body, { status: 200, headers });
 }

@@ -22,7 +22,8 @@ export function clientNameProblem(name: unknown): string | null {
   if ([...name].length > MAX_CLIENT_NAME) return `client_name must be at most ${MAX_CLIENT_NAME} characters`;
   if (HAS_INVISIBLE.test(name)) return "client_name must not contain control, format or blank characters";
   // "Claude (published by anthropic.com)" would read, beside the pages' own mark, as verified.
-  if (CLAIMS_VERIFICATION.test(name)) return "client_name must not claim a publisher or a verification: the pages say whether a name is verified";
+  if (CLAIMS_VERIFICATION.test(name))
+    return "client_name must not claim a publisher or a verification: the pages say whether a name is verified";
   return null;
 }
 

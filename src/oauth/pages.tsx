@@ -43,7 +43,13 @@ function NameVerification(props: { clientDomain?: string | undefined }) {
   return <>{props.clientDomain ? ` (published by ${props.clientDomain})` : " (name not verified)"}</>;
 }
 
-export function SignInPage(props: { clientName: string; clientDomain?: string | undefined; action: string; email?: string; error?: string }) {
+export function SignInPage(props: {
+  clientName: string;
+  clientDomain?: string | undefined;
+  action: string;
+  email?: string;
+  error?: string;
+}) {
   return (
     <Page title="Sign in">
       <h1>Sign in to connect {props.clientName}</h1>

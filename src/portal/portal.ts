@@ -44,7 +44,11 @@ async function whoami(c: Context<AppEnv>) {
   const db = createDb(c.env.DB);
   const account = await currentSession(c, db);
   if (!account) return jsonError(c, "unauthorized", "Not signed in");
-  const clients = await db.select({ id: apiClients.id, name: apiClients.name }).from(apiClients).where(eq(apiClients.accountId, account.id)).all();
+  const clients = await db
+    .select({ id: apiClients.id, name: apiClients.name })
+    .from(apiClients)
+    .where(eq(apiClients.accountId, account.id))
+    .all();
   c.header("Cache-Control", "no-store");
   return c.json({ account, clients });
 }

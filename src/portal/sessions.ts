@@ -30,7 +30,12 @@ export async function startSession(db: Db, accountId: string, now = new Date()):
  * every session in one batch; a sign-in with the old password that was checked before it and
  * wrote its session after it would otherwise outlive the change.
  */
-export async function openSession(db: Db, accountId: string, now: Date, passwordHash?: string): Promise<{ id: string; expiresAt: Date } | null> {
+export async function openSession(
+  db: Db,
+  accountId: string,
+  now: Date,
+  passwordHash?: string,
+): Promise<{ id: string; expiresAt: Date } | null> {
   const id = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   const row = { idHash: await sha256Hex(id), accountId, createdAt: now, expiresAt };
@@ -48,7 +53,10 @@ export async function openSession(db: Db, accountId: string, now: Date, password
             .from(accounts)
             .where(and(eq(accounts.id, accountId), eq(accounts.passwordHash, passwordHash))),
         );
-  const [, inserted] = await db.batch([db.delete(sessions).where(and(eq(sessions.accountId, accountId), lte(sessions.expiresAt, now))), insert]);
+  const [, inserted] = await db.batch([
+    db.delete(sessions).where(and(eq(sessions.accountId, accountId), lte(sessions.expiresAt, now))),
+    insert,
+  ]);
   return inserted.meta.changes > 0 ? { id, expiresAt } : null;
 }
 
@@ -100,7 +108,11 @@ function cookieName<E extends AppEnv>(c: Context<E>, name: string): string {
  * The password is checked and the session written apart, so one changed in between makes the
  * attempt a wrong password's (replaceSession).
  */
-export async function signInBrowser<E extends AppEnv>(c: Context<E>, db: Db, credentials: unknown): Promise<Result<SignedIn> & { retryAfter?: number }> {
+export async function signInBrowser<E extends AppEnv>(
+  c: Context<E>,
+  db: Db,
+  credentials: unknown,
+): Promise<Result<SignedIn> & { retryAfter?: number }> {
   const result = await signIn(c.env as Env, db, credentials, signInClient(c));
   if (!result.ok) return result;
   return (await replaceSession(c, db, result.value)) ? result : fail("unauthorized", INVALID_CREDENTIALS);
@@ -114,7 +126,11 @@ export async function signInBrowser<E extends AppEnv>(c: Context<E>, db: Db, cre
  * password changed meanwhile). Without it (sign-up, the browser that just changed the password)
  * the account's present password counts.
  */
-export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, account: { id: string; checked?: DeviceAccount }): Promise<boolean> {
+export async function replaceSession<E extends AppEnv>(
+  c: Context<E>,
+  db: Db,
+  account: { id: string; checked?: DeviceAccount },
+): Promise<boolean> {
   const { checked } = account;
   await endSession(db, getCookie(c, cookieName(c, SESSION_COOKIE)));
   const session = await openSession(db, account.id, new Date(), checked?.passwordHash);
@@ -122,8 +138,11 @@ export async function replaceSession<E extends AppEnv>(c: Context<E>, db: Db, ac
   const attributes = { httpOnly: true, sameSite: "Lax", secure: secureOn(c), path: "/" } as const;
   setCookie(c, cookieName(c, SESSION_COOKIE), session.id, { ...attributes, maxAge: SESSION_TTL_MS / 1000 });
   const secret = (c.env as Env).SIGNED_URL_SECRET;
-  const credentials = secret ? (checked ?? (await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } }))) : undefined;
-  if (secret && credentials) setCookie(c, cookieName(c, DEVICE_COOKIE), await deviceToken(secret, credentials), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
+  const credentials = secret
+    ? (checked ?? (await db.query.accounts.findFirst({ where: eq(accounts.id, account.id), columns: { email: true, passwordHash: true } })))
+    : undefined;
+  if (secret && credentials)
+    setCookie(c, cookieName(c, DEVICE_COOKIE), await deviceToken(secret, credentials), { ...attributes, maxAge: DEVICE_TTL_SECONDS });
   return true;
 }
 
@@ -151,7 +170,8 @@ export async function endBrowserSession<E extends AppEnv>(c: Context<E>, db: Db)
  * page can send cross-site without a CORS preflight (JSON); a form or plain text does not.
  */
 export const sameSiteOnly = createMiddleware<AppEnv>(async (c, next) => {
-  if (bearerToken(c.req.header("authorization")) === undefined && !fromThisSite(c)) return jsonError(c, "forbidden", "Cross-site request refused");
+  if (bearerToken(c.req.header("authorization")) === undefined && !fromThisSite(c))
+    return jsonError(c, "forbidden", "Cross-site request refused");
   await next();
 });
 

@@ -6,7 +6,15 @@ import { readVars } from "../env";
 import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
-import { clientAddress, currentSession, endBrowserSession, replaceSession, type SessionAccount, signInBrowser, signInClient } from "../portal/sessions";
+import {
+  clientAddress,
+  currentSession,
+  endBrowserSession,
+  replaceSession,
+  type SessionAccount,
+  signInBrowser,
+  signInClient,
+} from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, signedIn, type WebEnv } from "./session";
 
@@ -40,7 +48,9 @@ function Field(props: {
   autocomplete: string;
   hint?: string;
 }) {
-  const described = [props.hint ? `${props.name}-hint` : "", props.error ? `${props.name}-error` : "", props.formError ? "form-error" : ""].filter(Boolean).join(" ");
+  const described = [props.hint ? `${props.name}-hint` : "", props.error ? `${props.name}-error` : "", props.formError ? "form-error" : ""]
+    .filter(Boolean)
+    .join(" ");
   return (
     <>
       <label for={props.name}>{props.label}</label>
@@ -150,7 +160,11 @@ function invalidFields(code: ErrorCode, credentials: { email: string; password: 
 authPages.get("/portal/login", async (c) => {
   if (await currentSession(c, createDb(c.env.DB))) return c.redirect(portalPath(c.req.query("next")), 303);
   const next = c.req.query("next");
-  const notice = c.req.query("ended") ? "Your session ended. Sign in again to continue." : c.req.query("signedOut") ? "You are signed out." : undefined;
+  const notice = c.req.query("ended")
+    ? "Your session ended. Sign in again to continue."
+    : c.req.query("signedOut")
+      ? "You are signed out."
+      : undefined;
   return render(c, <SignInPage next={next ? portalPath(next) : undefined} notice={notice} signupOpen={signupOpen(c.env)} />);
 });
 
@@ -165,7 +179,11 @@ authPages.post("/portal/login", async (c) => {
     if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
     const message = result.error.code === "invalid_argument" ? "Enter your email address and password." : result.error.message;
     const invalid = invalidFields(result.error.code, credentials);
-    return render(c, <SignInPage email={email} error={message} invalid={invalid} next={next} signupOpen={signupOpen(c.env)} />, statusOf(result.error.code));
+    return render(
+      c,
+      <SignInPage email={email} error={message} invalid={invalid} next={next} signupOpen={signupOpen(c.env)} />,
+      statusOf(result.error.code),
+    );
   }
   return c.redirect(next, 303);
 });
@@ -207,7 +225,15 @@ authPages.post("/portal/signup", async (c) => {
   const created = await createAccount(db, { ...parsed.data, plan: "free" });
   if (!created.ok) {
     if (created.error.code === "conflict") {
-      return render(c, <SignUpPage email={email} fieldErrors={{ email: "An account with this email already exists. Sign in instead." }} error="Check the fields below." />, 409);
+      return render(
+        c,
+        <SignUpPage
+          email={email}
+          fieldErrors={{ email: "An account with this email already exists. Sign in instead." }}
+          error="Check the fields below."
+        />,
+        409,
+      );
     }
     return failed(c, created.error.message);
   }
@@ -220,7 +246,13 @@ function failed(c: Context<WebEnv>, detail: string) {
   return render(c, <SignUpPage error="Your account could not be created. Try again later." />, 500);
 }
 
-function PasswordPage(props: { account: SessionAccount; error?: string | undefined; fieldError?: string | undefined; invalidCurrent?: boolean; notice?: string | undefined }) {
+function PasswordPage(props: {
+  account: SessionAccount;
+  error?: string | undefined;
+  fieldError?: string | undefined;
+  invalidCurrent?: boolean;
+  notice?: string | undefined;
+}) {
   return (
     <Page title="Change password" account={props.account} narrow>
       <h1>Change password</h1>
@@ -228,7 +260,13 @@ function PasswordPage(props: { account: SessionAccount; error?: string | undefin
       <FormError error={props.error} />
       <form method="post" action="/portal/password" class="card">
         <Field name="current" label="Current password" autocomplete="current-password" formError={props.invalidCurrent} />
-        <Field name="password" label="New password" autocomplete="new-password" hint="At least 10 characters. Every other browser signed in to this account is signed out; MCP connections and keys stay until you revoke them." error={props.fieldError} />
+        <Field
+          name="password"
+          label="New password"
+          autocomplete="new-password"
+          hint="At least 10 characters. Every other browser signed in to this account is signed out; MCP connections and keys stay until you revoke them."
+          error={props.fieldError}
+        />
         <SubmitRow label="Change password" />
       </form>
     </Page>
@@ -236,7 +274,17 @@ function PasswordPage(props: { account: SessionAccount; error?: string | undefin
 }
 
 authPages.get("/portal/password", signedIn, (c) =>
-  render(c, <PasswordPage account={c.get("account")} notice={c.req.query("changed") ? "Password changed. Other browsers were signed out. MCP connections and keys stay: review them under Connections and Keys." : undefined} />),
+  render(
+    c,
+    <PasswordPage
+      account={c.get("account")}
+      notice={
+        c.req.query("changed")
+          ? "Password changed. Other browsers were signed out. MCP connections and keys stay: review them under Connections and Keys."
+          : undefined
+      }
+    />,
+  ),
 );
 
 authPages.post("/portal/password", signedIn, async (c) => {
@@ -244,7 +292,12 @@ authPages.post("/portal/password", signedIn, async (c) => {
   const form = await formFields(c.req);
   const db = createDb(c.env.DB);
   const fresh = passwordSchema.safeParse(field(form, "password"));
-  if (!fresh.success) return render(c, <PasswordPage account={account} error="Check the fields below." fieldError={`The password ${fresh.error.issues[0]!.message}.`} />, 400);
+  if (!fresh.success)
+    return render(
+      c,
+      <PasswordPage account={account} error="Check the fields below." fieldError={`The password ${fresh.error.issues[0]!.message}.`} />,
+      400,
+    );
   // The current password, checked as a sign-in is (its limits too): a browser left signed in is
   // not enough to change it. (What such a browser already made, keys and MCP connections,
   // stays for the owner to revoke: the page says so.)

@@ -43,7 +43,12 @@ function price(plan: (typeof plans)[number]): string {
   return usd === 0 ? "Free" : `$${count(usd)} a month`;
 }
 
-function BillingPage(props: { account: SessionAccount; subscription: Subscription | undefined; purchasable: PaidPlan[]; outcome?: Outcome | undefined }) {
+function BillingPage(props: {
+  account: SessionAccount;
+  subscription: Subscription | undefined;
+  purchasable: PaidPlan[];
+  outcome?: Outcome | undefined;
+}) {
   const current = props.account.plan;
   const rank = (plan: (typeof plans)[number]) => plans.indexOf(plan);
   const hasCustomer = !!props.subscription?.stripeCustomerId;
@@ -151,14 +156,23 @@ async function billingPage(c: Context<WebEnv>, outcome?: Outcome, status: 200 | 
  * What the page says when Stripe refuses the service's configuration (its key, a Price), which
  * the JSON API answers `500 Service misconfigured`: nothing a customer's retry mends.
  */
-const BILLING_MISCONFIGURED = "Billing is not set up correctly on this service, so nothing can be bought or managed here for now. Its operator has been told; nothing was charged.";
+const BILLING_MISCONFIGURED =
+  "Billing is not set up correctly on this service, so nothing can be bought or managed here for now. Its operator has been told; nothing was charged.";
 
 /** What to tell a customer Stripe just sent back (`?checkout=success&session_id=…` or `?checkout=cancelled`). */
-async function returnOutcome(env: Env, db: Db, account: SessionAccount, checkout: string | undefined, sessionId: string | undefined): Promise<Outcome | undefined> {
+async function returnOutcome(
+  env: Env,
+  db: Db,
+  account: SessionAccount,
+  checkout: string | undefined,
+  sessionId: string | undefined,
+): Promise<Outcome | undefined> {
   if (checkout === "cancelled") return { tone: "warning", message: "Checkout cancelled. Nothing was charged, and your plan is unchanged." };
   if (checkout !== "success" || !sessionId) return undefined;
   const row = /^cs_\w{1,250}$/.test(sessionId)
-    ? await db.query.checkoutSessions.findFirst({ where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, account.id)) })
+    ? await db.query.checkoutSessions.findFirst({
+        where: and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.accountId, account.id)),
+      })
     : undefined;
   if (!row) return { tone: "alert", message: "That checkout was not started from this account." };
   const paid = { tone: "notice", message: `Payment received: you are on the ${planNames[row.plan]} plan.` } as const;
@@ -168,18 +182,33 @@ async function returnOutcome(env: Env, db: Db, account: SessionAccount, checkout
   // checkout unpaid, so Stripe is asked for the payment even once the webhook has come.
   const { state, payment } = await checkoutState(env, row, { askStripe: true });
   if (state === "open") return { tone: "warning", message: "This checkout is not complete yet. Nothing was charged." };
-  if (state === "unavailable") return { tone: "warning", message: "We could not reach Stripe to confirm this checkout. Reload this page in a moment." };
+  if (state === "unavailable")
+    return { tone: "warning", message: "We could not reach Stripe to confirm this checkout. Reload this page in a moment." };
   if (state === "misconfigured") {
-    return { tone: "alert", message: "We could not confirm this checkout: billing is not set up correctly on this service. Its operator has been told; reload this page later." };
+    return {
+      tone: "alert",
+      message:
+        "We could not confirm this checkout: billing is not set up correctly on this service. Its operator has been told; reload this page later.",
+    };
   }
   if (account.plan === row.plan) return paid;
   const plan = planNames[row.plan];
   if (payment === "unpaid") {
-    return { tone: "notice", message: `Your payment is being processed. Your plan changes to ${plan} once Stripe confirms it, which for a bank debit can take a few days; nothing else is needed from you.` };
+    return {
+      tone: "notice",
+      message: `Your payment is being processed. Your plan changes to ${plan} once Stripe confirms it, which for a bank debit can take a few days; nothing else is needed from you.`,
+    };
   }
   // The webhook says complete, and Stripe could not be asked whether it is paid.
-  if (payment === null) return { tone: "notice", message: `Checkout complete. Your plan changes to ${plan} once Stripe confirms the payment: reload this page later.` };
-  return { tone: "notice", message: `Payment received. Your plan changes to ${plan} as soon as Stripe confirms the subscription: reload this page in a moment.` };
+  if (payment === null)
+    return {
+      tone: "notice",
+      message: `Checkout complete. Your plan changes to ${plan} once Stripe confirms the payment: reload this page later.`,
+    };
+  return {
+    tone: "notice",
+    message: `Payment received. Your plan changes to ${plan} as soon as Stripe confirms the subscription: reload this page in a moment.`,
+  };
 }
 
 billingPages.get("/portal/billing", signedIn, async (c) => {
@@ -190,13 +219,23 @@ billingPages.get("/portal/billing", signedIn, async (c) => {
 const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 409 | 503 | 500] => {
   const status = statusOf(code);
   // The service's misconfiguration (Stripe refusing its key or Price), in words for the customer.
-  return [{ tone: "alert", message: message === MISCONFIGURED ? BILLING_MISCONFIGURED : message }, status === 400 || status === 404 || status === 409 || status === 503 ? status : 500];
+  return [
+    { tone: "alert", message: message === MISCONFIGURED ? BILLING_MISCONFIGURED : message },
+    status === 400 || status === 404 || status === 409 || status === 503 ? status : 500,
+  ];
 };
 
 billingPages.post("/portal/billing/checkout", signedIn, async (c) => {
   const plan = field(await formFields(c.req), "plan");
-  if (!(paidPlans as readonly string[]).includes(plan)) return billingPage(c, ...failure("invalid_argument", "Choose one of the plans below."));
-  const session = await createCheckoutSession(c.env, createDb(c.env.DB), c.get("account").id, plan as PaidPlan, publicBase(c.env, c.req.url));
+  if (!(paidPlans as readonly string[]).includes(plan))
+    return billingPage(c, ...failure("invalid_argument", "Choose one of the plans below."));
+  const session = await createCheckoutSession(
+    c.env,
+    createDb(c.env.DB),
+    c.get("account").id,
+    plan as PaidPlan,
+    publicBase(c.env, c.req.url),
+  );
   if (!session.ok) return billingPage(c, ...failure(session.error.code, session.error.message));
   return c.redirect(session.value.url, 303);
 });

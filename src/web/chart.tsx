@@ -37,8 +37,22 @@ export function BarChart(props: { id: string; title: string; days: number[]; val
     >
       <title id={`${props.id}-title`}>{`${props.title}: ${count(total)} over ${props.days.length} days`}</title>
       <line x1={PLOT.left} y1={PLOT.top} x2={WIDTH - PLOT.right} y2={PLOT.top} stroke="#d0d5dd" stroke-width="1" />
-      <line x1={PLOT.left} y1={PLOT.top + plotHeight / 2} x2={WIDTH - PLOT.right} y2={PLOT.top + plotHeight / 2} stroke="#e4e7ec" stroke-width="1" />
-      <line x1={PLOT.left} y1={PLOT.top + plotHeight} x2={WIDTH - PLOT.right} y2={PLOT.top + plotHeight} stroke="#667085" stroke-width="1" />
+      <line
+        x1={PLOT.left}
+        y1={PLOT.top + plotHeight / 2}
+        x2={WIDTH - PLOT.right}
+        y2={PLOT.top + plotHeight / 2}
+        stroke="#e4e7ec"
+        stroke-width="1"
+      />
+      <line
+        x1={PLOT.left}
+        y1={PLOT.top + plotHeight}
+        x2={WIDTH - PLOT.right}
+        y2={PLOT.top + plotHeight}
+        stroke="#667085"
+        stroke-width="1"
+      />
       <text x={PLOT.left - 4} y={PLOT.top + 4} text-anchor="end" font-size="10" fill="#4b5563">
         {count(top)}
       </text>

@@ -82,7 +82,8 @@ function ConnectionsPage(props: { account: SessionAccount; connections: Connecti
     <Page title="Connections" account={props.account} section="connections">
       <h1>Connections</h1>
       <p class="muted">
-        AI tools you allowed to use this account through MCP. Disconnecting one signs it out at once: its tokens stop working, and it has to ask you again.
+        AI tools you allowed to use this account through MCP. Disconnecting one signs it out at once: its tokens stop working, and it has to
+        ask you again.
       </p>
       {props.notice && (
         <p class="notice" role="status">
@@ -94,7 +95,7 @@ function ConnectionsPage(props: { account: SessionAccount; connections: Connecti
           No connected applications. Point an MCP client at <code>/mcp</code> to connect one.
         </p>
       ) : (
-        <div class="table-wrap" tabindex={0} role="region" aria-labelledby="connections-caption">
+        <section class="table-wrap" tabindex={0} aria-labelledby="connections-caption">
           <table>
             <caption id="connections-caption">Connected applications</caption>
             <thead>
@@ -132,7 +133,7 @@ function ConnectionsPage(props: { account: SessionAccount; connections: Connecti
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </Page>
   );
@@ -150,7 +151,16 @@ connectionsPages.post("/portal/connections/:grantId/disconnect", signedIn, async
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const grantId = c.req.param("grantId");
   // Only a grant of this account: the library files grants under their user, the account id.
-  if (!(await hasGrant(helpers, account.id, grantId))) return render(c, <ConnectionsPage account={account} connections={await connectionsOf(helpers, account.id)} notice="That connection no longer exists." />, 404);
+  if (!(await hasGrant(helpers, account.id, grantId)))
+    return render(
+      c,
+      <ConnectionsPage
+        account={account}
+        connections={await connectionsOf(helpers, account.id)}
+        notice="That connection no longer exists."
+      />,
+      404,
+    );
   await helpers.revokeGrant(grantId, account.id);
   return c.redirect("/portal/connections?disconnected=1", 303);
 });

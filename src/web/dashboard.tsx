@@ -20,7 +20,12 @@ import { signedIn, type WebEnv } from "./session";
  */
 export const dashboardPages = new Hono<WebEnv>();
 
-export const planNames: Record<SessionAccount["plan"], string> = { free: "Free", launch: "Launch", growth: "Growth", enterprise: "Enterprise" };
+export const planNames: Record<SessionAccount["plan"], string> = {
+  free: "Free",
+  launch: "Launch",
+  growth: "Growth",
+  enterprise: "Enterprise",
+};
 
 interface Overview {
   /** Every key's lookups this month, those revoked this month included: what the monthly quota counts. */
@@ -86,7 +91,13 @@ function DashboardPage(props: {
             All keys together, revoked ones included: {count(overview.monthLookups)} of the plan's {count(limits.lookup.perMonth)}, until{" "}
             {dateTime(overview.monthResets)}.
           </p>
-          <meter id="lookups-meter" min={0} max={limits.lookup.perMonth} value={Math.min(overview.monthLookups, limits.lookup.perMonth)} aria-labelledby="lookups-quota" />
+          <meter
+            id="lookups-meter"
+            min={0}
+            max={limits.lookup.perMonth}
+            value={Math.min(overview.monthLookups, limits.lookup.perMonth)}
+            aria-labelledby="lookups-quota"
+          />
           <p class="hint">Each key may make {count(limits.lookup.perMinute)} a minute.</p>
         </section>
         <section class="card" aria-labelledby="mcp-heading">
@@ -102,7 +113,12 @@ function DashboardPage(props: {
         <section class="card" aria-labelledby="companies-heading">
           <h2 id="companies-heading">Companies today</h2>
           <p class="figure">{count(overview.companiesToday)}</p>
-          <meter min={0} max={limits.companiesPerDay} value={Math.min(overview.companiesToday, limits.companiesPerDay)} aria-labelledby="companies-heading" />
+          <meter
+            min={0}
+            max={limits.companiesPerDay}
+            value={Math.min(overview.companiesToday, limits.companiesPerDay)}
+            aria-labelledby="companies-heading"
+          />
           <p class="hint">
             Unique companies through MCP tools: {count(limits.companiesPerDay)} a day. Resets {dateTime(overview.dayResets)}.
           </p>
@@ -110,10 +126,15 @@ function DashboardPage(props: {
         <section class="card" aria-labelledby="discoveries-heading">
           <h2 id="discoveries-heading">Domains discovered today</h2>
           <p class="figure">{count(overview.discoveriesToday)}</p>
-          <meter min={0} max={limits.discoveriesPerDay} value={Math.min(overview.discoveriesToday, limits.discoveriesPerDay)} aria-labelledby="discoveries-heading" />
+          <meter
+            min={0}
+            max={limits.discoveriesPerDay}
+            value={Math.min(overview.discoveriesToday, limits.discoveriesPerDay)}
+            aria-labelledby="discoveries-heading"
+          />
           <p class="hint">
-            Sites fetched for domains the catalogue did not know: {count(limits.discoveriesPerDay)} a day; past that, such a domain is a plain miss. Resets{" "}
-            {dateTime(overview.dayResets)}.
+            Sites fetched for domains the catalogue did not know: {count(limits.discoveriesPerDay)} a day; past that, such a domain is a
+            plain miss. Resets {dateTime(overview.dayResets)}.
           </p>
         </section>
       </div>

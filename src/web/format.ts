@@ -4,7 +4,7 @@ const numbers = new Intl.NumberFormat("en-US");
 export const count = (n: number) => numbers.format(n);
 
 export function dateTime(at: Date | number): string {
-  return new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  return `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 export function day(at: Date | number): string {

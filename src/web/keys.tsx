@@ -25,7 +25,14 @@ interface CreateForm {
   errors?: { origins?: string; type?: string; attribution?: string; form?: string };
 }
 
-function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: string; created?: CreatedKey; form?: CreateForm; notice?: string }) {
+function KeysPage(props: {
+  account: SessionAccount;
+  keys: ListedKey[];
+  base: string;
+  created?: CreatedKey;
+  form?: CreateForm;
+  notice?: string;
+}) {
   const form = props.form ?? { type: "publishable", origins: "", attribution: false };
   const { form: formError, ...fieldErrors } = form.errors ?? {};
   const failed = formError !== undefined || Object.keys(fieldErrors).length > 0;
@@ -49,7 +56,7 @@ function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: str
         {props.keys.length === 0 ? (
           <p>No keys yet. Create one below.</p>
         ) : (
-          <div class="table-wrap" tabindex={0} role="region" aria-labelledby="keys-heading">
+          <section class="table-wrap" tabindex={0} aria-labelledby="keys-heading">
             <table>
               <thead>
                 <tr>
@@ -84,7 +91,7 @@ function KeysPage(props: { account: SessionAccount; keys: ListedKey[]; base: str
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         )}
       </section>
       <section class="card" aria-labelledby="create-heading">
@@ -197,8 +204,10 @@ function RevokePage(props: { account: SessionAccount; apiKey: ListedKey }) {
       <h1>Revoke {label}?</h1>
       <p>
         Requests with this {props.apiKey.type} key stop working within {REVOCATION_DELAY}
-        {props.apiKey.type === "publishable" ? ", and logos embedded with it stop showing once browsers' copies expire (a day at most)" : ""}. This cannot be
-        undone.
+        {props.apiKey.type === "publishable"
+          ? ", and logos embedded with it stop showing once browsers' copies expire (a day at most)"
+          : ""}
+        . This cannot be undone.
       </p>
       <form method="post" action={`/portal/keys/${props.apiKey.id}/revoke`}>
         <div class="actions">
@@ -217,7 +226,8 @@ function NotFoundPage(props: { account: SessionAccount; revoked?: boolean }) {
     <Page title={props.revoked ? "Key already revoked" : "No such key"} account={props.account} section="keys" narrow>
       <h1>{props.revoked ? "Key already revoked" : "No such key"}</h1>
       <p>
-        {props.revoked ? "This key is revoked already." : "This account has no key with that id."} <a href="/portal/keys">Back to your keys</a>
+        {props.revoked ? "This key is revoked already." : "This account has no key with that id."}{" "}
+        <a href="/portal/keys">Back to your keys</a>
       </p>
     </Page>
   );
@@ -230,7 +240,9 @@ keysPages.get("/portal/keys", signedIn, async (c) => {
   const revokedId = c.req.query("revoked");
   // By id: a key revoked among many need not be in the listing.
   const revoked = revokedId ? await listedKey(db, account.id, revokedId) : undefined;
-  const notice = revoked?.revokedAt ? `${keyLabel(revoked)} is revoked. Requests with it stop working within ${REVOCATION_DELAY}.` : undefined;
+  const notice = revoked?.revokedAt
+    ? `${keyLabel(revoked)} is revoked. Requests with it stop working within ${REVOCATION_DELAY}.`
+    : undefined;
   return render(c, <KeysPage account={account} keys={keys} base={publicBase(c.env, c.req.url)} notice={notice} />);
 });
 
@@ -242,7 +254,8 @@ const MAX_ORIGINS_TEXT = 32 * 1024;
 
 /** Origins typed one per line (commas and spaces also separate), each checked as the API checks it. */
 function parseOrigins(text: string): { origins: string[] } | { error: string } {
-  if (text.length > MAX_ORIGINS_TEXT) return { error: `Too long: the allowed origins take at most ${MAX_ORIGINS_TEXT / 1024} KB, one origin a line.` };
+  if (text.length > MAX_ORIGINS_TEXT)
+    return { error: `Too long: the allowed origins take at most ${MAX_ORIGINS_TEXT / 1024} KB, one origin a line.` };
   const entries = text.split(/[\s,]+/).filter(Boolean);
   if (entries.length > 100) return { error: "At most 100 origins." };
   const origins: string[] = [];
@@ -259,20 +272,40 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
   const db = createDb(c.env.DB);
   const body = await formFields(c.req);
   const type = field(body, "type");
-  const form: CreateForm = { type: type === "secret" ? "secret" : "publishable", origins: field(body, "origins"), attribution: field(body, "attribution") === "required" };
+  const form: CreateForm = {
+    type: type === "secret" ? "secret" : "publishable",
+    origins: field(body, "origins"),
+    attribution: field(body, "attribution") === "required",
+  };
   const origins = parseOrigins(form.origins);
   const errors: NonNullable<CreateForm["errors"]> = {};
   if (type !== "publishable" && type !== "secret") errors.type = "Choose publishable or secret.";
   if ("error" in origins) errors.origins = origins.error;
-  else if (form.type === "secret" && origins.origins.length > 0) errors.origins = "Allowed origins apply to publishable keys only: clear them, or choose publishable.";
-  if (form.type === "secret" && form.attribution) errors.attribution = "Attribution applies to publishable keys only: clear it, or choose publishable.";
+  else if (form.type === "secret" && origins.origins.length > 0)
+    errors.origins = "Allowed origins apply to publishable keys only: clear them, or choose publishable.";
+  if (form.type === "secret" && form.attribution)
+    errors.attribution = "Attribution applies to publishable keys only: clear it, or choose publishable.";
   const base = publicBase(c.env, c.req.url);
   if (Object.keys(errors).length > 0 || "error" in origins) {
     return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} form={{ ...form, errors }} />, 400);
   }
-  const created = await createKey(db, { accountId: account.id, type: form.type, allowedOrigins: origins.origins, requireAttribution: form.attribution });
+  const created = await createKey(db, {
+    accountId: account.id,
+    type: form.type,
+    allowedOrigins: origins.origins,
+    requireAttribution: form.attribution,
+  });
   if (!created.ok && created.error.code === "conflict") {
-    return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} form={{ ...form, errors: { form: `${created.error.message}.` } }} />, 409);
+    return render(
+      c,
+      <KeysPage
+        account={account}
+        keys={await listKeys(db, account.id)}
+        base={base}
+        form={{ ...form, errors: { form: `${created.error.message}.` } }}
+      />,
+      409,
+    );
   }
   if (!created.ok) throw new Error(`portal: creating a key failed: ${created.error.message}`);
   // Answered here rather than redirected: the key appears in this one response and in no URL.

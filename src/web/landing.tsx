@@ -12,14 +12,20 @@ import { assetImages, Playground, type PlaygroundResult, typedResult } from "./p
  */
 export const landing = new Hono<AppEnv>();
 
-function LandingPage(props: { base: string; signupOpen: boolean; signedIn: boolean; typed?: string | undefined; result: PlaygroundResult | null }) {
+function LandingPage(props: {
+  base: string;
+  signupOpen: boolean;
+  signedIn: boolean;
+  typed?: string | undefined;
+  result: PlaygroundResult | null;
+}) {
   return (
     <Page title="Company logos by domain" indexable signupOpen={props.signupOpen}>
       <section class="hero" aria-labelledby="hero-heading">
         <h1 id="hero-heading">Company logos, by domain</h1>
         <p>
-          Put any company's logo on your site with one <code>&lt;img&gt;</code> tag, fetch logos from your servers, or let AI agents find them over
-          MCP.
+          Put any company's logo on your site with one <code>&lt;img&gt;</code> tag, fetch logos from your servers, or let AI agents find
+          them over MCP.
         </p>
         <p class="actions">
           {props.signedIn ? (
@@ -56,5 +62,9 @@ landing.get("/", async (c, next) => {
     : { result: null, status: 200 as const };
   const signedIn = (await currentSession(c, db)) !== null;
   // Shared caches must not keep a page made for one visitor (signed in or not, one domain or another).
-  return render(c, <LandingPage base={base} signupOpen={readVars(c.env).SIGNUP === "on"} signedIn={signedIn} typed={typed} result={result} />, status);
+  return render(
+    c,
+    <LandingPage base={base} signupOpen={readVars(c.env).SIGNUP === "on"} signedIn={signedIn} typed={typed} result={result} />,
+    status,
+  );
 });

@@ -57,7 +57,11 @@ export function Page(props: PageProps) {
               <img src={assetPaths.icon} alt="" width="24" height="24" />
               Logo Lookup
             </a>
-            {props.account ? <PortalNav account={props.account} section={props.section} /> : <GuestNav signupOpen={props.signupOpen === true} />}
+            {props.account ? (
+              <PortalNav account={props.account} section={props.section} />
+            ) : (
+              <GuestNav signupOpen={props.signupOpen === true} />
+            )}
           </div>
         </header>
         <main id="main" class={props.narrow ? "narrow" : undefined} tabindex={-1}>

@@ -64,7 +64,13 @@ function hostOf(typed: string): string {
 
 function images(logo: ResolvedLogo, src: (size: number, theme: Theme) => string): PlaygroundImage[] {
   return PLAYGROUND_THEMES.flatMap((theme) =>
-    PLAYGROUND_SIZES.map((size) => ({ size, theme, src: src(size, theme), width: size, height: scaledHeight(logo.width, logo.height, size) })),
+    PLAYGROUND_SIZES.map((size) => ({
+      size,
+      theme,
+      src: src(size, theme),
+      width: size,
+      height: scaledHeight(logo.width, logo.height, size),
+    })),
   );
 }
 
@@ -76,7 +82,10 @@ export function keyImages(logo: ResolvedLogo, domain: string, keyId: string): Pl
 /** Where a lookup of `logo` at `size` on a `theme` page redirects to, as the lookup route builds it. */
 function lookupTarget(env: Env, base: string, logo: ResolvedLogo, size: number, theme: Theme): string {
   const key = lookKey(logo, { theme, greyscale: false });
-  return redirectTarget({ cdn: readVars(env).CDN_URL, base, secret: env.SIGNED_URL_SECRET }, { key, format: "png", width: size, page: theme });
+  return redirectTarget(
+    { cdn: readVars(env).CDN_URL, base, secret: env.SIGNED_URL_SECRET },
+    { key, format: "png", width: size, page: theme },
+  );
 }
 
 /** Images for a visitor: the public, permanent asset URLs a lookup would redirect to. */
@@ -132,7 +141,17 @@ export function Playground(props: {
       <form method="get" action={props.action}>
         <div>
           <label for="domain">Domain</label>
-          <input id="domain" name="domain" type="text" inputmode="url" autocomplete="off" spellcheck={false} placeholder="github.com" required value={props.typed ?? ""} />
+          <input
+            id="domain"
+            name="domain"
+            type="text"
+            inputmode="url"
+            autocomplete="off"
+            spellcheck={false}
+            placeholder="github.com"
+            required
+            value={props.typed ?? ""}
+          />
         </div>
         {props.keys && props.keys.length > 0 && (
           <div>
@@ -152,7 +171,8 @@ export function Playground(props: {
       </form>
       {props.keys && props.keys.length === 0 && (
         <p class="hint">
-          Logos here come from the public asset URLs. <a href="/portal/keys">Create a publishable key</a> to try real lookups, counted on your usage.
+          Logos here come from the public asset URLs. <a href="/portal/keys">Create a publishable key</a> to try real lookups, counted on
+          your usage.
         </p>
       )}
       <div class="result" aria-live="polite">
@@ -169,7 +189,12 @@ export function Playground(props: {
                     .filter((image) => image.theme === theme)
                     .map((image) => (
                       <figure>
-                        <img src={image.src} alt={`${result.logo.companyName} logo, ${image.size} pixels wide, on ${theme}`} width={image.width} height={image.height} />
+                        <img
+                          src={image.src}
+                          alt={`${result.logo.companyName} logo, ${image.size} pixels wide, on ${theme}`}
+                          width={image.width}
+                          height={image.height}
+                        />
                         <figcaption>
                           {image.size} px, {theme}
                         </figcaption>
@@ -213,7 +238,7 @@ playgroundImages.get("/portal/playground/logo", signedIn, async (c) => {
   if (!query.success) return plainText("Invalid playground request", 400);
   const db = createDb(c.env.DB);
   const key = await accountKey(db, c.get("account").id, query.data.key);
-  if (!key || key.type !== "publishable") return plainText("No such publishable key", 404);
+  if (key?.type !== "publishable") return plainText("No such publishable key", 404);
   const domain = normaliseDomain(query.data.domain);
   if (!domain.ok) return plainText("Invalid domain format", 400);
 

@@ -43,23 +43,44 @@ function UsagePage(props: { account: SessionAccount; report: Report }) {
     <Page title="Usage" account={props.account} section="usage">
       <h1>Usage</h1>
       <p class="muted">
-        The last {USAGE_DAYS} days, by UTC day. Lookups count when an edge server reserves them for a key, so today's figure may run a few ahead of the
-        lookups served.
+        The last {USAGE_DAYS} days, by UTC day. Lookups count when an edge server reserves them for a key, so today's figure may run a few
+        ahead of the lookups served.
       </p>
       <section class="card" aria-labelledby="charts-heading">
         <h2 id="charts-heading">Last {USAGE_DAYS} days</h2>
         <div class="charts">
           <figure>
             <figcaption>Lookups</figcaption>
-            <BarChart id="chart-lookups" title="Lookups a day" days={usage.days} values={usage.totalLookups} color="#1d4ed8" describedBy="usage-table-caption" />
+            <BarChart
+              id="chart-lookups"
+              title="Lookups a day"
+              days={usage.days}
+              values={usage.totalLookups}
+              color="#1d4ed8"
+              describedBy="usage-table-caption"
+            />
           </figure>
           <figure>
             <figcaption>MCP calls</figcaption>
-            <BarChart id="chart-mcp" title="MCP calls a day" days={usage.days} values={usage.mcpCalls} color="#6941c6" describedBy="usage-table-caption" />
+            <BarChart
+              id="chart-mcp"
+              title="MCP calls a day"
+              days={usage.days}
+              values={usage.mcpCalls}
+              color="#6941c6"
+              describedBy="usage-table-caption"
+            />
           </figure>
           <figure>
             <figcaption>Unique companies</figcaption>
-            <BarChart id="chart-companies" title="Unique companies a day" days={usage.days} values={usage.companies} color="#067647" describedBy="usage-table-caption" />
+            <BarChart
+              id="chart-companies"
+              title="Unique companies a day"
+              days={usage.days}
+              values={usage.companies}
+              color="#067647"
+              describedBy="usage-table-caption"
+            />
           </figure>
         </div>
         <p class="actions">
@@ -68,7 +89,7 @@ function UsagePage(props: { account: SessionAccount; report: Report }) {
           </a>
         </p>
       </section>
-      <div class="table-wrap" tabindex={0} role="region" aria-labelledby="usage-table-caption">
+      <section class="table-wrap" tabindex={0} aria-labelledby="usage-table-caption">
         <table>
           <caption id="usage-table-caption">Usage per day, newest first</caption>
           <thead>
@@ -104,7 +125,7 @@ function UsagePage(props: { account: SessionAccount; report: Report }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
     </Page>
   );
 }
@@ -121,7 +142,13 @@ usagePages.get("/portal/usage.csv", signedIn, async (c) => {
   const account = c.get("account");
   const { usage, keys } = await report(c.env, account);
   const header = ["date", ...keys.map(({ key }) => `lookups ${keyLabel(key)}`), "lookups", "mcp_calls", "companies"];
-  const rows = usage.days.map((start, i) => [day(start), ...keys.map(({ counts }) => String(counts[i])), String(usage.totalLookups[i]), String(usage.mcpCalls[i]), String(usage.companies[i])]);
+  const rows = usage.days.map((start, i) => [
+    day(start),
+    ...keys.map(({ counts }) => String(counts[i])),
+    String(usage.totalLookups[i]),
+    String(usage.mcpCalls[i]),
+    String(usage.companies[i]),
+  ]);
   // With a byte-order mark: spreadsheets read a CSV without one in the system's code page, and
   // the key labels' "…" would show as "â€¦".
   const csv = `\uFEFF${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;

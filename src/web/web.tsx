@@ -47,7 +47,8 @@ portalPages.get("/portal/*", async (c, next) => {
   if (!url.pathname.endsWith("/")) return next();
   return c.redirect(`${url.pathname.replace(/\/+$/, "")}${url.search}`, 301);
 });
-for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages]) portalPages.route("/", pages);
+for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages])
+  portalPages.route("/", pages);
 // Any other path under /portal is a missing page of the portal, not a domain to look up; a
 // signed-in visitor keeps the portal's navigation.
 portalPages.all("/portal/*", async (c) =>

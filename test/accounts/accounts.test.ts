@@ -22,7 +22,9 @@ describe("createAccount", () => {
     expect(account!.passwordHash).not.toContain("correct horse");
     expect(await verifyPassword("correct horse battery", account!.passwordHash)).toBe(true);
     expect(await verifyPassword("correct horse battery!", account!.passwordHash)).toBe(false);
-    expect(await db.select().from(apiClients).all()).toEqual([expect.objectContaining({ id: created.value.clientId, accountId: created.value.id })]);
+    expect(await db.select().from(apiClients).all()).toEqual([
+      expect.objectContaining({ id: created.value.clientId, accountId: created.value.id }),
+    ]);
   });
 
   it("defaults to the free plan", async () => {
@@ -37,10 +39,15 @@ describe("createAccount", () => {
   });
 
   it("refuses all but one of several concurrent sign-ups with the same email, as a conflict", async () => {
-    const created = await Promise.all(Array.from({ length: 4 }, () => createAccount(db, { email: "twice@example.com", password: "correct horse battery" })));
+    const created = await Promise.all(
+      Array.from({ length: 4 }, () => createAccount(db, { email: "twice@example.com", password: "correct horse battery" })),
+    );
     expect(created.filter((result) => result.ok)).toHaveLength(1);
     expect(created.filter((result) => !result.ok)).toEqual(
-      Array.from({ length: 3 }, () => ({ ok: false, error: { code: "conflict", message: "An account with email twice@example.com already exists" } })),
+      Array.from({ length: 3 }, () => ({
+        ok: false,
+        error: { code: "conflict", message: "An account with email twice@example.com already exists" },
+      })),
     );
     expect(await db.select().from(accounts).all()).toHaveLength(1);
   });
@@ -97,7 +104,8 @@ describe("passwords", () => {
 describe("deleteAccount", () => {
   const domain = `kept-${crypto.randomUUID().slice(0, 8)}.com`;
   const lookup = async (key: string) => {
-    if (!(await db.select().from(companyDomains).where(eq(companyDomains.domain, domain)).get())) await addCompany({ name: "Kept Co", domains: [domain] }, darkLogo40x20());
+    if (!(await db.select().from(companyDomains).where(eq(companyDomains.domain, domain)).get()))
+      await addCompany({ name: "Kept Co", domains: [domain] }, darkLogo40x20());
     return exports.default.fetch(`https://logos.test/${domain}?token=${key}`, { redirect: "manual" });
   };
   const stripeRow = (accountId: string, status: string) => ({
@@ -130,7 +138,10 @@ describe("deleteAccount", () => {
     const key = await addKey(account.id);
     await db.insert(billingAccounts).values(stripeRow(account.id, "past_due"));
     const refused = await deleteAccount(db, account.id, stillChargeable(account.id));
-    expect(refused).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("Stripe subscription that has not ended: cancel it in Stripe first") } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: "conflict", message: expect.stringContaining("Stripe subscription that has not ended: cancel it in Stripe first") },
+    });
     expect((await lookup(key)).status).toBe(302);
     await db.update(billingAccounts).set({ status: "canceled" }).where(eq(billingAccounts.accountId, account.id));
     expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: true, value: { keysDeleted: 1 } });
@@ -140,12 +151,19 @@ describe("deleteAccount", () => {
   it("refuses while a checkout started in the last day may still complete", async () => {
     const account = await addAccount();
     const hours = (n: number) => new Date(Date.now() - n * 3_600_000);
-    await db.insert(checkoutSessions).values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(23) });
-    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("checkout in the last 24 hours") } });
+    await db
+      .insert(checkoutSessions)
+      .values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(23) });
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({
+      ok: false,
+      error: { code: "conflict", message: expect.stringContaining("checkout in the last 24 hours") },
+    });
     expect(await db.select().from(accounts).where(eq(accounts.id, account.id)).all()).toHaveLength(1);
     // Completed, or older than a Checkout Session lives: nothing more can be charged through it.
     await db.update(checkoutSessions).set({ completedAt: new Date() }).where(eq(checkoutSessions.accountId, account.id));
-    await db.insert(checkoutSessions).values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(25) });
+    await db
+      .insert(checkoutSessions)
+      .values({ id: `cs_${crypto.randomUUID()}`, accountId: account.id, plan: "launch", createdAt: hours(25) });
     expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: true });
   });
 });

@@ -31,9 +31,14 @@ describe("REST API with a secret key", () => {
 
   it("answers at most `limit` companies, 10 unless asked, 50 at most", async () => {
     const word = `Limitco${crypto.randomUUID().slice(0, 6)}`;
-    for (let i = 1; i <= 12; i++) await addCompany({ name: `${word} ${i}`, domains: [`${word.toLowerCase()}-${i}.com`] }, { ...darkLogo40x20(), contentHash: `${i}`.padStart(64, "c") });
+    for (let i = 1; i <= 12; i++)
+      await addCompany(
+        { name: `${word} ${i}`, domains: [`${word.toLowerCase()}-${i}.com`] },
+        { ...darkLogo40x20(), contentHash: `${i}`.padStart(64, "c") },
+      );
     const { key } = await secretKeyFor();
-    const count = async (query: string) => ((await (await rest(`/v1/companies/search?q=${word}${query}`, key)).json()) as { results: unknown[] }).results.length;
+    const count = async (query: string) =>
+      ((await (await rest(`/v1/companies/search?q=${word}${query}`, key)).json()) as { results: unknown[] }).results.length;
     expect([await count("&limit=2"), await count(""), await count("&limit=50")]).toEqual([2, 10, 12]);
   });
 
@@ -127,7 +132,12 @@ describe("REST API with a secret key", () => {
       components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
     };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/companies/lookup", "/v1/companies/search", "/v1/companies/{companyId}", "/v1/usage"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/companies/lookup",
+      "/v1/companies/search",
+      "/v1/companies/{companyId}",
+      "/v1/usage",
+    ]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Company", "CompanyHit", "Logo", "Usage", "Error"]));
     expect(doc.components.securitySchemes.secretKey).toMatchObject({ type: "http", scheme: "bearer" });
 
@@ -141,12 +151,15 @@ describe("REST API with a secret key", () => {
   });
 });
 
-describe("numeric vars left empty (NAME = \"\") take their defaults, as if unset", () => {
+describe('numeric vars left empty (NAME = "") take their defaults, as if unset', () => {
   const lookupWith = (vars: Partial<Env>, domain: string, key: string) =>
     fetchWith(vars, `${BASE}/v1/companies/lookup?domain=${domain}`, { headers: { Authorization: `Bearer ${key}` } });
 
   it("DISCOVERY_BUDGET_MS: a domain the catalogue lacks is discovered within the default budget, not answered at once as unknown", async () => {
-    const site = await claimSite({ "/": page('<title>Budget Widgets</title><link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    const site = await claimSite({
+      "/": page('<title>Budget Widgets</title><link rel="icon" href="/i.png">'),
+      "/i.png": image(png(64, 64)),
+    });
     const { key } = await secretKeyFor();
     const response = await lookupWith({ DISCOVERY_BUDGET_MS: "" }, site.host, key);
     expect(response.status).toBe(200);

@@ -8,7 +8,11 @@ describe("REST API access", () => {
   it.each(PATHS)("%s: 401 without a key, with a publishable key or a revoked-looking key", async (path) => {
     const account = await addAccount();
     const publishable = await addKey(account.id, { type: "publishable" });
-    for (const response of [await rest(path), await rest(path, publishable), await rest(path, "sk_0000000000000000000000000000000000000")]) {
+    for (const response of [
+      await rest(path),
+      await rest(path, publishable),
+      await rest(path, "sk_0000000000000000000000000000000000000"),
+    ]) {
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({ error: "Send a secret key as Authorization: Bearer sk_…", code: "unauthorized" });
     }
@@ -20,10 +24,19 @@ describe("REST API access", () => {
     const join = path.includes("?") ? "&" : "?";
     // In the query, encoded or not; in the path, encoded, beside a malformed escape.
     const inPath = `/v1/companies/${encoded}?q=100%`;
-    for (const url of [`${path}${join}token=${key}`, `${path}${join}key=${encoded}`, `${path}${join}${key}`, `${path}${join}q=100%&k=${encoded}`, inPath]) {
+    for (const url of [
+      `${path}${join}token=${key}`,
+      `${path}${join}key=${encoded}`,
+      `${path}${join}${key}`,
+      `${path}${join}q=100%&k=${encoded}`,
+      inPath,
+    ]) {
       for (const response of [await rest(url), await rest(url, key)]) {
         expect(response.status).toBe(401);
-        expect(await response.json()).toEqual({ error: "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header", code: "unauthorized" });
+        expect(await response.json()).toEqual({
+          error: "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header",
+          code: "unauthorized",
+        });
       }
     }
     // The key itself is good: from the header alone, the same call is answered.

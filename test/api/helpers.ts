@@ -18,12 +18,29 @@ export async function secretKeyFor(plan: "free" | "launch" | "growth" | "enterpr
 
 export async function stripe() {
   const icon = await addCompany(
-    { name: "Stripe", domains: ["stripe.com", "stripe.dev"], aliases: ["Stripe Inc"], ticker: { symbol: "STRP", exchange: "NYSE" }, brandColor: "#635bff", prominence: 5 },
+    {
+      name: "Stripe",
+      domains: ["stripe.com", "stripe.dev"],
+      aliases: ["Stripe Inc"],
+      ticker: { symbol: "STRP", exchange: "NYSE" },
+      brandColor: "#635bff",
+      prominence: 5,
+    },
     darkLogo40x20(),
   );
-  const full = await addCompany({ name: "Stripe", domains: ["stripe.com", "stripe.dev"], variant: "full", ticker: { symbol: "STRP", exchange: "NYSE" }, brandColor: "#635bff", prominence: 5 }, {
-    ...darkLogo40x20(),
-    contentHash: "f".repeat(64),
-  });
+  const full = await addCompany(
+    {
+      name: "Stripe",
+      domains: ["stripe.com", "stripe.dev"],
+      variant: "full",
+      ticker: { symbol: "STRP", exchange: "NYSE" },
+      brandColor: "#635bff",
+      prominence: 5,
+    },
+    {
+      ...darkLogo40x20(),
+      contentHash: "f".repeat(64),
+    },
+  );
   return { companyId: icon.companyId, icon: icon.logoId, full: full.logoId };
 }

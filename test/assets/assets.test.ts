@@ -22,8 +22,21 @@ async function storedLogo() {
 async function tallLogo() {
   const domain = `tall-${crypto.randomUUID().slice(0, 8)}.com`;
   const png = encode({ width: 2, height: 400, data: new Uint8Array(2 * 400 * 4).fill(255), channels: 4, depth: 8 });
-  await addCompany({ name: "Tall Co", domains: [domain] }, { ...darkLogo40x20(), original: png, files: { master: png, grey: png }, renditions: { ...darkLogo40x20().renditions, dark: false }, width: 2, height: 400, contentHash: "7a11".padEnd(64, "3") });
-  const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+  await addCompany(
+    { name: "Tall Co", domains: [domain] },
+    {
+      ...darkLogo40x20(),
+      original: png,
+      files: { master: png, grey: png },
+      renditions: { ...darkLogo40x20().renditions, dark: false },
+      width: 2,
+      height: 400,
+      contentHash: "7a11".padEnd(64, "3"),
+    },
+  );
+  const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects
+    .map((o) => o.key)
+    .find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
   return `/assets/${encodeAssetKey(master)}`;
 }
 
@@ -47,7 +60,9 @@ describe("a discovered logo's vector", () => {
     const token = await addKey((await addAccount()).id);
     const lookup = await get(`/${domain}?token=${token}&format=svg`, { redirect: "manual" });
     expect(lookup.status).toBe(302);
-    const followed = await get(new URL(lookup.headers.get("location")!, BASE).pathname + new URL(lookup.headers.get("location")!, BASE).search);
+    const followed = await get(
+      new URL(lookup.headers.get("location")!, BASE).pathname + new URL(lookup.headers.get("location")!, BASE).search,
+    );
     expect(followed.status).toBe(200);
     expect(followed.headers.get("content-type")).toBe("image/png");
   });
@@ -170,7 +185,9 @@ describe("GET /assets/{key}", () => {
   it("answers a JPEG thousands of pixels wide at its size, flattened onto its page", async () => {
     const domain = `wide-jpg-${crypto.randomUUID().slice(0, 8)}.com`;
     await addCompany({ name: "Wide Jpeg Co", domains: [domain] }, transparentLogo40x20());
-    const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+    const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects
+      .map((o) => o.key)
+      .find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
     // 3,200 × 1,600: five megapixels, flattened at two and brought back to the size asked for.
     const response = await get(`/assets/${encodeAssetKey(master)}?width=3200&format=jpg&theme=dark`);
     expect(response.status).toBe(200);
@@ -189,8 +206,21 @@ describe("GET /assets/{key}", () => {
   it("answers a large JPEG at exactly the size its headers give, however its sides divide", async () => {
     const domain = `odd-jpg-${crypto.randomUUID().slice(0, 8)}.com`;
     const png = encode({ width: 1999, height: 1997, data: new Uint8Array(1999 * 1997 * 4).fill(128), channels: 4, depth: 8 });
-    await addCompany({ name: "Odd Jpeg Co", domains: [domain] }, { ...darkLogo40x20(), original: png, files: { master: png, grey: png }, renditions: { ...darkLogo40x20().renditions, dark: false }, width: 1999, height: 1997, contentHash: "0dd".padEnd(64, "4") });
-    const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
+    await addCompany(
+      { name: "Odd Jpeg Co", domains: [domain] },
+      {
+        ...darkLogo40x20(),
+        original: png,
+        files: { master: png, grey: png },
+        renditions: { ...darkLogo40x20().renditions, dark: false },
+        width: 1999,
+        height: 1997,
+        contentHash: "0dd".padEnd(64, "4"),
+      },
+    );
+    const master = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects
+      .map((o) => o.key)
+      .find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
     for (const query of ["format=jpg", "width=2048&format=jpg"]) {
       const response = await get(`/assets/${encodeAssetKey(master)}?${query}`);
       expect(response.status, query).toBe(200);
@@ -204,8 +234,16 @@ describe("GET /assets/{key}", () => {
     // What the release before cd38efe kept in the data centre's cache after a `?format=svg` of a
     // raster logo, under the entry the plain PNG shares (this isolate has not served it yet).
     const bytes = await (await env.LOGOS.get(master))!.arrayBuffer();
-    const headers = { "Content-Type": "image/png", "Cache-Control": "public, max-age=31536000, immutable", ETag: '"earlier"', "X-Logo-Format": "png" };
-    await caches.default.put(`https://assets.logo-lookup.internal/v3/${encodeAssetKey(master)}/-/-/1/png`, new Response(bytes, { headers }));
+    const headers = {
+      "Content-Type": "image/png",
+      "Cache-Control": "public, max-age=31536000, immutable",
+      ETag: '"earlier"',
+      "X-Logo-Format": "png",
+    };
+    await caches.default.put(
+      `https://assets.logo-lookup.internal/v3/${encodeAssetKey(master)}/-/-/1/png`,
+      new Response(bytes, { headers }),
+    );
     const plain = await get(path);
     expect(plain.headers.get("etag")).toBe('"earlier"');
     expect([plain.status, plain.headers.get("content-type"), plain.headers.get("x-logo-format")]).toEqual([200, "image/png", null]);

@@ -25,15 +25,32 @@ function bands(colours: Array<[number, number, number, number]>): Pixels {
   for (let p = 0; p < 40 * 20; p++) data.set(colours[Math.floor((p % 40) / 10)]!, p * 4);
   return { width: 40, height: 20, channels: 4, data };
 }
-const master = bands([[220, 30, 30, 255], [20, 160, 60, 255], [30, 60, 200, 180], [0, 0, 0, 0]]);
-const dark = bands([[250, 120, 120, 255], [120, 240, 150, 255], [140, 170, 255, 180], [0, 0, 0, 0]]);
+const master = bands([
+  [220, 30, 30, 255],
+  [20, 160, 60, 255],
+  [30, 60, 200, 180],
+  [0, 0, 0, 0],
+]);
+const dark = bands([
+  [250, 120, 120, 255],
+  [120, 240, 150, 255],
+  [140, 170, 255, 180],
+  [0, 0, 0, 0],
+]);
 const png = (pixels: Pixels) => encode({ ...pixels, depth: 8 });
 
 /** A logo as the importer now stores one under 2 megapixels: master and dark rendition, no greyscale. */
 async function colourOnlyLogo() {
-  const image = { ...darkLogo40x20(), original: png(master), files: { master: png(master), dark: png(dark) }, contentHash: crypto.randomUUID().replaceAll("-", "").padEnd(64, "0") };
+  const image = {
+    ...darkLogo40x20(),
+    original: png(master),
+    files: { master: png(master), dark: png(dark) },
+    contentHash: crypto.randomUUID().replaceAll("-", "").padEnd(64, "0"),
+  };
   const { domain, name, companyId } = await freshCompany({ image });
-  const masterKey = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key).find((key) => /\.[0-9a-f]{16}\.png$/.test(key))!;
+  const masterKey = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects
+    .map((o) => o.key)
+    .find((key) => /\.[0-9a-f]{16}\.png$/.test(key))!;
   return { domain, name, companyId, masterKey, grey: renditionKey(masterKey, "grey"), darkGrey: renditionKey(masterKey, "darkGrey") };
 }
 
@@ -104,8 +121,11 @@ describe("a greyscale rendition not stored", () => {
   it("goes through the asset route, which makes it, where a CDN serves the bucket; colour renditions go to the CDN", async () => {
     const logo = await colourOnlyLogo();
     const token = await freshKey();
-    const cdn = (query: string) => fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${logo.domain}?token=${token}${query}`, { redirect: "manual" });
-    expect((await cdn("&size=16")).headers.get("location")).toMatch(/^https:\/\/cdn\.example\.com\/cdn-cgi\/image\/width=16,fit=contain,format=png\/logos\//);
+    const cdn = (query: string) =>
+      fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${logo.domain}?token=${token}${query}`, { redirect: "manual" });
+    expect((await cdn("&size=16")).headers.get("location")).toMatch(
+      /^https:\/\/cdn\.example\.com\/cdn-cgi\/image\/width=16,fit=contain,format=png\/logos\//,
+    );
     const grey = (await cdn("&size=16&greyscale=true")).headers.get("location")!;
     expect(grey).toMatch(/^\/assets\//);
     expect(assetKeyOf(grey)).toBe(logo.grey);
@@ -133,7 +153,10 @@ describe("a greyscale rendition's write", () => {
 
   it("that keeps failing is the storage's unavailability, not a rendition made and lost", async () => {
     const logo = await colourOnlyLogo();
-    const broken = { get: (key: string) => env.LOGOS.get(key), put: async () => Promise.reject(new Error("put: Unspecified error (0)")) } as unknown as R2Bucket;
+    const broken = {
+      get: (key: string) => env.LOGOS.get(key),
+      put: async () => Promise.reject(new Error("put: Unspecified error (0)")),
+    } as unknown as R2Bucket;
     await expect(makeGrey(broken, logo.grey, async () => true)).rejects.toThrow(/object storage/);
   });
 });

@@ -32,10 +32,13 @@ describe("signed asset URLs", () => {
   it.each([
     ["a changed expiry", (url: URL) => url.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 86_400))],
     // Its last two characters changed: to "AA", or "BB" where they were "AA" (one signature in 4,096).
-    ["a changed signature", (url: URL) => {
-      const signature = url.searchParams.get("signature")!;
-      url.searchParams.set("signature", `${signature.slice(0, -2)}${signature.endsWith("AA") ? "BB" : "AA"}`);
-    }],
+    [
+      "a changed signature",
+      (url: URL) => {
+        const signature = url.searchParams.get("signature")!;
+        url.searchParams.set("signature", `${signature.slice(0, -2)}${signature.endsWith("AA") ? "BB" : "AA"}`);
+      },
+    ],
     ["an added parameter", (url: URL) => url.searchParams.set("maxWidth", "10")],
     ["another object", (url: URL) => (url.pathname = url.pathname.slice(0, -2) + (url.pathname.endsWith("Zw") ? "Zx" : "Zw"))],
     ["no signature", (url: URL) => url.searchParams.delete("signature")],

@@ -68,5 +68,16 @@ try {
 }
 if (exited) process.stderr.write(output);
 console.log(
-  JSON.stringify({ dir, health: times.health ?? null, offered: times.offered ?? null, lookup: times.lookup ?? null, seeded: times.seeded ?? null, progress: progressLines }, null, 1),
+  JSON.stringify(
+    {
+      dir,
+      health: times.health ?? null,
+      offered: times.offered ?? null,
+      lookup: times.lookup ?? null,
+      seeded: times.seeded ?? null,
+      progress: progressLines,
+    },
+    null,
+    1,
+  ),
 );

@@ -98,7 +98,9 @@ function unwrap<T>(result: Result<T>): T {
  * Miniflare's R2, measured beside it.
  */
 async function storingAlone(state: string, converted: PreparedImage[]): Promise<{ objects: number; workerdCpu: number }> {
-  const objects = converted.map((image) => [...Object.values(image.files), image.vector, image.original].filter((bytes): bytes is Uint8Array => Boolean(bytes)));
+  const objects = converted.map((image) =>
+    [...Object.values(image.files), image.vector, image.original].filter((bytes): bytes is Uint8Array => Boolean(bytes)),
+  );
   rmSync(state, { recursive: true, force: true });
   const mf = new Miniflare({
     ...convertV4MiniflareOptions({
@@ -131,7 +133,11 @@ async function storingAlone(state: string, converted: PreparedImage[]): Promise<
     const before = workerdCpuSeconds();
     for (let at = 0; at < objects.length; at += 250) {
       const batch = objects.slice(at, at + 250).flat();
-      const response = await mf.dispatchFetch("http://puts/", { method: "POST", headers: { "x-sizes": JSON.stringify(batch.map((bytes) => bytes.byteLength)), "x-batch": String(at) }, body: Buffer.concat(batch) });
+      const response = await mf.dispatchFetch("http://puts/", {
+        method: "POST",
+        headers: { "x-sizes": JSON.stringify(batch.map((bytes) => bytes.byteLength)), "x-batch": String(at) },
+        body: Buffer.concat(batch),
+      });
       if (!response.ok) throw new Error(`bench puts answered ${response.status}`);
       await response.text();
     }
@@ -176,17 +182,26 @@ async function startStandIn(): Promise<{ url: string; report: () => Promise<Stan
 }
 
 /** One import of the corpus into fresh local storage, objects to the local R2 or, given `s3`, through the S3 API. */
-async function importRound(kind: CorpusKind, round: number, corpus: { manifest: string; meanBytes: number; logos: number }, standIn?: Awaited<ReturnType<typeof startStandIn>>): Promise<Row & { standIn?: StandInReport }> {
+async function importRound(
+  kind: CorpusKind,
+  round: number,
+  corpus: { manifest: string; meanBytes: number; logos: number },
+  standIn?: Awaited<ReturnType<typeof startStandIn>>,
+): Promise<Row & { standIn?: StandInReport }> {
   const state = join(root, `state-${kind}${standIn ? "-s3" : ""}`);
   freshState(state);
-  const s3 = standIn && { endpoint: standIn.url, bucket: FAKE_S3.bucket, accessKeyId: FAKE_S3.accessKeyId, secretAccessKey: FAKE_S3.secretAccessKey };
+  const s3 = standIn && {
+    endpoint: standIn.url,
+    bucket: FAKE_S3.bucket,
+    accessKeyId: FAKE_S3.accessKeyId,
+    secretAccessKey: FAKE_S3.secretAccessKey,
+  };
   const writer = await startImportWriter({ persistTo: state, s3 });
   try {
     const before = standIn && (await standIn.report());
     const cpu0 = ownCpuMs();
     const workerd0 = workerdCpuSeconds() * 1000;
     let workerdAtEnd = 0;
-    const started = Date.now();
     let half: { rows: number; at: number } | undefined;
     const summary = await importManifest(corpus.manifest, {
       persistTo: state,
@@ -211,10 +226,19 @@ async function importRound(kind: CorpusKind, round: number, corpus: { manifest: 
       meanKiB: Math.round(corpus.meanBytes / 102.4) / 10,
       seconds: summary.seconds,
       rate: summary.rowsPerSecond,
-      secondHalfRate: half && ended > half.at ? Math.round(((summary.rows - half.rows) / ((ended - half.at) / 1000)) * 10) / 10 : summary.rowsPerSecond,
+      secondHalfRate:
+        half && ended > half.at ? Math.round(((summary.rows - half.rows) / ((ended - half.at) / 1000)) * 10) / 10 : summary.rowsPerSecond,
       importerCpu: perLogo(ownCpuMs() - cpu0),
       workerdCpu: perLogo(workerdAtEnd - workerd0),
-      ...(before && after ? { standIn: { cpuMs: perLogo(after.cpuMs - before.cpuMs), puts: (after.puts - before.puts) / summary.rows, bytes: (after.bytes - before.bytes) / summary.rows } } : {}),
+      ...(before && after
+        ? {
+            standIn: {
+              cpuMs: perLogo(after.cpuMs - before.cpuMs),
+              puts: (after.puts - before.puts) / summary.rows,
+              bytes: (after.bytes - before.bytes) / summary.rows,
+            },
+          }
+        : {}),
     };
   } finally {
     await writer.stop();
@@ -247,16 +271,27 @@ const roundOf = (r: Row) => `${r.kind}${rounds > 1 ? ` (round ${r.round})` : ""}
 console.log(`\nBulk import on ${availableParallelism()} cores (local D1 and R2 under Miniflare)\n`);
 console.log("| corpus | logos | mean file | seconds | logos/s | second half, logos/s | importer CPU ms/logo | workerd CPU ms/logo |");
 console.log("|---|---|---|---|---|---|---|---|");
-for (const r of results) console.log(`| ${roundOf(r)} | ${r.logos} | ${r.meanKiB} KiB | ${r.seconds} | ${r.rate} | ${r.secondHalfRate} | ${r.importerCpu} | ${r.workerdCpu} |`);
+for (const r of results)
+  console.log(
+    `| ${roundOf(r)} | ${r.logos} | ${r.meanKiB} KiB | ${r.seconds} | ${r.rate} | ${r.secondHalfRate} | ${r.importerCpu} | ${r.workerdCpu} |`,
+  );
 console.log("\n| corpus | conversion threads | conversion alone, logos/s | objects a logo | putting them alone, workerd CPU ms/logo |");
 console.log("|---|---|---|---|---|");
 for (const c of conversion) console.log(`| ${c.kind} | ${c.threads} | ${c.rate} | ${c.objects.toFixed(1)} | ${c.storingCpu} |`);
-console.log(`\nThe importer's end of a remote load on ${availableParallelism()} cores: objects through the S3 API to a stand-in on loopback (its own process), rows to local D1\n`);
-console.log("| corpus | logos | seconds | logos/s | second half, logos/s | importer CPU ms/logo | workerd CPU ms/logo | stand-in CPU ms/logo | PUTs a logo | KiB sent a logo |");
+console.log(
+  `\nThe importer's end of a remote load on ${availableParallelism()} cores: objects through the S3 API to a stand-in on loopback (its own process), rows to local D1\n`,
+);
+console.log(
+  "| corpus | logos | seconds | logos/s | second half, logos/s | importer CPU ms/logo | workerd CPU ms/logo | stand-in CPU ms/logo | PUTs a logo | KiB sent a logo |",
+);
 console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const r of throughS3) {
   const standIn = r.standIn!;
-  console.log(`| ${roundOf(r)} | ${r.logos} | ${r.seconds} | ${r.rate} | ${r.secondHalfRate} | ${r.importerCpu} | ${r.workerdCpu} | ${standIn.cpuMs} | ${standIn.puts.toFixed(1)} | ${(standIn.bytes / 1024).toFixed(1)} |`);
+  console.log(
+    `| ${roundOf(r)} | ${r.logos} | ${r.seconds} | ${r.rate} | ${r.secondHalfRate} | ${r.importerCpu} | ${r.workerdCpu} | ${standIn.cpuMs} | ${standIn.puts.toFixed(1)} | ${(standIn.bytes / 1024).toFixed(1)} |`,
+  );
 }
 // What 150 logos a second on every core leaves a logo, importer and workerd together.
-console.log(`\n${TARGET_RATE} logos a second on ${availableParallelism()} cores leaves ${((availableParallelism() * 1000) / TARGET_RATE).toFixed(1)} ms of CPU a logo, importer and workerd together.`);
+console.log(
+  `\n${TARGET_RATE} logos a second on ${availableParallelism()} cores leaves ${((availableParallelism() * 1000) / TARGET_RATE).toFixed(1)} ms of CPU a logo, importer and workerd together.`,
+);

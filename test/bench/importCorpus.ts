@@ -46,7 +46,8 @@ function drawing(index: number): { svg: string; width: number } {
   const toneRoll = next();
   // 20 % dark ink, 10 % light ink, 55 % colour, 15 % on a background of their own.
   const tone = toneRoll < 0.2 ? "dark" : toneRoll < 0.3 ? "light" : toneRoll < 0.85 ? "colour" : "opaque";
-  const ink = () => (tone === "dark" ? pick(["#111111", "#1a1a2e", "#222222"]) : tone === "light" ? pick(["#fafafa", "#f0f0f0", "#ffffff"]) : pick(palette));
+  const ink = () =>
+    tone === "dark" ? pick(["#111111", "#1a1a2e", "#222222"]) : tone === "light" ? pick(["#fafafa", "#f0f0f0", "#ffffff"]) : pick(palette);
   // A third of the colour logos use a gradient, as many real ones do.
   const gradient = tone === "colour" && next() < 0.33;
   const defs = gradient
@@ -63,13 +64,21 @@ function drawing(index: number): { svg: string; width: number } {
     const stroke = next() < 0.3 ? ` fill-opacity="0.85" stroke="${ink()}" stroke-width="${1 + Math.floor(next() * 3)}"` : "";
     const kind = Math.floor(next() * 4);
     if (kind === 0) shapes.push(`<circle cx="${x + size / 2}" cy="${y + size / 2}" r="${size / 2}" fill="${fill}"${stroke}/>`);
-    else if (kind === 1) shapes.push(`<rect x="${x}" y="${y}" width="${Math.round(size * (1 + next() * 2))}" height="${size}" rx="${Math.round(size / 4)}" fill="${fill}"${stroke}/>`);
+    else if (kind === 1)
+      shapes.push(
+        `<rect x="${x}" y="${y}" width="${Math.round(size * (1 + next() * 2))}" height="${size}" rx="${Math.round(size / 4)}" fill="${fill}"${stroke}/>`,
+      );
     else if (kind === 2) {
       // A letter-like stroke: a curved path, as wordmarks are mostly curves.
       const w = size * (0.6 + next());
-      shapes.push(`<path d="M${x},${y + size} C${x + w * 0.2},${y - size * 0.3} ${x + w * 0.8},${y + size * 1.3} ${x + w},${y}" fill="none" stroke="${tone === "opaque" ? "#ffffff" : ink()}" stroke-width="${Math.max(2, Math.round(size / 6))}" stroke-linecap="round"/>`);
+      shapes.push(
+        `<path d="M${x},${y + size} C${x + w * 0.2},${y - size * 0.3} ${x + w * 0.8},${y + size * 1.3} ${x + w},${y}" fill="none" stroke="${tone === "opaque" ? "#ffffff" : ink()}" stroke-width="${Math.max(2, Math.round(size / 6))}" stroke-linecap="round"/>`,
+      );
     } else {
-      const points = Array.from({ length: 3 + Math.floor(next() * 4) }, () => `${Math.round(x + next() * size * 1.5)},${Math.round(y + next() * size)}`);
+      const points = Array.from(
+        { length: 3 + Math.floor(next() * 4) },
+        () => `${Math.round(x + next() * size * 1.5)},${Math.round(y + next() * size)}`,
+      );
       shapes.push(`<polygon points="${points.join(" ")}" fill="${fill}"${stroke}/>`);
     }
   }
@@ -95,7 +104,16 @@ export async function buildCorpus(root: string, kind: CorpusKind, logos: number)
     writeFileSync(join(dir, file), body);
     bytes += body.byteLength;
     const name = `Bench Company ${index}`;
-    rows.push(JSON.stringify({ name, domains: [`logo-bench-${index}.com`], variant: index % 3 === 0 ? "full" : "icon", image: file, source_set: "bench", licence: "CC0-1.0" }));
+    rows.push(
+      JSON.stringify({
+        name,
+        domains: [`logo-bench-${index}.com`],
+        variant: index % 3 === 0 ? "full" : "icon",
+        image: file,
+        source_set: "bench",
+        licence: "CC0-1.0",
+      }),
+    );
   }
   writeFileSync(manifest, `${rows.join("\n")}\n`);
   const corpus: Corpus = { kind, dir, manifest, logos, meanBytes: Math.round(bytes / logos) };

@@ -109,17 +109,32 @@ async function main(): Promise<number> {
       object: "event",
       type: "customer.subscription.created",
       created: Math.floor(Date.now() / 1000),
-      data: { object: { id: "sub_load", object: "subscription", status: "active", customer: "cus_load", metadata: { accountId: billed, plan: "launch" }, items: { data: [] } } },
+      data: {
+        object: {
+          id: "sub_load",
+          object: "subscription",
+          status: "active",
+          customer: "cus_load",
+          metadata: { accountId: billed, plan: "launch" },
+          items: { data: [] },
+        },
+      },
     });
 
     let floor: Run | undefined;
     if (baseline) {
       log(`Baseline: the same traffic for ${warmupSeconds + seconds} s against a Worker that does the least its bindings allow…`);
-      const mf = new Miniflare({ ...convertV4MiniflareOptions({ workers: [baselineWorker] } as never), resourcePersistencePath: join(work, "baseline") });
+      const mf = new Miniflare({
+        ...convertV4MiniflareOptions({ workers: [baselineWorker] } as never),
+        resourcePersistencePath: join(work, "baseline"),
+      });
       try {
         const floorBase = (await mf.unsafeGetDirectURL("baseline")).href.replace(/\/$/, "");
         // A record the size of a stored token's, for every MCP call to read.
-        await fetch(`${floorBase}/token`, { method: "PUT", body: JSON.stringify({ wrappedEncryptionKey: "k".repeat(56), grant: { encryptedProps: "p".repeat(600) } }) });
+        await fetch(`${floorBase}/token`, {
+          method: "PUT",
+          body: JSON.stringify({ wrappedEncryptionKey: "k".repeat(56), grant: { encryptedProps: "p".repeat(600) } }),
+        });
         floor = await traffic(floorBase, { keys, token: "baseline", payload });
       } finally {
         await mf.dispose();
@@ -155,7 +170,8 @@ async function main(): Promise<number> {
       const fiveHundreds = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
       // A timeout is the queue of an overloaded machine; any other connection error is the Worker's.
       const connectionErrors = lookupResult.errors - lookupResult.timeouts;
-      if (fiveHundreds > 0 || connectionErrors > 0) failures.push(`lookups: ${fiveHundreds} answers ≥ 500, ${connectionErrors} connection errors`);
+      if (fiveHundreds > 0 || connectionErrors > 0)
+        failures.push(`lookups: ${fiveHundreds} answers ≥ 500, ${connectionErrors} connection errors`);
       const windows = [...asked.keys()];
       const perWindow = windows.map((w) => served.get(w) ?? 0);
       const inexact = windows.filter((w) => (served.get(w) ?? 0) !== Math.min(asked.get(w)!, perMinute));
@@ -165,8 +181,12 @@ async function main(): Promise<number> {
       }
       const mcpAdmitted = mcp.get("200") ?? 0;
       if (mcpWorkers > 0 && mcpAdmitted !== 50) failures.push(`MCP: ${mcpAdmitted} calls admitted, the Free daily cap is 50`);
-      if ([...mcp.keys()].some((status) => status !== "200" && status !== "429")) failures.push(`MCP: answers ${JSON.stringify(Object.fromEntries(mcp))}`);
-      if ((webhookWorkers > 0 && webhooks.get("200 applied") !== 1) || [...webhooks.keys()].some((k) => k !== "200 applied" && k !== "200 duplicate")) {
+      if ([...mcp.keys()].some((status) => status !== "200" && status !== "429"))
+        failures.push(`MCP: answers ${JSON.stringify(Object.fromEntries(mcp))}`);
+      if (
+        (webhookWorkers > 0 && webhooks.get("200 applied") !== 1) ||
+        [...webhooks.keys()].some((k) => k !== "200 applied" && k !== "200 duplicate")
+      ) {
         failures.push(`webhooks: ${JSON.stringify(Object.fromEntries(webhooks))}`);
       }
       // workerd with the baseline Worker creeps up too: growth as large as its own is not ours.
@@ -174,14 +194,18 @@ async function main(): Promise<number> {
       const floorMemory = floor && memoryOf(floor);
       const allowed = Math.max(0.1, floorMemory ? growthOf(floorMemory) : 0);
       if (growthOf(memory) > allowed) {
-        failures.push(`workerd memory grew over the measured ${seconds} s, from ${memory.warmed.toFixed(0)} to ${memory.end.toFixed(0)} MiB (more than ${(allowed * 100).toFixed(0)} %)`);
+        failures.push(
+          `workerd memory grew over the measured ${seconds} s, from ${memory.warmed.toFixed(0)} to ${memory.end.toFixed(0)} MiB (more than ${(allowed * 100).toFixed(0)} %)`,
+        );
       }
 
       console.log(
         `\nlookups      ${lookupResult.requests.total} answered (${lookupResult.requests.average.toFixed(0)} req/s, p99 ${lookupResult.latency.p99} ms, ${lookupResult.timeouts} over 30 s): ${JSON.stringify(Object.fromEntries(statuses))}`,
       );
       const askedCounts = [...asked.values()];
-      console.log(`             ${windows.length} key-minutes, each asked ${Math.min(...askedCounts)}–${Math.max(...askedCounts)} and served ${Math.min(...perWindow)}–${Math.max(...perWindow)} (limit ${perMinute})`);
+      console.log(
+        `             ${windows.length} key-minutes, each asked ${Math.min(...askedCounts)}–${Math.max(...askedCounts)} and served ${Math.min(...perWindow)}–${Math.max(...perWindow)} (limit ${perMinute})`,
+      );
       console.log(`MCP          ${JSON.stringify(Object.fromEntries(mcp))} (Free: 50 a day)`);
       console.log(`webhooks     ${JSON.stringify(Object.fromEntries(webhooks))}`);
       console.log(`\nworkerd RSS, MiB: at the start → after ${warmupSeconds} s of warm-up → after ${seconds} s more (every 5 s)`);
@@ -217,7 +241,9 @@ interface Run {
 /** The load: lookups, MCP calls and webhook replays at once, for the warm-up and the measured seconds. */
 async function traffic(base: string, { keys, token, payload, onLookup }: Traffic): Promise<Run> {
   const duration = warmupSeconds + seconds;
-  log(`Loading for ${warmupSeconds} + ${duration - warmupSeconds} s: ${connections} lookup connections over ${keyCount} keys (${perMinute} a minute each), MCP and webhook replays alongside…`);
+  log(
+    `Loading for ${warmupSeconds} + ${duration - warmupSeconds} s: ${connections} lookup connections over ${keyCount} keys (${perMinute} a minute each), MCP and webhook replays alongside…`,
+  );
   const until = Date.now() + duration * 1000;
   const statuses = new Map<number, number>();
   let next = 0;
@@ -251,7 +277,12 @@ async function traffic(base: string, { keys, token, payload, onLookup }: Traffic
       loop(mcpWorkers, until, async () => {
         const response = await fetch(`${base}/mcp`, {
           method: "POST",
-          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
+          headers: {
+            Authorization: `Bearer ${token}`,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18",
+          },
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
         });
         await response.arrayBuffer();
@@ -259,7 +290,11 @@ async function traffic(base: string, { keys, token, payload, onLookup }: Traffic
       }),
       loop(webhookWorkers, until, async () => {
         const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: WEBHOOK_SECRET, cryptoProvider });
-        const response = await fetch(`${base}/apiaas/billing/webhook`, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": signature }, body: payload });
+        const response = await fetch(`${base}/apiaas/billing/webhook`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "Stripe-Signature": signature },
+          body: payload,
+        });
         const body = (await response.json()) as { outcome?: string };
         return `${response.status} ${body.outcome ?? ""}`.trim();
       }),

@@ -27,7 +27,7 @@
  *
  * Options (environment): BENCH_SECONDS per round (3), BENCH_ROUNDS (5), BENCH_CONNECTIONS (32).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -77,7 +77,10 @@ async function load(url: string, expectStatus: number): Promise<Figures> {
     },
   } as autocannon.Options);
   const cpu = workerdCpuSeconds() - cpuBefore;
-  if (unexpected > 0 || result.errors > 0) log(`  ${url.replace(/token=[^&]+/, "token=…")}: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${result.errors} errors, ${result.timeouts} timeouts`);
+  if (unexpected > 0 || result.errors > 0)
+    log(
+      `  ${url.replace(/token=[^&]+/, "token=…")}: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
   const requests = result.requests.total;
   return {
     rps: result.requests.average,
@@ -150,7 +153,9 @@ async function main() {
       await fetch(`${websites.controlUrl}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
       return host;
     };
-    const iconPng = await sharp({ create: { width: 180, height: 180, channels: 4, background: "#1f6feb" } }).png().toBuffer();
+    const iconPng = await sharp({ create: { width: 180, height: 180, channels: 4, background: "#1f6feb" } })
+      .png()
+      .toBuffer();
     const discoveredHost = await claim({
       "/": { type: "text/html", body: '<title>Bench Co</title><link rel="apple-touch-icon" href="/icon.png">' },
       "/icon.png": { type: "image/png", base64: iconPng.toString("base64") },
@@ -161,7 +166,11 @@ async function main() {
     // With a signing secret, as deployed: redirects to widths between the ladder's rungs are signed.
     const signingSecret = "bench-signing-secret-0123456789";
     const worker = (name: string, response: string, scriptPath?: string) => {
-      const options: Record<string, unknown> = workerOptions(dist, name, { LOOKUP_RESPONSE: response, DISCOVERY_RESOLVE: websites.resolve, SIGNED_URL_SECRET: signingSecret });
+      const options: Record<string, unknown> = workerOptions(dist, name, {
+        LOOKUP_RESPONSE: response,
+        DISCOVERY_RESOLVE: websites.resolve,
+        SIGNED_URL_SECRET: signingSecret,
+      });
       if (scriptPath) {
         // The main module first, then the bundle it imports, named as it imports it.
         delete options.scriptPath;
@@ -223,7 +232,8 @@ export default { fetch() {
         const started = performance.now();
         const response = await fetch(url, { redirect: "manual" });
         // The warm-up of the discovery rows is a first lookup: the discovery itself.
-        if (name === "discovered" || name === "monogram") log(`  first lookup, ${name}: ${(performance.now() - started).toFixed(0)} ms (${response.status})`);
+        if (name === "discovered" || name === "monogram")
+          log(`  first lookup, ${name}: ${(performance.now() - started).toFixed(0)} ms (${response.status})`);
         if (response.status >= 400) throw new Error(`warm-up of ${name} answered ${response.status}`);
         await response.arrayBuffer();
       }
@@ -237,7 +247,18 @@ export default { fetch() {
       const png = new Uint8Array(await (await fetch(new URL(`/assets/${encodeAssetKey(masterKey)}`, redirectBase))).arrayBuffer());
 
       log(`Measuring: ${rounds} rounds of ${seconds} s per scenario, ${connections} connections…`);
-      const samples: Record<Scenario, Figures[]> = { trivial: [], headers: [], redirect: [], bytes: [], webp: [], dpr2: [], assets: [], sharp: [], discovered: [], monogram: [] };
+      const samples: Record<Scenario, Figures[]> = {
+        trivial: [],
+        headers: [],
+        redirect: [],
+        bytes: [],
+        webp: [],
+        dpr2: [],
+        assets: [],
+        sharp: [],
+        discovered: [],
+        monogram: [],
+      };
       // The redirect and its two baselines run back to back, the order reversed every other
       // round, so that a machine drifting within a round favours neither side of their ratios.
       const hotPath = ["trivial", "headers", "redirect"] as const;
@@ -344,7 +365,9 @@ function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures) {
     `${name.padEnd(44)} ${x.rps.toFixed(0).padStart(8)} ${x.p50.toFixed(2).padStart(7)} ${x.p99.toFixed(2).padStart(7)} ${
       x.cpuMicros === undefined ? "      –" : x.cpuMicros.toFixed(0).padStart(7)
     } ${String(x.errors).padStart(6)}`;
-  console.log(`\n${"scenario".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU µs".padStart(7)} ${"errors".padStart(6)}`);
+  console.log(
+    `\n${"scenario".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU µs".padStart(7)} ${"errors".padStart(6)}`,
+  );
   console.log(row("trivial Worker, fixed 302 (ceiling)", f.trivial));
   console.log(row("trivial Worker, the redirect's six headers", f.headers));
   console.log(row("GET /{domain}, redirect, warm cache", f.redirect));
@@ -365,17 +388,31 @@ function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures) {
   console.log(`  assets / sharp          ${pairedRatio(samples, "assets", "sharp")}`);
   console.log(`  discovered / trivial    ${pairedRatio(samples, "discovered", "trivial")}`);
   console.log(`  monogram / trivial      ${pairedRatio(samples, "monogram", "trivial")}`);
-  console.log(`  redirect p99 / trivial p99 ${pairedMedian(samples, (i) => samples.redirect[i]!.p99 / samples.trivial[i]!.p99).toFixed(2)}   (target ≤ 1.5)`);
-  const cpuAbove = pairedMedian(samples, (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.trivial[i]!.cpuMicros ?? Number.NaN));
-  const cpuAboveHeaders = pairedMedian(samples, (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.headers[i]!.cpuMicros ?? Number.NaN));
-  console.log(`\nworkerd CPU per redirect request above the trivial Worker's: ${cpuAbove.toFixed(0)} µs (median of per-round differences; the Worker and its HTTP work)`);
+  console.log(
+    `  redirect p99 / trivial p99 ${pairedMedian(samples, (i) => samples.redirect[i]!.p99 / samples.trivial[i]!.p99).toFixed(2)}   (target ≤ 1.5)`,
+  );
+  const cpuAbove = pairedMedian(
+    samples,
+    (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.trivial[i]!.cpuMicros ?? Number.NaN),
+  );
+  const cpuAboveHeaders = pairedMedian(
+    samples,
+    (i) => (samples.redirect[i]!.cpuMicros ?? Number.NaN) - (samples.headers[i]!.cpuMicros ?? Number.NaN),
+  );
+  console.log(
+    `\nworkerd CPU per redirect request above the trivial Worker's: ${cpuAbove.toFixed(0)} µs (median of per-round differences; the Worker and its HTTP work)`,
+  );
   console.log(`  of which above the trivial Worker with the same six headers: ${cpuAboveHeaders.toFixed(0)} µs`);
   const above = middle(isolate.redirect.map((micros, i) => micros - isolate.trivial[i]!));
-  console.log(`\nWorker CPU inside the isolate, per call of its fetch handler (${LOOP_CALLS.toLocaleString("en")} calls a round, medians of ${isolate.trivial.length} rounds)`);
+  console.log(
+    `\nWorker CPU inside the isolate, per call of its fetch handler (${LOOP_CALLS.toLocaleString("en")} calls a round, medians of ${isolate.trivial.length} rounds)`,
+  );
   console.log(`  trivial Worker's handler   ${middle(isolate.trivial).toFixed(1)} µs`);
   console.log(`  warm redirect              ${middle(isolate.redirect).toFixed(1)} µs`);
   console.log(`  above the trivial Worker   ${above.toFixed(1)} µs   (median of per-round differences; target ≤ 10)`);
-  console.log(`  rounds: trivial ${isolate.trivial.map((x) => x.toFixed(1)).join(", ")}; redirect ${isolate.redirect.map((x) => x.toFixed(1)).join(", ")}`);
+  console.log(
+    `  rounds: trivial ${isolate.trivial.map((x) => x.toFixed(1)).join(", ")}; redirect ${isolate.redirect.map((x) => x.toFixed(1)).join(", ")}`,
+  );
 }
 
 /** The median over rounds of a figure taken within each round. */

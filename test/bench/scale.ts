@@ -34,7 +34,19 @@
  * BENCH_SECONDS per class and round (2), BENCH_ROUNDS (3).
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
@@ -127,10 +139,16 @@ interface Catalogue {
 
 function cacheKey(size: number): string {
   const hash = createHash("sha256");
-  for (const file of readdirSync(migrationsDir).filter((name) => name.endsWith(".sql")).sort()) {
+  for (const file of readdirSync(migrationsDir)
+    .filter((name) => name.endsWith(".sql"))
+    .sort()) {
     hash.update(file).update(readFileSync(join(migrationsDir, file)));
   }
-  for (const file of [join(import.meta.dirname, "syntheticCatalogue.ts"), join(projectRoot, "src", "catalogue", "searchPrefixes.ts"), join(projectRoot, "src", "images", "keys.ts")]) {
+  for (const file of [
+    join(import.meta.dirname, "syntheticCatalogue.ts"),
+    join(projectRoot, "src", "catalogue", "searchPrefixes.ts"),
+    join(projectRoot, "src", "images", "keys.ts"),
+  ]) {
     hash.update(readFileSync(file));
   }
   return `catalogue-v${DATASET_VERSION}-${size}-${hash.digest("hex").slice(0, 12)}`;
@@ -167,7 +185,10 @@ async function ensureCatalogue(size: number): Promise<Catalogue> {
   let build: BuildReport;
   try {
     const d1 = await mf.getD1Database("DB", "scale");
-    const triggers = (await d1.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all()).results as { name: string; sql: string }[];
+    const triggers = (await d1.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all()).results as {
+      name: string;
+      sql: string;
+    }[];
     await d1.batch(triggers.map((trigger) => d1.prepare(`DROP TRIGGER \`${trigger.name}\``)));
     const { counts, lists } = await loadTables(d1, size);
     const loaded = performance.now();
@@ -361,13 +382,18 @@ function measureBytes(state: string): SizeReport {
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: false });
   try {
     const owners = new Map(
-      (db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')").all() as { name: string; tbl_name: string }[]).map((row) => [
-        row.name,
-        row.tbl_name,
-      ]),
+      (
+        db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')").all() as {
+          name: string;
+          tbl_name: string;
+        }[]
+      ).map((row) => [row.name, row.tbl_name]),
     );
     const tables: Record<string, number> = {};
-    for (const row of db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; bytes: number }[]) {
+    for (const row of db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
+      name: string;
+      bytes: number;
+    }[]) {
       const owner = row.name.startsWith("catalogue_search_") ? "catalogue_search" : (owners.get(row.name) ?? row.name);
       tables[owner] = (tables[owner] ?? 0) + row.bytes;
     }
@@ -381,7 +407,8 @@ function measureBytes(state: string): SizeReport {
     db.exec(`ATTACH '${scratch}' AS scratch`);
     db.exec(withoutRenditions);
     db.exec(`INSERT INTO scratch.logos_without_renditions (${kept.join(", ")}) SELECT ${kept.join(", ")} FROM logos`);
-    const bytesOf = (schema: string, name: string) => (db.prepare(`SELECT sum(pgsize) AS bytes FROM dbstat('${schema}') WHERE name = ?`).get(name) as { bytes: number }).bytes;
+    const bytesOf = (schema: string, name: string) =>
+      (db.prepare(`SELECT sum(pgsize) AS bytes FROM dbstat('${schema}') WHERE name = ?`).get(name) as { bytes: number }).bytes;
     return { tables, renditionsJson: bytesOf("main", "logos") - bytesOf("scratch", "logos_without_renditions"), file: statSync(file).size };
   } finally {
     db.close();
@@ -433,16 +460,64 @@ async function chooseQueries(d1: D1Database, size: number): Promise<{ pools: Rec
       "1-letter prefix": ["a", "n", "s", "g", "b", "m", "c", "p", "t", "f", "v", "z", "e", "r", "l", "k"],
       "2-letter prefix": ["no", "ac", "gl", "su", "pa", "co", "ze", "bl", "fi", "am", "st", "ho", "ma", "ve", "ti", "ra"],
       "3-letter prefix": ["nor", "acm", "sum", "glo", "ape", "atl", "hor", "pio", "eve", "fir", "uni", "ame", "nat", "pac", "lib", "pre"],
-      "4-letter prefix": ["nort", "acme", "summ", "glob", "apex", "atla", "hori", "pion", "ever", "firs", "unit", "amer", "nati", "paci", "libe", "prem"],
+      "4-letter prefix": [
+        "nort",
+        "acme",
+        "summ",
+        "glob",
+        "apex",
+        "atla",
+        "hori",
+        "pion",
+        "ever",
+        "firs",
+        "unit",
+        "amer",
+        "nati",
+        "paci",
+        "libe",
+        "prem",
+      ],
       "two-word prefix": [
-        "acme lo", "northwind f", "global ca", "first na", "summit he", "blue ha", "apex so", "atlas mo",
-        "pioneer fo", "united pa", "golden st", "silver la", "horizon me", "american ba", "national in", "evergreen ho",
+        "acme lo",
+        "northwind f",
+        "global ca",
+        "first na",
+        "summit he",
+        "blue ha",
+        "apex so",
+        "atlas mo",
+        "pioneer fo",
+        "united pa",
+        "golden st",
+        "silver la",
+        "horizon me",
+        "american ba",
+        "national in",
+        "evergreen ho",
       ],
       domain: spread(sample.map((row) => row.domain)),
       ticker: spread(tickers),
       alias: spread(aliases),
       // Five letters or more: random tickers of two to four letters can take any shorter word.
-      "no match": ["zzqxw", "qwxvbn", "xylophonix", "kqzvj", "jjjjj", "vvqqz zzpqx", "pxqwv", "wqwqw", "zqzqz", "xxyyzz", "qqqqq", "kkzzx", "bbqqx", "zzwwq", "qxzqx", "yyqqy"],
+      "no match": [
+        "zzqxw",
+        "qwxvbn",
+        "xylophonix",
+        "kqzvj",
+        "jjjjj",
+        "vvqqz zzpqx",
+        "pxqwv",
+        "wqwqw",
+        "zqzqz",
+        "xxyyzz",
+        "qqqqq",
+        "kkzzx",
+        "bbqqx",
+        "zzwwq",
+        "qxzqx",
+        "yyqqy",
+      ],
     },
     domains: spread(sample.map((row) => row.domain).reverse()),
   };
@@ -489,7 +564,8 @@ async function checkAnswers(base: URL, pools: Record<QueryClass, string[]>, doma
       if (ids(hits) === ids(reference)) agreement[name].sameFive++;
     }
   }
-  for (const domain of domains) expect((await getJson<SearchHit | null>(base, `/domain?d=${encodeURIComponent(domain)}`))?.domain === domain, `/domain ${domain}`);
+  for (const domain of domains)
+    expect((await getJson<SearchHit | null>(base, `/domain?d=${encodeURIComponent(domain)}`))?.domain === domain, `/domain ${domain}`);
   return agreement;
 }
 
@@ -586,15 +662,25 @@ async function measure(catalogue: Catalogue, workerScript: string): Promise<Meas
     }
     const latency = (name: string): Latency => {
       const runs = samples.get(name)!;
-      return { p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), samples: runs.reduce((sum, r) => sum + r.samples, 0) };
+      return {
+        p50: median(runs.map((r) => r.p50)),
+        p99: median(runs.map((r) => r.p99)),
+        samples: runs.reduce((sum, r) => sum + r.samples, 0),
+      };
     };
 
     log("  rows read…");
-    const point = await rowsRead(base, domains.map((domain) => `/explain?d=${encodeURIComponent(domain)}`));
+    const point = await rowsRead(
+      base,
+      domains.map((domain) => `/explain?d=${encodeURIComponent(domain)}`),
+    );
     const classes = {} as Record<QueryClass, ClassFigures>;
     const plans: Measurement["plans"] = {};
     for (const name of queryClasses) {
-      const reads = await rowsRead(base, pools[name].map((query) => `/explain?q=${encodeURIComponent(query)}&limit=${LIMIT}`));
+      const reads = await rowsRead(
+        base,
+        pools[name].map((query) => `/explain?q=${encodeURIComponent(query)}&limit=${LIMIT}`),
+      );
       classes[name] = {
         example: pools[name][0]!,
         ...latency(name),
@@ -628,7 +714,15 @@ const ms = (value: number) => value.toFixed(1);
 const s = (milliseconds: number) => `${(milliseconds / 1000).toFixed(0)} s`;
 
 /** Tables in the order of the report; anything else is summed under "other". */
-const tableOrder = ["logos", "companies", "company_domains", "company_tickers", "catalogue_search", "search_prefixes", "search_prefix_lists"];
+const tableOrder = [
+  "logos",
+  "companies",
+  "company_domains",
+  "company_tickers",
+  "catalogue_search",
+  "search_prefixes",
+  "search_prefix_lists",
+];
 
 function tableBytes(bytes: SizeReport): Record<string, number> {
   const grouped: Record<string, number> = {};
@@ -658,7 +752,9 @@ function reportSize(catalogue: Catalogue, measurement: Measurement, fresh: boole
       `${name.padEnd(26)} ${mib(value).padStart(11)} ${(value / build.companies).toFixed(1).padStart(10)} ${name === "logos" ? (value / build.logos).toFixed(1).padStart(8) : "".padStart(8)}`,
     );
   }
-  console.log(`${"total".padEnd(26)} ${mib(total).padStart(11)} ${(total / build.companies).toFixed(1).padStart(10)}   (file ${mib(bytes.file)})`);
+  console.log(
+    `${"total".padEnd(26)} ${mib(total).padStart(11)} ${(total / build.companies).toFixed(1).padStart(10)}   (file ${mib(bytes.file)})`,
+  );
   console.log(
     `Of the logos: no R2 key stored (derived from primary domain, variant, source set, content hash and format), SHA-256 columns as 32 bytes; ` +
       `the rendition set as JSON ${(bytes.renditionsJson / build.logos).toFixed(1)} B/logo, what is left to trim.`,
@@ -689,7 +785,7 @@ function reportSize(catalogue: Catalogue, measurement: Measurement, fresh: boole
 }
 
 /** Least squares: y = a + b·x, with R². */
-function fit(points: [number, number][]) {
+function fitLine(points: [number, number][]) {
   const count = points.length;
   const mx = points.reduce((sum, [x]) => sum + x, 0) / count;
   const my = points.reduce((sum, [, y]) => sum + y, 0) / count;
@@ -707,7 +803,8 @@ function reportProjection(measured: { catalogue: Catalogue; measurement: Measure
   console.log(`\n=== Across sizes (${all.map((m) => n(m.catalogue.size)).join(", ")} companies) ===`);
   const head = (label: string) => `${label.padEnd(20)}${all.map((m) => n(m.catalogue.size).padStart(13)).join("")}`;
   console.log(head("p99 ms / rows max"));
-  const row = (label: string, cell: (m: (typeof all)[number]) => string) => console.log(`${label.padEnd(20)}${all.map((m) => cell(m).padStart(13)).join("")}`);
+  const row = (label: string, cell: (m: (typeof all)[number]) => string) =>
+    console.log(`${label.padEnd(20)}${all.map((m) => cell(m).padStart(13)).join("")}`);
   row("point read", (m) => `${ms(m.measurement.pointRead.p99)} / ${n(m.measurement.pointRead.rowsMax)}`);
   for (const name of queryClasses) row(name, (m) => `${ms(m.measurement.classes[name].p99)} / ${n(m.measurement.classes[name].rowsMax)}`);
 
@@ -720,14 +817,18 @@ function reportProjection(measured: { catalogue: Catalogue; measurement: Measure
   console.log(`${"table".padEnd(22)} ${"bytes = a + b·companies".padEnd(30)} ${"R²".padStart(7)} ${"at 17 M logos".padStart(14)}`);
   let projected = 0;
   for (const name of [...tableOrder, "other"]) {
-    const line = fit(all.map((m) => [m.catalogue.build.companies, tableBytes(m.catalogue.bytes)[name] ?? 0]));
+    const line = fitLine(all.map((m) => [m.catalogue.build.companies, tableBytes(m.catalogue.bytes)[name] ?? 0]));
     projected += line.at(companies17);
-    console.log(`${name.padEnd(22)} ${`${mib(line.a)} + ${line.b.toFixed(1)} B`.padEnd(30)} ${line.r2.toFixed(4).padStart(7)} ${gb(line.at(companies17)).padStart(14)}`);
+    console.log(
+      `${name.padEnd(22)} ${`${mib(line.a)} + ${line.b.toFixed(1)} B`.padEnd(30)} ${line.r2.toFixed(4).padStart(7)} ${gb(line.at(companies17)).padStart(14)}`,
+    );
   }
-  const renditions = fit(all.map((m) => [m.catalogue.build.logos, m.catalogue.bytes.renditionsJson])).b * SPEC_LOGOS;
+  const renditions = fitLine(all.map((m) => [m.catalogue.build.logos, m.catalogue.bytes.renditionsJson])).b * SPEC_LOGOS;
   const budget = D1_MAX_BYTES * (1 - HEADROOM);
-  const share = (bytes: number) => `${Math.abs((1 - bytes / D1_MAX_BYTES) * 100).toFixed(0)} % ${bytes <= D1_MAX_BYTES ? "under" : "over"} 10 GB`;
-  const verdict = (bytes: number) => `${gb(bytes)}: ${share(bytes)}, ${bytes <= budget ? "fits" : "does not fit"} with ${HEADROOM * 100} % headroom`;
+  const share = (bytes: number) =>
+    `${Math.abs((1 - bytes / D1_MAX_BYTES) * 100).toFixed(0)} % ${bytes <= D1_MAX_BYTES ? "under" : "over"} 10 GB`;
+  const verdict = (bytes: number) =>
+    `${gb(bytes)}: ${share(bytes)}, ${bytes <= budget ? "fits" : "does not fit"} with ${HEADROOM * 100} % headroom`;
   console.log(`${"total".padEnd(22)} ${"".padEnd(30)} ${"".padStart(7)} ${gb(projected).padStart(14)}`);
   console.log(`\nAs stored: ${verdict(projected)}`);
   console.log(`Left to trim: the logos' rendition sets as JSON, ${gb(renditions)} at ${n(SPEC_LOGOS)} logos.`);
@@ -776,7 +877,11 @@ async function main() {
         bytes: JSON.parse(readFileSync(join(dir, "bytes.json"), "utf8")),
         reused: !current.has(name),
       };
-      return { catalogue, measurement: JSON.parse(readFileSync(join(dir, "measurement.json"), "utf8")) as Measurement, fresh: current.has(name) };
+      return {
+        catalogue,
+        measurement: JSON.parse(readFileSync(join(dir, "measurement.json"), "utf8")) as Measurement,
+        fresh: current.has(name),
+      };
     })
     .sort((a, b) => a.catalogue.size - b.catalogue.size);
   for (const { catalogue, measurement, fresh } of measured) reportSize(catalogue, measurement, fresh);

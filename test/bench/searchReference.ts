@@ -7,7 +7,16 @@
  */
 import { sql } from "drizzle-orm";
 import { nameKey } from "../../src/catalogue/importLogo";
-import { type CompanyMatch, domainPrefix, findCompanyByDomain, findCompanyByTicker, ftsQuery, hostOfUrl, indexedText, type SearchHit } from "../../src/catalogue/queries";
+import {
+  type CompanyMatch,
+  domainPrefix,
+  findCompanyByDomain,
+  findCompanyByTicker,
+  ftsQuery,
+  hostOfUrl,
+  indexedText,
+  type SearchHit,
+} from "../../src/catalogue/queries";
 import { indexedWords } from "../../src/catalogue/searchPrefixes";
 import type { CatalogueDb } from "../../src/lib/db";
 import { normaliseDomain } from "../../src/lib/domain";
@@ -20,7 +29,13 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
   const add = (match: CompanyMatch | null | undefined, matchedBy: SearchHit["matchedBy"]) => {
     if (match && !seen.has(match.companyId) && hits.length < limit) {
       seen.add(match.companyId);
-      hits.push({ companyId: match.companyId, companyName: match.companyName, domain: match.domain, brandColor: match.brandColor, matchedBy });
+      hits.push({
+        companyId: match.companyId,
+        companyName: match.companyName,
+        domain: match.domain,
+        brandColor: match.brandColor,
+        matchedBy,
+      });
     }
   };
   const trimmed = query.trim();

@@ -76,8 +76,14 @@ async function explain(d1: D1Database, work: (db: CatalogueDb) => Promise<unknow
   const answer = await work(drizzle(recording));
   const measured = [];
   for (const { sql, params } of statements) {
-    const plan = await d1.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
-    const run = await d1.prepare(sql).bind(...params).all();
+    const plan = await d1
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .bind(...params)
+      .all<{ detail: string }>();
+    const run = await d1
+      .prepare(sql)
+      .bind(...params)
+      .all();
     measured.push({
       sql,
       plan: plan.results.map((row) => row.detail),

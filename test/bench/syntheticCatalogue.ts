@@ -129,7 +129,11 @@ function drawShare<T>(random: () => number, shares: [T, number][]): T {
 }
 
 const hex = (random: () => number, digits: number) =>
-  Array.from({ length: digits / 8 }, () => Math.floor(random() * 2 ** 32).toString(16).padStart(8, "0")).join("");
+  Array.from({ length: digits / 8 }, () =>
+    Math.floor(random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0"),
+  ).join("");
 
 /** One company's logos: an icon, and for one in six a wordmark. */
 function syntheticLogos(random: () => number): SyntheticLogo[] {
@@ -147,7 +151,13 @@ function syntheticLogos(random: () => number): SyntheticLogo[] {
       format,
       // As the import decides them from pixels (src/images/renditions.ts): ink that vanishes on
       // a page of its own tone gets a rendition for that page; white ink is lightened by default.
-      renditions: { version: RENDITIONS_VERSION, light: tone === "light", dark: tone === "dark", plain: tone === "light" ? "light" : "master", vector: format === "svg" },
+      renditions: {
+        version: RENDITIONS_VERSION,
+        light: tone === "light",
+        dark: tone === "dark",
+        plain: tone === "light" ? "light" : "master",
+        vector: format === "svg",
+      },
       width,
       height: Math.max(1, Math.round(width * aspect)),
       bytes: 2_000 + Math.floor(random() ** 2 * 60_000),
@@ -188,11 +198,15 @@ export function* syntheticCompanies(count: number, seed: number): Generator<Synt
   for (let id = 1; id <= count; id++) {
     const shape = random();
     const words =
-      shape < 0.45 ? [stem(), industry()]
-      : shape < 0.65 ? [stem(), industry(), pick(suffixes)]
-      : shape < 0.75 ? [stem()]
-      : shape < 0.85 ? [stem(), stem()]
-      : [stem(), stem(), industry()];
+      shape < 0.45
+        ? [stem(), industry()]
+        : shape < 0.65
+          ? [stem(), industry(), pick(suffixes)]
+          : shape < 0.75
+            ? [stem()]
+            : shape < 0.85
+              ? [stem(), stem()]
+              : [stem(), stem(), industry()];
     const name = words.join(" ");
     // The domain is the name without its legal suffix, as companies register them.
     const bare = suffixes.includes(words.at(-1)!) ? words.slice(0, -1) : words;
@@ -202,7 +216,13 @@ export function* syntheticCompanies(count: number, seed: number): Generator<Synt
 
     const aliases: string[] = [];
     const aliasShape = random();
-    if (aliasShape < 0.06 && bare.length > 1) aliases.push(bare.map((word) => word[0]).join("").toUpperCase());
+    if (aliasShape < 0.06 && bare.length > 1)
+      aliases.push(
+        bare
+          .map((word) => word[0])
+          .join("")
+          .toUpperCase(),
+      );
     else if (aliasShape < 0.11) aliases.push(bare[0]!);
     else if (aliasShape < 0.15) aliases.push(`${stem()} ${industry()}`); // a former name
 
@@ -212,7 +232,9 @@ export function* syntheticCompanies(count: number, seed: number): Generator<Synt
       for (let attempt = 0; attempt < 20 && !ticker; attempt++) {
         const length = 2 + Math.floor(random() * 3);
         const symbol =
-          attempt < 3 ? letters.slice(0, length) : Array.from({ length }, () => String.fromCharCode(65 + Math.floor(random() * 26))).join("");
+          attempt < 3
+            ? letters.slice(0, length)
+            : Array.from({ length }, () => String.fromCharCode(65 + Math.floor(random() * 26))).join("");
         const exchange = pick(exchanges);
         if (symbol.length >= 2 && !tickers.has(`${symbol}:${exchange}`)) {
           tickers.add(`${symbol}:${exchange}`);

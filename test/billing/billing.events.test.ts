@@ -36,7 +36,11 @@ describe("invoice.payment_failed: the subscription's own events carry its status
     // Unpaid is not over: Stripe keeps its invoice open and makes new ones. The plan page sends
     // the account to pay or cancel it, not to a second subscription charged beside it.
     const browser = new Browser();
-    await browser.fetch("/apiaas/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: account.email, password: PASSWORD }) });
+    await browser.fetch("/apiaas/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: account.email, password: PASSWORD }),
+    });
     const page = await (await browser.fetch("/portal/billing")).text();
     expect(page).not.toContain("Renews");
     expect(page).not.toContain("Change plan");
@@ -54,7 +58,9 @@ describe("invoice.payment_failed: the subscription's own events carry its status
     await deliver(event("customer.subscription.created", subscription(account.id, { price: "price_growth_test" }), { created: t }));
     expect(await planOf(account.id)).toBe("growth");
     await deliver(event("invoice.payment_failed", failedInvoice({ subscription: "sub_test_1" }), { created: t + 11 }));
-    const unpaid = event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test", status: "unpaid" }), { created: t + 10 });
+    const unpaid = event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test", status: "unpaid" }), {
+      created: t + 10,
+    });
     expect(await outcomeOf(deliver(unpaid))).toBe("applied");
     expect(await planOf(account.id)).toBe("free");
     expect((await rowOf(account.id)).status).toBe("unpaid");
@@ -64,8 +70,14 @@ describe("invoice.payment_failed: the subscription's own events carry its status
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_launch" }), { created: t }));
-    await deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_launch", status: "canceled" }), { created: t + 1 }));
-    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_growth", price: "price_growth_test" }), { created: t + 2 }));
+    await deliver(
+      event("customer.subscription.deleted", subscription(account.id, { id: "sub_launch", status: "canceled" }), { created: t + 1 }),
+    );
+    await deliver(
+      event("customer.subscription.created", subscription(account.id, { id: "sub_growth", price: "price_growth_test" }), {
+        created: t + 2,
+      }),
+    );
     await deliver(event("invoice.payment_failed", failedInvoice({ subscription: "sub_launch" }), { created: t + 3 }));
     expect(await rowOf(account.id)).toMatchObject({ subscriptionId: "sub_growth", status: "active", plan: "growth" });
     expect(await planOf(account.id)).toBe("growth");

@@ -73,7 +73,10 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
           { window: "day", toolset: "seven", used: 0, limit: 50 },
           { window: "day", toolset: "three", used: 0, limit: 20 },
         ],
-        lookups: { month: { used: 0, limit: 500_000 }, keys: [{ keyPrefix: key.slice(0, 9), type: "secret", minute: { used: 0, limit: 600 } }] },
+        lookups: {
+          month: { used: 0, limit: 500_000 },
+          keys: [{ keyPrefix: key.slice(0, 9), type: "secret", minute: { used: 0, limit: 600 } }],
+        },
       },
     });
 
@@ -81,7 +84,11 @@ describe("checkout, webhook, token exchange: buying a plan", () => {
     await deliver(event("customer.subscription.created", subscription(account.id, { price: "price_growth_test", periodEnd })));
     const after = (await (await api("/apiaas/billing/status", { key })).json()) as Record<string, any>;
     expect(after.plan).toBe("growth");
-    expect(after.subscription).toMatchObject({ status: "active", cancelAtPeriodEnd: false, currentPeriod: { end: new Date(periodEnd * 1000).toISOString() } });
+    expect(after.subscription).toMatchObject({
+      status: "active",
+      cancelAtPeriodEnd: false,
+      currentPeriod: { end: new Date(periodEnd * 1000).toISOString() },
+    });
     expect(after.limits.mcp.perMinute).toBe(10_000);
     expect(after.usage.companiesToday).toEqual({ current: 0, limit: 10_000 });
     expect(after.usage.lookups.month).toMatchObject({ used: 0, limit: 25_000_000 });
@@ -97,11 +104,21 @@ describe("webhooks move the plan", () => {
     await deliver(event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test" }), { created: t + 1 }));
     expect(await planOf(account.id)).toBe("growth");
     // Stripe tells of a failed renewal through the subscription: past_due while it retries.
-    await deliver(event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test", status: "past_due" }), { created: t + 2 }));
+    await deliver(
+      event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test", status: "past_due" }), {
+        created: t + 2,
+      }),
+    );
     expect(await planOf(account.id)).toBe("growth");
-    const status = (await (await api("/apiaas/billing/status", { key: await addKey(account.id, { type: "secret" }) })).json()) as { subscription: { status: string } };
+    const status = (await (await api("/apiaas/billing/status", { key: await addKey(account.id, { type: "secret" }) })).json()) as {
+      subscription: { status: string };
+    };
     expect(status.subscription.status).toBe("past_due");
-    await deliver(event("customer.subscription.deleted", subscription(account.id, { price: "price_growth_test", status: "canceled" }), { created: t + 3 }));
+    await deliver(
+      event("customer.subscription.deleted", subscription(account.id, { price: "price_growth_test", status: "canceled" }), {
+        created: t + 3,
+      }),
+    );
     expect(await planOf(account.id)).toBe("free");
   });
 
@@ -131,7 +148,9 @@ describe("webhooks move the plan", () => {
     const t = Math.floor(Date.now() / 1000);
     const upgrade = event("customer.subscription.created", subscription(account.id, { price: "price_growth_test" }), { created: t });
     const downgrade = event("customer.subscription.updated", subscription(account.id), { created: t + 5 });
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => deliver(upgrade).then((r) => r.json() as Promise<{ outcome: string }>)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () => deliver(upgrade).then((r) => r.json() as Promise<{ outcome: string }>)),
+    );
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(["applied", "duplicate", "duplicate", "duplicate", "duplicate"]);
     await deliver(downgrade);
     expect(await planOf(account.id)).toBe("launch");
@@ -144,7 +163,9 @@ describe("webhooks move the plan", () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
     await deliver(event("customer.subscription.deleted", subscription(account.id, { status: "canceled" }), { created: t + 10 }));
-    const older = await deliver(event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test" }), { created: t }));
+    const older = await deliver(
+      event("customer.subscription.updated", subscription(account.id, { price: "price_growth_test" }), { created: t }),
+    );
     expect(await outcomeOf(older)).toBe("stale");
     expect(await planOf(account.id)).toBe("free");
   });

@@ -33,7 +33,11 @@ describe("billing endpoints need a portal session or a secret key", () => {
   it("a signed-in portal session is enough", async () => {
     const account = await mcpAccount("growth");
     const browser = new Browser();
-    const login = await browser.fetch("/apiaas/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: account.email, password: PASSWORD }) });
+    const login = await browser.fetch("/apiaas/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: account.email, password: PASSWORD }),
+    });
     expect(login.status).toBe(200);
     const status = await browser.fetch("/apiaas/billing/status");
     expect(status.status).toBe(200);
@@ -60,15 +64,22 @@ describe("token exchange", () => {
   it("only the session's own account can collect, and only once even when asked concurrently", async () => {
     const owner = await addAccount();
     const ownerKey = await addKey(owner.id, { type: "secret" });
-    const { id } = (await (await api("/apiaas/billing/checkout-session", { key: ownerKey, body: { plan: "launch" } })).json()) as { id: string };
+    const { id } = (await (await api("/apiaas/billing/checkout-session", { key: ownerKey, body: { plan: "launch" } })).json()) as {
+      id: string;
+    };
     await completeAtStripe(id);
 
     const stranger = await addAccount();
-    const theirs = await api("/apiaas/billing/token-exchange", { key: await addKey(stranger.id, { type: "secret" }), body: { sessionId: id } });
+    const theirs = await api("/apiaas/billing/token-exchange", {
+      key: await addKey(stranger.id, { type: "secret" }),
+      body: { sessionId: id },
+    });
     expect(theirs.status).toBe(404);
 
     const keysBefore = (await db.select().from(apiKeys).where(eq(apiKeys.accountId, owner.id))).length;
-    const attempts = await Promise.all(Array.from({ length: 4 }, () => api("/apiaas/billing/token-exchange", { key: ownerKey, body: { sessionId: id } })));
+    const attempts = await Promise.all(
+      Array.from({ length: 4 }, () => api("/apiaas/billing/token-exchange", { key: ownerKey, body: { sessionId: id } })),
+    );
     expect(attempts.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
     expect((await db.select().from(apiKeys).where(eq(apiKeys.accountId, owner.id))).length).toBe(keysBefore + 1);
   });
@@ -111,7 +122,8 @@ describe("token exchange", () => {
   it("a second checkout expires the first, still open, so only one can be paid", async () => {
     const account = await addAccount();
     const key = await addKey(account.id, { type: "secret" });
-    const checkout = async () => (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
+    const checkout = async () =>
+      (await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string };
     const first = await checkout();
     const second = await checkout();
     expect(second.id).not.toBe(first.id);
@@ -154,7 +166,9 @@ describe("token exchange", () => {
     const account = await addAccount();
     const key = await addKey(account.id, { type: "secret" });
     // Made under another Stripe account, say (test keys, then live ones).
-    await db.insert(checkoutSessions).values({ id: "cs_test_unknown_to_stripe", accountId: account.id, plan: "launch", createdAt: new Date() });
+    await db
+      .insert(checkoutSessions)
+      .values({ id: "cs_test_unknown_to_stripe", accountId: account.id, plan: "launch", createdAt: new Date() });
     expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).status).toBe(200);
   });
 
@@ -199,13 +213,17 @@ describe("one subscription per account", () => {
       expect(refused.status, status).toBe(409);
       expect(await errorOf(refused)).toEqual({
         code: "conflict",
-        message: "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout",
+        message:
+          "This account already has a subscription: change its plan with Manage billing on /portal/billing (Stripe's customer portal), not a new checkout",
       });
     }
     expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.accountId, account.id))).toEqual([]);
 
     // Not paying but not over: Stripe may still charge for it.
-    for (const [status, created] of [["unpaid", t], ["paused", t + 1]] as const) {
+    for (const [status, created] of [
+      ["unpaid", t],
+      ["paused", t + 1],
+    ] as const) {
       await deliver(event("customer.subscription.updated", subscription(account.id, { status }), { created }));
       const refused = await api("/apiaas/billing/checkout-session", { key, body: { plan: "growth" } });
       expect(refused.status, status).toBe(409);
@@ -223,7 +241,9 @@ describe("one subscription per account", () => {
     const account = await addAccount("free");
     const t = Math.floor(Date.now() / 1000);
     await deliver(event("customer.subscription.created", subscription(account.id), { created: t }));
-    const custom = event("customer.subscription.updated", subscription(account.id, { price: "price_custom_enterprise" }), { created: t + 1 });
+    const custom = event("customer.subscription.updated", subscription(account.id, { price: "price_custom_enterprise" }), {
+      created: t + 1,
+    });
     expect(await outcomeOf(deliver(custom))).toBe("applied");
     expect(await planOf(account.id)).toBe("launch");
     expect((await setPlan(db, account.id, "enterprise")).ok).toBe(true);
@@ -250,8 +270,18 @@ describe("one subscription per account", () => {
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_a" }), { created: t }));
     expect(await planOf(account.id)).toBe("launch");
     // Stripe delivers Growth's events first, then Launch's cancellation, which happened before them.
-    expect(await outcomeOf(deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_b", price: "price_growth_test" }), { created: t + 2 })))).toBe("applied");
-    expect(await outcomeOf(deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_a", status: "canceled" }), { created: t + 1 })))).not.toBe("applied");
+    expect(
+      await outcomeOf(
+        deliver(
+          event("customer.subscription.created", subscription(account.id, { id: "sub_b", price: "price_growth_test" }), { created: t + 2 }),
+        ),
+      ),
+    ).toBe("applied");
+    expect(
+      await outcomeOf(
+        deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_a", status: "canceled" }), { created: t + 1 })),
+      ),
+    ).not.toBe("applied");
     expect(await planOf(account.id)).toBe("growth");
   });
 
@@ -260,12 +290,20 @@ describe("one subscription per account", () => {
     const t = Math.floor(Date.now() / 1000);
     // Moved from Launch to Growth in Stripe's dashboard, Launch set to cancel at its period's end.
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_old", created: t }), { created: t }));
-    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_new", price: "price_growth_test", created: t + 10 }), { created: t + 10 }));
+    await deliver(
+      event("customer.subscription.created", subscription(account.id, { id: "sub_new", price: "price_growth_test", created: t + 10 }), {
+        created: t + 10,
+      }),
+    );
     expect(await planOf(account.id)).toBe("growth");
     const older = [
-      event("customer.subscription.updated", subscription(account.id, { id: "sub_old", created: t, cancelAtPeriodEnd: true }), { created: t + 20 }),
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_old", created: t, cancelAtPeriodEnd: true }), {
+        created: t + 20,
+      }),
       event("customer.subscription.updated", subscription(account.id, { id: "sub_old", created: t }), { created: t + 25 }),
-      event("customer.subscription.deleted", subscription(account.id, { id: "sub_old", created: t, status: "canceled" }), { created: t + 30 }),
+      event("customer.subscription.deleted", subscription(account.id, { id: "sub_old", created: t, status: "canceled" }), {
+        created: t + 30,
+      }),
     ];
     for (const body of older) {
       expect(await outcomeOf(deliver(body)), body.type).toBe("other_subscription");
@@ -278,7 +316,13 @@ describe("one subscription per account", () => {
     expect((await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).status).toBe(409);
 
     // The newer one's own end still moves it.
-    await deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_new", price: "price_growth_test", created: t + 10, status: "canceled" }), { created: t + 40 }));
+    await deliver(
+      event(
+        "customer.subscription.deleted",
+        subscription(account.id, { id: "sub_new", price: "price_growth_test", created: t + 10, status: "canceled" }),
+        { created: t + 40 },
+      ),
+    );
     expect(await planOf(account.id)).toBe("free");
   });
 
@@ -300,13 +344,23 @@ describe("one subscription per account", () => {
     const t = Math.floor(Date.now() / 1000);
     // Launch stopped paying, and Growth was bought in its place while Stripe kept retrying Launch's invoice.
     await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_launch" }), { created: t }));
-    await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_launch", status: "unpaid" }), { created: t + 1 }));
+    await deliver(
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_launch", status: "unpaid" }), { created: t + 1 }),
+    );
     expect(await planOf(account.id)).toBe("free");
-    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_growth", price: "price_growth_test" }), { created: t + 2 }));
+    await deliver(
+      event("customer.subscription.created", subscription(account.id, { id: "sub_growth", price: "price_growth_test" }), {
+        created: t + 2,
+      }),
+    );
     expect(await planOf(account.id)).toBe("growth");
 
     // Launch is cancelled at last; a checkout is left unpaid.
-    const unpaidCheckout = { ...completedCheckout(account.id, "cs_test_unpaid", "launch"), subscription: "sub_other", payment_status: "unpaid" };
+    const unpaidCheckout = {
+      ...completedCheckout(account.id, "cs_test_unpaid", "launch"),
+      subscription: "sub_other",
+      payment_status: "unpaid",
+    };
     const late = [
       event("customer.subscription.deleted", subscription(account.id, { id: "sub_launch", status: "canceled" }), { created: t + 4 }),
       event("checkout.session.completed", unpaidCheckout, { created: t + 5 }),
@@ -317,28 +371,47 @@ describe("one subscription per account", () => {
     }
     // Recorded like any event: a redelivery is a duplicate.
     expect(await outcomeOf(deliver(late[0]))).toBe("duplicate");
-    const status = (await (await api("/apiaas/billing/status", { key: await addKey(account.id, { type: "secret" }) })).json()) as { subscription: { status: string } };
+    const status = (await (await api("/apiaas/billing/status", { key: await addKey(account.id, { type: "secret" }) })).json()) as {
+      subscription: { status: string };
+    };
     expect(status.subscription.status).toBe("active");
 
     // The subscription it pays for still moves it.
-    await deliver(event("customer.subscription.deleted", subscription(account.id, { id: "sub_growth", price: "price_growth_test", status: "canceled" }), { created: t + 6 }));
+    await deliver(
+      event(
+        "customer.subscription.deleted",
+        subscription(account.id, { id: "sub_growth", price: "price_growth_test", status: "canceled" }),
+        { created: t + 6 },
+      ),
+    );
     expect(await planOf(account.id)).toBe("free");
   });
 });
 
 describe("a checkout that expired at Stripe", () => {
   const expireAtStripe = async (id: string) => {
-    const response = await fetch(`${env.STRIPE_API_BASE}/v1/checkout/sessions/${id}/expire`, { method: "POST", headers: { Authorization: `Bearer ${env.STRIPE_SECRET_KEY}` } });
+    const response = await fetch(`${env.STRIPE_API_BASE}/v1/checkout/sessions/${id}/expire`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${env.STRIPE_SECRET_KEY}` },
+    });
     expect(response.status).toBe(200);
   };
-  const startCheckout = async (key: string) => ((await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string }).id;
+  const startCheckout = async (key: string) =>
+    ((await (await api("/apiaas/billing/checkout-session", { key, body: { plan: "launch" } })).json()) as { id: string }).id;
 
   it("keeps its account from being deleted only until Stripe says so", async () => {
     const account = await addAccount("free");
     const id = await startCheckout(await addKey(account.id, { type: "secret" }));
     await expireAtStripe(id);
-    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: false, error: { code: "conflict", message: expect.stringContaining("checkout.session.expired") } });
-    const expired = event("checkout.session.expired", { ...completedCheckout(account.id, id, "launch"), status: "expired", payment_status: "unpaid" });
+    expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({
+      ok: false,
+      error: { code: "conflict", message: expect.stringContaining("checkout.session.expired") },
+    });
+    const expired = event("checkout.session.expired", {
+      ...completedCheckout(account.id, id, "launch"),
+      status: "expired",
+      payment_status: "unpaid",
+    });
     expect(await outcomeOf(deliver(expired))).toBe("applied");
     expect(await outcomeOf(deliver(expired))).toBe("duplicate");
     expect(await deleteAccount(db, account.id, stillChargeable(account.id))).toMatchObject({ ok: true });
@@ -383,7 +456,9 @@ describe("a subscription's own checkout", () => {
     expect(await outcomeOf(deliver(event("checkout.session.completed", unpaid, { created: t + 2 })))).toBe("stale");
     expect(await planOf(account.id)).toBe("launch");
     // The subscription's own events still move it.
-    await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_sepa", status: "unpaid" }), { created: t + 3 }));
+    await deliver(
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_sepa", status: "unpaid" }), { created: t + 3 }),
+    );
     expect(await planOf(account.id)).toBe("free");
   });
 
@@ -393,7 +468,9 @@ describe("a subscription's own checkout", () => {
     const unpaid = { ...completedCheckout(account.id, "cs_test_later", "growth"), subscription: "sub_later", payment_status: "unpaid" };
     await deliver(event("checkout.session.completed", unpaid, { created: t }));
     expect(await planOf(account.id)).toBe("free");
-    await deliver(event("customer.subscription.updated", subscription(account.id, { id: "sub_later", price: "price_growth_test" }), { created: t + 1 }));
+    await deliver(
+      event("customer.subscription.updated", subscription(account.id, { id: "sub_later", price: "price_growth_test" }), { created: t + 1 }),
+    );
     expect(await planOf(account.id)).toBe("growth");
   });
 });
@@ -455,7 +532,11 @@ describe("webhook hardening", () => {
       expect(await planOf(account.id)).toBe("free");
     }
     // Another subscription may replace it.
-    await deliver(event("customer.subscription.created", subscription(account.id, { id: "sub_test_2", price: "price_growth_test" }), { created: t + 3 }));
+    await deliver(
+      event("customer.subscription.created", subscription(account.id, { id: "sub_test_2", price: "price_growth_test" }), {
+        created: t + 3,
+      }),
+    );
     expect(await planOf(account.id)).toBe("growth");
   });
 
@@ -463,7 +544,11 @@ describe("webhook hardening", () => {
     ["an empty object", "customer.subscription.updated", {}],
     ["no object at all", "checkout.session.completed", undefined],
     ["a subscription without a status", "customer.subscription.created", { id: "sub_x", customer: "cus_x", metadata: {} }],
-    ["a subscription whose customer is a number", "customer.subscription.updated", { id: "sub_x", status: "active", customer: 42, metadata: {} }],
+    [
+      "a subscription whose customer is a number",
+      "customer.subscription.updated",
+      { id: "sub_x", status: "active", customer: 42, metadata: {} },
+    ],
   ])("row 6: a validly signed event with %s → 400, nothing applied, nothing recorded", async (_, type, object) => {
     const body = event(type, {});
     (body.data as { object?: unknown }).object = object;
@@ -478,7 +563,11 @@ describe("cross-site posts with the session cookie", () => {
   async function signedInBrowser() {
     const account = await mcpAccount("free");
     const browser = new Browser();
-    await browser.fetch("/apiaas/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: account.email, password: PASSWORD }) });
+    await browser.fetch("/apiaas/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: account.email, password: PASSWORD }),
+    });
     return { account, browser };
   }
 
@@ -495,12 +584,20 @@ describe("cross-site posts with the session cookie", () => {
     ];
     const cookie = `__Host-session=${browser.cookies.get("__Host-session")}`;
     for (const headers of forged) {
-      const response = await exports.default.fetch(`https://logos.test${path}`, { method: "POST", headers: { Cookie: cookie, ...headers }, body: JSON.stringify(body) });
+      const response = await exports.default.fetch(`https://logos.test${path}`, {
+        method: "POST",
+        headers: { Cookie: cookie, ...headers },
+        body: JSON.stringify(body),
+      });
       expect(response.status, JSON.stringify(headers)).toBe(403);
       expect(await errorOf(response)).toEqual({ code: "forbidden", message: "Cross-site request refused" });
     }
     expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.accountId, account.id))).toEqual([]);
-    const own = await browser.fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" }, body: JSON.stringify(body) });
+    const own = await browser.fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" },
+      body: JSON.stringify(body),
+    });
     expect(own.status).not.toBe(403);
   });
 

@@ -83,12 +83,19 @@ describe("a slow Stripe holds a request no longer than the dependency deadline",
     const key = await addKey(account.id, { type: "secret" });
     // Five earlier checkouts to ask about (Stripe knows none of them), then the new one: six calls.
     for (let i = 0; i < 5; i++) {
-      await db.insert(checkoutSessions).values({ id: `cs_test_gone_${i}_${crypto.randomUUID().slice(0, 8)}`, accountId: account.id, plan: "launch", createdAt: new Date() });
+      await db.insert(checkoutSessions).values({
+        id: `cs_test_gone_${i}_${crypto.randomUUID().slice(0, 8)}`,
+        accountId: account.id,
+        plan: "launch",
+        createdAt: new Date(),
+      });
     }
     vi.spyOn(console, "error").mockImplementation(() => {});
     dependencyDeadline.ms = 600;
     // Each call answers within its own timeout; the six together take twice the deadline.
-    const { value: response, ms } = await timed(() => post({ STRIPE_SECRET_KEY: stripeKey.slow(200) }, "/apiaas/billing/checkout-session", key, { plan: "launch" }));
+    const { value: response, ms } = await timed(() =>
+      post({ STRIPE_SECRET_KEY: stripeKey.slow(200) }, "/apiaas/billing/checkout-session", key, { plan: "launch" }),
+    );
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual(UNAVAILABLE);
     expect(ms).toBeLessThan(1_100);
@@ -98,8 +105,16 @@ describe("a slow Stripe holds a request no longer than the dependency deadline",
 describe("Stripe refusing the service's configuration is the service's misconfiguration, not an outage to retry", () => {
   it.each<[string, Partial<Env>, RegExp]>([
     ["an invalid or revoked key (401)", { STRIPE_SECRET_KEY: stripeKey.revoked }, /StripeAuthenticationError.*Invalid API Key provided/],
-    ["a restricted key without the permission (403)", { STRIPE_SECRET_KEY: stripeKey.failing(403) }, /StripePermissionError.*does not have the required permissions/],
-    ["a Price Stripe does not know (400 resource_missing)", { STRIPE_PRICE_LAUNCH: "price_missing_launch" }, /StripeInvalidRequestError.*resource_missing.*No such price/],
+    [
+      "a restricted key without the permission (403)",
+      { STRIPE_SECRET_KEY: stripeKey.failing(403) },
+      /StripePermissionError.*does not have the required permissions/,
+    ],
+    [
+      "a Price Stripe does not know (400 resource_missing)",
+      { STRIPE_PRICE_LAUNCH: "price_missing_launch" },
+      /StripeInvalidRequestError.*resource_missing.*No such price/,
+    ],
     ["no STRIPE_SECRET_KEY", { STRIPE_SECRET_KEY: undefined }, /STRIPE_SECRET_KEY is not set/],
   ])("%s: checkout answers 500 Service misconfigured, without Retry-After, and logs why without the key", async (_, vars, logged) => {
     const account = await addAccount("free");
@@ -131,7 +146,9 @@ describe("Stripe refusing the service's configuration is the service's misconfig
     const account = await addAccount("free");
     const key = await addKey(account.id, { type: "secret" });
     vi.spyOn(console, "error").mockImplementation(() => {});
-    const response = await post({ STRIPE_SECRET_KEY: stripeKey.failing(status) }, "/apiaas/billing/checkout-session", key, { plan: "launch" });
+    const response = await post({ STRIPE_SECRET_KEY: stripeKey.failing(status) }, "/apiaas/billing/checkout-session", key, {
+      plan: "launch",
+    });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
     expect(await response.json()).toEqual(UNAVAILABLE);
@@ -190,7 +207,9 @@ describe("a checkout completed with a payment that settles later (SEPA debit)", 
     const upgrade = await browser.postForm("/portal/billing/checkout", { plan: "launch" });
     const id = upgrade.headers.get("location")!.split("/").pop()!;
     await completeAtStripe(id);
-    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("Payment received. Your plan changes to Launch");
+    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain(
+      "Payment received. Your plan changes to Launch",
+    );
   });
 });
 
@@ -199,7 +218,16 @@ describe("a customer deleted in Stripe's dashboard", () => {
     const account = await addAccount("free");
     const key = await addKey(account.id, { type: "secret" });
     const customer = `cus_deleted_${crypto.randomUUID().slice(0, 8)}`;
-    await db.insert(billingAccounts).values({ accountId: account.id, stripeCustomerId: customer, subscriptionId: "sub_old", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_old", updatedAt: new Date() });
+    await db.insert(billingAccounts).values({
+      accountId: account.id,
+      stripeCustomerId: customer,
+      subscriptionId: "sub_old",
+      status: "canceled",
+      plan: "free",
+      stateAt: 1,
+      lastEventId: "evt_old",
+      updatedAt: new Date(),
+    });
     return { account, key, customer };
   }
 
@@ -215,7 +243,16 @@ describe("a customer deleted in Stripe's dashboard", () => {
   it("is told as such on Manage billing, not as the service's misconfiguration", async () => {
     const { browser } = await signedUp();
     const accountId = ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
-    await db.insert(billingAccounts).values({ accountId, stripeCustomerId: "cus_deleted_portal", subscriptionId: "sub_old", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_old", updatedAt: new Date() });
+    await db.insert(billingAccounts).values({
+      accountId,
+      stripeCustomerId: "cus_deleted_portal",
+      subscriptionId: "sub_old",
+      status: "canceled",
+      plan: "free",
+      stateAt: 1,
+      lastEventId: "evt_old",
+      updatedAt: new Date(),
+    });
     const response = await portal({}, `__Host-session=${browser.cookies.get("__Host-session")}`, "/portal/billing/manage", {});
     expect(response.status).toBe(404);
     expect(await textOf(response)).toContain("This account's billing details are no longer at Stripe");

@@ -39,7 +39,18 @@ export async function outcomeOf(delivered: Response | Promise<Response>): Promis
   return ((await (await delivered).json()) as { outcome: string }).outcome;
 }
 
-export function subscription(accountId: string, fields: { status?: string; price?: string; id?: string; customer?: string; periodEnd?: number; created?: number; cancelAtPeriodEnd?: boolean } = {}) {
+export function subscription(
+  accountId: string,
+  fields: {
+    status?: string;
+    price?: string;
+    id?: string;
+    customer?: string;
+    periodEnd?: number;
+    created?: number;
+    cancelAtPeriodEnd?: boolean;
+  } = {},
+) {
   const start = Math.floor(Date.now() / 1000);
   return {
     id: fields.id ?? "sub_test_1",
@@ -51,7 +62,15 @@ export function subscription(accountId: string, fields: { status?: string; price
     metadata: { accountId },
     items: {
       object: "list",
-      data: [{ id: "si_1", object: "subscription_item", price: { id: fields.price ?? "price_launch_test", object: "price" }, current_period_start: start, current_period_end: fields.periodEnd ?? start + 30 * 86400 }],
+      data: [
+        {
+          id: "si_1",
+          object: "subscription_item",
+          price: { id: fields.price ?? "price_launch_test", object: "price" },
+          current_period_start: start,
+          current_period_end: fields.periodEnd ?? start + 30 * 86400,
+        },
+      ],
     },
   };
 }

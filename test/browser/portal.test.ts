@@ -45,7 +45,6 @@ afterAll(async () => {
 });
 
 function watch(p: Page) {
-
   p.on("console", (message) => {
     if (message.type() === "error" && /Content Security Policy/i.test(message.text())) refusals.push(message.text());
   });
@@ -57,7 +56,10 @@ async function review(p: Page, name: string) {
   await p.waitForLoadState("load");
   const axe = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
   const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`), `axe on ${name}`).toEqual([]);
+  expect(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`),
+    `axe on ${name}`,
+  ).toEqual([]);
   // Cumulative layout shift since the page started loading.
   const shift = Number(
     await p.evaluate(`new Promise((resolve) => {
@@ -102,7 +104,13 @@ describe("a customer's journey through the portal", () => {
     expect(csp).not.toContain("unsafe-inline");
     await page.getByRole("textbox", { name: "Domain" }).fill("github.com");
     await page.getByRole("button", { name: "Show logo" }).click();
-    await expect.poll(() => page.getByRole("img", { name: "GitHub logo, 128 pixels wide, on light" }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(128);
+    await expect
+      .poll(() =>
+        page
+          .getByRole("img", { name: "GitHub logo, 128 pixels wide, on light" })
+          .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      )
+      .toBe(128);
     await review(page, "landing");
     // A warning quoting what was typed, one long word, wraps too.
     await page.goto("/?domain=not_a_domain_because_it_is_a_very_long_unbroken_token_typed_by_someone");
@@ -143,7 +151,9 @@ describe("a customer's journey through the portal", () => {
     const images = page.locator(".swatch img");
     await expect.poll(() => images.count()).toBe(6);
     for (const image of await images.all()) {
-      await expect.poll(() => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(Number(await image.getAttribute("width")));
+      await expect
+        .poll(() => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+        .toBe(Number(await image.getAttribute("width")));
     }
     await expect.poll(() => page.locator("#snippet").textContent()).toContain(`token=${key.slice(0, 9)}…${key.slice(-4)}`);
     await review(page, "dashboard");
@@ -179,7 +189,13 @@ describe("a customer's journey through the portal", () => {
     const registered = await fetch(new URL("/oauth/register", worker.base), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ client_name: "Browser Test Agent", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+      body: JSON.stringify({
+        client_name: "Browser Test Agent",
+        redirect_uris: [REDIRECT_URI],
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+      }),
     });
     const { client_id: clientId } = (await registered.json()) as { client_id: string };
     const verifier = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
@@ -188,7 +204,9 @@ describe("a customer's journey through the portal", () => {
     await page.goto(
       `/authorize?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT_URI, scope: "logos offline_access", state: "browser", code_challenge: challenge, code_challenge_method: "S256", resource })}`,
     );
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Allow Browser Test Agent to use your logo account?");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent())
+      .toBe("Allow Browser Test Agent to use your logo account?");
     // The browser is sent to the client's own redirect endpoint (a local program, absent here).
     const callback = await sentAway(page, REDIRECT_URI, () => page.getByRole("button", { name: "Approve" }).click());
     expect(callback.searchParams.get("state")).toBe("browser");
@@ -196,7 +214,14 @@ describe("a customer's journey through the portal", () => {
       await fetch(new URL("/oauth/token", worker.base), {
         method: "POST",
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource }),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: callback.searchParams.get("code")!,
+          redirect_uri: REDIRECT_URI,
+          client_id: clientId,
+          code_verifier: verifier,
+          resource,
+        }),
       })
     ).json()) as { access_token: string; refresh_token: string };
     expect((await mcpInitialize(tokens.access_token)).status).toBe(200);
@@ -225,7 +250,9 @@ describe("a customer's journey through the portal", () => {
   it("upgrades through Stripe Checkout and shows the status on return", async () => {
     await page.goto("/portal/billing");
     // Stripe's hosted pages are out of reach here: where the browser is sent is what counts.
-    const checkout = await sentAway(page, "https://checkout.stripe.com/", () => page.getByRole("button", { name: "Upgrade to Launch" }).click());
+    const checkout = await sentAway(page, "https://checkout.stripe.com/", () =>
+      page.getByRole("button", { name: "Upgrade to Launch" }).click(),
+    );
     expect(checkout.href).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_\w+$/);
     const sessionId = checkout.pathname.split("/").pop()!;
 
@@ -283,12 +310,35 @@ function mcpInitialize(token: string) {
   return fetch(new URL("/mcp", worker.base), {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "browser-test", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "browser-test", version: "1" } },
+    }),
   });
 }
 
 async function deliverWebhook(type: string, object: Record<string, unknown>) {
-  const payload = JSON.stringify({ id: `evt_browser_${Date.now()}`, object: "event", api_version: "2026-10-28.clover", created: Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type, data: { object } });
-  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: STRIPE_WEBHOOK_SECRET, cryptoProvider: Stripe.createSubtleCryptoProvider() });
-  return fetch(new URL("/apiaas/billing/webhook", worker.base), { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": signature }, body: payload });
+  const payload = JSON.stringify({
+    id: `evt_browser_${Date.now()}`,
+    object: "event",
+    api_version: "2026-10-28.clover",
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object },
+  });
+  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret: STRIPE_WEBHOOK_SECRET,
+    cryptoProvider: Stripe.createSubtleCryptoProvider(),
+  });
+  return fetch(new URL("/apiaas/billing/webhook", worker.base), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Stripe-Signature": signature },
+    body: payload,
+  });
 }

@@ -73,7 +73,16 @@ async function addGitHub(d1: D1Database, bucket: R2Bucket) {
   const imported = await importCompanyLogo(
     createDb(d1),
     bucket,
-    { name: "GitHub", domains: ["github.com"], aliases: [], prominence: 100, variant: "icon", sourceSet: "simple-icons", licence: "CC0-1.0", sourceHash: await sha256Hex(svg) },
+    {
+      name: "GitHub",
+      domains: ["github.com"],
+      aliases: [],
+      prominence: 100,
+      variant: "icon",
+      sourceSet: "simple-icons",
+      licence: "CC0-1.0",
+      sourceHash: await sha256Hex(svg),
+    },
     async () => ok(prepared.logo),
   );
   if (!imported.ok) throw new Error(`importing the GitHub logo: ${imported.error.message}`);

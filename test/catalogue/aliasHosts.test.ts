@@ -6,7 +6,10 @@ import { addCompany } from "../helpers/catalogue";
 import { assetKeyOf, BASE, freshKey } from "../lookup/helpers";
 
 // The curated mapping itself, as the seed reads it: a brand's other hosts are whatever it lists.
-const files = import.meta.glob("../../data/seed/brands/*.jsonl", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const files = import.meta.glob("../../data/seed/brands/*.jsonl", { query: "?raw", import: "default", eager: true }) as Record<
+  string,
+  string
+>;
 const brands = Object.values(files).flatMap((text) =>
   text
     .split("\n")
@@ -25,7 +28,17 @@ let token: string;
 // Storage starts empty for every test (test/helpers/applyMigrations.ts).
 beforeEach(async () => {
   // Each brand written as the seed writes it: one company with all its mapped hosts.
-  for (const primary of ["google.com", "youtube.com", "music.youtube.com", "whatsapp.com", "telegram.org", "discord.com", "reddit.com", "amazon.com", "forms.gle"]) {
+  for (const primary of [
+    "google.com",
+    "youtube.com",
+    "music.youtube.com",
+    "whatsapp.com",
+    "telegram.org",
+    "discord.com",
+    "reddit.com",
+    "amazon.com",
+    "forms.gle",
+  ]) {
     const brand = brandOwning(primary);
     await addCompany({ name: brand.name, domains: brand.domains }, darkLogo40x20());
   }
@@ -54,12 +67,17 @@ describe("lookups through a brand's other hosts", () => {
     ] as const) {
       const response = await get(`/${asked}?token=${token}`);
       expect(response.status, asked).toBe(302);
-      expect(assetKeyOf(response.headers.get("location")!), asked).toMatch(new RegExp(`^logos/${primary.replaceAll(".", "\\.")}/icon\\.test\\.`));
+      expect(assetKeyOf(response.headers.get("location")!), asked).toMatch(
+        new RegExp(`^logos/${primary.replaceAll(".", "\\.")}/icon\\.test\\.`),
+      );
     }
   });
 
   it("keeps a host that serves another product with that product's company", async () => {
-    for (const [asked, primary] of [["forms.gle", "forms.gle"], ["music.youtube.com", "music.youtube.com"]] as const) {
+    for (const [asked, primary] of [
+      ["forms.gle", "forms.gle"],
+      ["music.youtube.com", "music.youtube.com"],
+    ] as const) {
       const response = await get(`/${asked}?token=${token}`);
       expect(assetKeyOf(response.headers.get("location")!), asked).toMatch(new RegExp(`^logos/${primary.replaceAll(".", "\\.")}/`));
     }

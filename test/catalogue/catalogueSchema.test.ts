@@ -5,17 +5,23 @@ import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 
 async function company(id: number) {
-  await env.DB.prepare("INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at) VALUES (?1, ?2, ?2, 0, 0, 0)").bind(id, `c${id}`).run();
+  await env.DB.prepare("INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at) VALUES (?1, ?2, ?2, 0, 0, 0)")
+    .bind(id, `c${id}`)
+    .run();
 }
 
 describe("company_domains keeps one primary domain a company", () => {
   it("refuses a second primary, by insert or by update, and writes nothing", async () => {
     await company(1);
-    await env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('one.example', 1, 1), ('two.example', 1, 0)").run();
-    await expect(env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('three.example', 1, 1)").run()).rejects.toThrow(
+    await env.DB.prepare(
+      "INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('one.example', 1, 1), ('two.example', 1, 0)",
+    ).run();
+    await expect(
+      env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('three.example', 1, 1)").run(),
+    ).rejects.toThrow(/one primary domain/);
+    await expect(env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'two.example'").run()).rejects.toThrow(
       /one primary domain/,
     );
-    await expect(env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'two.example'").run()).rejects.toThrow(/one primary domain/);
     const { results } = await env.DB.prepare("SELECT domain, is_primary FROM company_domains ORDER BY domain").all();
     expect(results).toEqual([
       { domain: "one.example", is_primary: 1 },
@@ -26,7 +32,9 @@ describe("company_domains keeps one primary domain a company", () => {
   it("lets each company have its own primary, and a primary move within one company", async () => {
     await company(1);
     await company(2);
-    await env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('one.example', 1, 1), ('two.example', 2, 1), ('three.example', 1, 0)").run();
+    await env.DB.prepare(
+      "INSERT INTO company_domains (domain, company_id, is_primary) VALUES ('one.example', 1, 1), ('two.example', 2, 1), ('three.example', 1, 0)",
+    ).run();
     await env.DB.batch([
       env.DB.prepare("UPDATE company_domains SET is_primary = 0 WHERE domain = 'one.example'"),
       env.DB.prepare("UPDATE company_domains SET is_primary = 1 WHERE domain = 'three.example'"),
@@ -42,7 +50,13 @@ describe("a company's primary domain stays while it has logos (it names their R2
   const primaryRule = /primary domain of a company with logos/;
 
   it.each([
-    ["moved to another of its domains", ["UPDATE company_domains SET is_primary = 0 WHERE domain = 'keys.example'", "UPDATE company_domains SET is_primary = 1 WHERE domain = 'keys.example.net'"]],
+    [
+      "moved to another of its domains",
+      [
+        "UPDATE company_domains SET is_primary = 0 WHERE domain = 'keys.example'",
+        "UPDATE company_domains SET is_primary = 1 WHERE domain = 'keys.example.net'",
+      ],
+    ],
     ["renamed", ["UPDATE company_domains SET domain = 'renamed.example' WHERE domain = 'keys.example'"]],
     ["given to another company", ["UPDATE company_domains SET company_id = 1 WHERE domain = 'keys.example'"]],
     ["removed", ["DELETE FROM company_domains WHERE domain = 'keys.example'"]],

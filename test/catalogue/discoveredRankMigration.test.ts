@@ -25,25 +25,43 @@ beforeEach(async () => {
 
 describe("migration 0013", () => {
   it("ranks the companies discovery created below the catalogue's, in name lookups, search and the prefix lists", async () => {
-    const site = await addCompany({ name: "Initech", domains: ["initech-lookalike.example"], sourceSet: DISCOVERED_SOURCE_SET, prominence: 0 }, darkLogo40x20());
-    const real = await addCompany({ name: "Initech", domains: ["initech.example"], prominence: 0 }, { ...darkLogo40x20(), contentHash: "d".repeat(64) });
+    const site = await addCompany(
+      { name: "Initech", domains: ["initech-lookalike.example"], sourceSet: DISCOVERED_SOURCE_SET, prominence: 0 },
+      darkLogo40x20(),
+    );
+    const real = await addCompany(
+      { name: "Initech", domains: ["initech.example"], prominence: 0 },
+      { ...darkLogo40x20(), contentHash: "d".repeat(64) },
+    );
     // Both imported and discovered logos: the catalogue's company, whatever discovery added to it.
-    const mixed = await addCompany({ name: "Initrode", domains: ["initrode.example"], prominence: 0 }, { ...darkLogo40x20(), contentHash: "e".repeat(64) });
-    await addCompany({ name: "Initrode", domains: ["initrode.example"], sourceSet: DISCOVERED_SOURCE_SET, prominence: 0, keepCompany: true }, { ...darkLogo40x20(), contentHash: "f".repeat(64) });
+    const mixed = await addCompany(
+      { name: "Initrode", domains: ["initrode.example"], prominence: 0 },
+      { ...darkLogo40x20(), contentHash: "e".repeat(64) },
+    );
+    await addCompany(
+      { name: "Initrode", domains: ["initrode.example"], sourceSet: DISCOVERED_SOURCE_SET, prominence: 0, keepCompany: true },
+      { ...darkLogo40x20(), contentHash: "f".repeat(64) },
+    );
     expect((await findCompanyByName(db, "Initech"))?.companyId).toBe(site.companyId);
 
     await applyD1Migrations(env.DB, migrations.slice(at, at + 1));
 
     expect((await findCompanyByName(db, "Initech"))?.companyId).toBe(real.companyId);
     expect((await searchCompanies(db, "Initech", 5)).map((hit) => hit.domain)).toEqual(["initech.example", "initech-lookalike.example"]);
-    const prominence = async (id: number) => (await db.select({ p: companies.prominence }).from(companies).where(eq(companies.id, id)).get())!.p;
+    const prominence = async (id: number) =>
+      (await db.select({ p: companies.prominence }).from(companies).where(eq(companies.id, id)).get())!.p;
     expect([await prominence(site.companyId), await prominence(real.companyId), await prominence(mixed.companyId)]).toEqual([-1, 0, 0]);
     // Its list entries moved with it: every prefix it had, at its new standing.
     const entries = await db.select().from(searchPrefixes).where(eq(searchPrefixes.companyId, site.companyId)).all();
-    expect(new Set(entries.map((e) => `${e.kind}:${e.prefix}`))).toEqual(searchPrefixesOf({ nameKey: "initech", name: "Initech", aliases: [], tickers: [] }));
+    expect(new Set(entries.map((e) => `${e.kind}:${e.prefix}`))).toEqual(
+      searchPrefixesOf({ nameKey: "initech", name: "Initech", aliases: [], tickers: [] }),
+    );
     expect(entries.every((e) => e.prominence === -1)).toBe(true);
     // And the code's upkeep works on it: an import of its domain gives it the catalogue's standing.
-    await addCompany({ name: "Initech Lookalike", domains: ["initech-lookalike.example"], prominence: 3 }, { ...darkLogo40x20(), contentHash: "a".repeat(64) });
+    await addCompany(
+      { name: "Initech Lookalike", domains: ["initech-lookalike.example"], prominence: 3 },
+      { ...darkLogo40x20(), contentHash: "a".repeat(64) },
+    );
     expect(await prominence(site.companyId)).toBe(3);
   });
 });

@@ -59,7 +59,15 @@ describe("importCompanyLogo", () => {
     expect(await db.select().from(companyTickers).all()).toEqual([{ ticker: "ACME", exchange: "NYSE", companyId: result.value.companyId }]);
 
     const logo = (await findLogo(db, result.value.logoId))?.logo;
-    expect(logo).toMatchObject({ variant: "icon", format: "png", width: 4, height: 2, tone: "dark", licence: "CC0-1.0", sourceSet: "test" });
+    expect(logo).toMatchObject({
+      variant: "icon",
+      format: "png",
+      width: 4,
+      height: 2,
+      tone: "dark",
+      licence: "CC0-1.0",
+      sourceSet: "test",
+    });
     expect(logo!.contentHash).toBe(await sha256Hex(blackPng));
     const keys = await objectKeys();
     expect(keys).toHaveLength(5);
@@ -103,7 +111,11 @@ describe("importCompanyLogo", () => {
   });
 
   const red = () =>
-    preparedFrom(redPng, { tone: "mixed", files: { master: redPng, grey: redPng }, renditions: { version: RENDITIONS_VERSION, light: false, dark: false, plain: "master", vector: false } });
+    preparedFrom(redPng, {
+      tone: "mixed",
+      files: { master: redPng, grey: redPng },
+      renditions: { version: RENDITIONS_VERSION, light: false, dark: false, plain: "master", vector: false },
+    });
 
   it("replaces a changed image, keeping the old one's objects two days for redirects cached before, then deleting them", async () => {
     const replacedAt = Date.now();
@@ -121,13 +133,21 @@ describe("importCompanyLogo", () => {
 
     // A catalogue write a day later leaves them; one two days later deletes them, and only them.
     const other = async (at: number, name: string) =>
-      importCompanyLogo(db, env.LOGOS, await input({ name, domains: [`${name.toLowerCase()}.example`], ticker: undefined, aliases: [] }, redPng), async () => ok(await red()), new Date(at));
+      importCompanyLogo(
+        db,
+        env.LOGOS,
+        await input({ name, domains: [`${name.toLowerCase()}.example`], ticker: undefined, aliases: [] }, redPng),
+        async () => ok(await red()),
+        new Date(at),
+      );
     await other(replacedAt + RETIRED_FOR_MS / 2, "Later");
     expect(await objectKeys()).toEqual(expect.arrayContaining(oldKeys));
     const last = await other(replacedAt + RETIRED_FOR_MS + 1, "Latest");
     const remaining = await objectKeys();
     expect(remaining.filter((k) => oldKeys.includes(k))).toEqual([]);
-    expect(remaining).toEqual(expect.arrayContaining([...newKeys, ...logoObjectKeys((await findLogo(db, last.ok ? last.value.logoId : 0))!.logo)]));
+    expect(remaining).toEqual(
+      expect.arrayContaining([...newKeys, ...logoObjectKeys((await findLogo(db, last.ok ? last.value.logoId : 0))!.logo)]),
+    );
   });
 
   it("keeps the objects of an image that came back before its old objects' time", async () => {
@@ -135,9 +155,21 @@ describe("importCompanyLogo", () => {
     await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt));
     const blackKeys = await objectKeys();
     await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () => ok(await red()), new Date(replacedAt));
-    const back = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt + 3_600_000));
+    const back = await importCompanyLogo(
+      db,
+      env.LOGOS,
+      await input(),
+      async () => ok(await preparedFrom(blackPng)),
+      new Date(replacedAt + 3_600_000),
+    );
     expect(logoObjectKeys((await findLogo(db, back.ok ? back.value.logoId : 0))!.logo).sort()).toEqual(blackKeys);
-    await importCompanyLogo(db, env.LOGOS, await input({ name: "Later", domains: ["later.example"], ticker: undefined, aliases: [] }, redPng), async () => ok(await red()), new Date(replacedAt + 3 * RETIRED_FOR_MS));
+    await importCompanyLogo(
+      db,
+      env.LOGOS,
+      await input({ name: "Later", domains: ["later.example"], ticker: undefined, aliases: [] }, redPng),
+      async () => ok(await red()),
+      new Date(replacedAt + 3 * RETIRED_FOR_MS),
+    );
     expect(await objectKeys()).toEqual(expect.arrayContaining(blackKeys));
   });
 
@@ -164,8 +196,18 @@ describe("importCompanyLogo", () => {
     const first = await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
     if (!first.ok) throw new Error(first.error.message);
     const before = await db.select().from(companies).all();
-    const guessed = { name: "Welcome to our homepage", ticker: undefined, aliases: [], brandColor: "#00ff00", prominence: 0, sourceSet: "discovered", keepCompany: true };
-    const result = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["acme.com"] }, redPng), async () => ok(await preparedFrom(redPng)));
+    const guessed = {
+      name: "Welcome to our homepage",
+      ticker: undefined,
+      aliases: [],
+      brandColor: "#00ff00",
+      prominence: 0,
+      sourceSet: "discovered",
+      keepCompany: true,
+    };
+    const result = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["acme.com"] }, redPng), async () =>
+      ok(await preparedFrom(redPng)),
+    );
     expect(result.ok && result.value).toMatchObject({ outcome: "created", companyId: first.value.companyId });
     expect(await db.select().from(companies).all()).toEqual(before);
     expect(await db.select().from(logos).all()).toHaveLength(2);
@@ -173,19 +215,51 @@ describe("importCompanyLogo", () => {
     expect(await searchCompanies(db, "welcome", 5)).toEqual([]);
 
     // A company the catalogue does not know yet is still made from the input.
-    const created = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["newco.com"] }, redPng), async () => ok(await preparedFrom(redPng)));
+    const created = await importCompanyLogo(db, env.LOGOS, await input({ ...guessed, domains: ["newco.com"] }, redPng), async () =>
+      ok(await preparedFrom(redPng)),
+    );
     if (!created.ok) throw new Error(created.error.message);
-    expect(await db.query.companies.findFirst({ where: eq(companies.id, created.value.companyId) })).toMatchObject({ name: "Welcome to our homepage", brandColor: "#00ff00" });
+    expect(await db.query.companies.findFirst({ where: eq(companies.id, created.value.companyId) })).toMatchObject({
+      name: "Welcome to our homepage",
+      brandColor: "#00ff00",
+    });
   });
 
   it("gives a company discovery made the catalogue's standing once imported, though the row names no prominence", async () => {
-    const discovered = { name: "Initech", ticker: undefined, aliases: [], brandColor: undefined, prominence: DISCOVERED_PROMINENCE, sourceSet: "discovered", keepCompany: true };
-    const found = await importCompanyLogo(db, env.LOGOS, await input({ ...discovered, domains: ["initech.example"] }, redPng), async () => ok(await preparedFrom(redPng)));
+    const discovered = {
+      name: "Initech",
+      ticker: undefined,
+      aliases: [],
+      brandColor: undefined,
+      prominence: DISCOVERED_PROMINENCE,
+      sourceSet: "discovered",
+      keepCompany: true,
+    };
+    const found = await importCompanyLogo(db, env.LOGOS, await input({ ...discovered, domains: ["initech.example"] }, redPng), async () =>
+      ok(await preparedFrom(redPng)),
+    );
     if (!found.ok) throw new Error(found.error.message);
-    const rival = await importCompanyLogo(db, env.LOGOS, await input({ name: "Initech", domains: ["initech-other.example"], ticker: undefined, aliases: [], prominence: 0 }), async () => ok(await preparedFrom(blackPng)));
+    const rival = await importCompanyLogo(
+      db,
+      env.LOGOS,
+      await input({ name: "Initech", domains: ["initech-other.example"], ticker: undefined, aliases: [], prominence: 0 }),
+      async () => ok(await preparedFrom(blackPng)),
+    );
     if (!rival.ok) throw new Error(rival.error.message);
     // A manifest row that leaves prominence out, as most do.
-    const imported = await importCompanyLogo(db, env.LOGOS, await input({ name: "Initech", domains: ["initech.example"], ticker: undefined, aliases: [], prominence: undefined, variant: "full" }), async () => ok(await preparedFrom(blackPng)));
+    const imported = await importCompanyLogo(
+      db,
+      env.LOGOS,
+      await input({
+        name: "Initech",
+        domains: ["initech.example"],
+        ticker: undefined,
+        aliases: [],
+        prominence: undefined,
+        variant: "full",
+      }),
+      async () => ok(await preparedFrom(blackPng)),
+    );
     expect(imported.ok && imported.value.companyId).toBe(found.value.companyId);
     expect((await db.query.companies.findFirst({ where: eq(companies.id, found.value.companyId) }))!.prominence).toBe(0);
     // Searched, it now stands with the catalogue's companies: by id, the older first among equals.
@@ -266,7 +340,13 @@ describe("importCompanyLogo", () => {
     const blackKeys = await objectKeys();
     await importCompanyLogo(db, env.LOGOS, await input({}, redPng), async () => ok(await red()), new Date(replacedAt));
     // Black back, its third object refused: the first two were put again over the retired ones.
-    const back = await importCompanyLogo(db, flakyBucket(3), await input(), async () => ok(await preparedFrom(blackPng)), new Date(replacedAt + 3_600_000));
+    const back = await importCompanyLogo(
+      db,
+      flakyBucket(3),
+      await input(),
+      async () => ok(await preparedFrom(blackPng)),
+      new Date(replacedAt + 3_600_000),
+    );
     expect(back.ok).toBe(false);
     // Redirects cached before red replaced black still lead to every one of black's objects.
     expect(await objectKeys()).toEqual(expect.arrayContaining(blackKeys));
@@ -325,7 +405,10 @@ describe("importCompanyLogo", () => {
     ["a content hash one byte short", {}, { contentHash: "ab".repeat(31) }],
   ])("refuses %s that is not 64 lower-case hex digits, writing nothing", async (_, row, image) => {
     const result = await importCompanyLogo(db, env.LOGOS, await input(row), async () => ok(await preparedFrom(blackPng, image)));
-    expect(result).toMatchObject({ ok: false, error: { code: "internal", message: expect.stringContaining("SHA-256 column takes 64 lower-case hex digits") } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "internal", message: expect.stringContaining("SHA-256 column takes 64 lower-case hex digits") },
+    });
     expect(await db.select().from(companies).all()).toEqual([]);
     expect(await objectKeys()).toEqual([]);
   });

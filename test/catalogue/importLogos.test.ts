@@ -4,7 +4,14 @@ import fc from "fast-check";
 import { asc } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, companyDomains, companyTickers, logos, retiredObjects } from "../../schema";
-import { type CompanyLogoInput, importCompanyLogo, importCompanyLogos, type LogoImport, type PreparedImage, storedSourceHashes } from "../../src/catalogue/importLogo";
+import {
+  type CompanyLogoInput,
+  importCompanyLogo,
+  importCompanyLogos,
+  type LogoImport,
+  type PreparedImage,
+  storedSourceHashes,
+} from "../../src/catalogue/importLogo";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { logoObjectKeys } from "../../src/images/keys";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
@@ -45,12 +52,14 @@ async function snapshot() {
     prefixes: (await env.DB.prepare("SELECT * FROM search_prefixes ORDER BY kind, prefix, company_id").all()).results,
     prefixLists: (await env.DB.prepare("SELECT * FROM search_prefix_lists ORDER BY kind, prefix").all()).results,
     objects: await Promise.all(
-      objects.objects.filter((o) => !retired.has(o.key)).map(async (o) => ({
-        key: o.key,
-        contentType: o.httpMetadata?.contentType,
-        customMetadata: o.customMetadata,
-        body: await sha256Hex(new Uint8Array(await (await env.LOGOS.get(o.key))!.arrayBuffer())),
-      })),
+      objects.objects
+        .filter((o) => !retired.has(o.key))
+        .map(async (o) => ({
+          key: o.key,
+          contentType: o.httpMetadata?.contentType,
+          customMetadata: o.customMetadata,
+          body: await sha256Hex(new Uint8Array(await (await env.LOGOS.get(o.key))!.arrayBuffer())),
+        })),
     ),
   };
 }
@@ -104,7 +113,10 @@ function imports(steps: Step[]): LogoImport[] {
 // A small world, so that inputs collide: shared domains, tickers, logos, renames.
 const step: fc.Arbitrary<Step> = fc.record({
   name: fc.constantFrom("Acme", "Acme Inc", "Beta", "Gamma"),
-  domains: fc.uniqueArray(fc.constantFrom("acme.com", "acme.io", "beta.org", "gamma.dev", "gamma.io", "delta.net"), { minLength: 1, maxLength: 3 }),
+  domains: fc.uniqueArray(fc.constantFrom("acme.com", "acme.io", "beta.org", "gamma.dev", "gamma.io", "delta.net"), {
+    minLength: 1,
+    maxLength: 3,
+  }),
   ticker: fc.constantFrom(null, null, "ACME", "BETA"),
   aliases: fc.uniqueArray(fc.constantFrom("Acme", "ACME Corp", "B", "G"), { maxLength: 2 }),
   brandColor: fc.constantFrom(null, "#ff0000", "#00ff00"),
@@ -119,20 +131,24 @@ const step: fc.Arbitrary<Step> = fc.record({
 describe("importCompanyLogos", () => {
   it("leaves the catalogue and gives the results that importing each input alone would", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 4 }), fc.array(step, { minLength: 1, maxLength: 12 }), async (before, steps) => {
-        // The same catalogue to start from, written one input at a time.
-        await freshStorage();
-        for (const item of imports(before)) await importCompanyLogo(db, env.LOGOS, item.input, item.image, now);
-        const alone: unknown[] = [];
-        for (const item of imports(steps)) alone.push(await importCompanyLogo(db, env.LOGOS, item.input, item.image, now));
-        const expected = await snapshot();
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 4 }),
+        fc.array(step, { minLength: 1, maxLength: 12 }),
+        async (before, steps) => {
+          // The same catalogue to start from, written one input at a time.
+          await freshStorage();
+          for (const item of imports(before)) await importCompanyLogo(db, env.LOGOS, item.input, item.image, now);
+          const alone: unknown[] = [];
+          for (const item of imports(steps)) alone.push(await importCompanyLogo(db, env.LOGOS, item.input, item.image, now));
+          const expected = await snapshot();
 
-        await freshStorage();
-        for (const item of imports(before)) await importCompanyLogo(db, env.LOGOS, item.input, item.image, now);
-        const together = await importCompanyLogos(db, env.LOGOS, imports(steps), now);
-        expect(together).toEqual(alone);
-        expect(await snapshot()).toEqual(expected);
-      }),
+          await freshStorage();
+          for (const item of imports(before)) await importCompanyLogo(db, env.LOGOS, item.input, item.image, now);
+          const together = await importCompanyLogos(db, env.LOGOS, imports(steps), now);
+          expect(together).toEqual(alone);
+          expect(await snapshot()).toEqual(expected);
+        },
+      ),
       { numRuns: 25, seed: 20261101 },
     );
   }, 60_000);
@@ -143,9 +159,45 @@ describe("importCompanyLogos", () => {
       db,
       env.LOGOS,
       imports([
-        { name: "Acme", domains: ["acme.com"], ticker: "ACME", aliases: [], brandColor: null, prominence: 1, variant: "icon", sourceSet: "a", licence: "MIT", image: 0, broken: false },
-        { name: "Beta", domains: ["beta.org"], ticker: null, aliases: [], brandColor: null, prominence: 0, variant: "icon", sourceSet: "a", licence: "MIT", image: 1, broken: false },
-        { name: "Acme", domains: ["acme.io", "acme.com"], ticker: "ACME", aliases: ["ACME Corp"], brandColor: null, prominence: 1, variant: "full", sourceSet: "a", licence: "MIT", image: 1, broken: false },
+        {
+          name: "Acme",
+          domains: ["acme.com"],
+          ticker: "ACME",
+          aliases: [],
+          brandColor: null,
+          prominence: 1,
+          variant: "icon",
+          sourceSet: "a",
+          licence: "MIT",
+          image: 0,
+          broken: false,
+        },
+        {
+          name: "Beta",
+          domains: ["beta.org"],
+          ticker: null,
+          aliases: [],
+          brandColor: null,
+          prominence: 0,
+          variant: "icon",
+          sourceSet: "a",
+          licence: "MIT",
+          image: 1,
+          broken: false,
+        },
+        {
+          name: "Acme",
+          domains: ["acme.io", "acme.com"],
+          ticker: "ACME",
+          aliases: ["ACME Corp"],
+          brandColor: null,
+          prominence: 1,
+          variant: "full",
+          sourceSet: "a",
+          licence: "MIT",
+          image: 1,
+          broken: false,
+        },
       ]),
       now,
     );
@@ -167,7 +219,19 @@ describe("importCompanyLogos", () => {
 
   it("falls back to one input at a time when the batch fails, so only the bad input fails", async () => {
     const good = imports([
-      { name: "Acme", domains: ["acme.com"], ticker: null, aliases: [], brandColor: null, prominence: 0, variant: "icon", sourceSet: "a", licence: "MIT", image: 0, broken: false },
+      {
+        name: "Acme",
+        domains: ["acme.com"],
+        ticker: null,
+        aliases: [],
+        brandColor: null,
+        prominence: 0,
+        variant: "icon",
+        sourceSet: "a",
+        licence: "MIT",
+        image: 0,
+        broken: false,
+      },
     ])[0]!;
     // A zero width breaks the logos CHECK constraint when the batch runs.
     const bad: LogoImport = {
@@ -183,7 +247,26 @@ describe("importCompanyLogos", () => {
   });
 
   it("tells the stored source hash of many logos in one query, in input order", async () => {
-    await importCompanyLogos(db, env.LOGOS, imports([{ name: "Acme", domains: ["acme.com", "acme.io"], ticker: null, aliases: [], brandColor: null, prominence: 0, variant: "icon", sourceSet: "a", licence: "MIT", image: 0, broken: false }]), now);
+    await importCompanyLogos(
+      db,
+      env.LOGOS,
+      imports([
+        {
+          name: "Acme",
+          domains: ["acme.com", "acme.io"],
+          ticker: null,
+          aliases: [],
+          brandColor: null,
+          prominence: 0,
+          variant: "icon",
+          sourceSet: "a",
+          licence: "MIT",
+          image: 0,
+          broken: false,
+        },
+      ]),
+      now,
+    );
     expect(
       await storedSourceHashes(db, [
         { domains: ["nobody.com"], variant: "icon", sourceSet: "a" },

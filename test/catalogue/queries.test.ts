@@ -24,7 +24,17 @@ async function add(name: string, domains: string[], extra: Partial<CompanyLogoIn
   const result = await importCompanyLogo(
     db,
     env.LOGOS,
-    { name, domains, aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: await sha256Hex(name), ...extra },
+    {
+      name,
+      domains,
+      aliases: [],
+      prominence: 0,
+      variant: "icon",
+      sourceSet: "test",
+      licence: "CC0-1.0",
+      sourceHash: await sha256Hex(name),
+      ...extra,
+    },
     async () => ok(await preparedFrom(blackPng)),
   );
   if (!result.ok) throw new Error(result.error.message);
@@ -43,7 +53,12 @@ beforeEach(async () => {
 
 describe("findCompanyByDomain", () => {
   it("matches the exact host first, then its registrable domain", async () => {
-    expect(await findCompanyByDomain(db, "github.com")).toEqual({ companyId: ids.GitHub, companyName: "GitHub", domain: "github.com", brandColor: "#181717" });
+    expect(await findCompanyByDomain(db, "github.com")).toEqual({
+      companyId: ids.GitHub,
+      companyName: "GitHub",
+      domain: "github.com",
+      brandColor: "#181717",
+    });
     expect((await findCompanyByDomain(db, "docs.github.com"))?.companyName).toBe("GitHub Docs");
     expect((await findCompanyByDomain(db, "gist.github.com"))?.companyName).toBe("GitHub");
     expect(await findCompanyByDomain(db, "unknown.example")).toBeNull();
@@ -86,13 +101,15 @@ describe("findCompanyByTicker", () => {
   it("finds a numeric code with or without its leading zeros", async () => {
     await add("Tencent", ["tencent.example"], { ticker: { symbol: "0700", exchange: "HKEX" } });
     await add("Samsung", ["samsung.example"], { ticker: { symbol: "005930", exchange: "KRX" } });
-    for (const asked of ["0700", "700", "00700", "HKEX:700"]) expect((await findCompanyByTicker(db, asked))?.companyName, asked).toBe("Tencent");
+    for (const asked of ["0700", "700", "00700", "HKEX:700"])
+      expect((await findCompanyByTicker(db, asked))?.companyName, asked).toBe("Tencent");
     expect((await findCompanyByTicker(db, "005930"))?.companyName).toBe("Samsung");
     expect(await findCompanyByTicker(db, "5930")).toBeNull();
     expect(await findCompanyByTicker(db, "7000")).toBeNull();
     expect(await findCompanyByTicker(db, "0")).toBeNull();
     await add("Imported Bare", ["bare.example"], { ticker: { symbol: "66", exchange: "HKEX" } });
-    for (const asked of ["66", "0066", "HKEX:00066"]) expect((await findCompanyByTicker(db, asked))?.companyName, asked).toBe("Imported Bare");
+    for (const asked of ["66", "0066", "HKEX:00066"])
+      expect((await findCompanyByTicker(db, asked))?.companyName, asked).toBe("Imported Bare");
   });
 });
 
@@ -122,7 +139,12 @@ describe("searchCompanies", () => {
   it("finds the exact name however it is spaced or punctuated, as the lookup by name does", async () => {
     await add("McDonald's", ["mcdonalds.com"]);
     await add("T-Mobile", ["t-mobile.com"]);
-    for (const [query, name] of [["mcdonalds", "McDonald's"], ["cocacola", "Coca-Cola"], ["tmobile", "T-Mobile"], ["git hub docs", "GitHub Docs"]]) {
+    for (const [query, name] of [
+      ["mcdonalds", "McDonald's"],
+      ["cocacola", "Coca-Cola"],
+      ["tmobile", "T-Mobile"],
+      ["git hub docs", "GitHub Docs"],
+    ]) {
       expect((await searchCompanies(db, query!, 5))[0]?.companyName, query).toBe(name);
       expect((await findCompanyByName(db, query!))?.companyName, query).toBe(name);
     }
@@ -132,14 +154,22 @@ describe("searchCompanies", () => {
     await add("Bakery Stripe Supplies", ["bakerystripe.com"], { prominence: 9 });
     await add("Stripes Apparel", ["stripes-apparel.com"], { prominence: 9 });
     // Exact beats a prefix match of far greater prominence; a prefix beats a later word.
-    expect((await searchCompanies(db, "stripe", 5)).map((h) => h.companyName)).toEqual(["Stripe", "Stripes Apparel", "Stripe Bakery", "Bakery Stripe Supplies"]);
+    expect((await searchCompanies(db, "stripe", 5)).map((h) => h.companyName)).toEqual([
+      "Stripe",
+      "Stripes Apparel",
+      "Stripe Bakery",
+      "Bakery Stripe Supplies",
+    ]);
     expect((await searchCompanies(db, "Stripe Bakery", 5)).map((h) => h.companyName)).toEqual(["Stripe Bakery", "Bakery Stripe Supplies"]);
     // Among names that start alike, the better known comes first.
     expect((await searchCompanies(db, "strip", 5)).map((h) => h.companyName).slice(0, 2)).toEqual(["Stripes Apparel", "Stripe"]);
   });
 
   it("finds a company from a pasted URL", async () => {
-    expect((await searchCompanies(db, "https://www.stripe.com/pricing?x=1", 5))[0]).toMatchObject({ companyName: "Stripe", matchedBy: "domain" });
+    expect((await searchCompanies(db, "https://www.stripe.com/pricing?x=1", 5))[0]).toMatchObject({
+      companyName: "Stripe",
+      matchedBy: "domain",
+    });
   });
 
   it("respects the limit and never repeats a company", async () => {
@@ -175,6 +205,10 @@ describe("logosOfCompany", () => {
     const [logo, ...others] = await logosOfCompany(db, stripe!);
     expect(others).toEqual([]);
     // Its keys are derived from the row and the company's primary domain.
-    expect(logo).toMatchObject({ variant: "icon", primaryDomain: "stripe.com", masterKey: expect.stringMatching(/^logos\/stripe\.com\/icon\.test\.[0-9a-f]{16}\.png$/) });
+    expect(logo).toMatchObject({
+      variant: "icon",
+      primaryDomain: "stripe.com",
+      masterKey: expect.stringMatching(/^logos\/stripe\.com\/icon\.test\.[0-9a-f]{16}\.png$/),
+    });
   });
 });

@@ -192,7 +192,8 @@ describe("searchCompanies, in any script", () => {
 });
 
 describe("companies discovery made, named after what their sites say", () => {
-  const discovered = (name: string, domain: string) => add(name, [domain], { prominence: DISCOVERED_PROMINENCE, sourceSet: DISCOVERED_SOURCE_SET });
+  const discovered = (name: string, domain: string) =>
+    add(name, [domain], { prominence: DISCOVERED_PROMINENCE, sourceSet: DISCOVERED_SOURCE_SET });
 
   it("rank below every match of the catalogue's, by alias, word or domain, whatever their name", async () => {
     await add("Xanthe", ["xanthe.example"], { aliases: ["Twinkler"], prominence: 50 });

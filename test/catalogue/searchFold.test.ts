@@ -61,7 +61,9 @@ describe("the database's fold (migrations/0012)", () => {
       const expected = foldCharacter(character);
       const expectedScript = expected === character ? wordScript(character) : "other";
       if (folded !== expected || script !== expectedScript) {
-        differences.push(`U+${codePoint.toString(16)}: ${JSON.stringify([folded, script])}, code ${JSON.stringify([expected, expectedScript])}`);
+        differences.push(
+          `U+${codePoint.toString(16)}: ${JSON.stringify([folded, script])}, code ${JSON.stringify([expected, expectedScript])}`,
+        );
       }
     }
     expect(differences).toEqual([]);
@@ -79,19 +81,24 @@ describe("the database's fold (migrations/0012)", () => {
       "tab\there",
     ];
     // Any code points but NUL, at which SQLite's text functions stop.
-    const arbitrary = fc.sample(fc.string({ unit: "binary", maxLength: 24 }), { numRuns: 300, seed: 12 }).map((text) => text.replaceAll("\0", ""));
+    const arbitrary = fc
+      .sample(fc.string({ unit: "binary", maxLength: 24 }), { numRuns: 300, seed: 12 })
+      .map((text) => text.replaceAll("\0", ""));
     const texts = [...samples, ...arbitrary];
     await env.DB.batch(
       texts.map((text, index) =>
-        env.DB.prepare("INSERT INTO companies (id, name, name_key, aliases, prominence, created_at, updated_at) VALUES (?1, ?2, '', ?3, 0, 0, 0)").bind(
-          index + 1,
-          text,
-          JSON.stringify([text, "Second Alias"]),
-        ),
+        env.DB.prepare(
+          "INSERT INTO companies (id, name, name_key, aliases, prominence, created_at, updated_at) VALUES (?1, ?2, '', ?3, 0, 0, 0)",
+        ).bind(index + 1, text, JSON.stringify([text, "Second Alias"])),
       ),
     );
-    const folded = (await env.DB.prepare("SELECT company_id AS id, name, aliases FROM catalogue_search_source ORDER BY company_id").all<{ id: number; name: string; aliases: string }>())
-      .results;
+    const folded = (
+      await env.DB.prepare("SELECT company_id AS id, name, aliases FROM catalogue_search_source ORDER BY company_id").all<{
+        id: number;
+        name: string;
+        aliases: string;
+      }>()
+    ).results;
     // Printable ASCII goes in as it is: the tokenizer's own splitting and lower-casing is its fold.
     const words = (text: string | null) => (text === null ? [] : indexedWords(text));
     for (const row of folded) {
@@ -114,16 +121,26 @@ describe("the database's fold (migrations/0012)", () => {
     for (let at = 0; at < characters.length; at += 4000) documents.push(characters.slice(at, at + 4000));
     await env.DB.batch(
       documents.map((document, index) =>
-        env.DB.prepare("INSERT INTO catalogue_search (rowid, name, aliases, tickers) VALUES (?1, ?2, '', '')").bind(index + 1, document.join(" ")),
+        env.DB.prepare("INSERT INTO catalogue_search (rowid, name, aliases, tickers) VALUES (?1, ?2, '', '')").bind(
+          index + 1,
+          document.join(" "),
+        ),
       ),
     );
     const differences: string[] = [];
     for (const [index, document] of documents.entries()) {
       const terms = (
-        await env.DB.prepare("SELECT term FROM catalogue_search_words WHERE doc = ?1 ORDER BY offset").bind(index + 1).all<{ term: string }>()
+        await env.DB.prepare("SELECT term FROM catalogue_search_words WHERE doc = ?1 ORDER BY offset")
+          .bind(index + 1)
+          .all<{ term: string }>()
       ).results.map((row) => row.term);
       if (terms.join(" ") !== document.join(" ")) {
-        differences.push(...document.filter((character, at) => terms[at] !== character).slice(0, 5).map((c) => `U+${c.codePointAt(0)!.toString(16)}`));
+        differences.push(
+          ...document
+            .filter((character, at) => terms[at] !== character)
+            .slice(0, 5)
+            .map((c) => `U+${c.codePointAt(0)!.toString(16)}`),
+        );
       }
     }
     expect(differences).toEqual([]);

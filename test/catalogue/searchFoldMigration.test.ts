@@ -50,21 +50,24 @@ const catalogue: OldCompany[] = [
 async function oldCatalogue() {
   await env.DB.batch(
     catalogue.flatMap((c) => [
-      env.DB.prepare("INSERT INTO companies (id, name, name_key, aliases, prominence, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 0, 0)").bind(
+      env.DB.prepare(
+        "INSERT INTO companies (id, name, name_key, aliases, prominence, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 0, 0)",
+      ).bind(c.id, c.name, oldNameKey(c.name), JSON.stringify(c.aliases ?? []), c.prominence ?? 0),
+      env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES (?1, ?2, 1)").bind(
+        `company${c.id}.example`,
         c.id,
-        c.name,
-        oldNameKey(c.name),
-        JSON.stringify(c.aliases ?? []),
-        c.prominence ?? 0,
       ),
-      env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES (?1, ?2, 1)").bind(`company${c.id}.example`, c.id),
-      ...(c.ticker ? [env.DB.prepare("INSERT INTO company_tickers (ticker, exchange, company_id) VALUES (?1, 'NYSE', ?2)").bind(c.ticker, c.id)] : []),
+      ...(c.ticker
+        ? [env.DB.prepare("INSERT INTO company_tickers (ticker, exchange, company_id) VALUES (?1, 'NYSE', ?2)").bind(c.ticker, c.id)]
+        : []),
     ]),
   );
   const lists = migrations.find((m) => m.name.startsWith("0009_"))!.queries.filter((q) => /search_prefix_staging/.test(q));
   await env.DB.batch(lists.map((q) => env.DB.prepare(q)));
   // And entries the old code wrote: Hangul as jamo, and kana without its voicing marks.
-  await env.DB.prepare("INSERT INTO search_prefixes (kind, prefix, company_id, prominence) VALUES ('word', 'ᄉ', 4, 5), ('word', 'テ', 1, 2)").run();
+  await env.DB.prepare(
+    "INSERT INTO search_prefixes (kind, prefix, company_id, prominence) VALUES ('word', 'ᄉ', 4, 5), ('word', 'テ', 1, 2)",
+  ).run();
 }
 
 const names = async (query: string) => (await searchCompanies(db, query, 5)).map((hit) => hit.companyName);
@@ -108,7 +111,12 @@ describe("migration 0012: one fold of search", () => {
     ).all<{ id: number; name: string; nameKey: string; aliases: string; prominence: number; tickers: string }>();
     const byList = new Map<string, { id: number; prominence: number }[]>();
     for (const row of rows.results) {
-      const prefixes = searchPrefixesOf({ nameKey: row.nameKey, name: row.name, aliases: JSON.parse(row.aliases), tickers: row.tickers === "" ? [] : [row.tickers] });
+      const prefixes = searchPrefixesOf({
+        nameKey: row.nameKey,
+        name: row.name,
+        aliases: JSON.parse(row.aliases),
+        tickers: row.tickers === "" ? [] : [row.tickers],
+      });
       for (const entry of prefixes) byList.set(entry, [...(byList.get(entry) ?? []), { id: row.id, prominence: row.prominence }]);
     }
     const expected: string[] = [];
@@ -118,7 +126,11 @@ describe("migration 0012: one fold of search", () => {
     }
     expect(await entries()).toEqual(expected.sort());
     const zeta = byList.get("word:zet")!;
-    expect(await env.DB.prepare("SELECT size, floor_company_id AS floor FROM search_prefix_lists WHERE kind = 'word' AND prefix = 'zet'").first()).toEqual({
+    expect(
+      await env.DB.prepare(
+        "SELECT size, floor_company_id AS floor FROM search_prefix_lists WHERE kind = 'word' AND prefix = 'zet'",
+      ).first(),
+    ).toEqual({
       size: SEARCH_PREFIX_LIST_SIZE,
       floor: zeta[SEARCH_PREFIX_LIST_SIZE]!.id,
     });
@@ -130,7 +142,15 @@ describe("migration 0012: one fold of search", () => {
     await applyD1Migrations(env.DB, migrations.slice(at));
     const image = await preparedFrom(blackPng);
     await env.DB.prepare("UPDATE company_domains SET domain = 'ril.com' WHERE company_id = 3").run();
-    const { companyId } = await addCompany({ name: "Reliance Industries", domains: ["ril.com"], aliases: ["रिलायंस इंडस्ट्रीज", "लाभ"], ticker: { symbol: "RELI", exchange: "NYSE" } }, image);
+    const { companyId } = await addCompany(
+      {
+        name: "Reliance Industries",
+        domains: ["ril.com"],
+        aliases: ["रिलायंस इंडस्ट्रीज", "लाभ"],
+        ticker: { symbol: "RELI", exchange: "NYSE" },
+      },
+      image,
+    );
     expect(companyId).toBe(3);
     expect(await names("लाभ")).toEqual(["Reliance Industries"]);
     // Its new words and a new company's are indexed by the triggers, folded by the table.

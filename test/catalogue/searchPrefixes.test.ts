@@ -32,7 +32,15 @@ describe("searchPrefixesOf", () => {
   it("lists the name key's first one to three characters and those of every indexed word", () => {
     const entries = searchPrefixesOf({ nameKey: "cocacola", name: "Coca-Cola", aliases: ["Coke"], tickers: ["KO"] });
     expect([...entries].filter((e) => e.startsWith("name:")).sort()).toEqual(["name:c", "name:co", "name:coc"]);
-    expect([...entries].filter((e) => e.startsWith("word:")).sort()).toEqual(["word:c", "word:co", "word:coc", "word:cok", "word:col", "word:k", "word:ko"]);
+    expect([...entries].filter((e) => e.startsWith("word:")).sort()).toEqual([
+      "word:c",
+      "word:co",
+      "word:coc",
+      "word:cok",
+      "word:col",
+      "word:k",
+      "word:ko",
+    ]);
     // Accents folded as the full-text index folds them; characters, not bytes.
     const accented = searchPrefixesOf({ nameKey: "zürich", name: "Zürich", aliases: [], tickers: [] });
     expect([...accented]).toContain("word:zur");
@@ -42,7 +50,10 @@ describe("searchPrefixesOf", () => {
 
 describe("the prefix lists, kept by the import's write path", () => {
   it("puts an imported company on the lists of its name, aliases and ticker, in the same write", async () => {
-    const id = await add("Quokka Foods", ["quokkafoods.com", "qf.io"], { aliases: ["Marsupial Eats"], ticker: { symbol: "QKF", exchange: "NYSE" } });
+    const id = await add("Quokka Foods", ["quokkafoods.com", "qf.io"], {
+      aliases: ["Marsupial Eats"],
+      ticker: { symbol: "QKF", exchange: "NYSE" },
+    });
     for (const prefix of ["q", "qu", "quo"]) expect(await list("name", prefix)).toEqual([id]);
     for (const prefix of ["quo", "foo", "mar", "eat", "qkf"]) expect(await list("word", prefix)).toEqual([id]);
     expect(await list("name", "foo")).toEqual([]);
@@ -150,17 +161,29 @@ describe("the prefix lists, kept by the import's write path", () => {
     const id = await add("Reliance", ["ril.com"], { aliases: ["रिलायंस"] });
     // Entries as lists built from another fold hold them: the full-text index of migrations
     // 0009 and 0011 split रिलायंस at its vowel signs, into र, ल, य and स.
-    await env.DB.prepare("INSERT INTO search_prefixes (kind, prefix, company_id, prominence) VALUES ('word', 'ल', ?1, 0), ('word', 'स', ?1, 0)").bind(id).run();
+    await env.DB.prepare(
+      "INSERT INTO search_prefixes (kind, prefix, company_id, prominence) VALUES ('word', 'ल', ?1, 0), ('word', 'स', ?1, 0)",
+    )
+      .bind(id)
+      .run();
     await add("Reliance", ["ril.com"], { aliases: ["रिलायंस", "लाभ"] });
-    const entries = (await db.select().from(searchPrefixes).where(eq(searchPrefixes.companyId, id)).all()).map((e) => `${e.kind}:${e.prefix}`);
-    expect(entries.sort()).toEqual([...searchPrefixesOf({ nameKey: "reliance", name: "Reliance", aliases: ["रिलायंस", "लाभ"], tickers: [] })].sort());
+    const entries = (await db.select().from(searchPrefixes).where(eq(searchPrefixes.companyId, id)).all()).map(
+      (e) => `${e.kind}:${e.prefix}`,
+    );
+    expect(entries.sort()).toEqual(
+      [...searchPrefixesOf({ nameKey: "reliance", name: "Reliance", aliases: ["रिलायंस", "लाभ"], tickers: [] })].sort(),
+    );
     expect(await listState("word", "स")).toEqual({ size: 0, floor: null });
     expect(await listState("word", "ल")).toEqual({ size: 1, floor: null });
     expect(await names("लाभ")).toEqual(["Reliance"]);
   });
 
   it("agrees with the lists the migration builds from the full-text index", async () => {
-    await add("Quokka Foods", ["quokkafoods.com", "qf.io"], { aliases: ["Marsupial Eats"], ticker: { symbol: "QKF", exchange: "NYSE" }, prominence: 2 });
+    await add("Quokka Foods", ["quokkafoods.com", "qf.io"], {
+      aliases: ["Marsupial Eats"],
+      ticker: { symbol: "QKF", exchange: "NYSE" },
+      prominence: 2,
+    });
     await add("Quoll Freight", ["quollfreight.co.uk"], { aliases: ["QF"] });
     await add("Nestlé", ["nestle.com"], { prominence: 4 });
     await add("Wombat Kitchens", ["quokkafoods.com"]);
@@ -170,14 +193,21 @@ describe("the prefix lists, kept by the import's write path", () => {
     await add("삼성전자", ["samsung.com"], { aliases: ["Ｓａｍｓｕｎｇ", "Łódź ﬁnance"] });
     const snapshot = async () => ({
       entries: (await db.select().from(searchPrefixes).all()).map((e) => `${e.kind}:${e.prefix}:${e.companyId}:${e.prominence}`).sort(),
-      lists: (await db.select().from(searchPrefixLists).all()).filter((l) => l.size > 0).map((l) => `${l.kind}:${l.prefix}:${l.size}`).sort(),
+      lists: (await db.select().from(searchPrefixLists).all())
+        .filter((l) => l.size > 0)
+        .map((l) => `${l.kind}:${l.prefix}:${l.size}`)
+        .sort(),
     });
     const kept = await snapshot();
 
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0012_"))!;
     const rebuild = migration.queries.filter((q) => /search_prefix_staging/.test(q));
     expect(rebuild.length).toBeGreaterThan(0);
-    await env.DB.batch([env.DB.prepare("DELETE FROM search_prefixes"), env.DB.prepare("DELETE FROM search_prefix_lists"), ...rebuild.map((q) => env.DB.prepare(q))]);
+    await env.DB.batch([
+      env.DB.prepare("DELETE FROM search_prefixes"),
+      env.DB.prepare("DELETE FROM search_prefix_lists"),
+      ...rebuild.map((q) => env.DB.prepare(q)),
+    ]);
     expect(await snapshot()).toEqual(kept);
   });
 });

@@ -21,24 +21,56 @@ beforeEach(async () => {
 /** Companies written as before 0011: the tables, the index their triggers kept, and the lists 0009 builds. */
 async function oldCatalogue() {
   const company = (id: number, name: string, prominence: number, domains: string[], ticker?: string) => [
-    env.DB.prepare("INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at) VALUES (?1, ?2, lower(replace(?2, ' ', '')), ?3, 1, 1)").bind(id, name, prominence),
-    ...domains.map((domain, index) => env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES (?1, ?2, ?3)").bind(domain, id, index === 0 ? 1 : 0)),
-    ...(ticker ? [env.DB.prepare("INSERT INTO company_tickers (ticker, exchange, company_id) VALUES (?1, 'NYSE', ?2)").bind(ticker, id)] : []),
+    env.DB.prepare(
+      "INSERT INTO companies (id, name, name_key, prominence, created_at, updated_at) VALUES (?1, ?2, lower(replace(?2, ' ', '')), ?3, 1, 1)",
+    ).bind(id, name, prominence),
+    ...domains.map((domain, index) =>
+      env.DB.prepare("INSERT INTO company_domains (domain, company_id, is_primary) VALUES (?1, ?2, ?3)").bind(
+        domain,
+        id,
+        index === 0 ? 1 : 0,
+      ),
+    ),
+    ...(ticker
+      ? [env.DB.prepare("INSERT INTO company_tickers (ticker, exchange, company_id) VALUES (?1, 'NYSE', ?2)").bind(ticker, id)]
+      : []),
   ];
   const crowd = Array.from({ length: SEARCH_PREFIX_LIST_SIZE + 2 }, (_, i) => company(10 + i, `Zeta ${i}`, i % 5, [`zeta${i}.example`]));
-  await env.DB.batch([...company(1, "Quokka Foods", 3, ["quokkafoods.com", "qf.io"], "QKF"), ...company(2, "Wombat Kitchens", 1, ["wombat.co.uk"]), ...crowd.flat()]);
+  await env.DB.batch([
+    ...company(1, "Quokka Foods", 3, ["quokkafoods.com", "qf.io"], "QKF"),
+    ...company(2, "Wombat Kitchens", 1, ["wombat.co.uk"]),
+    ...crowd.flat(),
+  ]);
   const lists = migrations.find((m) => m.name.startsWith("0009_"))!.queries.filter((q) => /search_prefix_staging/.test(q));
   await env.DB.batch(lists.map((q) => env.DB.prepare(q)));
 }
 
 const matches = async (query: string) =>
-  (await env.DB.prepare("SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ?1 ORDER BY rowid").bind(query).all<{ id: number }>()).results.map((r) => r.id);
+  (
+    await env.DB.prepare("SELECT rowid AS id FROM catalogue_search WHERE catalogue_search MATCH ?1 ORDER BY rowid")
+      .bind(query)
+      .all<{ id: number }>()
+  ).results.map((r) => r.id);
 const list = async (kind: string, prefix: string) =>
-  (await env.DB.prepare("SELECT company_id AS id FROM search_prefixes WHERE kind = ?1 AND prefix = ?2 ORDER BY prominence DESC, company_id").bind(kind, prefix).all<{ id: number }>()).results.map((r) => r.id);
+  (
+    await env.DB.prepare(
+      "SELECT company_id AS id FROM search_prefixes WHERE kind = ?1 AND prefix = ?2 ORDER BY prominence DESC, company_id",
+    )
+      .bind(kind, prefix)
+      .all<{ id: number }>()
+  ).results.map((r) => r.id);
 const entries = async (kind: string) =>
-  (await env.DB.prepare("SELECT kind || ':' || prefix || ':' || company_id AS e FROM search_prefixes WHERE kind = ?1 ORDER BY 1").bind(kind).all<{ e: string }>()).results.map((r) => r.e);
+  (
+    await env.DB.prepare("SELECT kind || ':' || prefix || ':' || company_id AS e FROM search_prefixes WHERE kind = ?1 ORDER BY 1")
+      .bind(kind)
+      .all<{ e: string }>()
+  ).results.map((r) => r.e);
 const listState = async (kind: string, prefix: string) =>
-  env.DB.prepare("SELECT size, floor_prominence AS prominence, floor_company_id AS company FROM search_prefix_lists WHERE kind = ?1 AND prefix = ?2").bind(kind, prefix).first();
+  env.DB.prepare(
+    "SELECT size, floor_prominence AS prominence, floor_company_id AS company FROM search_prefix_lists WHERE kind = ?1 AND prefix = ?2",
+  )
+    .bind(kind, prefix)
+    .first();
 const applyIt = () => applyD1Migrations(env.DB, migrations.slice(at, at + 1));
 
 describe("migration 0011: search words without domains", () => {

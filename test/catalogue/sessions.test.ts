@@ -7,7 +7,16 @@ import { unavailableIn } from "../../src/lib/dependencies";
 import { ok } from "../../src/lib/errors";
 import { blackPng, preparedFrom } from "../fixtures/images";
 
-const input = { name: "Session Labs", domains: ["session-labs.com"], aliases: [], prominence: 0, variant: "icon" as const, sourceSet: "test", licence: "CC0-1.0", sourceHash: "5e".repeat(32) };
+const input = {
+  name: "Session Labs",
+  domains: ["session-labs.com"],
+  aliases: [],
+  prominence: 0,
+  variant: "icon" as const,
+  sourceSet: "test",
+  licence: "CC0-1.0",
+  sourceHash: "5e".repeat(32),
+};
 
 describe("catalogue reads through D1 sessions", () => {
   it("reads back an import from a session that starts at the writer's bookmark", async () => {

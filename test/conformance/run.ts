@@ -49,7 +49,11 @@ const BASELINE = join(projectRoot, "test", "conformance", "baseline.yml");
 const SCENARIO_TIMEOUT_MS = 30_000;
 const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS ?? 4));
 /** The suite's CLI, run by the Node running this script (22 under npm scripts), not whatever `node` is on PATH. */
-const SUITE_CLI = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist", "index.js");
+const SUITE_CLI = join(
+  dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")),
+  "dist",
+  "index.js",
+);
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) belong to each connection; a proxy does not forward them. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
@@ -70,10 +74,13 @@ async function startProxy(upstream: URL): Promise<TokenProxy> {
   const server = createServer((incoming, answer) => {
     const headers = endToEnd(incoming.headers);
     if (token) headers.authorization = `Bearer ${token}`;
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers }, (response) => {
-      answer.writeHead(response.statusCode ?? 502, response.statusMessage, endToEnd(response.headers));
-      response.pipe(answer);
-    });
+    const forwarded = request(
+      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers },
+      (response) => {
+        answer.writeHead(response.statusCode ?? 502, response.statusMessage, endToEnd(response.headers));
+        response.pipe(answer);
+      },
+    );
     forwarded.on("error", (error) => (answer.headersSent ? answer.destroy() : answer.writeHead(502).end(`proxy: ${error.message}`)));
     // The suite hanging up (an SSE stream it is done with) ends the upstream request too.
     answer.on("close", () => forwarded.destroy());
@@ -141,7 +148,10 @@ interface Outcome {
 /** One scenario in its own suite process; the verdict is the suite's own baseline check, the table's detail its checks.json. */
 async function runScenario(url: string, scenario: string, listed: Map<string, string>, results: string): Promise<Outcome> {
   const out = join(results, scenario);
-  const run = await suite(["server", "--url", url, "--scenario", scenario, "--expected-failures", BASELINE, "-o", out], SCENARIO_TIMEOUT_MS);
+  const run = await suite(
+    ["server", "--url", url, "--scenario", scenario, "--expected-failures", BASELINE, "-o", out],
+    SCENARIO_TIMEOUT_MS,
+  );
   let checks: Check[] | undefined;
   try {
     const [dir] = readdirSync(out);
@@ -210,7 +220,11 @@ async function runScenarios(url: string, results: string): Promise<Outcome[]> {
 
 function report(outcomes: Outcome[], seconds: number) {
   const widest = (column: (o: Outcome) => string, heading: string) => Math.max(heading.length, ...outcomes.map((o) => column(o).length));
-  const [scenarioWidth, checksWidth, outcomeWidth] = [widest((o) => o.scenario, "scenario"), widest((o) => o.checks, "checks"), widest((o) => o.outcome, "outcome")];
+  const [scenarioWidth, checksWidth, outcomeWidth] = [
+    widest((o) => o.scenario, "scenario"),
+    widest((o) => o.checks, "checks"),
+    widest((o) => o.outcome, "outcome"),
+  ];
   const row = (mark: string, scenario: string, checks: string, outcome: string, note: string) =>
     `${mark} ${scenario.padEnd(scenarioWidth)}  ${checks.padEnd(checksWidth)}  ${outcome.padEnd(outcomeWidth)}  ${note}`.trimEnd();
   console.log(`\n${row(" ", "scenario", "checks", "outcome", "baseline reason")}`);
@@ -254,7 +268,9 @@ async function main(): Promise<number> {
 
     log("Starting workerd…");
     const mf = new Miniflare({
-      ...convertV4MiniflareOptions({ workers: [workerOptions(dist, "logo-lookup", { SIGNED_URL_SECRET: "conformance-signing-secret" })] } as never),
+      ...convertV4MiniflareOptions({
+        workers: [workerOptions(dist, "logo-lookup", { SIGNED_URL_SECRET: "conformance-signing-secret" })],
+      } as never),
       resourcePersistencePath: join(state, "v3"),
     });
     try {

@@ -22,7 +22,9 @@ function databaseFailingBatches(real: D1Database): D1Database {
 describe("discovery that fails unexpectedly", () => {
   it("is remembered briefly: lookups meanwhile answer a miss without fetching the site, and the site is tried again soon after", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
-    await expect(runDiscovery({ ...env, DB: databaseFailingBatches(env.DB) }, site.host, { refresh: false })).rejects.toThrow("database unavailable");
+    await expect(runDiscovery({ ...env, DB: databaseFailingBatches(env.DB) }, site.host, { refresh: false })).rejects.toThrow(
+      "database unavailable",
+    );
     const asked = (await site.requests()).length;
     expect(asked).toBeGreaterThan(0);
 
@@ -37,9 +39,13 @@ describe("discovery that fails unexpectedly", () => {
   it("an icon found but not stored (R2 failing) is a miss for minutes, not the day a site with nothing gets", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const failingPuts = new Proxy(env.LOGOS, {
-      get: (target, name) => (name === "put" ? () => Promise.reject(new Error("R2 put: injected outage")) : Reflect.get(target, name).bind(target)),
+      get: (target, name) =>
+        name === "put" ? () => Promise.reject(new Error("R2 put: injected outage")) : Reflect.get(target, name).bind(target),
     });
-    expect(await runDiscovery({ ...env, LOGOS: failingPuts }, site.host, { refresh: false })).toMatchObject({ status: "nothing", reason: expect.stringMatching(/^catalogue write failed/) });
+    expect(await runDiscovery({ ...env, LOGOS: failingPuts }, site.host, { refresh: false })).toMatchObject({
+      status: "nothing",
+      reason: expect.stringMatching(/^catalogue write failed/),
+    });
     expect(await runDiscovery(env, site.host, { refresh: false })).toMatchObject({ status: "nothing", reason: "remembered miss" });
     const tenMinutesOn = Date.now() + 10 * 60 * 1000 + 1000;
     expect(await runDiscovery(env, site.host, { refresh: false }, tenMinutesOn)).toMatchObject({ status: "found" });
@@ -69,7 +75,10 @@ describe("the monogram standing in for a discovery that failed", () => {
       get: () => ({ discover: () => Promise.reject(new Error("Durable Object: injected outage")) }),
     } as unknown as Env["DISCOVERY_COORDINATOR"];
     const token = await freshKey();
-    const response = await fetchWith({ DISCOVERY_COORDINATOR: coordinator }, `${BASE}/unasked-${crypto.randomUUID().slice(0, 8)}.com?token=${token}&fallback=monogram`);
+    const response = await fetchWith(
+      { DISCOVERY_COORDINATOR: coordinator },
+      `${BASE}/unasked-${crypto.randomUUID().slice(0, 8)}.com?token=${token}&fallback=monogram`,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("public, max-age=60");
   });

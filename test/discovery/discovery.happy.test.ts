@@ -50,7 +50,13 @@ describe("discovery on a miss: what the site offers", () => {
     expect(stored).toMatchObject({
       name: "Acme Widgets",
       brandColor: "#33aa77",
-      logo: { sourceSet: "discovered", sourceUrl: `https://${site.host}/apple-touch-icon-180.png`, width: 180, height: 180, variant: "icon" },
+      logo: {
+        sourceSet: "discovered",
+        sourceUrl: `https://${site.host}/apple-touch-icon-180.png`,
+        width: 180,
+        height: 180,
+        variant: "icon",
+      },
     });
     expect(stored!.logo.fetchedAt).toBeInstanceOf(Date);
     const png128 = await follow(response);
@@ -84,24 +90,41 @@ describe("discovery on a miss: what the site offers", () => {
     const site = await claimSite({
       "/": page('<link rel="manifest" href="/app/site.webmanifest">'),
       "/app/site.webmanifest": text(
-        JSON.stringify({ name: "Manifest Co", theme_color: "#112233", icons: [{ src: "icon-192.png", sizes: "192x192" }, { src: "/app/icon-512.png", sizes: "512x512", purpose: "any maskable" }] }),
+        JSON.stringify({
+          name: "Manifest Co",
+          theme_color: "#112233",
+          icons: [
+            { src: "icon-192.png", sizes: "192x192" },
+            { src: "/app/icon-512.png", sizes: "512x512", purpose: "any maskable" },
+          ],
+        }),
         "application/manifest+json",
       ),
       "/app/icon-192.png": image(png(192, 192)),
       "/app/icon-512.png": image(png(512, 512)),
     });
     const { stored } = await firstLookup(site);
-    expect(stored).toMatchObject({ name: "Manifest Co", brandColor: "#112233", logo: { width: 512, sourceUrl: `https://${site.host}/app/icon-512.png` } });
+    expect(stored).toMatchObject({
+      name: "Manifest Co",
+      brandColor: "#112233",
+      logo: { width: 512, sourceUrl: `https://${site.host}/app/icon-512.png` },
+    });
   });
 
   it("decodes an ICO-only site's /favicon.ico, taking its largest entry (BMP with alpha)", async () => {
     const site = await claimSite({
       "/": page("<title>Old School</title>"),
-      "/favicon.ico": image(ico([{ bmp: { size: 16, rgba: [255, 0, 0, 255] } }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]), "image/x-icon"),
+      "/favicon.ico": image(
+        ico([{ bmp: { size: 16, rgba: [255, 0, 0, 255] } }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]),
+        "image/x-icon",
+      ),
     });
     const { response, stored } = await firstLookup(site);
     expect(response.status).toBe(302);
-    expect(stored).toMatchObject({ name: "Old School", logo: { format: "ico", width: 48, height: 48, sourceUrl: `https://${site.host}/favicon.ico` } });
+    expect(stored).toMatchObject({
+      name: "Old School",
+      logo: { format: "ico", width: 48, height: 48, sourceUrl: `https://${site.host}/favicon.ico` },
+    });
     const master = await env.LOGOS.get(stored!.logo.masterKey);
     expect(await env.IMAGES.info(master!.body)).toMatchObject({ format: "image/png", width: 48, height: 48 });
   });
@@ -109,7 +132,10 @@ describe("discovery on a miss: what the site offers", () => {
   it("takes the PNG entry of an ICO when it is the largest", async () => {
     const site = await claimSite({
       "/": page('<link rel="shortcut icon" href="/favicon.ico">'),
-      "/favicon.ico": image(ico([{ bmp: { size: 32, rgba: [255, 0, 0, 255] } }, { png: png(64, 64), size: 64 }]), "image/vnd.microsoft.icon"),
+      "/favicon.ico": image(
+        ico([{ bmp: { size: 32, rgba: [255, 0, 0, 255] } }, { png: png(64, 64), size: 64 }]),
+        "image/vnd.microsoft.icon",
+      ),
     });
     expect((await firstLookup(site)).stored?.logo).toMatchObject({ width: 64, height: 64 });
   });
@@ -123,12 +149,15 @@ describe("discovery on a miss: what the site offers", () => {
     expect((await firstLookup(site)).stored?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/static/img/mark.png` });
   });
 
-  it.each(["data:,", "javascript:void(0)", "mailto:web@example.com", "about:blank"])("ignores <base href=%s>, as browsers do, and still finds /favicon.ico", async (base) => {
-    const site = await claimSite({ "/": page(`<base href="${base}"><title>Based</title>`), "/favicon.ico": image(png(48, 48)) });
-    const { response, stored } = await firstLookup(site);
-    expect(response.status).toBe(302);
-    expect(stored?.logo).toMatchObject({ width: 48, sourceUrl: `https://${site.host}/favicon.ico` });
-  });
+  it.each(["data:,", "javascript:void(0)", "mailto:web@example.com", "about:blank"])(
+    "ignores <base href=%s>, as browsers do, and still finds /favicon.ico",
+    async (base) => {
+      const site = await claimSite({ "/": page(`<base href="${base}"><title>Based</title>`), "/favicon.ico": image(png(48, 48)) });
+      const { response, stored } = await firstLookup(site);
+      expect(response.status).toBe(302);
+      expect(stored?.logo).toMatchObject({ width: 48, sourceUrl: `https://${site.host}/favicon.ico` });
+    },
+  );
 
   it("handles protocol-relative and data: URLs, and prefers square marks to banners", async () => {
     const inline = `data:image/png;base64,${btoa(String.fromCharCode(...png(80, 80)))}`;
@@ -193,7 +222,9 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     // A miss still under way is cached briefly: the logo is on its way.
     expect(first.headers.get("cache-control")).toBe("public, max-age=60");
 
-    const batch = createMessageBatch("logo-discovery", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: false } }]);
+    const batch = createMessageBatch("logo-discovery", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: false } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["m1"]);
@@ -211,7 +242,12 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     const before = await storedLogo(site.host);
     await site.set({ "/": page('<link rel="icon" href="/v2.png">'), "/v2.png": image(png(128, 128)) });
     // Three isolates served the stale logo, and each queued its refresh.
-    const refreshes = ["r1", "r2", "r3"].map((id) => ({ id, timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }));
+    const refreshes = ["r1", "r2", "r3"].map((id) => ({
+      id,
+      timestamp: new Date(),
+      attempts: 1,
+      body: { domain: site.host, refresh: true },
+    }));
     for (const message of refreshes) {
       const batch = createMessageBatch("logo-discovery", [message]);
       const ctx = createExecutionContext();
@@ -230,24 +266,44 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
 
   it("a discovery refresh of a catalogued company adds the discovered logo and leaves the company as the catalogue has it", async () => {
     const site = await claimSite({});
-    const curated = await addCompany({ name: "Zyxwv Industries", domains: [site.host], prominence: 50, brandColor: "#00ff00" }, darkLogo40x20());
+    const curated = await addCompany(
+      { name: "Zyxwv Industries", domains: [site.host], prominence: 50, brandColor: "#00ff00" },
+      darkLogo40x20(),
+    );
     await site.set({
-      "/": page('<title>Welcome to our homepage | Best deals</title><meta name="theme-color" content="#ff0000"><link rel="icon" href="/i.png">'),
+      "/": page(
+        '<title>Welcome to our homepage | Best deals</title><meta name="theme-color" content="#ff0000"><link rel="icon" href="/i.png">',
+      ),
       "/i.png": image(png(64, 64)),
     });
-    const batch = createMessageBatch("logo-discovery", [{ id: "c1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
+    const batch = createMessageBatch("logo-discovery", [
+      { id: "c1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["c1"]);
 
-    expect(await findCompanyByDomain(db, site.host)).toMatchObject({ companyId: curated.companyId, companyName: "Zyxwv Industries", brandColor: "#00ff00" });
-    expect(await db.select({ prominence: companies.prominence, aliases: companies.aliases }).from(companies).where(eq(companies.id, curated.companyId)).get()).toEqual({ prominence: 50, aliases: [] });
-    const hits = async (query: string) => (await searchCompanies(db, query, 10)).filter((hit) => hit.companyId === curated.companyId).map((hit) => hit.companyName);
+    expect(await findCompanyByDomain(db, site.host)).toMatchObject({
+      companyId: curated.companyId,
+      companyName: "Zyxwv Industries",
+      brandColor: "#00ff00",
+    });
+    expect(
+      await db
+        .select({ prominence: companies.prominence, aliases: companies.aliases })
+        .from(companies)
+        .where(eq(companies.id, curated.companyId))
+        .get(),
+    ).toEqual({ prominence: 50, aliases: [] });
+    const hits = async (query: string) =>
+      (await searchCompanies(db, query, 10)).filter((hit) => hit.companyId === curated.companyId).map((hit) => hit.companyName);
     expect(await hits("Zyxwv Industries")).toEqual(["Zyxwv Industries"]);
     expect(await hits("zyx")).toEqual(["Zyxwv Industries"]);
     expect(await hits("Welcome to our homepage")).toEqual([]);
     const company = (await findCompanyByDomain(db, site.host))!;
-    expect((await logosOfCompany(db, company)).map((logo) => ({ sourceSet: logo.sourceSet, sourceUrl: logo.sourceUrl, width: logo.width }))).toEqual(
+    expect(
+      (await logosOfCompany(db, company)).map((logo) => ({ sourceSet: logo.sourceSet, sourceUrl: logo.sourceUrl, width: logo.width })),
+    ).toEqual(
       expect.arrayContaining([
         { sourceSet: "test", sourceUrl: null, width: 40 },
         { sourceSet: "discovered", sourceUrl: `https://${site.host}/i.png`, width: 64 },
@@ -265,7 +321,10 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect(stale.status).toBe(302);
     expect((await storedLogo(site.host))?.logo.width).toBe(64);
     // The refresh arrives through the real queue, whenever its consumer runs.
-    await vi.waitFor(async () => expect((await storedLogo(site.host))?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/new.png` }), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(
+      async () => expect((await storedLogo(site.host))?.logo).toMatchObject({ width: 96, sourceUrl: `https://${site.host}/new.png` }),
+      { timeout: 15_000, interval: 100 },
+    );
     expect((await storedLogo(site.host))!.logo.fetchedAt!.getTime()).toBeGreaterThan(longAgo.getTime());
   });
 
@@ -275,7 +334,9 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     expect((await discoverDomain(env, db, site.host, parseResolve(env.DISCOVERY_RESOLVE, ""), longAgo)).outcome).toBe("found");
     await site.set({ "/": page("<title>Icons gone</title>") });
     const asked = Date.now();
-    const batch = createMessageBatch("logo-discovery", [{ id: "n1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } }]);
+    const batch = createMessageBatch("logo-discovery", [
+      { id: "n1", timestamp: new Date(), attempts: 1, body: { domain: site.host, refresh: true } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["n1"]);
@@ -295,9 +356,20 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
     };
 
     it.each([
-      ["the stored icon answers 503 for a moment", { "/": page(named), "/big.png": { status: 503, type: "text/plain", body: "busy" }, "/small.png": image(png(16, 16)) }],
+      [
+        "the stored icon answers 503 for a moment",
+        { "/": page(named), "/big.png": { status: 503, type: "text/plain", body: "busy" }, "/small.png": image(png(16, 16)) },
+      ],
       ["the page does not answer", { "/": { status: 503, type: "text/plain", body: "busy" }, "/favicon.ico": image(png(16, 16)) }],
-      ["the stored icon fails and a 32 px one is named", { "/": page(`${named}<link rel="icon" sizes="32x32" href="/mid.png">`), "/big.png": { status: 500, type: "text/plain", body: "" }, "/small.png": image(png(16, 16)), "/mid.png": image(png(32, 32)) }],
+      [
+        "the stored icon fails and a 32 px one is named",
+        {
+          "/": page(`${named}<link rel="icon" sizes="32x32" href="/mid.png">`),
+          "/big.png": { status: 500, type: "text/plain", body: "" },
+          "/small.png": image(png(16, 16)),
+          "/mid.png": image(png(32, 32)),
+        },
+      ],
     ] as const)("keeps the stored logo when %s, and asks again in 30 days", async (_, routes) => {
       const site = await stored({ "/": page(named), "/big.png": image(png(180, 180)), "/small.png": image(png(16, 16)) });
       await site.set(routes as Record<string, Route>);
@@ -311,8 +383,16 @@ describe("discovery on a miss: misses, concurrency, the queue", () => {
 
     it.each([
       ["the page no longer names it", { "/": page('<link rel="icon" href="/new.png">'), "/new.png": image(png(48, 48)) }, "/new.png"],
-      ["it is gone (404)", { "/": page(`${named}`), "/big.png": { status: 404, type: "text/plain", body: "" }, "/small.png": image(png(48, 48)) }, "/small.png"],
-      ["the same address now serves a smaller icon", { "/": page('<link rel="apple-touch-icon" href="/big.png">'), "/big.png": image(png(64, 64)) }, "/big.png"],
+      [
+        "it is gone (404)",
+        { "/": page(`${named}`), "/big.png": { status: 404, type: "text/plain", body: "" }, "/small.png": image(png(48, 48)) },
+        "/small.png",
+      ],
+      [
+        "the same address now serves a smaller icon",
+        { "/": page('<link rel="apple-touch-icon" href="/big.png">'), "/big.png": image(png(64, 64)) },
+        "/big.png",
+      ],
     ] as const)("takes the worse icon when %s", async (_, routes, path) => {
       const site = await stored({ "/": page(named), "/big.png": image(png(180, 180)), "/small.png": image(png(16, 16)) });
       await site.set(routes as Record<string, Route>);

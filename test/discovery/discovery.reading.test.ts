@@ -47,7 +47,11 @@ describe("a page in another encoding than UTF-8", () => {
   it.each([
     ["the Content-Type's charset", "text/html; charset=windows-1252", "<title>Caf\u00e9 M\u00fcller</title>"],
     ["a <meta charset>", "text/html", '<meta charset="windows-1252"><title>Caf\u00e9 M\u00fcller</title>'],
-    ["a <meta http-equiv> Content-Type", "text/html", '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><title>Caf\u00e9 M\u00fcller</title>'],
+    [
+      "a <meta http-equiv> Content-Type",
+      "text/html",
+      '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><title>Caf\u00e9 M\u00fcller</title>',
+    ],
   ])("is read in the encoding %s names", async (_, type, head) => {
     const site = await claimSite({ "/": bytesPage(singleBytes(`<!doctype html><html><head>${head}</head></html>`), type) });
     const report = await discoverDomain(env, db, site.host, resolve());
@@ -55,9 +59,18 @@ describe("a page in another encoding than UTF-8", () => {
   });
 
   it("reads Shift_JIS named by a meta tag, and takes the header's charset over the page's", async () => {
-    const sjis = new Uint8Array([...singleBytes('<meta http-equiv="content-type" content="text/html;charset=shift_jis"><title>'), 0x93, 0xfa, 0x96, 0x7b, ...singleBytes("</title>")]);
+    const sjis = new Uint8Array([
+      ...singleBytes('<meta http-equiv="content-type" content="text/html;charset=shift_jis"><title>'),
+      0x93,
+      0xfa,
+      0x96,
+      0x7b,
+      ...singleBytes("</title>"),
+    ]);
     expect((await readPage(sjis, "text/html")).title).toBe("日本");
-    expect((await readPage(singleBytes('<meta charset="utf-8"><title>Caf\u00e9</title>'), "text/html; charset=windows-1252")).title).toBe("Café");
+    expect((await readPage(singleBytes('<meta charset="utf-8"><title>Caf\u00e9</title>'), "text/html; charset=windows-1252")).title).toBe(
+      "Café",
+    );
     // No charset anywhere, or one TextDecoder does not know: UTF-8.
     expect((await readPage(utf8("<title>Café</title>"), "text/html")).title).toBe("Café");
     expect((await readPage(utf8("<title>Café</title>"), "text/html; charset=no-such-encoding")).title).toBe("Café");
@@ -78,7 +91,10 @@ describe("redirects and <base href>", () => {
 
   it("asks the page's own site for /favicon.ico and reports the page's URL, whatever <base href> names", async () => {
     const other = await claimSite({ "/": page("<title>Elsewhere</title>") });
-    const site = await claimSite({ "/": page(`<base href="https://${other.host}/assets/"><title>Based Elsewhere</title>`), "/favicon.ico": image(png(48, 48)) });
+    const site = await claimSite({
+      "/": page(`<base href="https://${other.host}/assets/"><title>Based Elsewhere</title>`),
+      "/favicon.ico": image(png(48, 48)),
+    });
     const report = await discoverDomain(env, db, site.host, resolve());
     expect(report.page).toBe(`https://${site.host}/`);
     expect(report.chosen?.url).toBe(`https://${site.host}/favicon.ico`);
@@ -87,7 +103,9 @@ describe("redirects and <base href>", () => {
 
   it("takes neither the name nor the icon of another site the home page redirects to", async () => {
     const social = await claimSite({
-      "/acmebakery": page('<title>Acme Bakery | Facebook</title><meta property="og:site_name" content="Facebook"><meta name="theme-color" content="#1877f2"><link rel="icon" href="/fb.png">'),
+      "/acmebakery": page(
+        '<title>Acme Bakery | Facebook</title><meta property="og:site_name" content="Facebook"><meta name="theme-color" content="#1877f2"><link rel="icon" href="/fb.png">',
+      ),
       "/fb.png": image(png(64, 64)),
       "/favicon.ico": image(png(64, 64)),
     });
@@ -100,7 +118,10 @@ describe("redirects and <base href>", () => {
   });
 
   it("takes nothing of another site the home page redirects to, even when that site's page refuses the Worker", async () => {
-    const parent = await claimSite({ "/acmebakery": { status: 403, type: "text/html", body: "challenge" }, "/favicon.ico": image(png(64, 64)) });
+    const parent = await claimSite({
+      "/acmebakery": { status: 403, type: "text/html", body: "challenge" },
+      "/favicon.ico": image(png(64, 64)),
+    });
     const site = await claimSite({
       "/": { status: 301, location: `https://${parent.host}/acmebakery` },
       "/favicon.ico": { status: 301, location: `https://${parent.host}/favicon.ico` },
@@ -128,15 +149,31 @@ describe("redirects and <base href>", () => {
 
   it("counts a domain that is a private suffix itself (github.io) by its name, like any other", async () => {
     const site = await claimSite({});
-    await site.set({ "/": { status: 301, location: "https://github.com/home" }, "/home": page('<title>GitHub</title><link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    await site.set({
+      "/": { status: 301, location: "https://github.com/home" },
+      "/home": page('<title>GitHub</title><link rel="icon" href="/i.png">'),
+      "/i.png": image(png(64, 64)),
+    });
     const port = resolve().get(site.host)!;
-    const report = await discoverDomain(env, db, "github.io", new Map([["github.io", port], ["github.com", port]]));
+    const report = await discoverDomain(
+      env,
+      db,
+      "github.io",
+      new Map([
+        ["github.io", port],
+        ["github.com", port],
+      ]),
+    );
     expect(report).toMatchObject({ outcome: "found", name: "github.io", chosen: { url: "https://github.com/i.png" } });
   });
 
   it("still takes the name and icon of its own site's page after a redirect within it", async () => {
     const site = await claimSite({});
-    await site.set({ "/": { status: 302, location: `https://www.${site.host}/home` }, "/home": page('<title>Acme Bakery</title><link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
+    await site.set({
+      "/": { status: 302, location: `https://www.${site.host}/home` },
+      "/home": page('<title>Acme Bakery</title><link rel="icon" href="/i.png">'),
+      "/i.png": image(png(64, 64)),
+    });
     const report = await discoverDomain(env, db, site.host, resolve());
     expect(report).toMatchObject({ outcome: "found", name: "Acme Bakery", chosen: { url: `https://www.${site.host}/i.png` } });
   });
@@ -160,7 +197,12 @@ describe("memory over the rounds", () => {
     const sizes = [20, 24, 28, 30, 31, 33, 40, 36];
     await site.set(Object.fromEntries(sizes.map((size) => [`/${size}.png`, image(png(size, size))])));
     // The first round (four at a time) gives nothing of 32 px or more, so a second is fetched: every candidate decoded.
-    const candidates: Parameters<typeof bestOf>[1] = sizes.map((size) => ({ url: `https://${site.host}/${size}.png`, from: "link icon", declaredSize: null, declaredType: null }));
+    const candidates: Parameters<typeof bestOf>[1] = sizes.map((size) => ({
+      url: `https://${site.host}/${size}.png`,
+      from: "link icon",
+      declaredSize: null,
+      declaredType: null,
+    }));
     const best = await bestOf(env, candidates, resolve());
     expect(best?.url).toBe(`https://${site.host}/40.png`);
     expect(candidates.filter((c) => c.score !== undefined)).toHaveLength(sizes.length);

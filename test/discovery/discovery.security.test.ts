@@ -77,7 +77,11 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
   });
 
   it("cuts off a 50 MB icon at 5 MB and an endless page at 512 KiB, and still answers", async () => {
-    const huge = await claimSite({ "/": page('<link rel="icon" href="/huge.png"><link rel="icon" href="/ok.png">'), "/huge.png": { type: "image/png", size: 50 * 1024 * 1024 }, "/ok.png": image(png(48, 48)) });
+    const huge = await claimSite({
+      "/": page('<link rel="icon" href="/huge.png"><link rel="icon" href="/ok.png">'),
+      "/huge.png": { type: "image/png", size: 50 * 1024 * 1024 },
+      "/ok.png": image(png(48, 48)),
+    });
     const report = await discoverDomain(env, db, huge.host, resolve());
     expect(report.candidates.find((c) => c.url.endsWith("/huge.png"))?.refused).toMatch(/larger than 5242880 bytes/);
     expect(report.chosen?.url).toBe(`https://${huge.host}/ok.png`);
@@ -92,7 +96,11 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
 
   it("reads the icons of a page whose head came at once and whose rest never did", { timeout: 20_000 }, async () => {
     const slow = await claimSite({
-      "/": { type: "text/html", body: '<!doctype html><html><head><title>Slow Co</title><link rel="icon" href="/drip.png"></head><body>', drip: true },
+      "/": {
+        type: "text/html",
+        body: '<!doctype html><html><head><title>Slow Co</title><link rel="icon" href="/drip.png"></head><body>',
+        drip: true,
+      },
       "/drip.png": image(png(64, 64)),
     });
     const report = await discoverDomain(env, db, slow.host, resolve());
@@ -113,7 +121,10 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
   it("sends a fixed User-Agent and nothing of the caller's request", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const token = await freshKey();
-    await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual", headers: { Cookie: "__Host-session=secret", Authorization: "Bearer x", Referer: "https://customer.example/" } });
+    await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, {
+      redirect: "manual",
+      headers: { Cookie: "__Host-session=secret", Authorization: "Bearer x", Referer: "https://customer.example/" },
+    });
     for (const { headers } of await site.requests()) {
       expect(headers["user-agent"]).toMatch(/^logo-lookup-discovery\//);
       expect(headers.cookie).toBeUndefined();
@@ -124,24 +135,53 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
 });
 
 describe("hostile pages and manifests", () => {
-  const attribute = fc.oneof(fc.constantFrom("icon", "ICON", "shortcut icon", "apple-touch-icon", "mask-icon", "manifest", "", "icon icon"), fc.string({ maxLength: 20 }));
+  const attribute = fc.oneof(
+    fc.constantFrom("icon", "ICON", "shortcut icon", "apple-touch-icon", "mask-icon", "manifest", "", "icon icon"),
+    fc.string({ maxLength: 20 }),
+  );
   const href = fc.oneof(
-    fc.constantFrom("/i.png", "i.png", "//x", "data:image/png;base64,AAAA", "data:,", "javascript:alert(1)", "http://[::1]/", "https://", "%%", "/m.json", "../../../../i.png"),
+    fc.constantFrom(
+      "/i.png",
+      "i.png",
+      "//x",
+      "data:image/png;base64,AAAA",
+      "data:,",
+      "javascript:alert(1)",
+      "http://[::1]/",
+      "https://",
+      "%%",
+      "/m.json",
+      "../../../../i.png",
+    ),
     fc.string({ maxLength: 40 }),
   );
-  const link = fc.record({ rel: attribute, href, sizes: fc.oneof(fc.constantFrom("16x16", "any", "0x0", "99999x99999", "1x1 2x2"), fc.string({ maxLength: 12 })) });
-  const html = fc.tuple(fc.array(link, { maxLength: 6 }), fc.string({ maxLength: 200 }), fc.boolean()).map(
-    ([links, noise, base]) =>
-      `${base ? `<base href="${noise.slice(0, 10)}">` : ""}<title>${noise}</title>` +
-      links.map((l) => `<link rel="${l.rel}" href="${l.href}" sizes="${l.sizes}">`).join("") +
-      `<meta name="theme-color" content="${noise.slice(0, 8)}">${noise}`,
-  );
+  const link = fc.record({
+    rel: attribute,
+    href,
+    sizes: fc.oneof(fc.constantFrom("16x16", "any", "0x0", "99999x99999", "1x1 2x2"), fc.string({ maxLength: 12 })),
+  });
+  const html = fc
+    .tuple(fc.array(link, { maxLength: 6 }), fc.string({ maxLength: 200 }), fc.boolean())
+    .map(
+      ([links, noise, base]) =>
+        `${base ? `<base href="${noise.slice(0, 10)}">` : ""}<title>${noise}</title>` +
+        links.map((l) => `<link rel="${l.rel}" href="${l.href}" sizes="${l.sizes}">`).join("") +
+        `<meta name="theme-color" content="${noise.slice(0, 8)}">${noise}`,
+    );
   const manifest = fc.oneof(
     fc.json(),
-    fc.record({
-      name: fc.oneof(fc.string(), fc.integer()),
-      icons: fc.oneof(fc.array(fc.record({ src: fc.oneof(href, fc.integer()), sizes: fc.oneof(fc.string(), fc.constant(null)), purpose: fc.string() }), { maxLength: 4 }), fc.string()),
-    }).map((m) => JSON.stringify(m)),
+    fc
+      .record({
+        name: fc.oneof(fc.string(), fc.integer()),
+        icons: fc.oneof(
+          fc.array(
+            fc.record({ src: fc.oneof(href, fc.integer()), sizes: fc.oneof(fc.string(), fc.constant(null)), purpose: fc.string() }),
+            { maxLength: 4 },
+          ),
+          fc.string(),
+        ),
+      })
+      .map((m) => JSON.stringify(m)),
   );
 
   // Thirty discoveries, one after another: over the 5 s default on a busy two-core machine.
@@ -173,8 +213,12 @@ describe("names a site gives itself: control and direction characters", () => {
     expect(await title("<title>Acme \u202E Corp\u00ad\u2062</title>")).toBe("Acme Corp");
     const scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
     expect(await title(`<title>Pubs of ${scotland}</title>`)).toBe(`Pubs of ${scotland}`);
-    expect(await title("<title>\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645</title>")).toBe("\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645");
-    expect(await title("<title>Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}</title>")).toBe("Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}");
+    expect(await title("<title>\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645</title>")).toBe(
+      "\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645",
+    );
+    expect(await title("<title>Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}</title>")).toBe(
+      "Family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}",
+    );
     expect(await title("<title>&#1;&#x202E;</title>")).toBeNull();
     expect(readManifest(encoder.encode('{"name": "\\u0007Acme\\u001b[31m"}'))!.name).toBe("Acme[31m");
   });
@@ -184,7 +228,9 @@ describe("names a site gives itself: half an emoji", () => {
   const encoder = new TextEncoder();
   const longTitle = `${"a".repeat(199)}\u{1F600} and more`;
   const secretMonogram = async (host: string) =>
-    exports.default.fetch(`${BASE}/${host}?fallback=monogram&size=64`, { headers: { Authorization: `Bearer ${await freshKey({ type: "secret" })}` } });
+    exports.default.fetch(`${BASE}/${host}?fallback=monogram&size=64`, {
+      headers: { Authorization: `Bearer ${await freshKey({ type: "secret" })}` },
+    });
 
   it("reads a surrogate character reference as U+FFFD, as browsers do, and cuts a long name by code point", async () => {
     const names = [
@@ -199,25 +245,45 @@ describe("names a site gives itself: half an emoji", () => {
 
   it.each([
     ["a title's character reference", { "/": page("<title>&#xD83D;Acme</title>") }, "\ufffdAcme"],
-    ["a manifest's name", { "/": page('<link rel="manifest" href="/m.json">'), "/m.json": text('{"name": "\\ud83dAcme"}', "application/manifest+json") }, "\ufffdAcme"],
+    [
+      "a manifest's name",
+      { "/": page('<link rel="manifest" href="/m.json">'), "/m.json": text('{"name": "\\ud83dAcme"}', "application/manifest+json") },
+      "\ufffdAcme",
+    ],
     ["a long title cut through a pair", { "/": page(`<title>${longTitle}</title>`) }, `${"a".repeat(199)}\u{1F600}`],
-  ])("a secret-key monogram for a site naming itself with half an emoji (%s) answers 200 with the name well-formed", async (_, routes, name) => {
-    const site = await claimSite(routes);
-    const response = await secretMonogram(site.host);
-    expect(response.status).toBe(200);
-    expect(response.headers.get("x-logo-source")).toBe("monogram");
-    expect(decodeURIComponent(response.headers.get("x-company-name")!)).toBe(name);
-    // The isolate remembers the miss: the next lookup answers from that memory, as well.
-    expect((await secretMonogram(site.host)).status).toBe(200);
-  });
+  ])(
+    "a secret-key monogram for a site naming itself with half an emoji (%s) answers 200 with the name well-formed",
+    async (_, routes, name) => {
+      const site = await claimSite(routes);
+      const response = await secretMonogram(site.host);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("x-logo-source")).toBe("monogram");
+      expect(decodeURIComponent(response.headers.get("x-company-name")!)).toBe(name);
+      // The isolate remembers the miss: the next lookup answers from that memory, as well.
+      expect((await secretMonogram(site.host)).status).toBe(200);
+    },
+  );
 
   it("a name that reaches the monogram's headers ill-formed all the same is made well-formed there", async () => {
-    const outcome: CoordinatedOutcome = { status: "nothing", reason: "no usable icon", siteName: "\ud83dAcme", brandColor: null, missedUntil: Date.now() + 60_000 };
-    const coordinator = { idFromName: () => ({}), get: () => ({ discover: async () => outcome }) } as unknown as Env["DISCOVERY_COORDINATOR"];
+    const outcome: CoordinatedOutcome = {
+      status: "nothing",
+      reason: "no usable icon",
+      siteName: "\ud83dAcme",
+      brandColor: null,
+      missedUntil: Date.now() + 60_000,
+    };
+    const coordinator = {
+      idFromName: () => ({}),
+      get: () => ({ discover: async () => outcome }),
+    } as unknown as Env["DISCOVERY_COORDINATOR"];
     const secret = await freshKey({ type: "secret" });
-    const response = await fetchWith({ DISCOVERY_COORDINATOR: coordinator }, `${BASE}/half-emoji-${crypto.randomUUID().slice(0, 8)}.com?fallback=monogram`, {
-      headers: { Authorization: `Bearer ${secret}` },
-    });
+    const response = await fetchWith(
+      { DISCOVERY_COORDINATOR: coordinator },
+      `${BASE}/half-emoji-${crypto.randomUUID().slice(0, 8)}.com?fallback=monogram`,
+      {
+        headers: { Authorization: `Bearer ${secret}` },
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("x-company-name")).toBe("%EF%BF%BDAcme");
   });
@@ -245,9 +311,14 @@ describe("names a site gives itself: a catalogue company's", () => {
 
 describe("a discovered SVG: a stranger's markup", () => {
   it("is stored without a vector, and format=svg gets the PNG made from it, as for any logo without one", async () => {
-    const site = await claimSite({ "/": page('<link rel="icon" type="image/svg+xml" href="/icon.svg">'), "/icon.svg": text(svg(), "image/svg+xml") });
+    const site = await claimSite({
+      "/": page('<link rel="icon" type="image/svg+xml" href="/icon.svg">'),
+      "/icon.svg": text(svg(), "image/svg+xml"),
+    });
     const secret = await freshKey({ type: "secret" });
-    const response = await exports.default.fetch(`${BASE}/${site.host}?format=svg&size=64`, { headers: { Authorization: `Bearer ${secret}` } });
+    const response = await exports.default.fetch(`${BASE}/${site.host}?format=svg&size=64`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-logo-source")).toBe("discovered");
     expect(response.headers.get("content-type")).toBe("image/png");
@@ -284,7 +355,9 @@ describe("an account's daily budget of discoveries", () => {
     expect(await refused.text()).toBe("Logo not found");
     expect(await beyond.requests()).toEqual([]);
     // Not remembered as a miss: another account's lookup discovers it.
-    const other = await exports.default.fetch(`${BASE}/${beyond.host}?token=${await addKey((await addAccount("free")).id)}`, { redirect: "manual" });
+    const other = await exports.default.fetch(`${BASE}/${beyond.host}?token=${await addKey((await addAccount("free")).id)}`, {
+      redirect: "manual",
+    });
     expect(other.status).toBe(302);
   });
 
@@ -293,7 +366,9 @@ describe("an account's daily budget of discoveries", () => {
 
     // A page of one unknown company's logo, shown to three visitors at once.
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
-    const lookups = await Promise.all([1, 2, 3].map(() => exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual" })));
+    const lookups = await Promise.all(
+      [1, 2, 3].map(() => exports.default.fetch(`${BASE}/${site.host}?token=${token}`, { redirect: "manual" })),
+    );
     expect(lookups.map((response) => response.status)).toEqual([302, 302, 302]);
     expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
     const [usage] = await limiter.usage(discoveryWindows("free"));

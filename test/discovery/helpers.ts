@@ -40,7 +40,10 @@ export async function elsewhereRequests(): Promise<unknown[]> {
   return (await control("/elsewhere/requests")).json();
 }
 
-export const page = (head: string, body = ""): Route => ({ type: "text/html; charset=utf-8", body: `<!doctype html><html><head>${head}</head><body>${body}</body></html>` });
+export const page = (head: string, body = ""): Route => ({
+  type: "text/html; charset=utf-8",
+  body: `<!doctype html><html><head>${head}</head><body>${body}</body></html>`,
+});
 export const image = (bytes: Uint8Array, type = "image/png"): Route => ({ type, base64: toBase64(bytes) });
 export const text = (body: string, type: string): Route => ({ type, body });
 

@@ -33,7 +33,20 @@ const pixel = (data: Uint8Array, width: number, x: number, y: number) => [...dat
 describe("ICO entries", () => {
   it("decodes an 8-bit palette entry, bottom-up, with its AND mask as transparency", () => {
     // Palette entries are BGR(x); rows are stored bottom row first.
-    const file = dibIco(2, 2, 8, [[255, 0, 0], [0, 0, 255]], [[0, 1], [1, 1]], [[0x40], [0x00]]);
+    const file = dibIco(
+      2,
+      2,
+      8,
+      [
+        [255, 0, 0],
+        [0, 0, 255],
+      ],
+      [
+        [0, 1],
+        [1, 1],
+      ],
+      [[0x40], [0x00]],
+    );
     const [entry] = icoEntries(file);
     const pixels = decodeBmpEntry(entry!)!;
     expect(pixels).toMatchObject({ width: 2, height: 2, channels: 4 });
@@ -50,7 +63,11 @@ describe("ICO entries", () => {
   });
 
   it("keeps the largest entry and refuses entries whose header claims an absurd size", () => {
-    const file = ico([{ bmp: { size: 16, rgba: [1, 2, 3, 255] } }, { png: png(40, 40), size: 40 }, { bmp: { size: 32, rgba: [1, 2, 3, 255] } }]);
+    const file = ico([
+      { bmp: { size: 16, rgba: [1, 2, 3, 255] } },
+      { png: png(40, 40), size: 40 },
+      { bmp: { size: 32, rgba: [1, 2, 3, 255] } },
+    ]);
     expect(entriesBestFirst(icoEntries(file))[0]).toMatchObject({ kind: "png", width: 40 });
     const hostile = dibIco(1, 1, 32, [], [[0, 0, 0, 255]], [[0]]);
     new DataView(hostile.buffer).setInt32(22 + 4, 100_000, true);
@@ -60,7 +77,10 @@ describe("ICO entries", () => {
 
   it("lists entries best first, and takes a PNG entry's size from IHDR alone, within the same bound", () => {
     const file = ico([{ bmp: { size: 16, rgba: [1, 2, 3, 255] } }, { png: png(40, 40), size: 40 }, { png: png(1100, 1), size: 0 }]);
-    expect(entriesBestFirst(icoEntries(file)).map((entry) => [entry.kind, entry.width])).toEqual([["png", 40], ["bmp", 16]]);
+    expect(entriesBestFirst(icoEntries(file)).map((entry) => [entry.kind, entry.width])).toEqual([
+      ["png", 40],
+      ["bmp", 16],
+    ]);
     // A chunk before IHDR holds, where IHDR's size would be, 1×1.
     const lying = png(40, 40);
     lying.set([0, 0, 0, 8, ..."teSt".split("").map((c) => c.charCodeAt(0)), 0, 0, 0, 1, 0, 0, 0, 1], 8);

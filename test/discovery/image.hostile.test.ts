@@ -123,7 +123,9 @@ describe("images taller than wide", () => {
 
   it("draws a 10×30 SVG inside 1200×1200", { timeout: 20_000 }, async () => {
     const { images, calls } = countedImages();
-    const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 30"><rect width="10" height="30" fill="#123456"/></svg>');
+    const svg = new TextEncoder().encode(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 30"><rect width="10" height="30" fill="#123456"/></svg>',
+    );
     const decoded = await decodeIcon(images, svg, "svg");
     expect(calls()).toBe(1);
     expect(decoded).toMatchObject({ ok: true, value: { vector: true, pixels: { width: 400, height: 1200 } } });
@@ -163,7 +165,11 @@ describe("PNG headers that lie and data that inflates without end", () => {
 
   it("refuses the same inside an ICO, and keeps the entry that decodes", async () => {
     const bomb = pngOf(ihdr(64, 64, 8, 0), chunk("IDAT", await zlibOf(new Uint8Array(1 << 20), 32 << 20)));
-    const decoded = await decodeIcon(countedImages().images, ico([{ png: bomb, size: 64 }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]), "ico");
+    const decoded = await decodeIcon(
+      countedImages().images,
+      ico([{ png: bomb, size: 64 }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]),
+      "ico",
+    );
     expect(decoded).toMatchObject({ ok: true, value: { sourceWidth: 48, pixels: { width: 48 } } });
   });
 });
@@ -186,29 +192,51 @@ describe("PNG kinds fast-png hands back packed or wide", () => {
   });
 
   it("keeps the high byte of 16-bit greyscale with alpha, and honours a tRNS colour key", async () => {
-    const greyAlpha16 = pngOf(ihdr(2, 1, 16, 4), chunk("IDAT", await zlibOf(scanlines(1, [0xff, 0xff, 0x80, 0x00, 0x12, 0x34, 0xff, 0xff]))));
+    const greyAlpha16 = pngOf(
+      ihdr(2, 1, 16, 4),
+      chunk("IDAT", await zlibOf(scanlines(1, [0xff, 0xff, 0x80, 0x00, 0x12, 0x34, 0xff, 0xff]))),
+    );
     const keyed = pngOf(ihdr(2, 1, 8, 0), chunk("tRNS", [0, 7]), chunk("IDAT", await zlibOf(scanlines(1, [7, 8]))));
     const images = countedImages(0).images;
-    expect(await decodeIcon(images, greyAlpha16, "png")).toMatchObject({ ok: true, value: { pixels: { data: new Uint8Array([255, 255, 255, 128, 18, 18, 18, 255]) } } });
-    expect(await decodeIcon(images, keyed, "png")).toMatchObject({ ok: true, value: { pixels: { data: new Uint8Array([7, 7, 7, 0, 8, 8, 8, 255]) } } });
+    expect(await decodeIcon(images, greyAlpha16, "png")).toMatchObject({
+      ok: true,
+      value: { pixels: { data: new Uint8Array([255, 255, 255, 128, 18, 18, 18, 255]) } },
+    });
+    expect(await decodeIcon(images, keyed, "png")).toMatchObject({
+      ok: true,
+      value: { pixels: { data: new Uint8Array([7, 7, 7, 0, 8, 8, 8, 255]) } },
+    });
   });
 
   it("reads a truecolour PNG carrying a suggested palette as truecolour", async () => {
     const file = pngOf(ihdr(1, 1, 8, 2), chunk("PLTE", [1, 2, 3]), chunk("IDAT", await zlibOf(scanlines(1, [200, 100, 50]))));
-    expect(await decodeIcon(countedImages(0).images, file, "png")).toMatchObject({ ok: true, value: { pixels: { data: new Uint8Array([200, 100, 50, 255]) } } });
+    expect(await decodeIcon(countedImages(0).images, file, "png")).toMatchObject({
+      ok: true,
+      value: { pixels: { data: new Uint8Array([200, 100, 50, 255]) } },
+    });
   });
 
   it("has the binding redraw an interlaced 1-bit PNG, which fast-png misreads", { timeout: 20_000 }, async () => {
     // Adam7 (§8.2) of an all-white 9×9 image: each pass's rows are one byte of ones.
     const rows: number[] = [];
-    for (const [x0, y0, dx, dy] of [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const) {
+    for (const [x0, y0, dx, dy] of [
+      [0, 0, 8, 8],
+      [4, 0, 8, 8],
+      [0, 4, 4, 8],
+      [2, 0, 4, 4],
+      [0, 2, 2, 4],
+      [1, 0, 2, 2],
+      [0, 1, 1, 2],
+    ] as const) {
       const w = Math.ceil((9 - x0) / dx);
       const h = Math.ceil((9 - y0) / dy);
       if (w > 0 && h > 0) for (let y = 0; y < h; y++) rows.push(0, ...Array(Math.ceil(w / 8)).fill(0xff));
     }
     const { images, calls } = countedImages();
     const decoded = await decodeIcon(images, pngOf(ihdr(9, 9, 1, 0, 1), chunk("IDAT", await zlibOf(new Uint8Array(rows)))), "png");
-    expect(decoded.ok && quads(decoded.value.pixels.data).every(([r, g, b, a]) => r === 255 && g === 255 && b === 255 && a === 255)).toBe(true);
+    expect(decoded.ok && quads(decoded.value.pixels.data).every(([r, g, b, a]) => r === 255 && g === 255 && b === 255 && a === 255)).toBe(
+      true,
+    );
     expect(calls()).toBe(2);
   });
 });
@@ -216,14 +244,22 @@ describe("PNG kinds fast-png hands back packed or wide", () => {
 describe("ICO entries tried best first", () => {
   it("passes over a PNG entry claiming 5000×5000 for the BMP entry beside it", async () => {
     const claim = pngOf(ihdr(5000, 5000, 8, 6), chunk("IDAT", await zlibOf(new Uint8Array(64))));
-    const decoded = await decodeIcon(countedImages(0).images, ico([{ png: claim, size: 0 }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]), "ico");
+    const decoded = await decodeIcon(
+      countedImages(0).images,
+      ico([{ png: claim, size: 0 }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]),
+      "ico",
+    );
     expect(decoded).toMatchObject({ ok: true, value: { sourceWidth: 48, sourceHeight: 48 } });
     expect(decoded.ok && quads(decoded.value.pixels.data)[0]).toEqual([0, 128, 255, 255]);
   });
 
   it("passes over a PNG entry whose data is broken", async () => {
     const broken = pngOf(ihdr(64, 64, 8, 6), chunk("IDAT", [0x78, 0x9c, 0xff, 0xff, 0xff, 0xff, 0xff]));
-    const decoded = await decodeIcon(countedImages(0).images, ico([{ png: broken, size: 64 }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]), "ico");
+    const decoded = await decodeIcon(
+      countedImages(0).images,
+      ico([{ png: broken, size: 64 }, { bmp: { size: 48, rgba: [0, 128, 255, 255] } }]),
+      "ico",
+    );
     expect(decoded).toMatchObject({ ok: true, value: { sourceWidth: 48 } });
   });
 

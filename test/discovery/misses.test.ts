@@ -5,13 +5,19 @@ import { db } from "../helpers/catalogue";
 
 const facts = { reason: "no usable icon", siteName: null, brandColor: null };
 const day = 24 * 60 * 60 * 1000;
-const domains = async () => (await db.select({ domain: discoveryMisses.domain }).from(discoveryMisses).all()).map((row) => row.domain).sort();
+const domains = async () =>
+  (await db.select({ domain: discoveryMisses.domain }).from(discoveryMisses).all()).map((row) => row.domain).sort();
 
 describe("remembered misses", () => {
   it("expired rows are swept as misses are written, a bounded number at a time, and live ones kept", async () => {
     const now = Date.now();
     // Written as they were yesterday and before, before any sweep.
-    const row = (domain: string, missedUntil: number) => ({ domain, ...facts, missedUntil: new Date(missedUntil), checkedAt: new Date(missedUntil - 60_000) });
+    const row = (domain: string, missedUntil: number) => ({
+      domain,
+      ...facts,
+      missedUntil: new Date(missedUntil),
+      checkedAt: new Date(missedUntil - 60_000),
+    });
     for (let i = 0; i < 20; i++) await db.insert(discoveryMisses).values(row(`expired-${i}.com`, now - 2 * day));
     await db.insert(discoveryMisses).values([row("live-a.com", now + day), row("live-b.com", now + day)]);
 

@@ -17,7 +17,12 @@ describe("discovery behind every surface that takes a domain", () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { companyName: string; logos: Array<Record<string, unknown>> };
     expect(body.companyName).toBe("Surface Co");
-    expect(body.logos[0]).toMatchObject({ source: "discovered", sourceSet: "discovered", sourceUrl: `https://${site.host}/i.png`, width: 64 });
+    expect(body.logos[0]).toMatchObject({
+      source: "discovered",
+      sourceSet: "discovered",
+      sourceUrl: `https://${site.host}/i.png`,
+      width: 64,
+    });
     expect(body.logos[0]!.fetchedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
@@ -35,7 +40,12 @@ describe("discovery behind every surface that takes a domain", () => {
     // The catalogue's only company whose domain starts with the site's host.
     await addCompany({ name: "Longer Domain Co", domains: [`${site.host}munity`] }, darkLogo40x20());
     const { call } = await agent();
-    expect(structured(await call("fetch_logo", { query: site.host }))).toMatchObject({ ok: true, domain: site.host, companyName: "Surface Co", source: "discovered" });
+    expect(structured(await call("fetch_logo", { query: site.host }))).toMatchObject({
+      ok: true,
+      domain: site.host,
+      companyName: "Surface Co",
+      source: "discovered",
+    });
     const inserted = structured<Record<string, unknown>>(await call("insert_logo", { query: site.host }));
     expect(inserted).toMatchObject({ companyName: "Surface Co", blob_name: expect.stringContaining(site.host) });
     // Still found by its name, and by the start of its domain while that is no domain itself.
@@ -68,7 +78,11 @@ describe("discovery behind every surface that takes a domain", () => {
     const site = await iconSite();
     const account = await addAccount("launch");
     const secretKey = await addKey(account.id, { type: "secret" });
-    const sdk = new LogoLookup({ secretKey, baseUrl: "https://logos.test", fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
+    const sdk = new LogoLookup({
+      secretKey,
+      baseUrl: "https://logos.test",
+      fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+    });
     expect(await sdk.get(site.host, { size: 32 })).toMatchObject({ source: "discovered", width: 32, contentType: "image/png" });
     const empty = await claimSite({ "/": page("<title>Quiet</title>") });
     const monogram = await sdk.get(empty.host, { fallback: "monogram", size: 50 });

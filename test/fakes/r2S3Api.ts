@@ -21,7 +21,8 @@ export interface StoredObject {
   metadata: Record<string, string>;
 }
 
-const s3Error = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+const s3Error = (code: string, message: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 
 export interface FakeR2S3 {
   url: string;
@@ -48,7 +49,10 @@ export async function startFakeR2S3(options: { discardBodies?: boolean } = {}): 
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
     const authorization = headers.get("authorization") ?? "";
-    const signed = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/\d{8}\/auto\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);
+    const signed =
+      /^AWS4-HMAC-SHA256 Credential=([^/]+)\/\d{8}\/auto\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+        authorization,
+      );
     if (!signed || signed[1] !== FAKE_S3.accessKeyId) return reply(403, s3Error("InvalidAccessKeyId", "unknown access key"));
     // The payload is either hashed into the signature or declared unsigned, as S3 allows.
     const payload = headers.get("x-amz-content-sha256");
@@ -84,7 +88,12 @@ export async function startFakeR2S3(options: { discardBodies?: boolean } = {}): 
       for (const [name, value] of headers) if (name.startsWith("x-amz-meta-")) metadata[name.slice("x-amz-meta-".length)] = value;
       received.puts++;
       received.bytes += body.byteLength;
-      objects.set(key, { body: options.discardBodies ? new Uint8Array(0) : body, contentType: headers.get("content-type") ?? undefined, contentDisposition: headers.get("content-disposition") ?? undefined, metadata });
+      objects.set(key, {
+        body: options.discardBodies ? new Uint8Array(0) : body,
+        contentType: headers.get("content-type") ?? undefined,
+        contentDisposition: headers.get("content-disposition") ?? undefined,
+        metadata,
+      });
       return reply(200);
     }
     if (req.method === "DELETE") {

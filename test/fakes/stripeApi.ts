@@ -26,7 +26,10 @@ export const FAKE_STRIPE_SECRET_KEY = "sk_test_fake_0123456789";
 
 /** What `<key>_status<code>` answers, in Stripe's words. */
 const failures: Record<number, { type: string; message: string }> = {
-  403: { type: "invalid_request_error", message: "The provided key 'rk_test_***' does not have the required permissions for this endpoint." },
+  403: {
+    type: "invalid_request_error",
+    message: "The provided key 'rk_test_***' does not have the required permissions for this endpoint.",
+  },
   429: { type: "invalid_request_error", message: "Request rate limit exceeded." },
   500: { type: "api_error", message: "An unknown error occurred" },
   503: { type: "api_error", message: "Service unavailable" },
@@ -43,7 +46,9 @@ const stripeError = (status: number, type: string, message: string, code?: strin
 });
 /** A customer deleted in Stripe's dashboard: every call naming it is refused as Stripe refuses it. */
 const deletedCustomer = (customer: string | undefined) =>
-  customer?.startsWith("cus_deleted") ? stripeError(400, "invalid_request_error", `No such customer: '${customer}'`, "resource_missing", "customer") : null;
+  customer?.startsWith("cus_deleted")
+    ? stripeError(400, "invalid_request_error", `No such customer: '${customer}'`, "resource_missing", "customer")
+    : null;
 
 export async function startFakeStripe(): Promise<{ url: string; server: Server }> {
   const sessions = new Map<string, StoredSession>();
@@ -86,7 +91,8 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
     if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
       const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
       for (const required of ["mode", "success_url", "line_items[0][price]"]) {
-        if (!params[required]) return send(stripeError(400, "invalid_request_error", `Missing required param: ${required}.`, "parameter_missing"));
+        if (!params[required])
+          return send(stripeError(400, "invalid_request_error", `Missing required param: ${required}.`, "parameter_missing"));
       }
       const price = params["line_items[0][price]"]!;
       const gone = deletedCustomer(params.customer);
@@ -96,7 +102,9 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
         return send({ ...missing, body: { error: { ...missing.body.error, param: "line_items[0][price]" } } });
       }
       const id = `cs_test_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
-      const metadata = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (/^metadata\[(\w+)\]$/.exec(k) ? [[/^metadata\[(\w+)\]$/.exec(k)![1], v]] : [])));
+      const metadata = Object.fromEntries(
+        Object.entries(params).flatMap(([k, v]) => (/^metadata\[(\w+)\]$/.exec(k) ? [[/^metadata\[(\w+)\]$/.exec(k)![1], v]] : [])),
+      );
       const session = {
         id,
         object: "checkout.session",
@@ -118,8 +126,10 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
     }
     if (req.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
       const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
-      if (!params.customer) return send(stripeError(400, "invalid_request_error", "Missing required param: customer.", "parameter_missing"));
-      if (!params.customer.startsWith("cus_")) return send(stripeError(400, "invalid_request_error", `No such customer: '${params.customer}'`, "resource_missing"));
+      if (!params.customer)
+        return send(stripeError(400, "invalid_request_error", "Missing required param: customer.", "parameter_missing"));
+      if (!params.customer.startsWith("cus_"))
+        return send(stripeError(400, "invalid_request_error", `No such customer: '${params.customer}'`, "resource_missing"));
       const gone = deletedCustomer(params.customer);
       if (gone) return send(gone);
       const id = `bps_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
@@ -144,15 +154,27 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
       const events = form.getAll("enabled_events[]").concat([...form].filter(([k]) => /^enabled_events\[\d+\]$/.test(k)).map(([, v]) => v));
       if (req.method === "POST" && !endpoint[1]) {
-        if (!form.get("url") || events.length === 0) return send(stripeError(400, "invalid_request_error", "Missing required param: url and enabled_events.", "parameter_missing"));
+        if (!form.get("url") || events.length === 0)
+          return send(stripeError(400, "invalid_request_error", "Missing required param: url and enabled_events.", "parameter_missing"));
         const id = `we_${(++n).toString(36)}${Math.random().toString(36).slice(2, 12)}`;
-        const created = { id, object: "webhook_endpoint", url: form.get("url"), enabled_events: events, status: "enabled", api_version: null, created: Math.floor(Date.now() / 1000), livemode: false, metadata: {} };
+        const created = {
+          id,
+          object: "webhook_endpoint",
+          url: form.get("url"),
+          enabled_events: events,
+          status: "enabled",
+          api_version: null,
+          created: Math.floor(Date.now() / 1000),
+          livemode: false,
+          metadata: {},
+        };
         webhookEndpoints.set(id, created);
         return send({ status: 200, body: { ...created, secret: `whsec_fake_${id}` } });
       }
       if (req.method === "POST") {
         const stored = webhookEndpoints.get(decodeURIComponent(endpoint[1]!));
-        if (!stored) return send(stripeError(404, "invalid_request_error", `No such webhook endpoint: '${endpoint[1]}'`, "resource_missing"));
+        if (!stored)
+          return send(stripeError(404, "invalid_request_error", `No such webhook endpoint: '${endpoint[1]}'`, "resource_missing"));
         if (form.has("disabled")) stored.status = form.get("disabled") === "true" ? "disabled" : "enabled";
         if (events.length > 0) stored.enabled_events = events;
         return send({ status: 200, body: stored });
@@ -172,7 +194,13 @@ export async function startFakeStripe(): Promise<{ url: string; server: Server }
       const stored = sessions.get(decodeURIComponent(expire[1]!));
       if (!stored) return send(stripeError(404, "invalid_request_error", `No such checkout.session: '${expire[1]}'`, "resource_missing"));
       if (stored.session.status !== "open") {
-        return send(stripeError(400, "invalid_request_error", `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${stored.session.status}".`));
+        return send(
+          stripeError(
+            400,
+            "invalid_request_error",
+            `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${stored.session.status}".`,
+          ),
+        );
       }
       Object.assign(stored.session, { status: "expired", url: null });
       return send({ status: 200, body: stored.session });

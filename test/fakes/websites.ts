@@ -54,7 +54,7 @@ function serve(site: Pick<Site, "routes" | "requests" | "sent">, req: IncomingMe
   if (route.endless || route.size !== undefined) {
     res.writeHead(route.status ?? 200, headers);
     let written = 0;
-    const chunk = route.endless ? Buffer.from("<p>" + "lorem ipsum ".repeat(1300) + "</p>\n") : Buffer.alloc(64 * 1024);
+    const chunk = route.endless ? Buffer.from(`<p>${"lorem ipsum ".repeat(1300)}</p>\n`) : Buffer.alloc(64 * 1024);
     const first = route.endless ? Buffer.from("<!doctype html><html><head><title>Endless</title></head><body>") : PNG_SIGNATURE;
     res.write(first);
     const pump = () => {
@@ -115,7 +115,9 @@ export async function startFakeWebsites(): Promise<{ controlUrl: string; resolve
     };
     if (req.method === "POST" && url.pathname === "/claim") {
       const site = sites[claimed++];
-      return site ? reply(200, { host: site.host, port: site.port, elsewherePort }) : reply(409, { error: "no fake sites left: raise SITE_COUNT" });
+      return site
+        ? reply(200, { host: site.host, port: site.port, elsewherePort })
+        : reply(409, { error: "no fake sites left: raise SITE_COUNT" });
     }
     if (url.pathname === "/elsewhere/requests") return reply(200, elsewhere.requests);
     const match = /^\/sites\/([^/]+)(\/requests|\/sent)?$/.exec(url.pathname);

@@ -36,10 +36,20 @@ async function expectJson503(response: Response, message = "Service temporarily 
   expect(await response.json()).toEqual({ error: message, code: "unavailable" });
 }
 
-const mcpCall = (token: string, vars: Partial<Env>, call = fetchWith, message: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) =>
+const mcpCall = (
+  token: string,
+  vars: Partial<Env>,
+  call = fetchWith,
+  message: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+) =>
   call(vars, `${BASE}/mcp`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: MCP_ACCEPT, "MCP-Protocol-Version": "2025-06-18" },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: MCP_ACCEPT,
+      "MCP-Protocol-Version": "2025-06-18",
+    },
     body: JSON.stringify(message),
   });
 
@@ -49,7 +59,7 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
    * for this call only (100 ms) so the test stays quick while everything around it keeps the
    * real deadline.
    */
-  const whileBroken = async <T,>(work: () => Promise<T>) => {
+  const whileBroken = async <T>(work: () => Promise<T>) => {
     const saved = dependencyDeadline.ms;
     if (fault === "hangs") dependencyDeadline.ms = 100;
     try {
@@ -65,12 +75,17 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
     await expectPlain503(await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/${domain}?token=${await freshKey()}`, manual));
 
     const token = await freshKey();
-    await withBroken({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }, `${BASE}/${domain}?token=${token}`, manual).then(expectPlain503);
+    await withBroken({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }, `${BASE}/${domain}?token=${token}`, manual).then(
+      expectPlain503,
+    );
   });
 
   it("a lookup of a domain the catalogue lacks answers the miss when its discovery coordinator does, within its wait", async () => {
     const vars = { DISCOVERY_COORDINATOR: brokenObjects(env.DISCOVERY_COORDINATOR, fault) };
-    const response = await withBroken(vars, `${BASE}/not-catalogued-${crypto.randomUUID().slice(0, 8)}.com?token=${await freshKey()}&fallback=monogram`);
+    const response = await withBroken(
+      vars,
+      `${BASE}/not-catalogued-${crypto.randomUUID().slice(0, 8)}.com?token=${await freshKey()}&fallback=monogram`,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("x-logo-source")).toBe("monogram");
     // Nothing was remembered: the monogram lasts only until the site may be asked again.
@@ -124,7 +139,11 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
 
   it("/mcp answers its generic message with 503 when KV, D1 or the limiter does", async () => {
     const { access_token } = await tokensFor((await mcpAccount("launch")).email);
-    for (const vars of [{ OAUTH_KV: brokenKv(fault) }, { DB: brokenDatabase(fault) }, { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) }] as Partial<Env>[]) {
+    for (const vars of [
+      { OAUTH_KV: brokenKv(fault) },
+      { DB: brokenDatabase(fault) },
+      { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, fault) },
+    ] as Partial<Env>[]) {
       await expectJson503(await mcpCall(access_token, vars, withBroken), "Internal MCP server error");
     }
   });
@@ -152,7 +171,9 @@ describe.each<Fault>(["fails", "hangs"])("when a dependency %s", (fault) => {
   });
 
   it("portal pages answer a 503 page when D1 does", async () => {
-    const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/portal`, { headers: { Cookie: "__Host-session=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG" } });
+    const response = await withBroken({ DB: brokenDatabase(fault) }, `${BASE}/portal`, {
+      headers: { Cookie: "__Host-session=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG" },
+    });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
     expect(await response.text()).toContain("The portal is briefly unavailable");
@@ -192,9 +213,18 @@ describe("nothing half-written", () => {
     const account = await addAccount("free");
     const body = JSON.stringify(event("customer.subscription.created", subscription(account.id)));
     const deliver = async (vars: Partial<Env>) =>
-      fetchWith(vars, `${BASE}/apiaas/billing/webhook`, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": await signatureFor(body) }, body });
+      fetchWith(vars, `${BASE}/apiaas/billing/webhook`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Stripe-Signature": await signatureFor(body) },
+        body,
+      });
     await expectJson503(await deliver({ DB: brokenDatabase("fails") }));
-    expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, JSON.parse(body).id))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(stripeEvents)
+        .where(eq(stripeEvents.id, JSON.parse(body).id)),
+    ).toEqual([]);
     expect(await outcomeOf(deliver({}))).toBe("applied");
   });
 
@@ -203,7 +233,16 @@ describe("nothing half-written", () => {
     const result = await importCompanyLogo(
       db,
       failing,
-      { name: "Stranded Co", domains: ["stranded.example.com"], aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: "1".repeat(64) },
+      {
+        name: "Stranded Co",
+        domains: ["stranded.example.com"],
+        aliases: [],
+        prominence: 0,
+        variant: "icon",
+        sourceSet: "test",
+        licence: "CC0-1.0",
+        sourceHash: "1".repeat(64),
+      },
       async () => ok(darkLogo40x20()),
     );
     // The store's failure, not the input's: an import stops at it (run.ts).
@@ -214,7 +253,13 @@ describe("nothing half-written", () => {
 
   it("feedback meeting a failing D1 is refused as unavailable", async () => {
     const account = await addAccount();
-    const submit = submitFeedback(createDb(brokenDatabase("fails")), { accountId: account.id, clientId: account.clientId, oauthClientId: null, category: "bug", message: "lost?" });
+    const submit = submitFeedback(createDb(brokenDatabase("fails")), {
+      accountId: account.id,
+      clientId: account.clientId,
+      oauthClientId: null,
+      category: "bug",
+      message: "lost?",
+    });
     await expect(submit).rejects.toBeInstanceOf(Unavailable);
   });
 
@@ -236,9 +281,13 @@ describe("nothing half-written", () => {
     const account = await addAccount("free");
     const key = await addKey(account.id);
     const { domain } = await freshCompany();
-    await expectPlain503(await fetchWith({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails") }, `${BASE}/${domain}?token=${key}`, manual));
+    await expectPlain503(
+      await fetchWith({ RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails") }, `${BASE}/${domain}?token=${key}`, manual),
+    );
     const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.accountId, account.id) });
-    const [minute] = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage([keyMinuteWindow({ plan: "free", perMinuteOverride: null })]);
+    const [minute] = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage([
+      keyMinuteWindow({ plan: "free", perMinuteOverride: null }),
+    ]);
     const [month] = await rateLimiterFor(env, limiterNames.lookups(account.id)).usage([accountMonthWindow("free")]);
     expect([minute!.used, month!.used]).toEqual([0, 0]);
   });
@@ -250,7 +299,9 @@ describe("nothing half-written", () => {
     const monthBroken = { RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails", (name) => name === limiterNames.lookups(account.id)) };
     await expectPlain503(await fetchWith(monthBroken, `${BASE}/${domain}?token=${key}`, manual));
     const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.accountId, account.id) });
-    const [minute] = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage([keyMinuteWindow({ plan: "free", perMinuteOverride: null })]);
+    const [minute] = await rateLimiterFor(env, limiterNames.keyShard(row!.id, 0, 1)).usage([
+      keyMinuteWindow({ plan: "free", perMinuteOverride: null }),
+    ]);
     expect(minute!.used).toBe(0);
     // With the month answering again, the key is served.
     expect((await fetchWith({}, `${BASE}/${domain}?token=${key}`, manual)).status).toBe(302);

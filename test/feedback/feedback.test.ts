@@ -16,14 +16,24 @@ describe("the daily feedback limit", () => {
     const first = await submitFeedback(db, input, nextDay);
     expect(first).toEqual({
       ok: true,
-      value: { remaining: DAILY_FEEDBACK_LIMIT - 1, referenceId: expect.stringMatching(new RegExp(`^fb-${nextDay}-\\d+$`)), timestamp: "2025-01-02T00:00:00.000Z" },
+      value: {
+        remaining: DAILY_FEEDBACK_LIMIT - 1,
+        referenceId: expect.stringMatching(new RegExp(`^fb-${nextDay}-\\d+$`)),
+        timestamp: "2025-01-02T00:00:00.000Z",
+      },
     });
   });
 
   it("counts per client: another client of the same day has its own five", async () => {
     const one = await addAccount();
     const other = await addAccount();
-    const of = (account: typeof one) => ({ accountId: account.id, clientId: account.clientId, oauthClientId: null, category: "other" as const, message: "hi" });
+    const of = (account: typeof one) => ({
+      accountId: account.id,
+      clientId: account.clientId,
+      oauthClientId: null,
+      category: "other" as const,
+      message: "hi",
+    });
     for (let i = 0; i < DAILY_FEEDBACK_LIMIT; i++) await submitFeedback(db, of(one), nextDay);
     expect((await submitFeedback(db, of(one), nextDay)).ok).toBe(false);
     expect(await submitFeedback(db, of(other), nextDay)).toMatchObject({ ok: true, value: { remaining: DAILY_FEEDBACK_LIMIT - 1 } });

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { deleteFile, uploadFile } from "../../src/files/fileApi";
 
-const arrived = async (filename: string) => (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=${filename}`)).json()) as Array<{ id: string; deleted: boolean }>;
+const arrived = async (filename: string) =>
+  (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=${filename}`)).json()) as Array<{ id: string; deleted: boolean }>;
 const upload = (filename: string) => ({ bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), filename, mimeType: "image/png" });
 
 describe("the file API", () => {

@@ -14,7 +14,15 @@ export async function addCompany(input: Partial<CompanyLogoInput> & { name: stri
   const result = await importCompanyLogo(
     db,
     env.LOGOS,
-    { aliases: [], prominence: 0, variant: "icon", sourceSet: "test", licence: "CC0-1.0", sourceHash: await sha256Hex(image.files.master), ...input },
+    {
+      aliases: [],
+      prominence: 0,
+      variant: "icon",
+      sourceSet: "test",
+      licence: "CC0-1.0",
+      sourceHash: await sha256Hex(image.files.master),
+      ...input,
+    },
     async () => ok(image),
   );
   if (!result.ok) throw new Error(result.error.message);
@@ -23,7 +31,11 @@ export async function addCompany(input: Partial<CompanyLogoInput> & { name: stri
 
 let accounts = 0;
 export async function addAccount(plan: Plan = "free") {
-  const account = await createAccount(db, { email: `user${++accounts}-${crypto.randomUUID()}@example.com`, password: "correct horse battery", plan });
+  const account = await createAccount(db, {
+    email: `user${++accounts}-${crypto.randomUUID()}@example.com`,
+    password: "correct horse battery",
+    plan,
+  });
   if (!account.ok) throw new Error(account.error.message);
   return account.value;
 }

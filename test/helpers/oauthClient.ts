@@ -63,7 +63,14 @@ export async function accessTokenThroughOAuth(base: string, email: string, passw
   const token = await fetch(new URL("/oauth/token", base), {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }),
   });
   if (!token.ok) throw new Error(`token endpoint answered ${token.status}: ${await token.text()}`);
   return ((await token.json()) as { access_token: string }).access_token;

@@ -18,11 +18,15 @@ declare module "vitest" {
  */
 export default function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), "logo-lookup-template-"));
-  const result = spawnSync(join(projectRoot, "node_modules", ".bin", "wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], {
-    cwd: projectRoot,
-    encoding: "utf8",
-    env: { ...process.env, CI: "true" },
-  });
+  const result = spawnSync(
+    join(projectRoot, "node_modules", ".bin", "wrangler"),
+    ["d1", "migrations", "apply", "DB", "--local", "--persist-to", dir],
+    {
+      cwd: projectRoot,
+      encoding: "utf8",
+      env: { ...process.env, CI: "true" },
+    },
+  );
   if (result.status !== 0) throw new Error(`migrations failed: ${result.stderr}${result.stdout}`);
   project.provide("toolsStateTemplate", dir);
   return () => rmSync(dir, { recursive: true, force: true });

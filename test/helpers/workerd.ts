@@ -77,7 +77,9 @@ export async function seededState(work: string, domains: RegExp): Promise<string
   run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   const seed = writeSeedManifest(join(work, "seed"));
   const primary = (line: string) => /"domains":\["([^"]+)"/.exec(line)?.[1] ?? "";
-  const rows = readFileSync(seed.manifest, "utf8").split("\n").filter((line) => domains.test(primary(line)));
+  const rows = readFileSync(seed.manifest, "utf8")
+    .split("\n")
+    .filter((line) => domains.test(primary(line)));
   const manifest = join(work, "seed", "slice.jsonl");
   writeFileSync(manifest, `${rows.join("\n")}\n`);
   await importManifest(manifest, { persistTo: state });

@@ -8,14 +8,15 @@ import { dominantInk, greyOf, PAGES, type Pixels, renditionPixels } from "../../
 function picture(rows: string[], colours: Record<string, [number, number, number]>): Pixels {
   const width = rows[0]!.length;
   const data = new Uint8Array(width * rows.length * 4);
-  rows.forEach((row, y) =>
+  rows.forEach((row, y) => {
     [...row].forEach((ch, x) => {
       if (ch !== ".") data.set([...colours[ch]!, 255], (y * width + x) * 4);
-    }),
-  );
+    });
+  });
   return { width, height: rows.length, channels: 4, data };
 }
-const pixel = (p: Pixels, x: number, y: number) => [...p.data.slice((y * p.width + x) * 4, (y * p.width + x) * 4 + 3)] as [number, number, number];
+const pixel = (p: Pixels, x: number, y: number) =>
+  [...p.data.slice((y * p.width + x) * 4, (y * p.width + x) * 4 + 3)] as [number, number, number];
 
 describe("renditions from pixels", () => {
   it("black ink on transparency gets a light rendition for dark pages, alpha kept, and none for light pages", () => {
@@ -93,7 +94,11 @@ describe("the files stored at import", () => {
 
   it("leave greyscale to the first request up to 2 megapixels", async () => {
     const master = solid(1600, 1250, [200, 40, 40, 255]);
-    const { files } = await encodeRenditions({ tone: "mixed", master, light: null, dark: solid(1600, 1250, [250, 150, 150, 255]), plain: "master" }, raw, { vector: false });
+    const { files } = await encodeRenditions(
+      { tone: "mixed", master, light: null, dark: solid(1600, 1250, [250, 150, 150, 255]), plain: "master" },
+      raw,
+      { vector: false },
+    );
     expect(Object.keys(files).sort()).toEqual(["dark", "master"]);
   });
 

@@ -74,8 +74,16 @@ describe("createKey", () => {
   });
 
   it("keeps origins as browsers send them: IDN in punycode, IPv6, ports", async () => {
-    const created = await createKey(db, { accountId, type: "publishable", allowedOrigins: ["https://Bücher.example", "http://[::1]:8080", "https://app.example.com:8443/"] });
-    expect(created.ok && created.value.allowedOrigins).toEqual(["https://xn--bcher-kva.example", "http://[::1]:8080", "https://app.example.com:8443"]);
+    const created = await createKey(db, {
+      accountId,
+      type: "publishable",
+      allowedOrigins: ["https://Bücher.example", "http://[::1]:8080", "https://app.example.com:8443/"],
+    });
+    expect(created.ok && created.value.allowedOrigins).toEqual([
+      "https://xn--bcher-kva.example",
+      "http://[::1]:8080",
+      "https://app.example.com:8443",
+    ]);
   });
 
   it("keeps the longest host names DNS allows: 253 characters, 63 between dots", async () => {
@@ -96,7 +104,10 @@ describe("createKey", () => {
     for (const refused of atOnce.filter((created) => !created.ok)) {
       expect(refused).toEqual({
         ok: false,
-        error: { code: "conflict", message: `This account has ${MAX_LISTED_KEYS} live keys, the most it may hold: revoke one it no longer uses, then create the new one` },
+        error: {
+          code: "conflict",
+          message: `This account has ${MAX_LISTED_KEYS} live keys, the most it may hold: revoke one it no longer uses, then create the new one`,
+        },
       });
     }
     expect(await db.select().from(apiKeys).all()).toHaveLength(MAX_LISTED_KEYS);

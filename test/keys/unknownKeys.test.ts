@@ -15,7 +15,10 @@ import { BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 const madeUp = (prefix: "pk" | "sk") => `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
 /** An IPv6 address of a /64 of its own. */
 const address = () => `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`;
-const from = (ip: string, headers: Record<string, string> = {}) => ({ headers: { "CF-Connecting-IP": ip, ...headers }, redirect: "manual" as const });
+const from = (ip: string, headers: Record<string, string> = {}) => ({
+  headers: { "CF-Connecting-IP": ip, ...headers },
+  redirect: "manual" as const,
+});
 
 /** Unknown publishable keys from `ip` until one is refused, at most `most`: how many were answered 401 first. */
 async function spendUnknownKeys(ip: string, most: number): Promise<{ answered401: number; refused: Response | null }> {
@@ -28,7 +31,9 @@ async function spendUnknownKeys(ip: string, most: number): Promise<{ answered401
 }
 
 describe("unknown keys from one address", () => {
-  it("are answered 401 a hundred times a minute, then refused for the minute; keys it knows and other addresses go on", { timeout: 90_000 }, async () => {
+  it("are answered 401 a hundred times a minute, then refused for the minute; keys it knows and other addresses go on", {
+    timeout: 90_000,
+  }, async () => {
     await withinOneMinute(15_000);
     const ip = address();
     const { domain } = await freshCompany();
@@ -44,7 +49,10 @@ describe("unknown keys from one address", () => {
     expect(refused!.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(refused!.headers.get("access-control-allow-origin")).toBe("*");
     // Its preflight passes as an unknown key's does, so that the page can read the 429.
-    const preflight = await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, { ...from(ip, { Origin: "https://page.example", "Access-Control-Request-Method": "GET" }), method: "OPTIONS" });
+    const preflight = await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, {
+      ...from(ip, { Origin: "https://page.example", "Access-Control-Request-Method": "GET" }),
+      method: "OPTIONS",
+    });
     expect(preflight.status).toBe(204);
 
     // A key the isolate knows costs no read, and keeps working from that address.
@@ -70,7 +78,9 @@ describe("unknown keys from one address", () => {
     expect((await spendUnknownKeys(ip, 3)).answered401).toBe(3);
   });
 
-  it("are counted per IPv4 address and per IPv6 /64, so a host cannot go round the limit by its other addresses", { timeout: 90_000 }, async () => {
+  it("are counted per IPv4 address and per IPv6 /64, so a host cannot go round the limit by its other addresses", {
+    timeout: 90_000,
+  }, async () => {
     expect(limitedAddress("203.0.113.7")).toBe("203.0.113.7");
     expect(limitedAddress("2001:DB8:0a:b:1::5")).toBe("2001:db8:a:b::/64");
     expect(limitedAddress("2001:db8::1")).toBe("2001:db8:0:0::/64");

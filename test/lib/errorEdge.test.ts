@@ -77,7 +77,9 @@ describe("one JSON error edge", () => {
     await rest("/v1/usage", key);
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      await fetchWith({ DB: brokenDb }, `${BASE}/v1/companies/search?q=private-query&token=pk_${"x".repeat(32)}`, { headers: { Authorization: `Bearer ${key}` } });
+      await fetchWith({ DB: brokenDb }, `${BASE}/v1/companies/search?q=private-query&token=pk_${"x".repeat(32)}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       const lines = logged.mock.calls.map((args) => args.map(String).join(" "));
       expect(lines.some((line) => line.includes("/v1/companies/search"))).toBe(true);
       expect(lines.join("\n")).not.toMatch(/private-query|pk_x/);

@@ -38,15 +38,26 @@ describe("GET /licences", () => {
     expect(fa.attribution).toContain("Fonticons, Inc.");
     expect(fa.attribution).toContain("https://creativecommons.org/licenses/by/4.0/");
     // simple-icons records a licence per icon; the count says which.
-    expect(report.sets.find((s) => s.sourceSet === "simple-icons")).toMatchObject({ licence: "CC0-1.0", attribution: null, logos: 1, licences: { MIT: 1 } });
+    expect(report.sets.find((s) => s.sourceSet === "simple-icons")).toMatchObject({
+      licence: "CC0-1.0",
+      attribution: null,
+      logos: 1,
+      licences: { MIT: 1 },
+    });
     expect(report.sets.find((s) => s.sourceSet === "lobe-icons")).toMatchObject({ logos: 0, licences: {}, credits: [] });
     expect(report.others).toEqual([{ sourceSet: "manifest", logos: 1, licences: { unknown: 1 } }]);
     expect(report.trademarks).toMatch(/trademarks of their respective owners/);
   });
 
   it("credits each logo a set serves under a licence of its own, by name, licence and changes", async () => {
-    await addCompany({ name: "Gnu Project", domains: ["gnu-project.example.org"], sourceSet: "simple-icons", licence: "CC-BY-SA-4.0" }, darkLogo40x20());
-    await addCompany({ name: "Plain Zero", domains: ["plain-zero.example.org"], sourceSet: "simple-icons", licence: "CC0-1.0" }, darkLogo40x20());
+    await addCompany(
+      { name: "Gnu Project", domains: ["gnu-project.example.org"], sourceSet: "simple-icons", licence: "CC-BY-SA-4.0" },
+      darkLogo40x20(),
+    );
+    await addCompany(
+      { name: "Plain Zero", domains: ["plain-zero.example.org"], sourceSet: "simple-icons", licence: "CC0-1.0" },
+      darkLogo40x20(),
+    );
     await addCompany({ name: "Fa Own", domains: ["fa-own.example.org"], sourceSet: "fa6-brands", licence: "CC-BY-4.0" }, darkLogo40x20());
 
     const report = (await (await exports.default.fetch("https://logos.test/licences")).json()) as Report;
@@ -57,7 +68,9 @@ describe("GET /licences", () => {
         domain: "gnu-project.example.org",
         licence: "CC-BY-SA-4.0",
         licenceUrl: "https://spdx.org/licenses/CC-BY-SA-4.0.html",
-        attribution: expect.stringMatching(/^Gnu Project logo from Simple Icons \(https:\/\/simpleicons\.org\), licensed under CC-BY-SA-4\.0 \(https:\/\/spdx\.org\/licenses\/CC-BY-SA-4\.0\.html\)\. Rendered to PNG/),
+        attribution: expect.stringMatching(
+          /^Gnu Project logo from Simple Icons \(https:\/\/simpleicons\.org\), licensed under CC-BY-SA-4\.0 \(https:\/\/spdx\.org\/licenses\/CC-BY-SA-4\.0\.html\)\. Rendered to PNG/,
+        ),
       },
     ]);
     // A logo under its set's own licence is covered by the set's credit.
@@ -76,7 +89,11 @@ describe("GET /licences", () => {
     expect(again.headers.get("access-control-allow-origin")).toBe("*");
     const preflight = await exports.default.fetch("https://logos.test/licences", {
       method: "OPTIONS",
-      headers: { Origin: "https://blog.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-requested-with" },
+      headers: {
+        Origin: "https://blog.example",
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "x-requested-with",
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");

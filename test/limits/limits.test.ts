@@ -33,7 +33,11 @@ describe("RateLimiter", () => {
     await limiter.consume(minute, 10, at("2026-11-22T10:00:50Z"));
     await limiter.consume(minute, 9, at("2026-11-22T10:01:01Z"));
     // Stamped 10:00:59 (another colo's clock, a round trip), arriving after 10:01 has begun here.
-    expect(await limiter.consume(minute, 1, at("2026-11-22T10:00:59Z"))).toMatchObject({ allowed: true, remaining: 0, resetAt: at("2026-11-22T10:02:00Z") });
+    expect(await limiter.consume(minute, 1, at("2026-11-22T10:00:59Z"))).toMatchObject({
+      allowed: true,
+      remaining: 0,
+      resetAt: at("2026-11-22T10:02:00Z"),
+    });
     expect((await limiter.consume(minute, 1, at("2026-11-22T10:00:59Z"))).allowed).toBe(false);
     expect((await limiter.consume(minute, 1, at("2026-11-22T10:01:30Z"))).allowed).toBe(false);
   });
@@ -46,7 +50,12 @@ describe("RateLimiter", () => {
     ];
     const now = at("2026-11-30T23:59:00Z");
     for (let i = 0; i < 3; i++) expect((await limiter.consume(windows, 1, now)).allowed).toBe(true);
-    expect(await limiter.consume(windows, 1, now)).toEqual({ allowed: false, remaining: 0, resetAt: at("2026-12-01T00:00:00Z"), refusedBy: "month" });
+    expect(await limiter.consume(windows, 1, now)).toEqual({
+      allowed: false,
+      remaining: 0,
+      resetAt: at("2026-12-01T00:00:00Z"),
+      refusedBy: "month",
+    });
     expect(await limiter.usage(windows, now)).toEqual([
       { name: "minute", used: 3, limit: 100, resetAt: at("2026-12-01T00:00:00Z") },
       { name: "month", used: 3, limit: 3, resetAt: at("2026-12-01T00:00:00Z") },
@@ -62,7 +71,12 @@ describe("RateLimiter", () => {
     const now = at("2026-11-22T10:00:05Z");
     await limiter.consume([windows[1]!], 990, now);
     expect(await limiter.consume(windows, 10, now)).toEqual({ allowed: true, remaining: 0, resetAt: at("2026-12-01T00:00:00Z") });
-    expect(await limiter.consume(windows, 1, now)).toEqual({ allowed: false, remaining: 0, resetAt: at("2026-12-01T00:00:00Z"), refusedBy: "month" });
+    expect(await limiter.consume(windows, 1, now)).toEqual({
+      allowed: false,
+      remaining: 0,
+      resetAt: at("2026-12-01T00:00:00Z"),
+      refusedBy: "month",
+    });
     // The minute alone refusing still says the minute's end.
     expect(await limiter.consume(minute, 10, now)).toMatchObject({ allowed: true, remaining: 0, resetAt: at("2026-11-22T10:01:00Z") });
     expect(await limiter.consume(minute, 1, now)).toMatchObject({ allowed: false, resetAt: at("2026-11-22T10:01:00Z") });
@@ -73,7 +87,10 @@ describe("RateLimiter storage", () => {
   // What the object stores: its SQLite tables, and whether its alarm is set.
   const stored = (limiter: ReturnType<typeof rateLimiterFor>) =>
     runInDurableObject(limiter, async (_, state) => ({
-      tables: state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master").toArray().map((row) => row.name),
+      tables: state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master")
+        .toArray()
+        .map((row) => row.name),
       alarm: await state.storage.getAlarm(),
     }));
   const signIn = [
@@ -122,7 +139,11 @@ describe("CompanyQuota", () => {
     const quota = companyQuotaFor(env, "account:late");
     expect(await quota.admit([1, 2], 2, at("2026-11-22T23:59:00Z"))).toMatchObject({ allowed: true, current: 2 });
     expect(await quota.admit([3], 2, at("2026-11-23T00:00:01Z"))).toMatchObject({ allowed: true, current: 1 });
-    expect(await quota.admit([4, 5], 2, at("2026-11-22T23:59:59Z"))).toMatchObject({ allowed: false, current: 1, resetAt: at("2026-11-24T00:00:00Z") });
+    expect(await quota.admit([4, 5], 2, at("2026-11-22T23:59:59Z"))).toMatchObject({
+      allowed: false,
+      current: 1,
+      resetAt: at("2026-11-24T00:00:00Z"),
+    });
     expect(await quota.admit([4], 2, at("2026-11-22T23:59:59Z"))).toMatchObject({ allowed: true, current: 2 });
     expect(await quota.history([at("2026-11-22T00:00:00Z"), at("2026-11-23T00:00:00Z")])).toEqual([2, 2]);
   });

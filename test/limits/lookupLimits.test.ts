@@ -1,13 +1,26 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { VerifiedKey } from "../../src/keys/verify";
-import { accountMonthWindow, consumeLookup, keyMinuteWindow, LEASE_SIZE, lookupUsage, MONTH_SPENT_MEMORY_MS, shareOf } from "../../src/limits/lookupLimits";
+import {
+  accountMonthWindow,
+  consumeLookup,
+  keyMinuteWindow,
+  LEASE_SIZE,
+  lookupUsage,
+  MONTH_SPENT_MEMORY_MS,
+  shareOf,
+} from "../../src/limits/lookupLimits";
 import type { RateLimiter } from "../../src/limits/rateLimiter";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { brokenObjects } from "../faults/bindings";
 
 // Each key of its own account unless told: the month is the account's.
-const key = (id: string, perMinuteOverride: number | null, plan: VerifiedKey["plan"] = "free", accountId = `account-${id}`): VerifiedKey => ({
+const key = (
+  id: string,
+  perMinuteOverride: number | null,
+  plan: VerifiedKey["plan"] = "free",
+  accountId = `account-${id}`,
+): VerifiedKey => ({
   id,
   accountId,
   type: "publishable",
@@ -26,7 +39,12 @@ describe("lookup limits", () => {
   });
 
   it("split a limit into shares that differ by at most one and add up to it", () => {
-    for (const [limit, count] of [[10, 3], [100_000, 9], [7, 7], [5, 1]] as const) {
+    for (const [limit, count] of [
+      [10, 3],
+      [100_000, 9],
+      [7, 7],
+      [5, 1],
+    ] as const) {
       const shares = Array.from({ length: count }, (_, i) => shareOf(limit, i, count));
       expect(shares.reduce((a, b) => a + b, 0)).toBe(limit);
       expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
@@ -36,7 +54,9 @@ describe("lookup limits", () => {
   it("admit exactly the limit across shards under concurrency", async () => {
     const now = Date.parse("2026-11-22T10:00:10Z");
     // Capacity 4 a shard: a limit of 10 spreads over three objects (4 + 3 + 3).
-    const decisions = await Promise.all(Array.from({ length: 30 }, () => consumeLookup(env, key("sharded", 10), { now, shardCapacity: 4 })));
+    const decisions = await Promise.all(
+      Array.from({ length: 30 }, () => consumeLookup(env, key("sharded", 10), { now, shardCapacity: 4 })),
+    );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     expect(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0)).toBe(true);
   });
@@ -124,7 +144,10 @@ describe("leases", () => {
     expect(unspent).toBeGreaterThan(0);
     // Other isolates spend every request the month has left.
     const minute2 = Date.parse("2026-11-22T11:11:05Z");
-    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 10 - unspent, minute2)).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 10 - unspent, minute2))
+        .allowed,
+    ).toBe(true);
     // This isolate's rest was never served: it goes back, and is what the next requests get.
     for (let i = 0; i < unspent; i++) expect((await consumeLookup(env, k, { now: minute2 })).allowed, `request ${i}`).toBe(true);
     expect((await consumeLookup(env, k, { now: minute2 })).allowed).toBe(false);
@@ -138,7 +161,16 @@ describe("leases", () => {
     for (let i = 0; i < 27; i++) expect((await consumeLookup(env, k, { now: before })).allowed).toBe(true);
     // Another isolate begins 15:01 at the key's limiter; then this isolate's next request, stamped
     // 15:00:59.990, leases a batch of 54, which the limiter counts in 15:01.
-    expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 1, Date.parse("2026-11-22T15:01:00.010Z"), "lookup")).allowed).toBe(true);
+    expect(
+      (
+        await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume(
+          [keyMinuteWindow(k)],
+          1,
+          Date.parse("2026-11-22T15:01:00.010Z"),
+          "lookup",
+        )
+      ).allowed,
+    ).toBe(true);
     expect((await consumeLookup(env, k, { now: Date.parse("2026-11-22T15:00:59.990Z") })).allowed).toBe(true);
     const now = Date.parse("2026-11-22T15:01:30Z");
     expect(await lookupUsage(env, k, now)).toMatchObject({ minute: { used: 2 }, month: { used: 28 } });
@@ -153,8 +185,20 @@ describe("leases", () => {
     const before = Date.parse("2026-11-22T15:10:30Z");
     for (let i = 0; i < 27; i++) expect((await consumeLookup(env, k, { now: before })).allowed).toBe(true);
     // Other keys of the account leave one request in the month.
-    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 27 - 1, before)).allowed).toBe(true);
-    expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 1, Date.parse("2026-11-22T15:11:00.010Z"), "lookup")).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 27 - 1, before))
+        .allowed,
+    ).toBe(true);
+    expect(
+      (
+        await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume(
+          [keyMinuteWindow(k)],
+          1,
+          Date.parse("2026-11-22T15:11:00.010Z"),
+          "lookup",
+        )
+      ).allowed,
+    ).toBe(true);
     // The key's limiter counts 54 in 15:11, the month grants one: 53 go back to 15:11.
     expect((await consumeLookup(env, k, { now: Date.parse("2026-11-22T15:10:59.990Z") })).allowed).toBe(true);
     expect((await lookupUsage(env, k, Date.parse("2026-11-22T15:11:30Z"))).minute.used).toBe(2);
@@ -169,7 +213,10 @@ describe("leases", () => {
 });
 
 /** The environment, with the key's (one) limiter object giving requests back as `release` does; every other call as it is. */
-function keyReleasing(k: VerifiedKey, release: (stub: DurableObjectStub<RateLimiter>, args: Parameters<RateLimiter["release"]>) => Promise<void>): Env {
+function keyReleasing(
+  k: VerifiedKey,
+  release: (stub: DurableObjectStub<RateLimiter>, args: Parameters<RateLimiter["release"]>) => Promise<void>,
+): Env {
   const shard = env.RATE_LIMITER.idFromName(limiterNames.keyShard(k.id, 0, 1));
   return {
     ...env,
@@ -189,14 +236,22 @@ function keyReleasing(k: VerifiedKey, release: (stub: DurableObjectStub<RateLimi
 }
 
 describe("the monthly quota", () => {
-  const month = (accountId: string, now: number) => rateLimiterFor(env, limiterNames.lookups(accountId)).usage([accountMonthWindow("free")], now).then((w) => w[0]!.used);
-  const minute = (k: VerifiedKey, now: number) => rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).usage([keyMinuteWindow(k)], now).then((w) => w[0]!.used);
+  const month = (accountId: string, now: number) =>
+    rateLimiterFor(env, limiterNames.lookups(accountId))
+      .usage([accountMonthWindow("free")], now)
+      .then((w) => w[0]!.used);
+  const minute = (k: VerifiedKey, now: number) =>
+    rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1))
+      .usage([keyMinuteWindow(k)], now)
+      .then((w) => w[0]!.used);
 
   it("is the account's: every key draws on one month, and a new key starts no month of its own", async () => {
     const now = Date.parse("2026-11-22T12:30:05Z");
     const [first, second] = [key("shared-a", null, "free", "shared"), key("shared-b", null, "free", "shared")];
     // Other keys of the account have spent all but three of the month.
-    expect((await rateLimiterFor(env, limiterNames.lookups("shared")).consume([accountMonthWindow("free")], 500_000 - 3, now)).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups("shared")).consume([accountMonthWindow("free")], 500_000 - 3, now)).allowed,
+    ).toBe(true);
     expect((await consumeLookup(env, first, { now })).allowed).toBe(true);
     expect((await consumeLookup(env, first, { now })).allowed).toBe(true);
     // A key created now is no way round it.
@@ -220,7 +275,10 @@ describe("the monthly quota", () => {
     expect(unspent).toBeGreaterThan(0);
     // Other isolates spend every request the month has left.
     const minute2 = Date.parse("2026-11-22T12:51:05Z");
-    expect((await rateLimiterFor(env, limiterNames.lookups("rests")).consume([accountMonthWindow("free")], 500_000 - 10 - unspent, minute2)).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups("rests")).consume([accountMonthWindow("free")], 500_000 - 10 - unspent, minute2))
+        .allowed,
+    ).toBe(true);
     // The busy key's rest was never served: the other key gets it.
     for (let i = 0; i < unspent; i++) expect((await consumeLookup(env, other, { now: minute2 })).allowed, `request ${i}`).toBe(true);
     expect((await consumeLookup(env, other, { now: minute2 })).allowed).toBe(false);
@@ -242,18 +300,32 @@ describe("the monthly quota", () => {
   it("forgets a spent month when the next one begins, though refused less than a second before it", async () => {
     const k = key("month-end", null);
     const lastMoment = Date.parse("2026-11-30T23:59:59.500Z");
-    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000, lastMoment)).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000, lastMoment)).allowed,
+    ).toBe(true);
     expect(await consumeLookup(env, k, { now: lastMoment })).toMatchObject({ allowed: false, resetAt: Date.parse("2026-12-01T00:00:00Z") });
-    expect(await consumeLookup(env, k, { now: Date.parse("2026-12-01T00:00:00.300Z") })).toMatchObject({ allowed: true, resetAt: Date.parse("2026-12-01T00:01:00Z") });
+    expect(await consumeLookup(env, k, { now: Date.parse("2026-12-01T00:00:00.300Z") })).toMatchObject({
+      allowed: true,
+      resetAt: Date.parse("2026-12-01T00:01:00Z"),
+    });
   });
 
   it("says the month's end when the key's minute and the account's month run out together", async () => {
     const k = key("together", 5);
     const now = Date.parse("2026-11-22T13:10:05Z");
-    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 5, now)).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 5, now)).allowed,
+    ).toBe(true);
     const decisions = [];
     for (let i = 0; i < 6; i++) decisions.push(await consumeLookup(env, k, { now }));
-    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([[true, 4], [true, 3], [true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 4],
+      [true, 3],
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
     expect(decisions.at(-2)!.resetAt).toBe(Date.parse("2026-12-01T00:00:00Z"));
   });
 
@@ -262,8 +334,19 @@ describe("the monthly quota", () => {
     const minute1 = Date.parse("2026-11-22T13:20:05Z");
     for (let i = 0; i < 10; i++) await consumeLookup(env, busy, { now: minute1 });
     const minute2 = Date.parse("2026-11-22T13:21:05Z");
-    expect((await rateLimiterFor(env, limiterNames.lookups("unreachable")).consume([accountMonthWindow("free")], 500_000 - (await month("unreachable", minute1)), minute2)).allowed).toBe(true);
-    const busyBroken = { ...env, RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails", (name) => name === limiterNames.keyShard(busy.id, 0, 1)) };
+    expect(
+      (
+        await rateLimiterFor(env, limiterNames.lookups("unreachable")).consume(
+          [accountMonthWindow("free")],
+          500_000 - (await month("unreachable", minute1)),
+          minute2,
+        )
+      ).allowed,
+    ).toBe(true);
+    const busyBroken = {
+      ...env,
+      RATE_LIMITER: brokenObjects(env.RATE_LIMITER, "fails", (name) => name === limiterNames.keyShard(busy.id, 0, 1)),
+    };
     // The month takes the busy key's rest back, though the busy key's own object does not answer.
     expect((await consumeLookup(busyBroken, other, { now: minute2 })).allowed).toBe(true);
   });
@@ -272,7 +355,9 @@ describe("the monthly quota", () => {
     const k = key("surplus", null);
     const now = Date.parse("2026-11-22T13:30:05Z");
     // A hundred left in the month: the month grants one at a time, the key two.
-    expect((await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 100, now)).allowed).toBe(true);
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups(k.accountId)).consume([accountMonthWindow("free")], 500_000 - 100, now)).allowed,
+    ).toBe(true);
     const releaseFails = keyReleasing(k, () => Promise.reject(new Error("release failed")));
     expect((await consumeLookup(releaseFails, k, { now })).allowed).toBe(true);
     expect((await consumeLookup(releaseFails, k, { now })).allowed).toBe(true);
@@ -285,7 +370,15 @@ describe("the monthly quota", () => {
     for (let i = 0; i < 10; i++) await consumeLookup(env, other, { now: minute1 });
     const minute2 = Date.parse("2026-11-22T13:41:05Z");
     // The month is spent, but for the other key's rest; this key has served two of its three this minute.
-    expect((await rateLimiterFor(env, limiterNames.lookups("slow")).consume([accountMonthWindow("free")], 500_000 - (await month("slow", minute1)), minute2)).allowed).toBe(true);
+    expect(
+      (
+        await rateLimiterFor(env, limiterNames.lookups("slow")).consume(
+          [accountMonthWindow("free")],
+          500_000 - (await month("slow", minute1)),
+          minute2,
+        )
+      ).allowed,
+    ).toBe(true);
     expect((await rateLimiterFor(env, limiterNames.keyShard(k.id, 0, 1)).consume([keyMinuteWindow(k)], 2, minute2)).allowed).toBe(true);
     // The key's object takes its time to take a request back.
     const slowRelease = keyReleasing(k, async (stub, args) => {
@@ -304,8 +397,13 @@ describe("the monthly quota", () => {
     const last = await consumeLookup(env, second, { now, leaseSize: 1 });
     // Free: 600 a minute per key, 500,000 a month for the account.
     expect(last.remaining).toBe(599);
-    expect(await lookupUsage(env, second, now)).toMatchObject({ minute: { used: 1, limit: 600 }, month: { used: 4, limit: 500_000, resetsAt: "2026-12-01T00:00:00.000Z" } });
-    expect((await rateLimiterFor(env, limiterNames.lookups("reported")).consume([accountMonthWindow("free")], 500_000 - 4 - 10, now)).allowed).toBe(true);
+    expect(await lookupUsage(env, second, now)).toMatchObject({
+      minute: { used: 1, limit: 600 },
+      month: { used: 4, limit: 500_000, resetsAt: "2026-12-01T00:00:00.000Z" },
+    });
+    expect(
+      (await rateLimiterFor(env, limiterNames.lookups("reported")).consume([accountMonthWindow("free")], 500_000 - 4 - 10, now)).allowed,
+    ).toBe(true);
     expect((await consumeLookup(env, second, { now, leaseSize: 1 })).remaining).toBe(9);
   });
 });

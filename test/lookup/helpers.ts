@@ -16,11 +16,17 @@ export async function freshCompany(
   const n = ++companies;
   const domain = `acme-${n}-${crypto.randomUUID().slice(0, 8)}.com`;
   const name = overrides.name ?? `Acme ${n} ${domain.slice(-12, -4)}`;
-  const written = await addCompany({ name, domains: [domain], ticker: overrides.ticker, brandColor: overrides.brandColor }, overrides.image ?? darkLogo40x20());
+  const written = await addCompany(
+    { name, domains: [domain], ticker: overrides.ticker, brandColor: overrides.brandColor },
+    overrides.image ?? darkLogo40x20(),
+  );
   return { domain, name, ...written };
 }
 
-export async function freshKey(options: Parameters<typeof addKey>[1] = { type: "publishable" }, plan: Parameters<typeof addAccount>[0] = "free") {
+export async function freshKey(
+  options: Parameters<typeof addKey>[1] = { type: "publishable" },
+  plan: Parameters<typeof addAccount>[0] = "free",
+) {
   const account = await addAccount(plan);
   return addKey(account.id, options);
 }

@@ -18,13 +18,21 @@ async function expectText(response: Response, status: number, message: string | 
 }
 
 describe("400 Invalid domain format", () => {
-  it.each(["localhost", "127.0.0.1", "github.com:443", "github.com/about", "a..com", "-x.com", "co.uk", "example.invalidtld", `${"a".repeat(64)}.com`, "%20"])(
-    "%s",
-    async (domain) => {
-      const token = await freshKey();
-      await expectText(await get(`/${domain}?token=${token}`), 400, "Invalid domain format");
-    },
-  );
+  it.each([
+    "localhost",
+    "127.0.0.1",
+    "github.com:443",
+    "github.com/about",
+    "a..com",
+    "-x.com",
+    "co.uk",
+    "example.invalidtld",
+    `${"a".repeat(64)}.com`,
+    "%20",
+  ])("%s", async (domain) => {
+    const token = await freshKey();
+    await expectText(await get(`/${domain}?token=${token}`), 400, "Invalid domain format");
+  });
 });
 
 describe("400 naming the parameter", () => {
@@ -52,7 +60,11 @@ describe("400 naming the parameter", () => {
   it("allows secret keys up to 1,200 px, not beyond", async () => {
     const { domain } = await freshCompany();
     const secret = await freshKey({ type: "secret" });
-    await expectText(await get(`/${domain}?size=1201`, { headers: { Authorization: `Bearer ${secret}` } }), 400, /^Invalid size: .* 1 to 1200$/);
+    await expectText(
+      await get(`/${domain}?size=1201`, { headers: { Authorization: `Bearer ${secret}` } }),
+      400,
+      /^Invalid size: .* 1 to 1200$/,
+    );
   });
 
   it("does not count refused parameters against the key", async () => {
@@ -202,7 +214,6 @@ describe("misconfigured vars beyond the lookup", () => {
       const landing = await fetchWith(vars, `${BASE}/`, { headers: { Accept: "text/html" } });
       expect(landing.status).toBe(500);
       expect(await landing.text()).toBe("Service misconfigured");
-
     } finally {
       console.error = original;
     }

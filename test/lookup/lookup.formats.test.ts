@@ -53,8 +53,15 @@ describe("format", () => {
   it("jpg is flattened onto the theme's page: white by default, #121212 with theme=dark", async () => {
     const { domain } = await freshCompany({ image: transparentLogo40x20() });
     const token = await freshKey();
-    for (const [theme, page] of [["", 255], ["&theme=light", 255], ["&theme=dark", 0x12]] as const) {
-      for (const response of [await bytesMode(`/${domain}?token=${token}&size=40&format=jpg${theme}`), await follow(await get(`/${domain}?token=${token}&size=40&format=jpg${theme}`))]) {
+    for (const [theme, page] of [
+      ["", 255],
+      ["&theme=light", 255],
+      ["&theme=dark", 0x12],
+    ] as const) {
+      for (const response of [
+        await bytesMode(`/${domain}?token=${token}&size=40&format=jpg${theme}`),
+        await follow(await get(`/${domain}?token=${token}&size=40&format=jpg${theme}`)),
+      ]) {
         const image = await pixelsOf(new Uint8Array(await response.arrayBuffer()));
         const corner = [...image.data.slice(0, 3)];
         const centre = [...image.data.slice((10 * 40 + 20) * image.channels, (10 * 40 + 20) * image.channels + 3)];
@@ -85,7 +92,11 @@ describe("format", () => {
     const raster = await freshCompany();
     const vector = await freshCompany({ image: vectorLogo40x20() });
     const token = await freshKey();
-    for (const path of [`/${raster.domain}?token=${token}&format=svg`, `/${vector.domain}?token=${token}&format=svg&theme=dark`, `/${vector.domain}?token=${token}&format=svg&greyscale=1`]) {
+    for (const path of [
+      `/${raster.domain}?token=${token}&format=svg`,
+      `/${vector.domain}?token=${token}&format=svg&theme=dark`,
+      `/${vector.domain}?token=${token}&format=svg&greyscale=1`,
+    ]) {
       const direct = await bytesMode(path);
       const redirect = await get(path);
       expect(redirect.headers.get("x-logo-format"), path).toBe("png");
@@ -100,10 +111,17 @@ describe("format", () => {
   it("goes into the CDN's image-resizing path", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
-    const cdn = (query: string) => fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${domain}?token=${token}${query}`, { redirect: "manual" });
-    expect((await cdn("&size=16&format=webp&dpr=2")).headers.get("location")).toMatch(/\/cdn-cgi\/image\/width=32,fit=contain,format=webp\/logos\//);
-    expect((await cdn("&size=16&format=avif")).headers.get("location")).toMatch(/\/cdn-cgi\/image\/width=16,fit=contain,format=avif\/logos\//);
-    expect((await cdn("&size=16&format=jpg&theme=dark")).headers.get("location")).toMatch(/\/cdn-cgi\/image\/width=16,fit=contain,format=jpeg,background=%23121212\/logos\/.*\.v1\.dark\.png$/);
+    const cdn = (query: string) =>
+      fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${domain}?token=${token}${query}`, { redirect: "manual" });
+    expect((await cdn("&size=16&format=webp&dpr=2")).headers.get("location")).toMatch(
+      /\/cdn-cgi\/image\/width=32,fit=contain,format=webp\/logos\//,
+    );
+    expect((await cdn("&size=16&format=avif")).headers.get("location")).toMatch(
+      /\/cdn-cgi\/image\/width=16,fit=contain,format=avif\/logos\//,
+    );
+    expect((await cdn("&size=16&format=jpg&theme=dark")).headers.get("location")).toMatch(
+      /\/cdn-cgi\/image\/width=16,fit=contain,format=jpeg,background=%23121212\/logos\/.*\.v1\.dark\.png$/,
+    );
   });
 });
 
@@ -119,7 +137,10 @@ describe("dpr and retina", () => {
   ])("%s gives %i px, in bytes mode and by redirect", async (query, width) => {
     const { domain } = await freshCompany();
     const token = await freshKey();
-    for (const response of [await bytesMode(`/${domain}?token=${token}${query}`), await follow(await get(`/${domain}?token=${token}${query}`))]) {
+    for (const response of [
+      await bytesMode(`/${domain}?token=${token}${query}`),
+      await follow(await get(`/${domain}?token=${token}${query}`)),
+    ]) {
       expect(response.status, query).toBe(200);
       expect(await infoOf(new Uint8Array(await response.arrayBuffer())), query).toMatchObject({ width });
     }
@@ -142,7 +163,10 @@ describe("an AVIF Cloudflare does not make", () => {
   it("is answered as what was made, by the lookup's bytes and by the asset route", async () => {
     const { domain, logoId } = await freshCompany();
     const token = await freshKey();
-    const bytes = await fetchWith({ LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvifImages }, `${BASE}/${domain}?token=${token}&size=24&format=avif`);
+    const bytes = await fetchWith(
+      { LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvifImages },
+      `${BASE}/${domain}?token=${token}&size=24&format=avif`,
+    );
     const location = (await get(`/${domain}?token=${token}&size=24&format=avif`)).headers.get("location")!;
     const asset = await fetchWith({ IMAGES: webpForAvifImages }, new URL(location, BASE).href);
     for (const response of [bytes, asset]) {
@@ -151,12 +175,19 @@ describe("an AVIF Cloudflare does not make", () => {
       expect(magic(new Uint8Array(await response.arrayBuffer()))).toBe("webp");
     }
     // A HEAD says what a GET sends.
-    const head = await fetchWith({ LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvifImages }, `${BASE}/${domain}?token=${token}&size=24&format=avif`, { method: "HEAD" });
+    const head = await fetchWith(
+      { LOOKUP_RESPONSE: "bytes", IMAGES: webpForAvifImages },
+      `${BASE}/${domain}?token=${token}&size=24&format=avif`,
+      { method: "HEAD" },
+    );
     expect(head.headers.get("content-type")).toBe("image/webp");
     // Not the asset's for good: cached an hour, no ETag, and the next request makes the AVIF.
     expect(asset.headers.get("cache-control")).toBe("public, max-age=3600");
     expect(asset.headers.get("etag")).toBeNull();
-    for (const again of [await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=24&format=avif`), await fetchWith({}, new URL(location, BASE).href)]) {
+    for (const again of [
+      await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=24&format=avif`),
+      await fetchWith({}, new URL(location, BASE).href),
+    ]) {
       expect(again.headers.get("content-type")).toBe("image/avif");
       expect(magic(new Uint8Array(await again.arrayBuffer()))).toBe("avif");
     }
@@ -180,8 +211,22 @@ describe("every option is its own answer", () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
     const seen = new Map<string, string>();
-    for (const query of ["", "&format=webp", "&dpr=2", "&format=webp&dpr=2", "&greyscale=1", "&theme=dark", "&format=jpg", "&format=jpg&theme=dark", "", "&format=webp"]) {
-      for (const [mode, response] of [["bytes", await bytesMode(`/${domain}?token=${token}&size=20${query}`)], ["redirect", await follow(await get(`/${domain}?token=${token}&size=20${query}`))]] as const) {
+    for (const query of [
+      "",
+      "&format=webp",
+      "&dpr=2",
+      "&format=webp&dpr=2",
+      "&greyscale=1",
+      "&theme=dark",
+      "&format=jpg",
+      "&format=jpg&theme=dark",
+      "",
+      "&format=webp",
+    ]) {
+      for (const [mode, response] of [
+        ["bytes", await bytesMode(`/${domain}?token=${token}&size=20${query}`)],
+        ["redirect", await follow(await get(`/${domain}?token=${token}&size=20${query}`))],
+      ] as const) {
         expect(response.headers.get("vary"), query).toBeNull();
         const body = [...new Uint8Array(await response.arrayBuffer())].join(",");
         const id = `${mode}${query}`;

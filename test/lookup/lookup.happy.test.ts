@@ -45,7 +45,11 @@ describe("GET /{domain}: redirect (the default)", () => {
   it("leads, when followed, to the real PNG at the requested width with the aspect kept", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
-    for (const [size, height] of [[128, 64], [20, 10], [800, 400]] as const) {
+    for (const [size, height] of [
+      [128, 64],
+      [20, 10],
+      [800, 400],
+    ] as const) {
       const redirect = await get(`/${domain}?token=${token}&size=${size}`);
       const image = await get(redirect.headers.get("location")!);
       expect(image.status).toBe(200);
@@ -80,9 +84,13 @@ describe("GET /{domain}: redirect (the default)", () => {
   it("points at the CDN's image-resizing path when a CDN is configured", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
-    const response = await fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${domain}?token=${token}&size=64`, { redirect: "manual" });
+    const response = await fetchWith({ CDN_URL: "https://cdn.example.com" }, `${BASE}/${domain}?token=${token}&size=64`, {
+      redirect: "manual",
+    });
     expect(response.headers.get("location")).toMatch(
-      new RegExp(`^https://cdn\\.example\\.com/cdn-cgi/image/width=64,fit=contain,format=png/logos/${domain.replaceAll(".", "\\.")}/icon\\.test\\.[0-9a-f]{16}\\.png$`),
+      new RegExp(
+        `^https://cdn\\.example\\.com/cdn-cgi/image/width=64,fit=contain,format=png/logos/${domain.replaceAll(".", "\\.")}/icon\\.test\\.[0-9a-f]{16}\\.png$`,
+      ),
     );
   });
 
@@ -117,7 +125,15 @@ describe("GET /{domain}: bytes", () => {
 
   it("never makes a very tall logo taller than 3,200 px: the width gives way", async () => {
     const png = encode({ width: 2, height: 400, data: new Uint8Array(2 * 400 * 4).fill(255), channels: 4, depth: 8 });
-    const tall = { ...darkLogo40x20(), original: png, files: { master: png, grey: png }, renditions: { ...darkLogo40x20().renditions, dark: false }, width: 2, height: 400, contentHash: "7a12".padEnd(64, "4") };
+    const tall = {
+      ...darkLogo40x20(),
+      original: png,
+      files: { master: png, grey: png },
+      renditions: { ...darkLogo40x20().renditions, dark: false },
+      width: 2,
+      height: 400,
+      contentHash: "7a12".padEnd(64, "4"),
+    };
     const { domain } = await freshCompany({ image: tall });
     const token = await freshKey();
     const response = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}&size=800`);
@@ -137,7 +153,11 @@ describe("GET /{domain}: bytes", () => {
 
 describe("lookup by ticker and by name", () => {
   it("finds the company by ticker, with or without exchange", async () => {
-    const symbol = `T${crypto.randomUUID().slice(0, 5).toUpperCase().replace(/[^A-Z0-9]/g, "X")}`;
+    const symbol = `T${crypto
+      .randomUUID()
+      .slice(0, 5)
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, "X")}`;
     await freshCompany({ ticker: { symbol, exchange: "NYSE" } });
     const token = await freshKey();
     expect((await get(`/ticker/${symbol.toLowerCase()}?token=${token}`)).status).toBe(302);
@@ -180,7 +200,11 @@ describe("the secret-key path (server SDK)", () => {
     const secret = await freshKey({ type: "secret" });
     const response = await get(`/${domain}?size=1200`, { headers: { Authorization: `Bearer ${secret}` } });
     expect(response.status).toBe(200);
-    expect(Object.fromEntries([...response.headers].filter(([k]) => k.startsWith("x-logo") || k.startsWith("x-company") || k.startsWith("x-source")))).toEqual({
+    expect(
+      Object.fromEntries(
+        [...response.headers].filter(([k]) => k.startsWith("x-logo") || k.startsWith("x-company") || k.startsWith("x-source")),
+      ),
+    ).toEqual({
       "x-logo-id": String(logoId),
       "x-company-id": String(companyId),
       "x-company-name": encodeURIComponent(name),
@@ -212,14 +236,22 @@ describe("caching", () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
     const answers = [];
-    for (let i = 0; i < 4; i++) answers.push(await get(`/${domain}?token=${token}&size=64`, { headers: { Origin: "https://anyone.example" } }));
+    for (let i = 0; i < 4; i++)
+      answers.push(await get(`/${domain}?token=${token}&size=64`, { headers: { Origin: "https://anyone.example" } }));
     const [first, ...repeats] = answers.map((response) => ({ status: response.status, headers: Object.fromEntries(response.headers) }));
     expect(first).toMatchObject({
       status: 302,
-      headers: { "access-control-allow-origin": "*", "cache-control": "public, max-age=86400", "x-logo-source": "catalogue", "x-ratelimit-remaining": "599" },
+      headers: {
+        "access-control-allow-origin": "*",
+        "cache-control": "public, max-age=86400",
+        "x-logo-source": "catalogue",
+        "x-ratelimit-remaining": "599",
+      },
     });
     expect(Number(first!.headers["x-ratelimit-reset"]) * 1000).toBeGreaterThan(Date.now());
-    repeats.forEach((repeat, i) => expect(repeat).toEqual({ ...first, headers: { ...first!.headers, "x-ratelimit-remaining": String(598 - i) } }));
+    repeats.forEach((repeat, i) => {
+      expect(repeat).toEqual({ ...first, headers: { ...first!.headers, "x-ratelimit-remaining": String(598 - i) } });
+    });
   });
 
   it("answers each repeated URL with its own logo and width, however the URLs interleave", async () => {

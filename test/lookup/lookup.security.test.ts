@@ -9,7 +9,10 @@ describe("keys with allowed origins", () => {
   it("serve a matching Origin or Referer and reflect it in CORS", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey({ type: "publishable", allowedOrigins: ["https://shop.example.com"] });
-    const asked: Record<string, string>[] = [{ Origin: "https://shop.example.com" }, { Referer: "https://shop.example.com/products/1?x=y" }];
+    const asked: Record<string, string>[] = [
+      { Origin: "https://shop.example.com" },
+      { Referer: "https://shop.example.com/products/1?x=y" },
+    ];
     for (const headers of asked) {
       const response = await get(`/${domain}?token=${token}`, headers);
       expect(response.status).toBe(302);
@@ -35,7 +38,11 @@ describe("keys with allowed origins", () => {
 
   it("answer preflight for allowed origins only", async () => {
     const token = await freshKey({ type: "publishable", allowedOrigins: ["https://shop.example.com"] });
-    const allowed = await get(`/github.com?token=${token}`, { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" }, "OPTIONS");
+    const allowed = await get(
+      `/github.com?token=${token}`,
+      { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" },
+      "OPTIONS",
+    );
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
     expect(allowed.headers.get("access-control-allow-methods")).toBe("GET, HEAD, OPTIONS");
@@ -88,7 +95,11 @@ describe("a page's script", () => {
   it("gets 405, not 404, for another method on a lookup or asset URL", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
-    for (const [path, method] of [[`/${domain}?token=${token}`, "POST"], [`/${domain}?token=${token}`, "DELETE"], ["/assets/bm90LWEta2V5", "PUT"]] as const) {
+    for (const [path, method] of [
+      [`/${domain}?token=${token}`, "POST"],
+      [`/${domain}?token=${token}`, "DELETE"],
+      ["/assets/bm90LWEta2V5", "PUT"],
+    ] as const) {
       const response = await get(path, page, method);
       expect(response.status, `${method} ${path}`).toBe(405);
       expect(await response.text()).toBe("Method not allowed");
@@ -150,7 +161,10 @@ describe("hardening", () => {
   it("row 4: a forged Host never reaches a Location, which is relative without a public base URL", async () => {
     const { domain } = await freshCompany();
     const token = await freshKey();
-    const response = await exports.default.fetch(`http://evil.example/${domain}?token=${token}`, { redirect: "manual", headers: { Host: "evil.example" } });
+    const response = await exports.default.fetch(`http://evil.example/${domain}?token=${token}`, {
+      redirect: "manual",
+      headers: { Host: "evil.example" },
+    });
     expect(response.status).toBe(302);
     const location = response.headers.get("location")!;
     expect(location).toMatch(/^\/assets\//);
@@ -163,7 +177,9 @@ describe("hardening", () => {
     const byReferer = await get(`/${domain}?token=${restricted}`, { Referer: "https://shop.example.com/page" });
     expect(byReferer.status).toBe(302);
     expect(byReferer.headers.get("vary")).toBe("Origin, Referer");
-    expect((await get(`/${domain}?token=${restricted}`, { Referer: "https://other.example/page" })).headers.get("vary")).toBe("Origin, Referer");
+    expect((await get(`/${domain}?token=${restricted}`, { Referer: "https://other.example/page" })).headers.get("vary")).toBe(
+      "Origin, Referer",
+    );
 
     const attribution = await freshKey({ type: "publishable", requireAttribution: true });
     const served = await get(`/${domain}?token=${attribution}`, { Referer: "https://blog.example/post" });
@@ -201,10 +217,16 @@ describe("hardening", () => {
     expect(response.status).toBe(401);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(await response.text()).toContain("Secret keys (sk_…) must not be sent in URLs");
-    const preflight = await exports.default.fetch(`${BASE}${path(sk)}?token=${pk}`, { method: "OPTIONS", headers: { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" } });
+    const preflight = await exports.default.fetch(`${BASE}${path(sk)}?token=${pk}`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" },
+    });
     expect(preflight.status).toBe(401);
     // As a query: the preflight of a request that will be refused is refused.
-    const queried = await exports.default.fetch(`${BASE}/github.com?token=${sk}`, { method: "OPTIONS", headers: { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" } });
+    const queried = await exports.default.fetch(`${BASE}/github.com?token=${sk}`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://shop.example.com", "Access-Control-Request-Method": "GET" },
+    });
     expect(queried.status).toBe(401);
   });
 

@@ -39,9 +39,15 @@ export async function connect(token: string, options: { toolset?: "three"; era?:
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
     // With other bindings than the runtime's, as a deployment's would behave otherwise.
-    fetch: (input, init) => (options.env ? fetchWith(options.env, String(input instanceof Request ? input.url : input), init) : exports.default.fetch(new Request(input, init))),
+    fetch: (input, init) =>
+      options.env
+        ? fetchWith(options.env, String(input instanceof Request ? input.url : input), init)
+        : exports.default.fetch(new Request(input, init)),
   });
-  const client = new Client({ name: "logo-tests", version: "1.0.0" }, { versionNegotiation: { mode: options.era === "2026" ? "auto" : "legacy" } });
+  const client = new Client(
+    { name: "logo-tests", version: "1.0.0" },
+    { versionNegotiation: { mode: options.era === "2026" ? "auto" : "legacy" } },
+  );
   await client.connect(transport);
   return client;
 }
@@ -76,7 +82,15 @@ let companies = 0;
 export async function company(
   name: string,
   domains: string[],
-  options: { full?: boolean; icon?: boolean; ticker?: string; aliases?: string[]; prominence?: number; brandColor?: string; image?: PreparedImage } = {},
+  options: {
+    full?: boolean;
+    icon?: boolean;
+    ticker?: string;
+    aliases?: string[];
+    prominence?: number;
+    brandColor?: string;
+    image?: PreparedImage;
+  } = {},
 ) {
   const base = {
     name,

@@ -119,7 +119,10 @@ describe("/mcp: limits", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
     const refused = responses.find((r) => r.status === 429)!;
-    expect(await refused.json()).toEqual({ error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.", code: "rate_limited" });
+    expect(await refused.json()).toEqual({
+      error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.",
+      code: "rate_limited",
+    });
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
@@ -131,7 +134,10 @@ describe("/mcp: limits", () => {
     expect((await callMcp(token, undefined, "/mcp?toolset=three")).status).toBe(200);
     const refused = await callMcp(token, undefined, "/mcp?toolset=three");
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: "Daily limit of 20 requests exceeded. Upgrade your plan for higher limits.", code: "rate_limited" });
+    expect(await refused.json()).toEqual({
+      error: "Daily limit of 20 requests exceeded. Upgrade your plan for higher limits.",
+      code: "rate_limited",
+    });
     // The seven-tool form still has its larger cap left on the same day's count.
     expect((await callMcp(token)).status).toBe(200);
   });
@@ -140,19 +146,23 @@ describe("/mcp: limits", () => {
     ["launch", 1_000],
     ["growth", 10_000],
     ["enterprise", 100_000],
-  ] as const)("%s: call %i of the minute passes, the next gets 429 with Retry-After: 60", async (plan, perMinute) => {
-    const { account, token } = await signedIn(plan);
-    expect(planLimits[plan].mcp.perMinute).toBe(perMinute);
-    // The calls must fall in the minute that was spent.
-    await withinOneMinute(5_000);
-    await spend(account.id, plan, "seven", perMinute - 1);
-    expect((await callMcp(token)).status).toBe(200);
-    const refused = await callMcp(token);
-    expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
-    expect(refused.headers.get("retry-after")).toBe("60");
-    // Up to 5 s of waiting for the next minute, and a busy machine.
-  }, 30_000);
+  ] as const)(
+    "%s: call %i of the minute passes, the next gets 429 with Retry-After: 60",
+    async (plan, perMinute) => {
+      const { account, token } = await signedIn(plan);
+      expect(planLimits[plan].mcp.perMinute).toBe(perMinute);
+      // The calls must fall in the minute that was spent.
+      await withinOneMinute(5_000);
+      await spend(account.id, plan, "seven", perMinute - 1);
+      expect((await callMcp(token)).status).toBe(200);
+      const refused = await callMcp(token);
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
+      expect(refused.headers.get("retry-after")).toBe("60");
+      // Up to 5 s of waiting for the next minute, and a busy machine.
+    },
+    30_000,
+  );
 
   it("Free's daily count resets at midnight UTC", async () => {
     const { account } = await mcpAccount("free").then((a) => ({ account: a }));
@@ -168,8 +178,14 @@ describe("/mcp: limits", () => {
 describe("/mcp: batches", () => {
   const batchOf = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }));
   const notifications = (n: number) => Array.from({ length: n }, () => ({ jsonrpc: "2.0", method: "notifications/initialized" }));
-  const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
-  const used = async (accountId: string, plan: "free" | "launch") => (await rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows(plan, "seven")))[0]!.used;
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  };
+  const used = async (accountId: string, plan: "free" | "launch") =>
+    (await rateLimiterFor(env, limiterNames.mcp(accountId)).usage(mcpWindows(plan, "seven")))[0]!.used;
   const usedToday = (accountId: string) => used(accountId, "free");
   const LEGACY = { "MCP-Protocol-Version": "2025-03-26" };
 
@@ -218,14 +234,25 @@ describe("/mcp: batches", () => {
     const big = await company("Batch Payload Co", ["batch-payload.com"]);
     // 3 MiB: 4 MiB of base64, under the 5 MB a call may carry; two fit in a request, three do not.
     await env.LOGOS.put((await findLogo(db, big.icon!))!.logo.masterKey, new Uint8Array(3 * 1024 * 1024));
-    const calls = Array.from({ length: 4 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "get_logo", arguments: { logoId: big.icon, returnType: "base64" } } }));
+    const calls = Array.from({ length: 4 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i + 1,
+      method: "tools/call",
+      params: { name: "get_logo", arguments: { logoId: big.icon, returnType: "base64" } },
+    }));
     const answer = await callMcp(token, calls, "/mcp", LEGACY);
     expect(answer.status).toBe(200);
     const text = await answer.text();
     const answers = text
       .split("\n")
       .filter((line) => line.startsWith("data: "))
-      .map((line) => JSON.parse(line.slice(6)) as { id: number; result: { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: { base64?: string } } });
+      .map(
+        (line) =>
+          JSON.parse(line.slice(6)) as {
+            id: number;
+            result: { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: { base64?: string } };
+          },
+      );
     expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4]);
     const refused = answers.filter((a) => a.result.isError);
     expect(refused.map((a) => a.result.content[0]!.text)).toEqual([REQUEST_TOO_LARGE, REQUEST_TOO_LARGE]);
@@ -240,7 +267,10 @@ describe("/mcp: batches", () => {
     await spend(account.id, "free", "seven", 40);
     const refused = await callMcp(token, batchOf(20), "/mcp", { "MCP-Protocol-Version": "2025-03-26" });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.", code: "rate_limited" });
+    expect(await refused.json()).toEqual({
+      error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.",
+      code: "rate_limited",
+    });
     expect(await usedToday(account.id)).toBe(40);
 
     const admitted = await callMcp(token, batchOf(10), "/mcp", { "MCP-Protocol-Version": "2025-03-26" });

@@ -66,14 +66,18 @@ describe("daily unique companies", () => {
     await touched(account.id, others(27));
 
     // Three domains, two companies (one named twice): 2 new companies fit in the 3 left.
-    const twice = structured<{ summary: unknown }>(await call("fetch_logos", { domains: ["batch-q1.com", "www.batch-q1.com", "batch-q2.com"] }));
+    const twice = structured<{ summary: unknown }>(
+      await call("fetch_logos", { domains: ["batch-q1.com", "www.batch-q1.com", "batch-q2.com"] }),
+    );
     expect(twice.summary).toEqual({ requested: 3, resolved: 3, failed: 0 });
     const usage = await admitCompanies(env, account.id, "free", []);
     expect(usage).toEqual({ ok: true, value: { current: 29, limit: 30 } });
 
     // q2 again plus q3 and one more unknown-to-quota company would be 31: refused whole.
     const extra = await company("batch-q4.com", ["batch-q4.com"]);
-    expect(failure(await call("fetch_logos", { domains: ["batch-q2.com", "batch-q3.com", "batch-q4.com"] }))).toMatch(/^Daily company limit \(30\) exceeded/);
+    expect(failure(await call("fetch_logos", { domains: ["batch-q2.com", "batch-q3.com", "batch-q4.com"] }))).toMatch(
+      /^Daily company limit \(30\) exceeded/,
+    );
     expect(await admitCompanies(env, account.id, "free", [])).toEqual({ ok: true, value: { current: 29, limit: 30 } });
     expect(extra.icon).toBeDefined();
   });
@@ -86,7 +90,9 @@ describe("daily unique companies", () => {
 
     const results = await Promise.all(ids.map((logoId) => call("get_logo", { logoId })));
     expect(results.filter((r) => !r.isError)).toHaveLength(5);
-    expect(results.filter((r) => r.isError).every((r) => failure(r).startsWith("Daily company limit (30) exceeded. You've accessed 30"))).toBe(true);
+    expect(
+      results.filter((r) => r.isError).every((r) => failure(r).startsWith("Daily company limit (30) exceeded. You've accessed 30")),
+    ).toBe(true);
   });
 
   it("is per account: another account's use does not count", async () => {
@@ -101,7 +107,9 @@ describe("daily unique companies", () => {
   it("paid plans have their own figures", async () => {
     const a = await company("Growth Co", ["growth-quota.com"]);
     const { call } = await agent("growth");
-    const listed = structured<{ _meta: { usage: { companies: unknown; requests: { limit: number } } } }>(await call("get_company_logos", { companyId: a.companyId }));
+    const listed = structured<{ _meta: { usage: { companies: unknown; requests: { limit: number } } } }>(
+      await call("get_company_logos", { companyId: a.companyId }),
+    );
     expect(listed._meta.usage.companies).toEqual({ current: 1, limit: 10_000 });
     expect(listed._meta.usage.requests.limit).toBe(10_000);
   });
@@ -129,12 +137,19 @@ describe("daily unique companies", () => {
   it("row 10: of two concurrent insert_logo calls for the last place, one succeeds and the other leaves no file behind", async () => {
     const { account, call } = await agent("free");
     await touched(account.id, others(29));
-    const rivals = [await company("Rival One Co", ["rival-one.com"], { full: true }), await company("Rival Two Co", ["rival-two.com"], { full: true })];
+    const rivals = [
+      await company("Rival One Co", ["rival-one.com"], { full: true }),
+      await company("Rival Two Co", ["rival-two.com"], { full: true }),
+    ];
     const results = await Promise.all([call("insert_logo", { query: "rival-one.com" }), call("insert_logo", { query: "rival-two.com" })]);
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
     const loser = results.findIndex((r) => r.isError);
     expect(failure(results[loser]!)).toMatch(/^Daily company limit \(30\) exceeded/);
-    const files = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-${["rival-one.com", "rival-two.com"][loser]}-${rivals[loser]!.full}.png`)).json()) as { deleted: boolean }[];
+    const files = (await (
+      await fetch(
+        `${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-${["rival-one.com", "rival-two.com"][loser]}-${rivals[loser]!.full}.png`,
+      )
+    ).json()) as { deleted: boolean }[];
     expect(files.every((file) => file.deleted)).toBe(true);
   });
 
@@ -150,15 +165,25 @@ describe("daily unique companies", () => {
     const { account, call, client } = await agent("free");
     const used = () => companyQuotaFor(env, account.id).usage();
 
-    expect(failure(await call("get_logo", { logoId: gone.icon, returnType: "base64" }))).toBe("Unable to retrieve image. Try again or use returnType: 'url'");
-    expect(failure(await call("get_logo", { logoId: huge.icon, returnType: "base64" }))).toBe("Logo file exceeds 5MB. Use returnType: 'url' instead");
-    expect(failure(await call("fetch_logo", { query: "huge-quota.com", returnType: "base64" }))).toBe("Logo file exceeds 5MB. Use returnType: 'url' instead");
+    expect(failure(await call("get_logo", { logoId: gone.icon, returnType: "base64" }))).toBe(
+      "Unable to retrieve image. Try again or use returnType: 'url'",
+    );
+    expect(failure(await call("get_logo", { logoId: huge.icon, returnType: "base64" }))).toBe(
+      "Logo file exceeds 5MB. Use returnType: 'url' instead",
+    );
+    expect(failure(await call("fetch_logo", { query: "huge-quota.com", returnType: "base64" }))).toBe(
+      "Logo file exceeds 5MB. Use returnType: 'url' instead",
+    );
     await expect(client.readResource({ uri: `qt://logo/${huge.icon}` })).rejects.toThrow("Rendered logo exceeds 5MB");
-    expect(failure(await call("fetch_logos", { domains: halves, returnType: "base64" }))).toBe("Aggregate base64 payload size exceeds 5MB limit");
+    expect(failure(await call("fetch_logos", { domains: halves, returnType: "base64" }))).toBe(
+      "Aggregate base64 payload size exceeds 5MB limit",
+    );
     expect(await used()).toBe(0);
 
     // In a batch, only the entries handed out count.
-    const batch = structured<{ summary: unknown }>(await call("fetch_logos", { domains: ["unread-quota.com", "read-quota.com"], returnType: "base64" }));
+    const batch = structured<{ summary: unknown }>(
+      await call("fetch_logos", { domains: ["unread-quota.com", "read-quota.com"], returnType: "base64" }),
+    );
     expect(batch.summary).toEqual({ requested: 2, resolved: 1, failed: 1 });
     expect(await used()).toBe(1);
     // A URL is handed out whether or not the bytes are there, and counts.
@@ -172,7 +197,15 @@ describe("daily unique companies", () => {
     const account = await mcpAccount("free");
     // The MCP server as /mcp builds it for this account, on a deployment without SIGNED_URL_SECRET.
     const ctx: ToolContext = {
-      caller: { accountId: account.id, clientId: "client", oauthClientId: "agent", plan: "free", toolset: "three", base: BASE, requests: null },
+      caller: {
+        accountId: account.id,
+        clientId: "client",
+        oauthClientId: "agent",
+        plan: "free",
+        toolset: "three",
+        base: BASE,
+        requests: null,
+      },
       env: Object.create(env, { SIGNED_URL_SECRET: { value: undefined } }) as Env,
       db: createDb(env.DB),
       catalogue: catalogueReader(env.DB),
@@ -180,7 +213,9 @@ describe("daily unique companies", () => {
       base64Left: MAX_REQUEST_BASE64_CHARS,
     };
     const client = new Client({ name: "quota-tests", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: (input, init) => serveMcp(new Request(input, init), ctx) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: (input, init) => serveMcp(new Request(input, init), ctx) }),
+    );
     const result = (await client.callTool({ name: "get_logo", arguments: { logoId: unsigned.icon, returnType: "url" } })) as CallToolResult;
     expect(failure(result)).toBe("Unable to generate signed URL. Try again later");
     expect(await companyQuotaFor(env, account.id).usage()).toBe(0);
@@ -188,7 +223,11 @@ describe("daily unique companies", () => {
   });
 
   it("an unreachable quota service refuses with the spec's message", async () => {
-    const broken = { idFromName: () => { throw new Error("namespace unavailable"); } } as unknown as Env["COMPANY_QUOTA"];
+    const broken = {
+      idFromName: () => {
+        throw new Error("namespace unavailable");
+      },
+    } as unknown as Env["COMPANY_QUOTA"];
     expect(await admitCompanies({ COMPANY_QUOTA: broken }, "acct", "free", [1])).toEqual({
       ok: false,
       error: { code: "internal", message: "Quota service temporarily unavailable. Try again later." },
@@ -199,7 +238,9 @@ describe("daily unique companies", () => {
 describe("feedback under concurrency", () => {
   it("of 9 simultaneous submissions, exactly 5 are stored", async () => {
     const { account, call } = await agent("free");
-    const results = await Promise.all(Array.from({ length: 9 }, (_, i) => call("send_feedback", { category: "bug", message: `report ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => call("send_feedback", { category: "bug", message: `report ${i}` })),
+    );
     expect(results.filter((r) => !r.isError)).toHaveLength(5);
     expect(results.filter((r) => r.isError).map(failure)).toEqual(Array(4).fill("Daily feedback limit (5) exceeded. Try again tomorrow."));
     expect(await db.select().from(feedback).where(eq(feedback.accountId, account.id))).toHaveLength(5);

@@ -32,12 +32,16 @@ describe("invalid arguments get a clear message", () => {
     ["insert_logo", { query: "acme", imageLeft: -5 }, "imageLeft must be a number of points from 0 to 10000"],
     ["fetch_logos", { domains: [] }, "domains must name at least one domain"],
     ["fetch_logos", { domains: Array.from({ length: 26 }, (_, i) => `d${i}.com`) }, "at most 25 with returnType 'url'"],
-    ["fetch_logos", { domains: Array.from({ length: 6 }, (_, i) => `d${i}.com`), returnType: "base64" }, "at most 5 with returnType 'base64'"],
+    [
+      "fetch_logos",
+      { domains: Array.from({ length: 6 }, (_, i) => `d${i}.com`), returnType: "base64" },
+      "at most 5 with returnType 'base64'",
+    ],
     ["fetch_logos", { domains: ["acme.com", `${"a".repeat(250)}.com`] }, "each domain must be at most 253 characters"],
     ["send_feedback", { category: "praise", message: "hi" }, "category must be one of data_quality, bug, feature_request, other"],
     ["send_feedback", { category: "bug", message: "x".repeat(5001) }, "message must be at most 5000 characters"],
     ["send_feedback", { category: "bug", message: "👍".repeat(5001) }, "message must be at most 5000 characters"],
-    ["search_logos", { query: "日本".repeat(250) + "語" }, "query must be at most 500 characters"],
+    ["search_logos", { query: `${"日本".repeat(250)}語` }, "query must be at most 500 characters"],
   ] as const)("%s: %#, expecting “%s”", async (tool, args, message) => {
     const { call } = await agent();
     const text = failure(await call(tool, args));
@@ -53,7 +57,8 @@ describe("lengths are counted in characters, as the spec and the advertised sche
     const sent = structured(await call("send_feedback", { category: "other", message: "👍".repeat(5000) }));
     expect(sent).toMatchObject({ ok: true });
     const { tools } = await client.listTools();
-    const property = (tool: string, name: string) => (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { maxLength?: number }>)[name];
+    const property = (tool: string, name: string) =>
+      (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { maxLength?: number }>)[name];
     expect(property("search_logos", "query")?.maxLength).toBe(500);
     expect(property("send_feedback", "message")?.maxLength).toBe(5000);
   });
@@ -83,8 +88,12 @@ describe("tool failures carry the spec's messages", () => {
     const big = await company("Huge Logo Co", ["hugelogo.com"]);
     await env.LOGOS.put(await masterKeyOf(big.icon!), OVERSIZED);
     const { call, client } = await agent();
-    expect(failure(await call("get_logo", { logoId: big.icon, returnType: "base64" }))).toBe("Logo file exceeds 5MB. Use returnType: 'url' instead");
-    expect(failure(await call("fetch_logo", { query: "hugelogo.com", returnType: "base64" }))).toBe("Logo file exceeds 5MB. Use returnType: 'url' instead");
+    expect(failure(await call("get_logo", { logoId: big.icon, returnType: "base64" }))).toBe(
+      "Logo file exceeds 5MB. Use returnType: 'url' instead",
+    );
+    expect(failure(await call("fetch_logo", { query: "hugelogo.com", returnType: "base64" }))).toBe(
+      "Logo file exceeds 5MB. Use returnType: 'url' instead",
+    );
     expect(structured(await call("get_logo", { logoId: big.icon })).url).toMatch(/\/assets\//);
     const batch = structured<{ results: unknown[] }>(await call("fetch_logos", { domains: ["hugelogo.com"], returnType: "base64" }));
     expect(batch.results).toEqual([{ domain: "hugelogo.com", ok: false, error: "Logo file exceeds 5MB. Use returnType: 'url' instead" }]);
@@ -97,15 +106,21 @@ describe("tool failures carry the spec's messages", () => {
     const gone = await company("Vanished Co", ["vanished.com"]);
     await env.LOGOS.delete(await masterKeyOf(gone.icon!));
     const { call } = await agent();
-    expect(failure(await call("get_logo", { logoId: gone.icon, returnType: "base64" }))).toBe("Unable to retrieve image. Try again or use returnType: 'url'");
+    expect(failure(await call("get_logo", { logoId: gone.icon, returnType: "base64" }))).toBe(
+      "Unable to retrieve image. Try again or use returnType: 'url'",
+    );
     expect(structured(await call("get_logo", { logoId: gone.icon })).logoId).toBe(gone.icon);
-    const batch = structured<{ results: unknown[]; summary: unknown }>(await call("fetch_logos", { domains: ["vanished.com"], returnType: "base64" }));
+    const batch = structured<{ results: unknown[]; summary: unknown }>(
+      await call("fetch_logos", { domains: ["vanished.com"], returnType: "base64" }),
+    );
     expect(batch).toEqual({
       results: [{ domain: "vanished.com", ok: false, error: "Unable to retrieve image. Try again or use returnType: 'url'" }],
       summary: { requested: 1, resolved: 0, failed: 1 },
     });
     const three = await agent("launch", { toolset: "three" });
-    expect(failure(await three.call("get_logo", { logoId: gone.icon }))).toBe("Unable to retrieve image. Try again or use returnType: 'url'");
+    expect(failure(await three.call("get_logo", { logoId: gone.icon }))).toBe(
+      "Unable to retrieve image. Try again or use returnType: 'url'",
+    );
     // insert_logo has nothing to upload.
     expect(failure(await call("insert_logo", { query: "vanished.com" }))).toBe("Failed to insert logo. Try again later");
   });
@@ -127,8 +142,14 @@ describe("tool failures carry the spec's messages", () => {
       await env.LOGOS.put(await masterKeyOf(icon!), new Uint8Array(2_500_000));
     }
     const { call } = await agent();
-    expect(structured<{ summary: unknown }>(await call("fetch_logos", { domains: [names[0]], returnType: "base64" })).summary).toEqual({ requested: 1, resolved: 1, failed: 0 });
-    expect(failure(await call("fetch_logos", { domains: names, returnType: "base64" }))).toBe("Aggregate base64 payload size exceeds 5MB limit");
+    expect(structured<{ summary: unknown }>(await call("fetch_logos", { domains: [names[0]], returnType: "base64" })).summary).toEqual({
+      requested: 1,
+      resolved: 1,
+      failed: 0,
+    });
+    expect(failure(await call("fetch_logos", { domains: names, returnType: "base64" }))).toBe(
+      "Aggregate base64 payload size exceeds 5MB limit",
+    );
   });
 
   it("row 7: resources: an unknown or malformed logo (a broken escape too) is the protocol's not-found error; a bad maxWidth is invalid params", async () => {
@@ -142,7 +163,9 @@ describe("tool failures carry the spec's messages", () => {
     }
     const acme = await company("Resource Errors Co", ["resource-errors.com"]);
     for (const maxWidth of ["0", "3201", "abc"]) {
-      await expect(client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=${maxWidth}` })).rejects.toThrow("maxWidth must be a whole number from 1 to 3200");
+      await expect(client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=${maxWidth}` })).rejects.toThrow(
+        "maxWidth must be a whole number from 1 to 3200",
+      );
     }
   });
 
@@ -171,6 +194,8 @@ describe("tool failures carry the spec's messages", () => {
     for (let remaining = 4; remaining >= 0; remaining--) {
       expect(structured(await call("send_feedback", { category: "other", message: `note ${remaining}` })).remaining).toBe(remaining);
     }
-    expect(failure(await call("send_feedback", { category: "other", message: "one too many" }))).toBe("Daily feedback limit (5) exceeded. Try again tomorrow.");
+    expect(failure(await call("send_feedback", { category: "other", message: "one too many" }))).toBe(
+      "Daily feedback limit (5) exceeded. Try again tomorrow.",
+    );
   });
 });

@@ -36,8 +36,24 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
 
     const found = structured<{ results: Record<string, unknown>[] }>(await call("search_logos", { query: "acme rock" }));
     expect(found.results).toEqual([
-      { logoId: acme.full, companyId: acme.companyId, companyName: "Acme Rockets", domain: "acmerockets.example", variant: "full", sourceWidth: 40, sourceHeight: 20 },
-      { logoId: acme.icon, companyId: acme.companyId, companyName: "Acme Rockets", domain: "acmerockets.example", variant: "icon", sourceWidth: 40, sourceHeight: 20 },
+      {
+        logoId: acme.full,
+        companyId: acme.companyId,
+        companyName: "Acme Rockets",
+        domain: "acmerockets.example",
+        variant: "full",
+        sourceWidth: 40,
+        sourceHeight: 20,
+      },
+      {
+        logoId: acme.icon,
+        companyId: acme.companyId,
+        companyName: "Acme Rockets",
+        domain: "acmerockets.example",
+        variant: "icon",
+        sourceWidth: 40,
+        sourceHeight: 20,
+      },
     ]);
 
     const result = await call("get_logo", { logoId: acme.icon });
@@ -58,7 +74,9 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
       dimensionsStatus: "known",
     });
     expect(record.url).toMatch(new RegExp(`^${BASE}/assets/[A-Za-z0-9_-]+$`));
-    expect(result.content).toContainEqual(expect.objectContaining({ type: "resource_link", uri: `qt://logo/${acme.icon}`, mimeType: "image/png" }));
+    expect(result.content).toContainEqual(
+      expect.objectContaining({ type: "resource_link", uri: `qt://logo/${acme.icon}`, mimeType: "image/png" }),
+    );
 
     const image = await exports.default.fetch(record.url as string);
     expect(image.status).toBe(200);
@@ -71,7 +89,13 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
     const { call } = await agent("launch", { era });
 
     const smaller = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 10, returnType: "base64" }));
-    expect(smaller).toMatchObject({ width: 10, height: 5, sourceWidth: 40, sourceHeight: 20, resourceUri: `qt://logo/${acme.icon}?maxWidth=10` });
+    expect(smaller).toMatchObject({
+      width: 10,
+      height: 5,
+      sourceWidth: 40,
+      sourceHeight: 20,
+      resourceUri: `qt://logo/${acme.icon}?maxWidth=10`,
+    });
     expect(smaller.url).toMatch(/\?maxWidth=10$/);
     const png = Uint8Array.from(atob(smaller.base64 as string), (c) => c.charCodeAt(0));
     expect([...png.slice(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
@@ -95,7 +119,9 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
       expect(record.url as string).not.toContain("maxWidth");
       expect(record.base64).toBe(pngBase64(darkLogo40x20().files.master));
       const read = await client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=${maxWidth}` });
-      expect(read.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) }]);
+      expect(read.contents).toEqual([
+        { uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) },
+      ]);
     }
     const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: domain, maxWidth: 45 }));
     expect(fetched).toMatchObject({ width: 40, resourceUri: `qt://logo/${acme.icon}` });
@@ -122,7 +148,9 @@ describe("seven-tool form: formats and brand colours", () => {
       ["avif", "image/avif", (b: Uint8Array) => String.fromCharCode(...b.slice(4, 8)) === "ftyp"],
       ["jpg", "image/jpeg", (b: Uint8Array) => b[0] === 0xff && b[1] === 0xd8],
     ] as const) {
-      const record = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format }));
+      const record = structured<Record<string, unknown>>(
+        await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format }),
+      );
       expect(record, format).toMatchObject({ format, mimeType, width: 16, height: 8 });
       expect(isIt(bytesOf(record.base64 as string)), format).toBe(true);
       expect(record.url).toMatch(new RegExp(`\\?maxWidth=16&format=${format}$`));
@@ -130,7 +158,9 @@ describe("seven-tool form: formats and brand colours", () => {
       expect(image.headers.get("content-type"), format).toBe(mimeType);
       expect(await env.IMAGES.info(image.body!), format).toMatchObject({ width: 16 });
     }
-    const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Format Co", format: "webp", returnType: "base64" }));
+    const fetched = structured<Record<string, unknown>>(
+      await call("fetch_logo", { query: "Format Co", format: "webp", returnType: "base64" }),
+    );
     expect(fetched).toMatchObject({ ok: true, format: "webp", mimeType: "image/webp", brandColor: "#ff6600" });
     expect(String.fromCharCode(...bytesOf(fetched.base64 as string).slice(8, 12))).toBe("WEBP");
     const searched = structured<{ results: Record<string, unknown>[] }>(await call("search_logos", { query: "Format Co" }));
@@ -141,10 +171,14 @@ describe("seven-tool form: formats and brand colours", () => {
     const acme = await company("Fallback Co", ["fallbackco.example"]);
     const { call } = await agent("launch", { env: { IMAGES: webpForAvif(env.IMAGES) } });
     const isWebp = (base64: unknown) => String.fromCharCode(...bytesOf(base64 as string).slice(8, 12)) === "WEBP";
-    const got = structured<Record<string, unknown>>(await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format: "avif" }));
+    const got = structured<Record<string, unknown>>(
+      await call("get_logo", { logoId: acme.icon, maxWidth: 16, returnType: "base64", format: "avif" }),
+    );
     expect(got).toMatchObject({ format: "webp", mimeType: "image/webp", width: 16 });
     expect(isWebp(got.base64)).toBe(true);
-    const fetched = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Fallback Co", format: "avif", returnType: "base64" }));
+    const fetched = structured<Record<string, unknown>>(
+      await call("fetch_logo", { query: "Fallback Co", format: "avif", returnType: "base64" }),
+    );
     expect(fetched).toMatchObject({ ok: true, format: "webp", mimeType: "image/webp" });
     expect(isWebp(fetched.base64)).toBe(true);
   });
@@ -157,7 +191,10 @@ describe("seven-tool form: formats and brand colours", () => {
     expect(svg).toMatchObject({ format: "svg", mimeType: "image/svg+xml" });
     expect(new TextDecoder().decode(bytesOf(svg.base64 as string))).toMatch(/^<svg /);
     const served = await exports.default.fetch(svg.url as string);
-    expect([served.headers.get("content-type"), served.headers.get("content-security-policy")?.startsWith("default-src 'none'")]).toEqual(["image/svg+xml", true]);
+    expect([served.headers.get("content-type"), served.headers.get("content-security-policy")?.startsWith("default-src 'none'")]).toEqual([
+      "image/svg+xml",
+      true,
+    ]);
     const png = structured<Record<string, unknown>>(await call("fetch_logo", { query: "Raster Labs", format: "svg" }));
     expect(png).toMatchObject({ logoId: raster.icon, format: "png", mimeType: "image/png" });
   });
@@ -188,8 +225,15 @@ describe("seven-tool form: fetching", () => {
     expect(record).not.toHaveProperty("base64");
     expect(record.url).toMatch(/\/assets\//);
 
-    const [upload] = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-filer.example-${acme.icon}.png`)).json()) as Record<string, unknown>[];
-    expect(upload).toMatchObject({ id: record.file_id, mimeType: "image/png", sizeBytes: darkLogo40x20().files.master.byteLength, anthropicVersion: "2023-06-01" });
+    const [upload] = (await (
+      await fetch(`${env.ANTHROPIC_BASE_URL}/_uploads?filename=logo-filer.example-${acme.icon}.png`)
+    ).json()) as Record<string, unknown>[];
+    expect(upload).toMatchObject({
+      id: record.file_id,
+      mimeType: "image/png",
+      sizeBytes: darkLogo40x20().files.master.byteLength,
+      anthropicVersion: "2023-06-01",
+    });
   });
 
   it("get_company_logos lists every logo, filters by variant and reports usage", async () => {
@@ -220,7 +264,9 @@ describe("seven-tool form: fetching", () => {
     expect(all._meta.usage.requests!.limit).toBe(1000);
     expect(all._meta.usage.requests!.current).toBeGreaterThanOrEqual(1);
 
-    const icons = structured<{ logos: Record<string, unknown>[] }>(await call("get_company_logos", { companyId: acme.companyId, variant: "icon" }));
+    const icons = structured<{ logos: Record<string, unknown>[] }>(
+      await call("get_company_logos", { companyId: acme.companyId, variant: "icon" }),
+    );
     expect(icons.logos.map((l) => l.logoId)).toEqual([acme.icon]);
   });
 
@@ -244,7 +290,9 @@ describe("seven-tool form: fetching", () => {
     expect(instructions).toMatch(/^To insert the logo of slide\.example into the current slide:/);
     expect(result._meta.usage).toMatchObject({ companies: { current: 1, limit: 30 } });
 
-    const placed = structured<{ instructions: string }>(await call("insert_logo", { query: "slide.example", imageWidth: 90, imageHeight: 30, imageLeft: 10, imageTop: 20.5 }));
+    const placed = structured<{ instructions: string }>(
+      await call("insert_logo", { query: "slide.example", imageWidth: 90, imageHeight: 30, imageLeft: 10, imageTop: 20.5 }),
+    );
     expect(placed.instructions).toContain("imageLeft: 10, imageTop: 20.5, imageWidth: 90, imageHeight: 30");
   });
 
@@ -253,24 +301,51 @@ describe("seven-tool form: fetching", () => {
     const b = await company("Beta Batch", ["beta-batch.com"]);
     const { call } = await agent();
     const batch = structured<{ results: Record<string, unknown>[]; summary: unknown }>(
-      await call("fetch_logos", { domains: ["beta-batch.com", "not a domain", "WWW.Alpha-Batch.com", "unknown-batch.com"], variant: "full" }),
+      await call("fetch_logos", {
+        domains: ["beta-batch.com", "not a domain", "WWW.Alpha-Batch.com", "unknown-batch.com"],
+        variant: "full",
+      }),
     );
     expect(batch.results).toEqual([
-      expect.objectContaining({ domain: "beta-batch.com", ok: true, companyId: b.companyId, resolvedDomain: "beta-batch.com", logoId: b.icon, variant: "icon", variantFallback: true }),
+      expect.objectContaining({
+        domain: "beta-batch.com",
+        ok: true,
+        companyId: b.companyId,
+        resolvedDomain: "beta-batch.com",
+        logoId: b.icon,
+        variant: "icon",
+        variantFallback: true,
+      }),
       { domain: "not a domain", ok: false, error: "Invalid domain format" },
-      expect.objectContaining({ domain: "WWW.Alpha-Batch.com", ok: true, resolvedDomain: "alpha-batch.com", logoId: a.full, variant: "full" }),
+      expect.objectContaining({
+        domain: "WWW.Alpha-Batch.com",
+        ok: true,
+        resolvedDomain: "alpha-batch.com",
+        logoId: a.full,
+        variant: "full",
+      }),
       { domain: "unknown-batch.com", ok: false, error: "No company found for domain unknown-batch.com" },
     ]);
     expect(batch.results[2]).not.toHaveProperty("variantFallback");
     expect(batch.summary).toEqual({ requested: 4, resolved: 2, failed: 2 });
 
-    const encoded = structured<{ results: Record<string, unknown>[] }>(await call("fetch_logos", { domains: ["alpha-batch.com"], returnType: "base64", maxWidth: 8 }));
+    const encoded = structured<{ results: Record<string, unknown>[] }>(
+      await call("fetch_logos", { domains: ["alpha-batch.com"], returnType: "base64", maxWidth: 8 }),
+    );
     expect(encoded.results[0]).toMatchObject({ ok: true, width: 8, height: 4, base64: expect.any(String) });
   });
 
   it("send_feedback stores the report with its account and clients, and returns the receipt", async () => {
     const { call, account, oauthClientId } = await agent();
-    const receipt = structured(await call("send_feedback", { category: "data_quality", message: "The icon is outdated", domain: "acme.example", logoId: 7, tool: "get_logo" }));
+    const receipt = structured(
+      await call("send_feedback", {
+        category: "data_quality",
+        message: "The icon is outdated",
+        domain: "acme.example",
+        logoId: 7,
+        tool: "get_logo",
+      }),
+    );
     expect(receipt).toEqual({
       ok: true,
       remaining: 4,
@@ -280,7 +355,14 @@ describe("seven-tool form: fetching", () => {
     });
     const rows = await db.select().from(feedback).where(eq(feedback.accountId, account.id));
     expect(rows).toEqual([
-      expect.objectContaining({ category: "data_quality", message: "The icon is outdated", domain: "acme.example", logoId: 7, tool: "get_logo", oauthClientId }),
+      expect.objectContaining({
+        category: "data_quality",
+        message: "The icon is outdated",
+        domain: "acme.example",
+        logoId: 7,
+        tool: "get_logo",
+        oauthClientId,
+      }),
     ]);
     expect(rows[0]!.clientId).toBeTruthy();
     expect(receipt.referenceId).toBe(`fb-${rows[0]!.createdAt.getTime()}-${rows[0]!.id}`);
@@ -295,7 +377,9 @@ describe("resources", () => {
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "qt://logo/{logoId}{?maxWidth}", mimeType: "image/png" })]);
 
     const full = await client.readResource({ uri: `qt://logo/${acme.icon}` });
-    expect(full.contents).toEqual([{ uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) }]);
+    expect(full.contents).toEqual([
+      { uri: `qt://logo/${acme.icon}`, mimeType: "image/png", blob: pngBase64(darkLogo40x20().files.master) },
+    ]);
     const small = await client.readResource({ uri: `qt://logo/${acme.icon}?maxWidth=20` });
     expect(small.contents[0]!.uri).toBe(`qt://logo/${acme.icon}?maxWidth=16`);
     const png = Uint8Array.from(atob((small.contents[0] as { blob: string }).blob), (c) => c.charCodeAt(0));
@@ -313,8 +397,26 @@ describe("three-tool form (/mcp?toolset=three)", () => {
     const found = await call("search_logos", { query: "triple.example" });
     expect(found.isError).toBeFalsy();
     const records = [
-      { logoId: acme.full, companyId: acme.companyId, companyName: "Triple Co", domain: "triple.example", variant: "full", width: 40, height: 20, format: "png" },
-      { logoId: acme.icon, companyId: acme.companyId, companyName: "Triple Co", domain: "triple.example", variant: "icon", width: 40, height: 20, format: "png" },
+      {
+        logoId: acme.full,
+        companyId: acme.companyId,
+        companyName: "Triple Co",
+        domain: "triple.example",
+        variant: "full",
+        width: 40,
+        height: 20,
+        format: "png",
+      },
+      {
+        logoId: acme.icon,
+        companyId: acme.companyId,
+        companyName: "Triple Co",
+        domain: "triple.example",
+        variant: "icon",
+        width: 40,
+        height: 20,
+        format: "png",
+      },
     ];
     expect(JSON.parse((found.content[0] as { text: string }).text)).toEqual(records);
     const listed = await call("get_company_logos", { companyId: acme.companyId });
@@ -325,10 +427,24 @@ describe("three-tool form (/mcp?toolset=three)", () => {
     const acme = await company("Signed Co", ["signed.example"]);
     const { call } = await agent("launch", { toolset: "three" });
     const encoded = structured(await call("get_logo", { logoId: acme.icon }));
-    expect(encoded).toEqual({ base64: pngBase64(darkLogo40x20().files.master), mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
+    expect(encoded).toEqual({
+      base64: pngBase64(darkLogo40x20().files.master),
+      mimeType: "image/png",
+      format: "png",
+      width: 40,
+      height: 20,
+      companyName: "Signed Co",
+    });
 
     const linked = structured<{ url: string; expiresIn: number }>(await call("get_logo", { logoId: acme.icon, returnType: "url" }));
-    expect(linked).toMatchObject({ expiresIn: 3600, mimeType: "image/png", format: "png", width: 40, height: 20, companyName: "Signed Co" });
+    expect(linked).toMatchObject({
+      expiresIn: 3600,
+      mimeType: "image/png",
+      format: "png",
+      width: 40,
+      height: 20,
+      companyName: "Signed Co",
+    });
     const url = new URL(linked.url);
     expect(url.searchParams.get("signature")).toMatch(/^[\w-]{43}$/);
     expect(Number(url.searchParams.get("expires")) - Date.now() / 1000).toBeGreaterThan(3590);

@@ -11,7 +11,13 @@ async function token() {
 const send = (access: string, init: { method: string; body?: string; headers?: Record<string, string> }, base = BASE) =>
   exports.default.fetch(`${base}/mcp`, {
     ...init,
-    headers: { Authorization: `Bearer ${access}`, "Content-Type": "application/json", Accept: MCP_ACCEPT, "MCP-Protocol-Version": "2025-06-18", ...init.headers },
+    headers: {
+      Authorization: `Bearer ${access}`,
+      "Content-Type": "application/json",
+      Accept: MCP_ACCEPT,
+      "MCP-Protocol-Version": "2025-06-18",
+      ...init.headers,
+    },
   });
 
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -59,14 +65,22 @@ describe("/mcp transport", () => {
     const inspector = "http://localhost:6274";
     const preflight = await exports.default.fetch("http://localhost:8787/mcp", {
       method: "OPTIONS",
-      headers: { Origin: inspector, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version" },
+      headers: {
+        Origin: inspector,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version",
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe(inspector);
     expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
 
-    const unauthorized = await exports.default.fetch("http://localhost:8787/mcp", { method: "POST", body: LIST, headers: { Origin: inspector, "Content-Type": "application/json", Accept: MCP_ACCEPT } });
+    const unauthorized = await exports.default.fetch("http://localhost:8787/mcp", {
+      method: "POST",
+      body: LIST,
+      headers: { Origin: inspector, "Content-Type": "application/json", Accept: MCP_ACCEPT },
+    });
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get("access-control-allow-origin")).toBe(inspector);
     expect(unauthorized.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate");
@@ -76,7 +90,10 @@ describe("/mcp transport", () => {
     expect(served.headers.get("access-control-allow-origin")).toBe(BASE);
     expect(served.headers.get("vary")).toContain("Origin");
 
-    const foreign = await exports.default.fetch(`${BASE}/mcp`, { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    const foreign = await exports.default.fetch(`${BASE}/mcp`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
     expect((await send(await token(), { method: "POST", body: LIST })).headers.get("access-control-allow-origin")).toBeNull();

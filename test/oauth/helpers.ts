@@ -49,7 +49,10 @@ export async function mcpAccount(plan: "free" | "launch" | "growth" | "enterpris
 export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
   const verifier = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))).replace(/[+/=]/g, "x");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-  const challenge = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const challenge = btoa(String.fromCharCode(...digest))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
   return { verifier, challenge };
 }
 
@@ -57,7 +60,13 @@ export async function registerClient(redirectUris = [REDIRECT_URI], name = "Test
   const response = await exports.default.fetch(`${BASE}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: redirectUris,
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    }),
   });
   if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { client_id: string }).client_id;
@@ -94,7 +103,12 @@ export async function approveAs(browser: Browser, url: string, email: string, pa
   return new URL(decided.headers.get("location")!);
 }
 
-export async function exchangeCode(clientId: string, code: string, verifier: string, extra: Record<string, string> = {}): Promise<Response> {
+export async function exchangeCode(
+  clientId: string,
+  code: string,
+  verifier: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   return exports.default.fetch(`${BASE}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
@@ -122,7 +136,12 @@ export async function tokensFor(email: string): Promise<{ access_token: string; 
 
 export const MCP_ACCEPT = "application/json, text/event-stream";
 
-export function callMcp(token: string | undefined, body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, path = "/mcp", headers: Record<string, string> = {}) {
+export function callMcp(
+  token: string | undefined,
+  body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+  path = "/mcp",
+  headers: Record<string, string> = {},
+) {
   return exports.default.fetch(`${BASE}${path}`, {
     method: "POST",
     headers: {

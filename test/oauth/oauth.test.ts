@@ -43,7 +43,11 @@ describe("discovery", () => {
     async (path) => {
       const preflight = await exports.default.fetch(`${BASE}${path}`, {
         method: "OPTIONS",
-        headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "mcp-protocol-version" },
+        headers: {
+          Origin: "https://agent.example",
+          "Access-Control-Request-Method": "GET",
+          "Access-Control-Request-Headers": "mcp-protocol-version",
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
@@ -102,10 +106,22 @@ describe("sign-in and consent pages", () => {
 
   it.each([
     ["a name of 101 characters", "A".repeat(101), "client_name must be at most 100 characters"],
-    ["a name padded with blank characters", `Claude${"\u2800".repeat(20)}`, "client_name must not contain control, format or blank characters"],
+    [
+      "a name padded with blank characters",
+      `Claude${"\u2800".repeat(20)}`,
+      "client_name must not contain control, format or blank characters",
+    ],
     ["a name with a direction override", "Claude\u202Eevil", "client_name must not contain control, format or blank characters"],
-    ["a name claiming its publisher", "Claude (published by anthropic.com)", "client_name must not claim a publisher or a verification: the pages say whether a name is verified"],
-    ["a name claiming verification", "Claude \u2014 Verified", "client_name must not claim a publisher or a verification: the pages say whether a name is verified"],
+    [
+      "a name claiming its publisher",
+      "Claude (published by anthropic.com)",
+      "client_name must not claim a publisher or a verification: the pages say whether a name is verified",
+    ],
+    [
+      "a name claiming verification",
+      "Claude \u2014 Verified",
+      "client_name must not claim a publisher or a verification: the pages say whether a name is verified",
+    ],
   ])("refuses to register %s, which the pages could not show plainly", async (_, name, description) => {
     const response = await exports.default.fetch(`${BASE}/oauth/register`, {
       method: "POST",
@@ -116,13 +132,20 @@ describe("sign-in and consent pages", () => {
     expect(await response.json()).toMatchObject({ error: "invalid_client_metadata", error_description: description });
   });
 
-  it.each([["Dev Agent \u{1F469}\u200D\u{1F4BB}"], ["\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645"]])("registers and shows %s, whose joiners are part of its spelling", async (name) => {
-    const { html } = await atConsent(name);
-    expect(html).toContain(`Allow ${name} to use your logo account?`);
-  });
+  it.each([["Dev Agent \u{1F469}\u200D\u{1F4BB}"], ["\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645"]])(
+    "registers and shows %s, whose joiners are part of its spelling",
+    async (name) => {
+      const { html } = await atConsent(name);
+      expect(html).toContain(`Allow ${name} to use your logo account?`);
+    },
+  );
 
   it("shows a stored name that claims a publisher as the client id, on the sign-in page and the consent page", async () => {
-    const { clientId } = await oauthHelpers(env, BASE).createClient({ clientName: "Claude (published by anthropic.com)", redirectUris: [REDIRECT_URI], tokenEndpointAuthMethod: "none" });
+    const { clientId } = await oauthHelpers(env, BASE).createClient({
+      clientName: "Claude (published by anthropic.com)",
+      redirectUris: [REDIRECT_URI],
+      tokenEndpointAuthMethod: "none",
+    });
     const { challenge } = await pkcePair();
     const account = await mcpAccount();
     const browser = new Browser();
@@ -139,14 +162,22 @@ describe("sign-in and consent pages", () => {
   it("refuses a form body larger than any form, before reading it", async () => {
     const clientId = await registerClient([REDIRECT_URI], "Big Form Agent");
     const { challenge } = await pkcePair();
-    const response = await new Browser().postForm(authorizeUrl(clientId, challenge), { step: "sign-in", email: "x".repeat(100 * 1024), password: PASSWORD });
+    const response = await new Browser().postForm(authorizeUrl(clientId, challenge), {
+      step: "sign-in",
+      email: "x".repeat(100 * 1024),
+      password: PASSWORD,
+    });
     expect(response.status).toBe(413);
     expect(await response.text()).toContain("This form is too large");
   });
 
   it("shows a client's name plainly and bounded, whatever it was stored with, and the mark of an unverified name beside it", async () => {
     const padded = `Claude${"\u2800".repeat(5000)} ${"x".repeat(300)}`;
-    const { clientId } = await oauthHelpers(env, BASE).createClient({ clientName: padded, redirectUris: [REDIRECT_URI], tokenEndpointAuthMethod: "none" });
+    const { clientId } = await oauthHelpers(env, BASE).createClient({
+      clientName: padded,
+      redirectUris: [REDIRECT_URI],
+      tokenEndpointAuthMethod: "none",
+    });
     const { challenge } = await pkcePair();
     const account = await mcpAccount();
     const browser = new Browser();
@@ -167,7 +198,11 @@ describe("sign-in and consent pages", () => {
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
     const browser = new Browser();
-    const response = await browser.postForm(authorizeUrl(clientId, challenge), { step: "sign-in", email: account.email, password: "wrong password!" });
+    const response = await browser.postForm(authorizeUrl(clientId, challenge), {
+      step: "sign-in",
+      email: account.email,
+      password: "wrong password!",
+    });
     expect(response.status).toBe(401);
     expect(await response.text()).toContain("Invalid email or password");
     expect(browser.cookies.has("__Host-session")).toBe(false);
@@ -179,7 +214,11 @@ describe("sign-in and consent pages", () => {
     const { challenge } = await pkcePair();
     const url = authorizeUrl(clientId, challenge);
     // All but one attempt of the minute spent at once (a loop of real attempts could straddle a minute).
-    await spendSignIns(limiterNames.signInAccountAtAddress(account.email, "unknown"), SIGN_IN_LIMITS.perAccountAndAddress, SIGN_IN_LIMITS.perAccountAndAddress - 1);
+    await spendSignIns(
+      limiterNames.signInAccountAtAddress(account.email, "unknown"),
+      SIGN_IN_LIMITS.perAccountAndAddress,
+      SIGN_IN_LIMITS.perAccountAndAddress - 1,
+    );
     expect((await new Browser().postForm(url, { step: "sign-in", email: account.email, password: "wrong password!" })).status).toBe(401);
     const refused = await new Browser().postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
     expect(refused.status).toBe(429);
@@ -193,9 +232,17 @@ describe("sign-in and consent pages", () => {
     const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
     const address = { "CF-Connecting-IP": ip };
     await spendSignIns(limiterNames.signInAddress(ip), SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.perAddress - 1);
-    const attempt = await new Browser().postForm(url, { step: "sign-in", email: "guess-first@example.com", password: "wrong password!" }, address);
+    const attempt = await new Browser().postForm(
+      url,
+      { step: "sign-in", email: "guess-first@example.com", password: "wrong password!" },
+      address,
+    );
     expect(attempt.status).toBe(401);
-    const refused = await new Browser().postForm(url, { step: "sign-in", email: "guess-last@example.com", password: "wrong password!" }, address);
+    const refused = await new Browser().postForm(
+      url,
+      { step: "sign-in", email: "guess-last@example.com", password: "wrong password!" },
+      address,
+    );
     expect(refused.status).toBe(429);
   });
 
@@ -219,7 +266,11 @@ describe("forgery and fixation", () => {
     const { challenge } = await pkcePair();
     const browser = new Browser();
     const url = authorizeUrl(clientId, challenge);
-    const forged = await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD }, { Origin: "https://evil.example" });
+    const forged = await browser.postForm(
+      url,
+      { step: "sign-in", email: account.email, password: PASSWORD },
+      { Origin: "https://evil.example" },
+    );
     expect(forged.status).toBe(403);
     expect(browser.cookies.has("__Host-session")).toBe(false);
 
@@ -274,7 +325,9 @@ describe("forgery and fixation", () => {
     await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
     const issued = browser.cookies.get("__Host-session");
     expect(issued).not.toBe("planted-by-an-attacker-0123456789abcdefghijklmnop");
-    const planted = await exports.default.fetch(`${BASE}/apiaas/whoami`, { headers: { Cookie: "__Host-session=planted-by-an-attacker-0123456789abcdefghijklmnop" } });
+    const planted = await exports.default.fetch(`${BASE}/apiaas/whoami`, {
+      headers: { Cookie: "__Host-session=planted-by-an-attacker-0123456789abcdefghijklmnop" },
+    });
     expect(planted.status).toBe(401);
   });
 
@@ -327,7 +380,14 @@ describe("authorization requests the server refuses", () => {
     // A client whose id is the URL of its metadata document (CIMD), served without leave to
     // cache it: every step fetches it again. The host is outside; fetch stands in for it.
     const clientId = "https://agent.example/oauth/client.json";
-    const document = { client_id: clientId, client_name: "Flaky Agent", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] };
+    const document = {
+      client_id: clientId,
+      client_name: "Flaky Agent",
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    };
     let hostUp = true;
     const realFetch = globalThis.fetch;
     const host = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
@@ -357,7 +417,9 @@ describe("authorization requests the server refuses", () => {
       // The consent page, shown again; the approval of the page already shown.
       await unverified(await browser.fetch(url));
       await unverified(await browser.postForm(url, { step: "consent", handle, decision: "approve", account: account.id }));
-      expect(host.mock.calls.filter(([input]) => String(input instanceof Request ? input.url : input) === clientId).length).toBeGreaterThanOrEqual(4);
+      expect(
+        host.mock.calls.filter(([input]) => String(input instanceof Request ? input.url : input) === clientId).length,
+      ).toBeGreaterThanOrEqual(4);
     } finally {
       host.mockRestore();
     }
@@ -392,7 +454,9 @@ describe("tokens", () => {
     const clientId = await registerClient(["http://127.0.0.1:33418/callback", "http://127.0.0.1:33418/other"]);
     const { verifier, challenge } = await pkcePair();
     const back = await approveAs(new Browser(), authorizeUrl(clientId, challenge), account.email);
-    const response = await exchangeCode(clientId, back.searchParams.get("code")!, verifier, { redirect_uri: "http://127.0.0.1:33418/other" });
+    const response = await exchangeCode(clientId, back.searchParams.get("code")!, verifier, {
+      redirect_uri: "http://127.0.0.1:33418/other",
+    });
     expect(response.status).toBe(400);
   });
 
@@ -422,7 +486,11 @@ describe("tokens", () => {
     const tokens = await tokensFor(account.email);
     const response = await exports.default.fetch("https://other.test/mcp", {
       method: "POST",
-      headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      headers: {
+        Authorization: `Bearer ${tokens.access_token}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
@@ -478,21 +546,24 @@ describe("scopes", () => {
     expect(grant?.grant.scope).not.toContain("admin");
   });
 
-  it.each([["logos"], [""]])("a client asking for %j is told on the consent page that every grant stays connected, and gets the refresh token it says", async (scope) => {
-    const account = await mcpAccount();
-    const clientId = await registerClient();
-    const { verifier, challenge } = await pkcePair();
-    const browser = new Browser();
-    const url = authorizeUrl(clientId, challenge, { scope });
-    await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
-    const html = await (await browser.fetch(url)).text();
-    expect(html).toContain("Stay connected without signing in again");
-    const approved = await browser.postForm(url, { step: "consent", handle: handleOf(html)!, decision: "approve" });
-    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-    const tokens = (await (await exchangeCode(clientId, code, verifier)).json()) as { scope: string; refresh_token?: string };
-    expect(tokens.scope.split(" ").sort()).toEqual(["logos", "offline_access"]);
-    expect(tokens.refresh_token).toEqual(expect.any(String));
-  });
+  it.each([["logos"], [""]])(
+    "a client asking for %j is told on the consent page that every grant stays connected, and gets the refresh token it says",
+    async (scope) => {
+      const account = await mcpAccount();
+      const clientId = await registerClient();
+      const { verifier, challenge } = await pkcePair();
+      const browser = new Browser();
+      const url = authorizeUrl(clientId, challenge, { scope });
+      await browser.postForm(url, { step: "sign-in", email: account.email, password: PASSWORD });
+      const html = await (await browser.fetch(url)).text();
+      expect(html).toContain("Stay connected without signing in again");
+      const approved = await browser.postForm(url, { step: "consent", handle: handleOf(html)!, decision: "approve" });
+      const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+      const tokens = (await (await exchangeCode(clientId, code, verifier)).json()) as { scope: string; refresh_token?: string };
+      expect(tokens.scope.split(" ").sort()).toEqual(["logos", "offline_access"]);
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+    },
+  );
 
   it("a client asking only for offline_access is granted logos too, says so on the consent page, and its token works", async () => {
     const account = await mcpAccount();
@@ -518,7 +589,13 @@ describe("scopes", () => {
     const helpers = oauthHelpers(env, BASE);
     // Granted as /authorize did before it always granted logos.
     const request = await helpers.parseAuthRequest(new Request(authorizeUrl(clientId, challenge, { scope: "offline_access" })));
-    const { redirectTo } = await helpers.completeAuthorization({ request, userId: account.id, metadata: {}, scope: ["offline_access"], props: { accountId: account.id } });
+    const { redirectTo } = await helpers.completeAuthorization({
+      request,
+      userId: account.id,
+      metadata: {},
+      scope: ["offline_access"],
+      props: { accountId: account.id },
+    });
     const issued = await exchangeCode(clientId, new URL(redirectTo).searchParams.get("code")!, verifier);
     const tokens = (await issued.json()) as { access_token: string; refresh_token: string; scope: string };
     expect(tokens.scope).toBe("offline_access");
@@ -539,7 +616,12 @@ describe("scopes", () => {
     const refreshed = await exports.default.fetch(`${BASE}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: full.refresh_token, client_id: full.clientId, scope: "offline_access" }).toString(),
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: full.refresh_token,
+        client_id: full.clientId,
+        scope: "offline_access",
+      }).toString(),
     });
     expect(refreshed.status).toBe(200);
     await expectRefused(((await refreshed.json()) as { access_token: string }).access_token);

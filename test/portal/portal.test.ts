@@ -26,19 +26,22 @@ const whoami = (cookie?: string, path = "/apiaas/whoami") =>
   exports.default.fetch(`https://logos.test${path}`, cookie ? { headers: { Cookie: `__Host-session=${cookie}` } } : {});
 
 describe("portal sign-in", () => {
-  it.each(["/apiaas/login", "/api/v1/auth/login", "/api/v1/login"])("%s signs in with JSON and sets a safe session cookie", async (path) => {
-    const { email, id } = await account();
-    const response = await loginJson(email.toUpperCase(), PASSWORD, path);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ account: { id, email, plan: "launch" } });
-    const cookie = response.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^__Host-session=[A-Za-z0-9_-]{43};/);
-    expect(cookie).toContain("HttpOnly");
-    expect(cookie).toContain("SameSite=Lax");
-    expect(cookie).toContain("Secure");
-    expect(cookie).toContain("Path=/");
-    expect(response.headers.get("cache-control")).toBe("no-store");
-  });
+  it.each(["/apiaas/login", "/api/v1/auth/login", "/api/v1/login"])(
+    "%s signs in with JSON and sets a safe session cookie",
+    async (path) => {
+      const { email, id } = await account();
+      const response = await loginJson(email.toUpperCase(), PASSWORD, path);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ account: { id, email, plan: "launch" } });
+      const cookie = response.headers.get("set-cookie")!;
+      expect(cookie).toMatch(/^__Host-session=[A-Za-z0-9_-]{43};/);
+      expect(cookie).toContain("HttpOnly");
+      expect(cookie).toContain("SameSite=Lax");
+      expect(cookie).toContain("Secure");
+      expect(cookie).toContain("Path=/");
+      expect(response.headers.get("cache-control")).toBe("no-store");
+    },
+  );
 
   it("refuses a body larger than any sign-in, as JSON, before reading it", async () => {
     const response = await loginJson(`${"x".repeat(100 * 1024)}@example.com`, PASSWORD);
@@ -49,10 +52,15 @@ describe("portal sign-in", () => {
 
   it("accepts a form body, and leaves Secure off on localhost", async () => {
     const { email } = await account();
-    const response = await post("/api/v1/login", new URLSearchParams({ email, password: PASSWORD }).toString(), {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Origin: "http://localhost:8787",
-    }, "http://localhost:8787");
+    const response = await post(
+      "/api/v1/login",
+      new URLSearchParams({ email, password: PASSWORD }).toString(),
+      {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: "http://localhost:8787",
+      },
+      "http://localhost:8787",
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("set-cookie")).not.toContain("Secure");
   });
@@ -93,7 +101,11 @@ describe("portal sign-in", () => {
   it("limits sign-in attempts per account", { timeout: 30_000 }, async () => {
     const { email } = await account();
     // All but one attempt of the minute spent at once (a loop of real attempts could straddle a minute).
-    await spendSignIns(limiterNames.signInAccountAtAddress(email, "unknown"), SIGN_IN_LIMITS.perAccountAndAddress, SIGN_IN_LIMITS.perAccountAndAddress - 1);
+    await spendSignIns(
+      limiterNames.signInAccountAtAddress(email, "unknown"),
+      SIGN_IN_LIMITS.perAccountAndAddress,
+      SIGN_IN_LIMITS.perAccountAndAddress - 1,
+    );
     expect((await loginJson(email, "wrong password!")).status).toBe(401);
     const refused = await loginJson(email, PASSWORD);
     expect(refused.status).toBe(429);
@@ -104,7 +116,8 @@ describe("portal sign-in", () => {
 describe("sign-in limits under attack", () => {
   const from = (address: string) => ({ "CF-Connecting-IP": address });
   const signInWindow = (limit: number) => [{ name: "sign-in", period: "minute" as const, limit }];
-  const attemptsFor = async (email: string) => (await rateLimiterFor(env, limiterNames.signInAccount(email)).usage(signInWindow(1)))[0]!.used;
+  const attemptsFor = async (email: string) =>
+    (await rateLimiterFor(env, limiterNames.signInAccount(email)).usage(signInWindow(1)))[0]!.used;
 
   it("row 12: once an address is refused, its guesses at other emails touch nothing of theirs", { timeout: 30_000 }, async () => {
     const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
@@ -123,12 +136,16 @@ describe("sign-in limits under attack", () => {
     await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount - 1);
     expect((await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.21"))).status).toBe(429);
     // The owner's browser, from yet another address, still signs in.
-    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.22"), Cookie: `__Host-device=${device}` })).status).toBe(200);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.22"), Cookie: `__Host-device=${device}` })).status).toBe(
+      200,
+    );
     // Another account's token, or one altered, counts for nothing.
     const other = await account();
     const otherDevice = /__Host-device=([^;]*)/.exec((await loginJson(other.email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
     for (const forged of [otherDevice, `${device!.slice(0, -1)}${device!.endsWith("A") ? "B" : "A"}`]) {
-      expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `__Host-device=${forged}` })).status).toBe(429);
+      expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `__Host-device=${forged}` })).status).toBe(
+        429,
+      );
     }
   });
 
@@ -137,24 +154,32 @@ describe("sign-in limits under attack", () => {
     const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
     expect((await setPassword(db, id, "a brand new passphrase")).ok).toBe(true);
     await spendSignIns(limiterNames.signInAccount(email), SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.perAccount - 1);
-    expect((await loginJson(email, "a brand new passphrase", "/apiaas/login", { ...from("192.0.2.40"), Cookie: `__Host-device=${device}` })).status).toBe(429);
+    expect(
+      (await loginJson(email, "a brand new passphrase", "/apiaas/login", { ...from("192.0.2.40"), Cookie: `__Host-device=${device}` }))
+        .status,
+    ).toBe(429);
   });
 
   it("a browser's device token has its own limit of guesses", async () => {
     const { email } = await account();
     const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
     const withDevice = (n: number) => ({ ...from(`198.18.0.${n}`), Cookie: `__Host-device=${device}` });
-    for (let i = 0; i < SIGN_IN_LIMITS.perDevice; i++) expect((await loginJson(email, "wrong password!", "/apiaas/login", withDevice(i))).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_LIMITS.perDevice; i++)
+      expect((await loginJson(email, "wrong password!", "/apiaas/login", withDevice(i))).status).toBe(401);
     expect((await loginJson(email, PASSWORD, "/apiaas/login", withDevice(99))).status).toBe(429);
   });
 
   it("a browser's device token has a day's limit too, so one stolen guesses slowly for good", async () => {
     const { email } = await account();
-    const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1]!;
+    const device = /__Host-device=([^;]*)/.exec((await loginJson(email, PASSWORD)).headers.get("set-cookie") ?? "")![1]!;
     // The day's attempts spent in earlier minutes.
     const day = [{ name: "sign-in-day", period: "day" as const, limit: SIGN_IN_LIMITS.perDevicePerDay }];
-    expect((await rateLimiterFor(env, limiterNames.signInDevice(device.split(".")[0]!)).consume(day, SIGN_IN_LIMITS.perDevicePerDay)).allowed).toBe(true);
-    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("198.18.1.1"), Cookie: `__Host-device=${device}` })).status).toBe(429);
+    expect(
+      (await rateLimiterFor(env, limiterNames.signInDevice(device.split(".")[0]!)).consume(day, SIGN_IN_LIMITS.perDevicePerDay)).allowed,
+    ).toBe(true);
+    expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("198.18.1.1"), Cookie: `__Host-device=${device}` })).status).toBe(
+      429,
+    );
   });
 
   it("sign-ups naming a taken email count against their address, never against the account", async () => {
@@ -170,7 +195,11 @@ describe("sign-in limits under attack", () => {
 
   it("row 12: wrong passwords from one address do not lock the owner out from another", { timeout: 30_000 }, async () => {
     const { email } = await account();
-    await spendSignIns(limiterNames.signInAccountAtAddress(email, "203.0.113.66"), SIGN_IN_LIMITS.perAccountAndAddress, SIGN_IN_LIMITS.perAccountAndAddress);
+    await spendSignIns(
+      limiterNames.signInAccountAtAddress(email, "203.0.113.66"),
+      SIGN_IN_LIMITS.perAccountAndAddress,
+      SIGN_IN_LIMITS.perAccountAndAddress,
+    );
     expect((await loginJson(email, PASSWORD, "/apiaas/login", from("203.0.113.66"))).status).toBe(429);
     expect((await loginJson(email, PASSWORD, "/apiaas/login", from("192.0.2.10"))).status).toBe(200);
   });
@@ -185,7 +214,10 @@ describe("whoami and logout", () => {
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ account: { id, email, plan: "launch" }, clients: [{ id: clientId, name: "Default" }] });
     }
-    const out = await exports.default.fetch("https://logos.test/apiaas/logout", { method: "POST", headers: { Cookie: `__Host-session=${cookie}`, Origin: "https://logos.test" } });
+    const out = await exports.default.fetch("https://logos.test/apiaas/logout", {
+      method: "POST",
+      headers: { Cookie: `__Host-session=${cookie}`, Origin: "https://logos.test" },
+    });
     expect(out.status).toBe(204);
     expect(out.headers.get("set-cookie")).toMatch(/__Host-session=;/);
     expect((await whoami(cookie)).status).toBe(401);
@@ -211,10 +243,19 @@ describe("session security", () => {
     const { id, email } = await account();
     const other = await account();
     const long = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
-    const expired = (accountId: string) => ({ idHash: crypto.randomUUID(), accountId, createdAt: long, expiresAt: new Date(long.getTime() + 1000) });
+    const expired = (accountId: string) => ({
+      idHash: crypto.randomUUID(),
+      accountId,
+      createdAt: long,
+      expiresAt: new Date(long.getTime() + 1000),
+    });
     await db.insert(sessions).values([expired(id), expired(id), expired(other.id)]);
     expect((await loginJson(email, PASSWORD)).status).toBe(200);
-    const left = await db.select().from(sessions).where(inArray(sessions.accountId, [id, other.id])).all();
+    const left = await db
+      .select()
+      .from(sessions)
+      .where(inArray(sessions.accountId, [id, other.id]))
+      .all();
     expect(left.filter((row) => row.accountId === id)).toHaveLength(1);
     expect(left.filter((row) => row.accountId === other.id)).toHaveLength(1);
   });

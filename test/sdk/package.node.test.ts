@@ -11,7 +11,10 @@ import { root } from "../tools/helpers";
  * the machine's own Node, not the project's Node 22, so that `engines` (Node 20) holds.
  */
 const sdkDir = join(root, "packages", "sdk");
-const machinePath = process.env.PATH!.split(":").filter((p) => !p.includes("node_modules")).join(":");
+const machinePath = process.env
+  .PATH!.split(":")
+  .filter((p) => !p.includes("node_modules"))
+  .join(":");
 let customer: string;
 
 beforeAll(() => {
@@ -20,10 +23,16 @@ beforeAll(() => {
   expect(pack.status, pack.stderr).toBe(0);
   const [{ filename, files }] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
   // What ships: the build, its declarations, the README and the licence; never the sources' tests or configs.
-  expect(files.map((f) => f.path).sort()).toEqual(expect.arrayContaining(["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "package.json"]));
+  expect(files.map((f) => f.path).sort()).toEqual(
+    expect.arrayContaining(["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "package.json"]),
+  );
   expect(files.some((f) => f.path.startsWith("src/") || f.path === "tsconfig.json")).toBe(false);
   writeFileSync(join(customer, "package.json"), JSON.stringify({ name: "customer", private: true, type: "module" }));
-  const install = spawnSync("npm", ["install", "--offline", "--no-audit", "--no-fund", join(customer, filename)], { cwd: customer, encoding: "utf8", env: { ...process.env, PATH: machinePath } });
+  const install = spawnSync("npm", ["install", "--offline", "--no-audit", "--no-fund", join(customer, filename)], {
+    cwd: customer,
+    encoding: "utf8",
+    env: { ...process.env, PATH: machinePath },
+  });
   expect(install.status, install.stderr).toBe(0);
   // Nothing but the SDK itself: it has no dependencies.
   expect(readdirSync(join(customer, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["@logo-lookup"]);
@@ -47,9 +56,18 @@ console.log(JSON.stringify(out));
 
 describe("the SDK package, installed from its tarball", () => {
   it("imports from plain Node ESM, reads the key from the environment and reports typed errors", () => {
-    const run = spawnSync("node", ["--input-type=module", "-e", program], { cwd: customer, encoding: "utf8", env: { ...process.env, PATH: machinePath } });
+    const run = spawnSync("node", ["--input-type=module", "-e", program], {
+      cwd: customer,
+      encoding: "utf8",
+      env: { ...process.env, PATH: machinePath },
+    });
     expect(run.status, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ noKey: true, unreachable: true, message: "Request failed: could not reach http://127.0.0.1:9", retries: [1] });
+    expect(JSON.parse(run.stdout)).toEqual({
+      noKey: true,
+      unreachable: true,
+      message: "Request failed: could not reach http://127.0.0.1:9",
+      retries: [1],
+    });
   });
 
   it("type-checks a TypeScript program against its declarations, and refuses a wrong option", () => {
@@ -68,10 +86,21 @@ export async function width(domain: string): Promise<number | null> {
 }
 `,
     );
-    writeFileSync(join(customer, "bad.ts"), `import { LogoLookup } from "@logo-lookup/sdk";\nnew LogoLookup().get("stripe.com", { theme: "sepia" });\n`);
+    writeFileSync(
+      join(customer, "bad.ts"),
+      `import { LogoLookup } from "@logo-lookup/sdk";\nnew LogoLookup().get("stripe.com", { theme: "sepia" });\n`,
+    );
     // A customer's strict project on Node's own module resolution, with no ambient types.
     const project = (file: string) => {
-      const compilerOptions = { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] };
+      const compilerOptions = {
+        strict: true,
+        noEmit: true,
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        target: "es2022",
+        lib: ["es2022", "dom"],
+        types: [],
+      };
       writeFileSync(join(customer, "tsconfig.json"), JSON.stringify({ compilerOptions, files: [file] }));
       return spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: customer, encoding: "utf8" });
     };

@@ -8,8 +8,12 @@ const KEY = `sk_${"a".repeat(32)}`;
 const servers: Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve)))));
 
-async function serve(answer: (request: IncomingMessage, respond: (status: number, headers?: Record<string, string>, body?: string) => void) => void) {
-  const server = createServer((request, response) => answer(request, (status, headers = {}, body = "") => response.writeHead(status, headers).end(body)));
+async function serve(
+  answer: (request: IncomingMessage, respond: (status: number, headers?: Record<string, string>, body?: string) => void) => void,
+) {
+  const server = createServer((request, response) =>
+    answer(request, (status, headers = {}, body = "") => response.writeHead(status, headers).end(body)),
+  );
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -18,10 +22,16 @@ async function serve(answer: (request: IncomingMessage, respond: (status: number
 describe("the SDK on Node's fetch", () => {
   it("never follows a redirect to another address: the key stays with the service", async () => {
     const reached: (string | undefined)[] = [];
-    const elsewhere = await serve((request, respond) => (reached.push(request.headers.authorization), respond(200, { "Content-Type": "image/png" }, "\x89PNG")));
+    const elsewhere = await serve(
+      (request, respond) => (reached.push(request.headers.authorization), respond(200, { "Content-Type": "image/png" }, "\x89PNG")),
+    );
     const service = await serve((_request, respond) => respond(302, { Location: `${elsewhere}/stripe.com` }));
     const sdk = new LogoLookup({ secretKey: KEY, baseUrl: service });
-    await expect(sdk.get("stripe.com")).rejects.toMatchObject({ constructor: ServerError, status: 502, message: expect.stringContaining(`redirect to ${elsewhere}/stripe.com`) });
+    await expect(sdk.get("stripe.com")).rejects.toMatchObject({
+      constructor: ServerError,
+      status: 502,
+      message: expect.stringContaining(`redirect to ${elsewhere}/stripe.com`),
+    });
     expect(reached).toEqual([]);
   });
 

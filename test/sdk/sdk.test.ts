@@ -32,7 +32,10 @@ async function client(options: LogoLookupOptions & { perMinute?: number } = {}) 
 async function companies(...domains: string[]) {
   const ids: Record<string, number> = {};
   for (const [i, domain] of domains.entries()) {
-    const { logoId } = await addCompany({ name: `Company ${domain}`, domains: [domain] }, { ...darkLogo40x20(), contentHash: `${i + 1}`.padStart(64, "b") });
+    const { logoId } = await addCompany(
+      { name: `Company ${domain}`, domains: [domain] },
+      { ...darkLogo40x20(), contentHash: `${i + 1}`.padStart(64, "b") },
+    );
     ids[domain] = logoId;
   }
   return ids;
@@ -60,13 +63,26 @@ describe("LogoLookup.get / getStream", () => {
     const logo = await sdk.get("sdk-one.com", { size: 64 });
     expect(isPng(logo.bytes)).toBe(true);
     expect(widthOf(logo.bytes)).toBe(64);
-    expect(logo).toMatchObject({ logoId: ids["sdk-one.com"], companyName: "Company sdk-one.com", domain: "sdk-one.com", variant: "icon", width: 64, height: 32, sourceWidth: 40, sourceHeight: 20, contentType: "image/png" });
+    expect(logo).toMatchObject({
+      logoId: ids["sdk-one.com"],
+      companyName: "Company sdk-one.com",
+      domain: "sdk-one.com",
+      variant: "icon",
+      width: 64,
+      height: 32,
+      sourceWidth: 40,
+      sourceHeight: 20,
+      contentType: "image/png",
+    });
     // Secret keys go up to 1,200 px.
     expect(widthOf((await sdk.get("sdk-one.com", { size: 1200 })).bytes)).toBe(1200);
   });
 
   it("asks for other formats and densities, and reports the format served and the brand colour", async () => {
-    await addCompany({ name: "Company sdk-webp.com", domains: ["sdk-webp.com"], brandColor: "#0a2540" }, { ...darkLogo40x20(), contentHash: "c".padStart(64, "c") });
+    await addCompany(
+      { name: "Company sdk-webp.com", domains: ["sdk-webp.com"], brandColor: "#0a2540" },
+      { ...darkLogo40x20(), contentHash: "c".padStart(64, "c") },
+    );
     const { sdk } = await client();
     const logo = await sdk.get("sdk-webp.com", { size: 16, dpr: 2, format: "webp" });
     expect(String.fromCharCode(...logo.bytes.slice(8, 12))).toBe("WEBP");
@@ -97,8 +113,17 @@ describe("LogoLookup.get / getStream", () => {
 
   it("gives each error the service's code: from the status where the lookup answers in plain text", async () => {
     const { sdk } = await client();
-    await expect(sdk.get("nothing-here-at-all.com")).rejects.toMatchObject({ constructor: NotFoundError, status: 404, code: "not_found", message: "Logo not found" });
-    await expect(sdk.getStream("not a domain")).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
+    await expect(sdk.get("nothing-here-at-all.com")).rejects.toMatchObject({
+      constructor: NotFoundError,
+      status: 404,
+      code: "not_found",
+      message: "Logo not found",
+    });
+    await expect(sdk.getStream("not a domain")).rejects.toMatchObject({
+      constructor: InvalidRequestError,
+      status: 400,
+      code: "invalid_argument",
+    });
     const revoked = new LogoLookup({ secretKey: "sk_00000000000000000000000000000000", baseUrl: BASE, fetch: workerFetch });
     await expect(revoked.get("sdk-one.com")).rejects.toMatchObject({ constructor: AuthenticationError, status: 401, code: "unauthorized" });
     for await (const result of sdk.getMany(["unknown-many-codes.com"])) expect(result.ok === false && result.error.code).toBe("not_found");
@@ -108,7 +133,10 @@ describe("LogoLookup.get / getStream", () => {
     for (const [code, status] of Object.entries(errorCodes)) {
       // A 429 is a RateLimitError, whose code is its own (tested with the retries).
       if (status === 429) continue;
-      const { sdk } = await client({ maxRetries: 0, fetch: async () => new Response("Something", { status, headers: { "Content-Type": "text/plain; charset=utf-8" } }) });
+      const { sdk } = await client({
+        maxRetries: 0,
+        fetch: async () => new Response("Something", { status, headers: { "Content-Type": "text/plain; charset=utf-8" } }),
+      });
       await expect(sdk.get("codes.com")).rejects.toMatchObject({ status, code });
     }
   });
@@ -116,15 +144,46 @@ describe("LogoLookup.get / getStream", () => {
   it("a name the service answers with a page of its own is no logo", async () => {
     const { sdk } = await client();
     // Shaped like a host name, so sent: the service answers its OpenAPI document.
-    await expect(sdk.get("openapi.json")).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument", message: expect.stringContaining("application/json") });
-    for await (const result of sdk.getMany(["openapi.json"])) expect(result.ok === false && result.error).toBeInstanceOf(InvalidRequestError);
+    await expect(sdk.get("openapi.json")).rejects.toMatchObject({
+      constructor: InvalidRequestError,
+      status: 400,
+      code: "invalid_argument",
+      message: expect.stringContaining("application/json"),
+    });
+    for await (const result of sdk.getMany(["openapi.json"]))
+      expect(result.ok === false && result.error).toBeInstanceOf(InvalidRequestError);
   });
 
   it("refuses a name that is no domain before sending anything: the service's own routes never see the key", async () => {
     const asked: string[] = [];
     const { sdk } = await client({ fetch: (input, init) => (asked.push(String(input)), workerFetch(input, init)) });
     // The service's routes (a secret key got a 401 at /mcp, a 502 at /portal, a 404 at /v1), names, tickers, URLs.
-    const notDomains = ["mcp", "portal", "v1", "api", "assets", "authorize", "docs", "health", "ticker", "name", "apple", "AAPL", "", "  ", ".well-known", "localhost", "www.", "github.com/about", "https://github.com", "github.com:443", "me@github.com", "-acme.com", "acme..com", `${"a".repeat(64)}.com`];
+    const notDomains = [
+      "mcp",
+      "portal",
+      "v1",
+      "api",
+      "assets",
+      "authorize",
+      "docs",
+      "health",
+      "ticker",
+      "name",
+      "apple",
+      "AAPL",
+      "",
+      "  ",
+      ".well-known",
+      "localhost",
+      "www.",
+      "github.com/about",
+      "https://github.com",
+      "github.com:443",
+      "me@github.com",
+      "-acme.com",
+      "acme..com",
+      `${"a".repeat(64)}.com`,
+    ];
     for (const domain of notDomains) {
       const error = await sdk.get(domain).catch((e: unknown) => e);
       expect(error, JSON.stringify(domain)).toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
@@ -140,9 +199,21 @@ describe("LogoLookup.get / getStream", () => {
   });
 
   it("sends every domain the service accepts, however it is written", async () => {
-    await addCompany({ name: "Bücher", domains: ["sdk-written.com", "xn--bcher-sdk-q9a.de"] }, { ...darkLogo40x20(), contentHash: "d".padStart(64, "d") });
+    await addCompany(
+      { name: "Bücher", domains: ["sdk-written.com", "xn--bcher-sdk-q9a.de"] },
+      { ...darkLogo40x20(), contentHash: "d".padStart(64, "d") },
+    );
     const { sdk } = await client();
-    for (const domain of ["sdk-written.com", " SDK-Written.com ", "www.sdk-written.com", "sdk-written.com.", "sdk-written。com", "shop.sdk-written.com", "Bücher-SDK.de", "xn--bcher-sdk-q9a.de"]) {
+    for (const domain of [
+      "sdk-written.com",
+      " SDK-Written.com ",
+      "www.sdk-written.com",
+      "sdk-written.com.",
+      "sdk-written。com",
+      "shop.sdk-written.com",
+      "Bücher-SDK.de",
+      "xn--bcher-sdk-q9a.de",
+    ]) {
       expect((await sdk.get(domain, { size: 16 })).companyName, domain).toBe("Bücher");
     }
     // What the SDK refuses, the service refuses too, over a spread of the characters host names are made of.
@@ -176,7 +247,9 @@ describe("LogoLookup.get / getStream", () => {
       await expect(asking).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument" });
       await expect(streaming).rejects.toBeInstanceOf(InvalidRequestError);
     }
-    await expect(sdk.get("bad\uD800.com")).rejects.toThrow('"bad\\ud800.com" is not a domain: it is not well-formed Unicode (a lone surrogate)');
+    await expect(sdk.get("bad\uD800.com")).rejects.toThrow(
+      '"bad\\ud800.com" is not a domain: it is not well-formed Unicode (a lone surrogate)',
+    );
     await expect(sdk.get(null as unknown as string)).rejects.toThrow("A domain is a string, not null");
     expect(asked).toEqual([]);
   });
@@ -200,9 +273,13 @@ describe("LogoLookup.get / getStream", () => {
     expect(waits).toHaveLength(1);
 
     const { sdk: unlucky, waits: waited } = await client({ maxRetries: 2, fetch: async () => brokenOff() });
-    await expect(unlucky.get("sdk-broken-off.com")).rejects.toMatchObject({ constructor: NetworkError, message: "Request failed: terminated" });
+    await expect(unlucky.get("sdk-broken-off.com")).rejects.toMatchObject({
+      constructor: NetworkError,
+      message: "Request failed: terminated",
+    });
     expect(waited).toHaveLength(2);
-    for await (const result of unlucky.getMany(["sdk-broken-off.com"])) expect(result.ok === false && result.error).toBeInstanceOf(NetworkError);
+    for await (const result of unlucky.getMany(["sdk-broken-off.com"]))
+      expect(result.ok === false && result.error).toBeInstanceOf(NetworkError);
 
     const stream = await unlucky.getStream("sdk-broken-off.com");
     await expect(new Response(stream).arrayBuffer()).rejects.toBeInstanceOf(NetworkError);
@@ -232,25 +309,53 @@ describe("LogoLookup.get / getStream", () => {
       timeoutMs: 20,
       fetch: (_input, init) => new Promise((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))),
     });
-    await expect(patient.get("slow.com")).rejects.toMatchObject({ constructor: NetworkError, message: "Request failed: no answer within 20 ms" });
+    await expect(patient.get("slow.com")).rejects.toMatchObject({
+      constructor: NetworkError,
+      message: "Request failed: no answer within 20 ms",
+    });
   });
 
   it("refuses numeric options that are not whole numbers within their bounds", () => {
-    const bad = { maxRetries: [NaN, -1, 11, 1.5, Infinity], concurrency: [NaN, Infinity, 0, 65], timeoutMs: [Infinity, NaN, 0, 2 ** 31], maxRetryDelayMs: [-1, NaN, Infinity, 2 ** 31] };
+    const bad = {
+      maxRetries: [NaN, -1, 11, 1.5, Infinity],
+      concurrency: [NaN, Infinity, 0, 65],
+      timeoutMs: [Infinity, NaN, 0, 2 ** 31],
+      maxRetryDelayMs: [-1, NaN, Infinity, 2 ** 31],
+    };
     for (const [name, values] of Object.entries(bad)) {
       for (const value of values) {
         const error = thrown(() => new LogoLookup({ secretKey: KEY, baseUrl: BASE, [name]: value }));
-        expect(error, `${name}: ${value}`).toMatchObject({ constructor: ConfigurationError, message: expect.stringMatching(new RegExp(`^${name} must be a whole number from`)) });
+        expect(error, `${name}: ${value}`).toMatchObject({
+          constructor: ConfigurationError,
+          message: expect.stringMatching(new RegExp(`^${name} must be a whole number from`)),
+        });
       }
     }
-    for (const good of [{ maxRetries: 0 }, { maxRetries: 10 }, { concurrency: 1 }, { concurrency: 64 }, { timeoutMs: 2 ** 31 - 1 }, { maxRetryDelayMs: 0 }, { maxRetryDelayMs: 2 ** 31 - 1 }]) {
+    for (const good of [
+      { maxRetries: 0 },
+      { maxRetries: 10 },
+      { concurrency: 1 },
+      { concurrency: 64 },
+      { timeoutMs: 2 ** 31 - 1 },
+      { maxRetryDelayMs: 0 },
+      { maxRetryDelayMs: 2 ** 31 - 1 },
+    ]) {
       expect(() => new LogoLookup({ secretKey: KEY, baseUrl: BASE, ...good })).not.toThrow();
     }
   });
 
   it("sends the key over https only, or over http to this machine", () => {
-    for (const baseUrl of ["http://logos.example.com", "http://10.0.0.1:8787", "ftp://logos.example.com", "logos.example.com", "https://user:secret@logos.example.com"]) {
-      expect(thrown(() => new LogoLookup({ secretKey: KEY, baseUrl })), baseUrl).toBeInstanceOf(ConfigurationError);
+    for (const baseUrl of [
+      "http://logos.example.com",
+      "http://10.0.0.1:8787",
+      "ftp://logos.example.com",
+      "logos.example.com",
+      "https://user:secret@logos.example.com",
+    ]) {
+      expect(
+        thrown(() => new LogoLookup({ secretKey: KEY, baseUrl })),
+        baseUrl,
+      ).toBeInstanceOf(ConfigurationError);
     }
     for (const baseUrl of ["https://logos.example.com/", "http://localhost:8787", "http://127.0.0.1:9", "http://[::1]:8787"]) {
       expect(() => new LogoLookup({ secretKey: KEY, baseUrl })).not.toThrow();
@@ -258,21 +363,41 @@ describe("LogoLookup.get / getStream", () => {
   });
 
   it("never follows a redirect (the key would go along): a ServerError saying where it led", async () => {
-    const { sdk } = await client({ fetch: async () => new Response(null, { status: 302, headers: { Location: "https://elsewhere.example/x" } }) });
-    await expect(sdk.get("redirected.com")).rejects.toMatchObject({ constructor: ServerError, status: 502, message: expect.stringContaining("redirect to https://elsewhere.example/x") });
+    const { sdk } = await client({
+      fetch: async () => new Response(null, { status: 302, headers: { Location: "https://elsewhere.example/x" } }),
+    });
+    await expect(sdk.get("redirected.com")).rejects.toMatchObject({
+      constructor: ServerError,
+      status: 502,
+      message: expect.stringContaining("redirect to https://elsewhere.example/x"),
+    });
     await expect(sdk.usage()).rejects.toBeInstanceOf(ServerError);
   });
 
   it("an error page that is not the service's (a proxy's HTML) is told by its status line, not its body", async () => {
     const page = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>${"<p>nginx</p>".repeat(200)}</body></html>`;
-    const { sdk } = await client({ maxRetries: 0, fetch: async () => new Response(page, { status: 502, statusText: "Bad Gateway", headers: { "Content-Type": "text/html" } }) });
-    await expect(sdk.get("proxied.com")).rejects.toMatchObject({ constructor: ServerError, status: 502, code: "internal", message: "HTTP 502 Bad Gateway" });
+    const { sdk } = await client({
+      maxRetries: 0,
+      fetch: async () => new Response(page, { status: 502, statusText: "Bad Gateway", headers: { "Content-Type": "text/html" } }),
+    });
+    await expect(sdk.get("proxied.com")).rejects.toMatchObject({
+      constructor: ServerError,
+      status: 502,
+      code: "internal",
+      message: "HTTP 502 Bad Gateway",
+    });
     await expect(sdk.usage()).rejects.toMatchObject({ constructor: ServerError, status: 502, message: "HTTP 502 Bad Gateway" });
   });
 
   it("a 200 that is not the service's JSON is a ServerError (502), not a success or a 200", async () => {
-    const { sdk } = await client({ fetch: async () => new Response("<html>Welcome to the captive portal</html>", { headers: { "Content-Type": "text/html" } }) });
-    await expect(sdk.usage()).rejects.toMatchObject({ constructor: ServerError, status: 502, message: expect.stringContaining("not the service's JSON") });
+    const { sdk } = await client({
+      fetch: async () => new Response("<html>Welcome to the captive portal</html>", { headers: { "Content-Type": "text/html" } }),
+    });
+    await expect(sdk.usage()).rejects.toMatchObject({
+      constructor: ServerError,
+      status: 502,
+      message: expect.stringContaining("not the service's JSON"),
+    });
   });
 
   it("never puts the key in a URL", async () => {
@@ -305,7 +430,8 @@ describe("LogoLookup.getMany", () => {
       },
     });
     const results = [];
-    for await (const result of sdk.getMany(["many-c.com", "unknown-many.com", "many-a.com", "bad domain", "many-b.com"], { size: 16 })) results.push(result);
+    for await (const result of sdk.getMany(["many-c.com", "unknown-many.com", "many-a.com", "bad domain", "many-b.com"], { size: 16 }))
+      results.push(result);
     expect(results.map((r) => [r.domain, r.ok])).toEqual([
       ["many-c.com", true],
       ["unknown-many.com", false],
@@ -323,7 +449,8 @@ describe("LogoLookup.getMany, domains it cannot ask for", () => {
     await companies("many-before.com", "many-after.com");
     const { sdk } = await client({ concurrency: 2 });
     const results = [];
-    for await (const result of sdk.getMany(["many-before.com", "bad\uD800.com", null as unknown as string, "mcp", "many-after.com"])) results.push(result);
+    for await (const result of sdk.getMany(["many-before.com", "bad\uD800.com", null as unknown as string, "mcp", "many-after.com"]))
+      results.push(result);
     expect(results.map((r) => [JSON.stringify(r.domain), r.ok ? "logo" : r.error.name])).toEqual([
       ['"many-before.com"', "logo"],
       ['"bad\\ud800.com"', "InvalidRequestError"],
@@ -354,7 +481,9 @@ describe("LogoLookup.getMany, a caller that stops early", () => {
         asked.push(domain);
         if (domain === "stop-busy.com") return new Response("busy", { status: 503 });
         if (domain === "stop-hanging.com") {
-          return new Promise((_, reject) => init!.signal!.addEventListener("abort", () => (aborted.push(domain), reject(init!.signal!.reason))));
+          return new Promise((_, reject) =>
+            init!.signal!.addEventListener("abort", () => (aborted.push(domain), reject(init!.signal!.reason))),
+          );
         }
         // The first answer comes once the busy domain waits to retry and the other hangs.
         await busyWaiting;
@@ -457,9 +586,18 @@ describe("retries, rate limits and events", () => {
 
   it("fails at once on a 5xx whose Retry-After is longer than maxRetryDelayMs, as on a 429", async () => {
     let calls = 0;
-    const dayLong = () => new Response("Service temporarily unavailable", { status: 503, headers: { "Retry-After": "86400", "Content-Type": "text/plain; charset=utf-8" } });
+    const dayLong = () =>
+      new Response("Service temporarily unavailable", {
+        status: 503,
+        headers: { "Retry-After": "86400", "Content-Type": "text/plain; charset=utf-8" },
+      });
     const { sdk, waits } = await client({ fetch: async () => (calls++, dayLong()) });
-    await expect(sdk.get("down-for-a-day.com")).rejects.toMatchObject({ constructor: ServerError, status: 503, code: "unavailable", message: "Service temporarily unavailable" });
+    await expect(sdk.get("down-for-a-day.com")).rejects.toMatchObject({
+      constructor: ServerError,
+      status: 503,
+      code: "unavailable",
+      message: "Service temporarily unavailable",
+    });
     expect([calls, waits]).toEqual([1, []]);
   });
 
@@ -503,7 +641,11 @@ describe("REST methods", () => {
     const company = await sdk.company({ domain: "rest-sdk.com" });
     expect(company).toMatchObject({ companyId: results[0]!.companyId, logos: [expect.objectContaining({ logoId: ids["rest-sdk.com"] })] });
     expect(await sdk.company(results[0]!.companyId)).toEqual(company);
-    await expect(sdk.company(999999)).rejects.toMatchObject({ constructor: NotFoundError, code: "not_found", message: "No company found with ID 999999" });
+    await expect(sdk.company(999999)).rejects.toMatchObject({
+      constructor: NotFoundError,
+      code: "not_found",
+      message: "No company found with ID 999999",
+    });
     expect(await sdk.usage()).toMatchObject({ plan: "launch" });
   });
 
@@ -512,7 +654,12 @@ describe("REST methods", () => {
     const asked: string[] = [];
     const { sdk } = await client({ fetch: (input, init) => (asked.push(String(input)), workerFetch(input, init)) });
     for (const limit of [0, 51, 2.5, NaN]) {
-      await expect(sdk.search("limit", { limit }), String(limit)).rejects.toMatchObject({ constructor: InvalidRequestError, status: 400, code: "invalid_argument", message: "limit must be a whole number from 1 to 50" });
+      await expect(sdk.search("limit", { limit }), String(limit)).rejects.toMatchObject({
+        constructor: InvalidRequestError,
+        status: 400,
+        code: "invalid_argument",
+        message: "limit must be a whole number from 1 to 50",
+      });
     }
     expect(asked).toEqual([]);
     expect((await sdk.search("limit", { limit: 1 })).results).toHaveLength(1);

@@ -15,12 +15,20 @@ beforeAll(async () => {
 });
 
 // A password, where a command takes one, is piped in: the first line of standard input.
-const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow), "correct horse battery\n");
+const admin = (...args: string[]) =>
+  inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow), "correct horse battery\n");
 const counts = async () => ({
   accounts: (await file.platform.db.select().from(accounts).all()).length,
   keys: (await file.platform.db.select().from(apiKeys).all()).length,
 });
-const errorOf = (result: CommandResult) => JSON.parse(result.stderr.trim().split("\n").filter((l) => l.startsWith("{")).at(-1)!).error;
+const errorOf = (result: CommandResult) =>
+  JSON.parse(
+    result.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .at(-1)!,
+  ).error;
 
 describe("refuses bad arguments with a clear message, a non-zero exit and no write", () => {
   it.each([
@@ -29,7 +37,10 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
     [["account", "create", "--email", "x@example.com", "--password-stdin", "--plan", "gold"], /plan/],
     [["account", "create", "--email", "ops@example.com", "--password-stdin"], /already exists/],
     // Never as an argument, where shell history and the process list keep it.
-    [["account", "create", "--email", "x@example.com", "--password", "correct horse battery"], /not taken on the command line.*--password-stdin/],
+    [
+      ["account", "create", "--email", "x@example.com", "--password", "correct horse battery"],
+      /not taken on the command line.*--password-stdin/,
+    ],
     [["account", "password", "--account", "x", "--password", "correct horse battery"], /not taken on the command line/],
     [["account", "plan", "--account", "nobody", "--plan", "growth"], /No account/],
     [["account", "plan", "--plan", "growth"], /--account is required/],
@@ -70,9 +81,15 @@ describe("refuses bad arguments with a clear message, a non-zero exit and no wri
 
 describe("storage options", () => {
   it("may come before the command's words too", async () => {
-    const result = await inProcess((io) =>
-      runAdmin(["--persist-to", file.dir, "account", "create", "--email", "early@example.com", "--password-stdin"], io, file.platform.borrow),
-    "correct horse battery\n");
+    const result = await inProcess(
+      (io) =>
+        runAdmin(
+          ["--persist-to", file.dir, "account", "create", "--email", "early@example.com", "--password-stdin"],
+          io,
+          file.platform.borrow,
+        ),
+      "correct horse battery\n",
+    );
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ email: "early@example.com" });
   });
@@ -83,7 +100,10 @@ describe("exit codes", () => {
     const result = await admin("key", "create", "--type", "public", "--account", "x");
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
-    expect(errorOf(result)).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/--type must be publishable or secret/) });
+    expect(errorOf(result)).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/--type must be publishable or secret/),
+    });
   });
 
   it("1 when the storage refuses, as a process, writing nothing", async () => {
@@ -100,7 +120,9 @@ describe("a state with no catalogue", () => {
   it("is named as such, in the database's words, never a query; an empty --persist-to is refused before anything opens", async () => {
     const empty = mkdtempSync(join(tmpdir(), "logo-lookup-empty-"));
     try {
-      const result = await inProcess((io) => runAdmin(["account", "plan", "--account", "acc_1", "--plan", "growth", "--persist-to", empty], io));
+      const result = await inProcess((io) =>
+        runAdmin(["account", "plan", "--account", "acc_1", "--plan", "growth", "--persist-to", empty], io),
+      );
       expect(result.status).toBe(1);
       expect(errorOf(result).message).toMatch(/no such table: accounts.*no catalogue in this state \(run npm start once/);
       expect(errorOf(result).message).not.toMatch(/Failed query|acc_1/);
@@ -115,7 +137,10 @@ describe("a state with no catalogue", () => {
 
 describe("passwords", () => {
   const create = (email: string, stdin: Parameters<typeof inProcess>[1]) =>
-    inProcess((io) => runAdmin(["account", "create", "--email", email, "--password-stdin", "--persist-to", file.dir], io, file.platform.borrow), stdin);
+    inProcess(
+      (io) => runAdmin(["account", "create", "--email", email, "--password-stdin", "--persist-to", file.dir], io, file.platform.borrow),
+      stdin,
+    );
   const asked = (email: string, typed: string[]) =>
     inProcess((io) => runAdmin(["account", "create", "--email", email, "--persist-to", file.dir], io, file.platform.borrow), { typed });
 
@@ -160,7 +185,8 @@ describe("passwords", () => {
 
   it("takes the first line of what is piped in, without its line ending, and one typed twice", async () => {
     const { verifyPassword } = await import("../../src/accounts/passwords");
-    const hashOf = async (email: string) => (await file.platform.db.query.accounts.findFirst({ where: (a, { eq }) => eq(a.email, email) }))!.passwordHash;
+    const hashOf = async (email: string) =>
+      (await file.platform.db.query.accounts.findFirst({ where: (a, { eq }) => eq(a.email, email) }))!.passwordHash;
     expect((await create("crlf@example.com", "correct horse battery\r\nignored\n")).status).toBe(0);
     expect(await verifyPassword("correct horse battery", await hashOf("crlf@example.com"))).toBe(true);
     expect((await asked("typed@example.com", ["typed horse battery", "typed horse battery"])).status).toBe(0);

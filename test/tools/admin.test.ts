@@ -16,7 +16,12 @@ describe("npm run admin", () => {
   let accountId: string;
 
   it("account create prints the account with its id, as a process that exits 0, its password piped in", async () => {
-    const result = await tool("admin", ["account", "create", "--email", "ops@example.com", "--password-stdin", "--plan", "launch"], file.dir, "correct horse battery\n");
+    const result = await tool(
+      "admin",
+      ["account", "create", "--email", "ops@example.com", "--password-stdin", "--plan", "launch"],
+      file.dir,
+      "correct horse battery\n",
+    );
     expect(result.status).toBe(0);
     const account = result.json();
     expect(account).toMatchObject({ email: "ops@example.com", plan: "launch" });
@@ -39,7 +44,13 @@ describe("npm run admin", () => {
     const { startSession, sessionAccount } = await import("../../src/portal/sessions");
     const { verifyPassword } = await import("../../src/accounts/passwords");
     const signedIn = await Promise.all([startSession(file.platform.db, accountId), startSession(file.platform.db, accountId)]);
-    const result = await adminWithInput({ typed: ["another horse battery", "another horse battery"] }, "account", "password", "--account", accountId);
+    const result = await adminWithInput(
+      { typed: ["another horse battery", "another horse battery"] },
+      "account",
+      "password",
+      "--account",
+      accountId,
+    );
     expect(result.status).toBe(0);
     expect(result.json()).toEqual({ id: accountId, sessionsEnded: 2 });
     // Asked for twice at the terminal, and never echoed: the output holds only the prompts.
@@ -52,9 +63,19 @@ describe("npm run admin", () => {
 
   it("key create prints a publishable key once, with its restrictions", async () => {
     const result = await admin(
-      "key", "create", "--account", accountId, "--type", "publishable",
-      "--allowed-origin", "https://a.example.com", "--allowed-origin", "https://b.example.com",
-      "--require-attribution", "--per-minute", "60",
+      "key",
+      "create",
+      "--account",
+      accountId,
+      "--type",
+      "publishable",
+      "--allowed-origin",
+      "https://a.example.com",
+      "--allowed-origin",
+      "https://b.example.com",
+      "--require-attribution",
+      "--per-minute",
+      "60",
     );
     expect(result.status).toBe(0);
     const key = result.json();
@@ -81,18 +102,33 @@ describe("npm run admin", () => {
   });
 
   it("account delete deletes the account and its keys, and frees its email", async () => {
-    const { id } = (await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).json();
+    const { id } = (
+      await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")
+    ).json();
     await admin("key", "create", "--account", id, "--type", "secret");
     const deleted = await admin("account", "delete", "--account", id);
     expect(deleted.status).toBe(0);
     expect(deleted.json()).toEqual({ id, email: "gone@example.com", keysDeleted: 1, sessionsEnded: 0, stripeCustomerId: null });
     expect(await file.platform.db.select().from(apiKeys).where(eq(apiKeys.accountId, id)).all()).toEqual([]);
-    expect((await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).status).toBe(0);
+    expect(
+      (await adminWithInput("correct horse battery\n", "account", "create", "--email", "gone@example.com", "--password-stdin")).status,
+    ).toBe(0);
   });
 
   it("account delete names the account's Stripe customer, which Stripe keeps", async () => {
-    const { id } = (await adminWithInput("correct horse battery\n", "account", "create", "--email", "was-paying@example.com", "--password-stdin")).json();
-    await file.platform.db.insert(billingAccounts).values({ accountId: id, stripeCustomerId: "cus_was_paying", subscriptionId: "sub_ended", status: "canceled", plan: "free", stateAt: 1, lastEventId: "evt_ended", updatedAt: new Date() });
+    const { id } = (
+      await adminWithInput("correct horse battery\n", "account", "create", "--email", "was-paying@example.com", "--password-stdin")
+    ).json();
+    await file.platform.db.insert(billingAccounts).values({
+      accountId: id,
+      stripeCustomerId: "cus_was_paying",
+      subscriptionId: "sub_ended",
+      status: "canceled",
+      plan: "free",
+      stateAt: 1,
+      lastEventId: "evt_ended",
+      updatedAt: new Date(),
+    });
     const deleted = await admin("account", "delete", "--account", id);
     expect(deleted.status).toBe(0);
     expect(deleted.json()).toMatchObject({ id, stripeCustomerId: "cus_was_paying" });
@@ -100,11 +136,25 @@ describe("npm run admin", () => {
   });
 
   it("account delete refuses an account Stripe may still charge, writing nothing", async () => {
-    const { id } = (await adminWithInput("correct horse battery\n", "account", "create", "--email", "paying@example.com", "--password-stdin")).json();
-    await file.platform.db.insert(billingAccounts).values({ accountId: id, stripeCustomerId: "cus_paying", subscriptionId: "sub_paying", status: "active", plan: "launch", stateAt: 1, lastEventId: "evt_paying", updatedAt: new Date() });
+    const { id } = (
+      await adminWithInput("correct horse battery\n", "account", "create", "--email", "paying@example.com", "--password-stdin")
+    ).json();
+    await file.platform.db.insert(billingAccounts).values({
+      accountId: id,
+      stripeCustomerId: "cus_paying",
+      subscriptionId: "sub_paying",
+      status: "active",
+      plan: "launch",
+      stateAt: 1,
+      lastEventId: "evt_paying",
+      updatedAt: new Date(),
+    });
     const refused = await admin("account", "delete", "--account", id);
     expect(refused.status).toBe(1);
-    expect(JSON.parse(refused.stderr.trim()).error).toMatchObject({ code: "conflict", message: expect.stringContaining("cancel it in Stripe first") });
+    expect(JSON.parse(refused.stderr.trim()).error).toMatchObject({
+      code: "conflict",
+      message: expect.stringContaining("cancel it in Stripe first"),
+    });
     expect(await file.platform.db.select().from(accounts).where(eq(accounts.id, id)).all()).toHaveLength(1);
   });
 });

@@ -3,7 +3,12 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { type ConvertPool, startConvertPool } from "../../tools/importer/convertPool";
 
-const png = async () => new Uint8Array(await sharp({ create: { width: 16, height: 16, channels: 4, background: "#123456" } }).png().toBuffer());
+const png = async () =>
+  new Uint8Array(
+    await sharp({ create: { width: 16, height: 16, channels: 4, background: "#123456" } })
+      .png()
+      .toBuffer(),
+  );
 
 /** Blurred circles: few enough for the drawing-cost check, each still costing librsvg some 0.2 s at the master's size. */
 const blurredCircles = (count: number) =>
@@ -27,14 +32,20 @@ function poolThatCannotStart(): ConvertPool {
 
 const cannotStart = {
   ok: false,
-  error: { code: "internal", message: expect.stringMatching(/^image conversion failed: the conversion threads could not start: .*no-such-loader\.mjs/) },
+  error: {
+    code: "internal",
+    message: expect.stringMatching(/^image conversion failed: the conversion threads could not start: .*no-such-loader\.mjs/),
+  },
 };
 
 describe("the conversion pool", () => {
   it("fails a conversion that runs past its time limit, and converts the next file on a fresh thread", async () => {
     const pool = startConvertPool(1, { timeoutMs: 500 });
     try {
-      expect(await pool.convert(blurredCircles(8))).toEqual({ ok: false, error: { code: "invalid_argument", message: "image conversion took longer than 0.5 s" } });
+      expect(await pool.convert(blurredCircles(8))).toEqual({
+        ok: false,
+        error: { code: "invalid_argument", message: "image conversion took longer than 0.5 s" },
+      });
       expect(await pool.convert(await png())).toMatchObject({ ok: true, value: { width: 16, height: 16 } });
     } finally {
       await pool.close();
@@ -68,7 +79,11 @@ describe("conversions given up on", () => {
     const pool = startConvertPool(1, { timeoutMs: 300 });
     try {
       // Each of these renders on for seconds after it is given up; the second leaves no thread.
-      for (let i = 0; i < 2; i++) expect(await pool.convert(blurredCircles(20))).toMatchObject({ ok: false, error: { message: "image conversion took longer than 0.3 s" } });
+      for (let i = 0; i < 2; i++)
+        expect(await pool.convert(blurredCircles(20))).toMatchObject({
+          ok: false,
+          error: { message: "image conversion took longer than 0.3 s" },
+        });
       expect(await pool.convert(await png())).toEqual({
         ok: false,
         error: { code: "internal", message: "image conversion failed: 2 images whose conversion took over 0.3 s still hold the cores" },

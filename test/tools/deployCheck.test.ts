@@ -27,7 +27,9 @@ describe("npm run deploy:check", () => {
   const allSecrets = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SIGNED_URL_SECRET"];
 
   it("with --remote, refuses the shipped placeholder ids, which wrangler deploy would send as they are", () => {
-    expect(deploymentProblems({ ...deployed(), d1_databases: shipped().d1_databases, kv_namespaces: shipped().kv_namespaces }, allSecrets)).toEqual([
+    expect(
+      deploymentProblems({ ...deployed(), d1_databases: shipped().d1_databases, kv_namespaces: shipped().kv_namespaces }, allSecrets),
+    ).toEqual([
       "[d1_databases] DB: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; README, Deploying)",
       "[kv_namespaces] OAUTH_KV: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; README, Deploying)",
     ]);
@@ -36,19 +38,40 @@ describe("npm run deploy:check", () => {
 
   it("refuses a PUBLIC_BASE_URL that is no origin, and with --remote one that is not a public https address", () => {
     for (const url of ["https://logos.example.com/v1", "https://logos.example.com/?a=b", "https://logos.example.com#top"]) {
-      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, null), url).toEqual([expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL: must be an origin/)]);
+      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, null), url).toEqual([
+        expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL: must be an origin/),
+      ]);
     }
-    for (const url of ["http://logos.example.com", "https://localhost:8787", "https://LOCALHOST", "https://127.0.0.1", "https://10.0.0.5", "https://[::1]", "https://logos.internal"]) {
-      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL must be the Worker's public https address/)]);
+    for (const url of [
+      "http://logos.example.com",
+      "https://localhost:8787",
+      "https://LOCALHOST",
+      "https://127.0.0.1",
+      "https://10.0.0.5",
+      "https://[::1]",
+      "https://logos.internal",
+    ]) {
+      expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([
+        expect.stringMatching(/^\[vars\] PUBLIC_BASE_URL must be the Worker's public https address/),
+      ]);
     }
     // A trailing slash is the origin itself; a public name that merely starts like a local one is public.
-    for (const url of ["https://logos.example.com/", "https://localhost.acme-corp.com", "https://127.logos.example.com", "https://logos.example.com:8443"]) {
+    for (const url of [
+      "https://logos.example.com/",
+      "https://localhost.acme-corp.com",
+      "https://127.logos.example.com",
+      "https://logos.example.com:8443",
+    ]) {
       expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, PUBLIC_BASE_URL: url } }, allSecrets), url).toEqual([]);
     }
   });
 
   it("with --remote, refuses the local addresses the tests' stand-ins use for Stripe, the file API and the CDN", () => {
-    const local = { STRIPE_API_BASE: "http://localhost:12111", ANTHROPIC_BASE_URL: "http://127.0.0.1:8788", CDN_URL: "http://localhost:8787" };
+    const local = {
+      STRIPE_API_BASE: "http://localhost:12111",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:8788",
+      CDN_URL: "http://localhost:8787",
+    };
     expect(deploymentProblems({ ...deployed(), vars: { ...deployed().vars, ...local } }, allSecrets)).toEqual([
       "[vars] STRIPE_API_BASE must be a public https address in a deployment (the Worker would call it in production), or left out for the default",
       "[vars] ANTHROPIC_BASE_URL must be a public https address in a deployment (the Worker would call it in production), or left out for the default",
@@ -84,12 +107,17 @@ describe("npm run deploy:check", () => {
     const config = shipped();
     const keepsQueries = "[observability] redact_query_string must be true: request URLs in logs and traces would keep their query strings";
     expect(
-      deploymentProblems({ vars: { ...config.vars, LOOKUP_RESPONSE: "sometimes", CDN_URL: "ftp://cdn" }, observability: { enabled: true } }, null),
+      deploymentProblems(
+        { vars: { ...config.vars, LOOKUP_RESPONSE: "sometimes", CDN_URL: "ftp://cdn" }, observability: { enabled: true } },
+        null,
+      ),
     ).toEqual([expect.stringMatching(/^\[vars\] CDN_URL: /), expect.stringMatching(/^\[vars\] LOOKUP_RESPONSE: /), keepsQueries]);
     for (const observability of [{ logs: { enabled: true } }, { enabled: false, logs: { enabled: true } }, { traces: { enabled: true } }]) {
       expect(deploymentProblems({ vars: config.vars, observability }, null)).toEqual([keepsQueries]);
     }
-    expect(deploymentProblems({ vars: config.vars, observability: { logs: { enabled: true }, redact_query_string: true } }, null)).toEqual([]);
+    expect(deploymentProblems({ vars: config.vars, observability: { logs: { enabled: true }, redact_query_string: true } }, null)).toEqual(
+      [],
+    );
   });
 });
 
@@ -107,9 +135,16 @@ describe("npm run deploy:check --remote, with the deployment's STRIPE_SECRET_KEY
     try {
       // Another service's endpoint on the same account is not this deployment's.
       await stripe.webhookEndpoints.create({ url: "https://elsewhere.example.com/hooks", enabled_events: ["*"] });
-      expect(await webhookProblems(stripe, base)).toEqual([expect.stringMatching(/^\[stripe\] no enabled webhook endpoint sends events to https:\/\/logos\.example\.com\/apiaas\/billing\/webhook: .*checkout\.session\.completed, checkout\.session\.expired, customer\.subscription\.created/)]);
+      expect(await webhookProblems(stripe, base)).toEqual([
+        expect.stringMatching(
+          /^\[stripe\] no enabled webhook endpoint sends events to https:\/\/logos\.example\.com\/apiaas\/billing\/webhook: .*checkout\.session\.completed, checkout\.session\.expired, customer\.subscription\.created/,
+        ),
+      ]);
 
-      const ours = await stripe.webhookEndpoints.create({ url: `${base}/apiaas/billing/webhook`, enabled_events: ["checkout.session.completed", "customer.subscription.updated"] });
+      const ours = await stripe.webhookEndpoints.create({
+        url: `${base}/apiaas/billing/webhook`,
+        enabled_events: ["checkout.session.completed", "customer.subscription.updated"],
+      });
       expect(await webhookProblems(stripe, base)).toEqual([
         "[stripe] the webhook endpoint for https://logos.example.com/apiaas/billing/webhook is not sent checkout.session.expired, customer.subscription.created, customer.subscription.deleted: add them to its events (the service handles checkout.session.completed, checkout.session.expired, customer.subscription.created, customer.subscription.updated, customer.subscription.deleted)",
       ]);
@@ -121,9 +156,11 @@ describe("npm run deploy:check --remote, with the deployment's STRIPE_SECRET_KEY
       expect(await webhookProblems(stripe, base)).toEqual([expect.stringContaining("(one there is disabled)")]);
 
       // The gateway path, sent every event, found past the first page of endpoints.
-      for (let i = 0; i < 120; i++) await stripe.webhookEndpoints.create({ url: `https://other-${i}.example.com/hooks`, enabled_events: ["*"] });
+      for (let i = 0; i < 120; i++)
+        await stripe.webhookEndpoints.create({ url: `https://other-${i}.example.com/hooks`, enabled_events: ["*"] });
       const gateway = await stripe.webhookEndpoints.create({ url: `${base}/api/billing/webhook`, enabled_events: ["*"] });
-      for (let i = 0; i < 3; i++) await stripe.webhookEndpoints.create({ url: `https://later-${i}.example.com/hooks`, enabled_events: ["*"] });
+      for (let i = 0; i < 3; i++)
+        await stripe.webhookEndpoints.create({ url: `https://later-${i}.example.com/hooks`, enabled_events: ["*"] });
       expect(gateway.status).toBe("enabled");
       expect(await webhookProblems(stripe, base)).toEqual([]);
     } finally {
@@ -137,7 +174,9 @@ describe("npm run deploy:check --remote, with the deployment's STRIPE_SECRET_KEY
       const api = new URL(fake.url);
       const wrong = new Stripe("sk_test_not_the_key", { host: api.hostname, port: api.port, protocol: "http" });
       const problems = await webhookProblems(wrong, base);
-      expect(problems).toEqual([expect.stringMatching(/^\[stripe\] the webhook endpoints could not be read with STRIPE_SECRET_KEY: Invalid API Key provided/)]);
+      expect(problems).toEqual([
+        expect.stringMatching(/^\[stripe\] the webhook endpoints could not be read with STRIPE_SECRET_KEY: Invalid API Key provided/),
+      ]);
       expect(problems.join()).not.toContain("sk_test_not_the_key");
     } finally {
       fake.server.close();

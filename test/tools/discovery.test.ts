@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "fast-png";
-import { apiKeys, logos } from "../../schema";
+import { apiKeys } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { createAccount } from "../../src/accounts/accounts";
 import { createKey } from "../../src/keys/apiKeys";
@@ -37,13 +37,19 @@ function admin(...args: string[]): Promise<{ status: number | null; stderr: stri
     child.on("close", (status) => resolve({ status, stderr, json: () => JSON.parse(stdout.trim().split("\n").at(-1)!) }));
   });
 }
-const png = (size: number) => Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString("base64");
+const png = (size: number) =>
+  Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString(
+    "base64",
+  );
 
 describe("npm run admin: discovery", () => {
   it("discover prints what it chose and why, logo forget removes it and its objects, key fallback sets a key's default", async () => {
     const { host } = (await (await fetch(`${control}/claim`, { method: "POST" })).json()) as { host: string };
     const routes = {
-      "/": { type: "text/html", body: '<title>Ops Test</title><link rel="icon" sizes="16x16" href="/16.png"><link rel="apple-touch-icon" href="/180.png">' },
+      "/": {
+        type: "text/html",
+        body: '<title>Ops Test</title><link rel="icon" sizes="16x16" href="/16.png"><link rel="apple-touch-icon" href="/180.png">',
+      },
       "/16.png": { type: "image/png", base64: png(16) },
       "/180.png": { type: "image/png", base64: png(180) },
     };
@@ -53,7 +59,12 @@ describe("npm run admin: discovery", () => {
     expect(discovered.stderr).toBe("");
     expect(discovered.status).toBe(0);
     const report = discovered.json();
-    expect(report).toMatchObject({ domain: host, outcome: "found", name: "Ops Test", chosen: { url: `https://${host}/180.png`, width: 180, written: "created" } });
+    expect(report).toMatchObject({
+      domain: host,
+      outcome: "found",
+      name: "Ops Test",
+      chosen: { url: `https://${host}/180.png`, width: 180, written: "created" },
+    });
     expect(report.candidates).toEqual([
       expect.objectContaining({ url: `https://${host}/180.png`, from: "apple-touch-icon", width: 180, score: 180 }),
       expect.objectContaining({ url: `https://${host}/16.png`, from: "link icon", width: 16, score: expect.any(Number) }),
@@ -75,7 +86,10 @@ describe("npm run admin: discovery", () => {
       const created = await createKey(db, { accountId: account.ok ? account.value.id : "", type: "publishable" });
       return created.ok ? created.value : { id: "", key: "" };
     });
-    expect((await admin("key", "fallback", "--key", key.key, "--fallback", "monogram")).json()).toMatchObject({ id: key.id, fallback: "monogram" });
+    expect((await admin("key", "fallback", "--key", key.key, "--fallback", "monogram")).json()).toMatchObject({
+      id: key.id,
+      fallback: "monogram",
+    });
     expect((await admin("key", "fallback", "--key", key.key, "--fallback", "sometimes")).status).toBe(2);
     const [row] = await withPlatform(state.dir, ({ db }) => db.select().from(apiKeys).all());
     expect(row?.fallback).toBe("monogram");

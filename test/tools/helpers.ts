@@ -28,7 +28,12 @@ const result = (status: number | null, stdout: string, stderr: string): CommandR
  * state directory. Asynchronously: a platform the test file keeps open needs this process's
  * event loop while the tool runs.
  */
-export async function tool(script: "admin" | "import" | "seed" | "rerender", args: string[], state: string, input = ""): Promise<CommandResult> {
+export async function tool(
+  script: "admin" | "import" | "seed" | "rerender",
+  args: string[],
+  state: string,
+  input = "",
+): Promise<CommandResult> {
   const [command, ...scriptArgs] = npmScript(script);
   const child = spawn(command, [...scriptArgs, ...args, "--persist-to", state], {
     cwd: root,
@@ -56,7 +61,10 @@ export function npmScript(script: string): [string, ...string[]] {
  * capturing its output. Its standard input is `stdin`: text piped in, or the lines a person
  * types at a terminal, one per prompt.
  */
-export async function inProcess(command: (io: CommandIo) => Promise<number>, stdin: string | { typed: string[] } = ""): Promise<CommandResult> {
+export async function inProcess(
+  command: (io: CommandIo) => Promise<number>,
+  stdin: string | { typed: string[] } = "",
+): Promise<CommandResult> {
   let stdout = "";
   let stderr = "";
   const typed = typeof stdin === "string" ? undefined : [...stdin.typed];
@@ -70,7 +78,11 @@ export async function inProcess(command: (io: CommandIo) => Promise<number>, std
       return line;
     },
   };
-  const status = await command({ stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) }, stdin: input });
+  const status = await command({
+    stdout: { write: (text) => (stdout += text) },
+    stderr: { write: (text) => (stderr += text) },
+    stdin: input,
+  });
   return result(status, stdout, stderr);
 }
 
@@ -125,13 +137,23 @@ export async function withPlatform<T>(state: string, job: (platform: Platform) =
 }
 
 /** A manifest of `count` flat-colour PNG logos under `dir`, one company each (`name`, `domain` of its index). */
-export async function flatPngManifest(dir: string, count: number, company: (i: number) => { name: string; domain: string }, width = 64): Promise<string> {
+export async function flatPngManifest(
+  dir: string,
+  count: number,
+  company: (i: number) => { name: string; domain: string },
+  width = 64,
+): Promise<string> {
   const { default: sharp } = await import("sharp");
   mkdirSync(join(dir, "img"), { recursive: true });
   const rows: string[] = [];
   for (let i = 0; i < count; i++) {
     const background = `#${(0x102030 + i * 0x030507).toString(16).slice(-6)}`;
-    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width, height: width / 2, channels: 4, background } }).png().toBuffer());
+    writeFileSync(
+      join(dir, `img/${i}.png`),
+      await sharp({ create: { width, height: width / 2, channels: 4, background } })
+        .png()
+        .toBuffer(),
+    );
     const { name, domain } = company(i);
     rows.push(JSON.stringify({ name, domains: [domain], variant: "icon", image: `img/${i}.png` }));
   }

@@ -41,7 +41,9 @@ describe("an import while another process holds the database's write lock", () =
     const holder = new DatabaseSync(join(d1, file));
     holder.exec("BEGIN IMMEDIATE");
     let finished = false;
-    const importing = inProcess((io) => importCommand([manifest, "--persist-to", state.dir], io, { writer, pool })).finally(() => (finished = true));
+    const importing = inProcess((io) => importCommand([manifest, "--persist-to", state.dir], io, { writer, pool })).finally(
+      () => (finished = true),
+    );
 
     // The lock refuses the writer's reads as well as its writes; it waits and tries again.
     await new Promise((r) => setTimeout(r, 1500));
@@ -52,6 +54,8 @@ describe("an import while another process holds the database's write lock", () =
     const result = await importing;
     expect(result.status).toBe(0);
     expect(result.json()).toMatchObject({ rows: ROWS, created: ROWS, failed: 0 });
-    expect((await platform.db.select().from(companies).all()).map((c) => c.name).sort()).toEqual(Array.from({ length: ROWS }, (_, i) => `Locked ${i}`));
+    expect((await platform.db.select().from(companies).all()).map((c) => c.name).sort()).toEqual(
+      Array.from({ length: ROWS }, (_, i) => `Locked ${i}`),
+    );
   });
 });

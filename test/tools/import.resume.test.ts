@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { companies, logos } from "../../schema";
+import { companies } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { checkpointFor } from "../../tools/importer/checkpoint";
 import { importCommand } from "../../tools/importer/command";
@@ -59,7 +59,9 @@ describe("an interrupted bulk load", () => {
     expect(written).toBeLessThan(ROWS);
 
     [writer, pool] = [await startImportWriter({ persistTo: state.dir }), startConvertPool()];
-    const resumed = await inProcess((io) => importCommand([manifest, "--batch-size", "10", "--persist-to", state.dir], io, { writer, pool }));
+    const resumed = await inProcess((io) =>
+      importCommand([manifest, "--batch-size", "10", "--persist-to", state.dir], io, { writer, pool }),
+    );
     expect(resumed.status).toBe(0);
     expect(resumed.stderr).toContain(`Resuming an interrupted import after line ${stoppedAfter}.`);
     const report = resumed.json();
@@ -94,7 +96,14 @@ describe("an interrupted bulk load", () => {
   });
 
   it("carries the failures over in a file of their own, only those of the batches the checkpoint covers", async () => {
-    const report = (failures: Array<{ line: number; error: string }>, rows: number) => ({ rows, created: rows - failures.length, updated: 0, unchanged: 0, failed: failures.length, failures });
+    const report = (failures: Array<{ line: number; error: string }>, rows: number) => ({
+      rows,
+      created: rows - failures.length,
+      updated: 0,
+      unchanged: 0,
+      failed: failures.length,
+      failures,
+    });
     const first = checkpointFor(manifest, { persistTo: state.dir });
     first.clear();
     const one = { line: 3, error: "image: not found" };
@@ -108,7 +117,10 @@ describe("an interrupted bulk load", () => {
     // A batch whose failures were added but whose checkpoint was never written (the process died between).
     const resumed = checkpointFor(manifest, { persistTo: state.dir });
     resumed.read();
-    writeFileSync(first.path.replace(/\.json$/, ".failures.jsonl"), `${JSON.stringify(one)}\n${JSON.stringify(two)}\n${JSON.stringify({ line: 25, error: "x" })}\n`);
+    writeFileSync(
+      first.path.replace(/\.json$/, ".failures.jsonl"),
+      `${JSON.stringify(one)}\n${JSON.stringify(two)}\n${JSON.stringify({ line: 25, error: "x" })}\n`,
+    );
     expect(checkpointFor(manifest, { persistTo: state.dir }).read()?.report.failures).toEqual([one, two]);
 
     // An import that starts over starts the failures over too.

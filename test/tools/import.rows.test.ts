@@ -38,7 +38,12 @@ beforeAll(async () => {
   mkdirSync(join(dir, "img"), { recursive: true });
   for (let i = 0; i < 12; i++) {
     const background = `#${(0x203040 + i * 0x050301).toString(16).slice(-6)}`;
-    writeFileSync(join(dir, `img/${i}.png`), await sharp({ create: { width: 40, height: 20, channels: 4, background } }).png().toBuffer());
+    writeFileSync(
+      join(dir, `img/${i}.png`),
+      await sharp({ create: { width: 40, height: 20, channels: 4, background } })
+        .png()
+        .toBuffer(),
+    );
   }
   // Answers /big with 11 MB and no content-length, as a chunked or lying server may.
   server = createServer((request, response) => {
@@ -64,11 +69,26 @@ afterAll(async () => {
 const write = (file: string, rows: object[]) => writeFileSync(join(dir, file), `${rows.map((row) => JSON.stringify(row)).join("\n")}\n`);
 const importFile = (file: string) => inProcess((io) => importCommand([join(dir, file), "--persist-to", state.dir], io, { writer, pool }));
 const company = (name: string) => platform.db.select().from(companies).where(eq(companies.name, name)).get();
-const logoOf = async (name: string) => platform.db.select().from(logos).where(eq(logos.companyId, (await company(name))!.id)).get();
+const logoOf = async (name: string) =>
+  platform.db
+    .select()
+    .from(logos)
+    .where(eq(logos.companyId, (await company(name))!.id))
+    .get();
 
 describe("an import's rows", () => {
   it("leaves a stored prominence and licence as they are when a later manifest leaves the column out", async () => {
-    write("first.jsonl", [{ name: "Keeper", domains: ["keeper.com"], variant: "icon", image: "img/0.png", prominence: 7, licence: "MIT", brand_color: "#112233" }]);
+    write("first.jsonl", [
+      {
+        name: "Keeper",
+        domains: ["keeper.com"],
+        variant: "icon",
+        image: "img/0.png",
+        prominence: 7,
+        licence: "MIT",
+        brand_color: "#112233",
+      },
+    ]);
     expect((await importFile("first.jsonl")).json()).toMatchObject({ created: 1, failed: 0 });
     write("second.jsonl", [{ name: "Keeper", domains: ["keeper.com"], variant: "icon", image: "img/0.png" }]);
     expect((await importFile("second.jsonl")).json()).toMatchObject({ created: 0, updated: 0, unchanged: 1, failed: 0 });
@@ -88,7 +108,15 @@ describe("an import's rows", () => {
       { name: "BT Group", domains: ["bt.com"], variant: "icon", image: "img/2.png", ticker: "BT.A", exchange: "LSE", prominence: 5 },
       { name: "Impostor", domains: ["impostor.com"], variant: "icon", image: "img/3.png", ticker: "BT-A", exchange: "LSE", prominence: 99 },
       { name: "Tencent", domains: ["tencent.com"], variant: "icon", image: "img/4.png", ticker: "0700", exchange: "HKEX" },
-      { name: "Impostor HK", domains: ["impostor.hk"], variant: "icon", image: "img/5.png", ticker: "700", exchange: "HKEX", prominence: 99 },
+      {
+        name: "Impostor HK",
+        domains: ["impostor.hk"],
+        variant: "icon",
+        image: "img/5.png",
+        ticker: "700",
+        exchange: "HKEX",
+        prominence: 99,
+      },
       // The same symbol on another exchange is another listing; so is one held without an exchange.
       { name: "Other Listing", domains: ["other-listing.com"], variant: "icon", image: "img/7.png", ticker: "BT.A", exchange: "NYSE" },
       { name: "Unlisted", domains: ["unlisted.com"], variant: "icon", image: "img/6.png", ticker: "BT.A" },
@@ -118,11 +146,16 @@ describe("an import's rows", () => {
       { line: 3, error: "ticker BT-A already belongs to another company as BT.A" },
     ]);
     const bt = (await company("BT Group"))!;
-    expect((await platform.db.select().from(companyTickers).where(eq(companyTickers.companyId, bt.id)).all()).map((t) => t.ticker).sort()).toEqual(["BT-A", "BT.A"]);
+    expect(
+      (await platform.db.select().from(companyTickers).where(eq(companyTickers.companyId, bt.id)).all()).map((t) => t.ticker).sort(),
+    ).toEqual(["BT-A", "BT.A"]);
   });
 
   it("stops at a CSV header with a column it does not know, before writing anything", async () => {
-    writeFileSync(join(dir, "misspelt.csv"), "name,domains,variant,image,license,brand_colour,tickr\nMisspelt,misspelt.com,icon,img/0.png,MIT,#abcdef,MSP\n");
+    writeFileSync(
+      join(dir, "misspelt.csv"),
+      "name,domains,variant,image,license,brand_colour,tickr\nMisspelt,misspelt.com,icon,img/0.png,MIT,#abcdef,MSP\n",
+    );
     const result = await importFile("misspelt.csv");
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('line 1: the header row has an unknown column \\"license\\" (did you mean \\"licence\\"?)');
@@ -151,10 +184,17 @@ describe("an import's rows", () => {
   }, 20_000);
 
   it("writes a batch in parts, holding no more converted images than its limit allows", async () => {
-    const rows = Array.from({ length: 6 }, (_, i) => ({ name: `Held ${i}`, domains: [`held-${i}.com`], variant: "icon", image: `img/${i}.png` }));
+    const rows = Array.from({ length: 6 }, (_, i) => ({
+      name: `Held ${i}`,
+      domains: [`held-${i}.com`],
+      variant: "icon",
+      image: `img/${i}.png`,
+    }));
     write("held.jsonl", rows);
     const sample = await pool.convert(new Uint8Array(await sharp(join(dir, "img/0.png")).toBuffer()));
-    const size = sample.ok ? Object.values(sample.value.files).reduce((sum, file) => sum + (file?.byteLength ?? 0), sample.value.original.byteLength) : 0;
+    const size = sample.ok
+      ? Object.values(sample.value.files).reduce((sum, file) => sum + (file?.byteLength ?? 0), sample.value.original.byteLength)
+      : 0;
     let converted = 0;
     let written = 0;
     let mostHeld = 0;
@@ -187,19 +227,37 @@ describe("an import's rows", () => {
   it("reads no more files ahead of the batch being written than the bytes it may hold", async () => {
     // Sixty files of 1 MB, ten to a batch, 2 MB allowed: the batch being written holds its ten,
     // the batches staged ahead read about what is left of the limit.
-    write("files.jsonl", Array.from({ length: 60 }, (_, i) => ({ name: `File ${i}`, domains: [`file-${i}.com`], variant: "icon", image: `${origin}/mb/${i}` })));
+    write(
+      "files.jsonl",
+      Array.from({ length: 60 }, (_, i) => ({
+        name: `File ${i}`,
+        domains: [`file-${i}.com`],
+        variant: "icon",
+        image: `${origin}/mb/${i}`,
+      })),
+    );
     const tiny = await pool.convert(new Uint8Array(readFileSync(join(dir, "img/0.png"))));
     const counting: ImportWriter = { ...writer, write: async (batch) => writer.write(batch).finally(() => (rowsWritten += batch.length)) };
-    const report = await runImport(join(dir, "files.jsonl"), counting, { batchSize: 10, maxHeldBytes: 2 * 1024 * 1024, convert: async () => tiny });
+    const report = await runImport(join(dir, "files.jsonl"), counting, {
+      batchSize: 10,
+      maxHeldBytes: 2 * 1024 * 1024,
+      convert: async () => tiny,
+    });
     expect(report).toMatchObject({ rows: 60, created: 60, failed: 0 });
     expect(served).toBe(60);
     expect(mostHeldFiles).toBeLessThanOrEqual(10 + 3);
   });
 
   it("converts a stored logo of an older renditions version while staging, not one row at a time as it is written", async () => {
-    write("stale.jsonl", [0, 1, 2].map((i) => ({ name: `Stale ${i}`, domains: [`stale-${i}.com`], variant: "icon", image: `img/${i}.png` })));
+    write(
+      "stale.jsonl",
+      [0, 1, 2].map((i) => ({ name: `Stale ${i}`, domains: [`stale-${i}.com`], variant: "icon", image: `img/${i}.png` })),
+    );
     await importFile("stale.jsonl");
-    await platform.db.update(logos).set({ renditions: sql`json_set(${logos.renditions}, '$.version', ${RENDITIONS_VERSION - 1})` }).where(sql`${logos.companyId} IN (SELECT id FROM companies WHERE name LIKE 'Stale %')`);
+    await platform.db
+      .update(logos)
+      .set({ renditions: sql`json_set(${logos.renditions}, '$.version', ${RENDITIONS_VERSION - 1})` })
+      .where(sql`${logos.companyId} IN (SELECT id FROM companies WHERE name LIKE 'Stale %')`);
     const writes: number[] = [];
     const counting: ImportWriter = { ...writer, write: async (batch) => (writes.push(batch.length), writer.write(batch)) };
     const report = await runImport(join(dir, "stale.jsonl"), counting, { convert: pool.convert });
@@ -220,9 +278,18 @@ describe("an import's rows", () => {
       { name: "Late Claimant", domains: ["late-claimant.com"], variant: "icon", image: "img/6.png", ticker: "TRPL", exchange: "NYSE" },
     ]);
     const report = await runImport(join(dir, "triple.jsonl"), writer, { convert: pool.convert });
-    expect(report).toMatchObject({ rows: 4, updated: 3, failed: 1, failures: [{ line: 4, error: "ticker TRPL already belongs to another company on NYSE" }] });
-    const stored = await platform.db.get<{ hash: string }>(sql`SELECT lower(hex(source_hash)) AS hash FROM logos WHERE company_id = ${(await company("Triple"))!.id}`);
-    const last = createHash("sha256").update(readFileSync(join(dir, "img/5.png"))).digest("hex");
+    expect(report).toMatchObject({
+      rows: 4,
+      updated: 3,
+      failed: 1,
+      failures: [{ line: 4, error: "ticker TRPL already belongs to another company on NYSE" }],
+    });
+    const stored = await platform.db.get<{ hash: string }>(
+      sql`SELECT lower(hex(source_hash)) AS hash FROM logos WHERE company_id = ${(await company("Triple"))!.id}`,
+    );
+    const last = createHash("sha256")
+      .update(readFileSync(join(dir, "img/5.png")))
+      .digest("hex");
     expect(stored?.hash).toBe(last);
     expect((await findCompanyByTicker(platform.db, "NYSE:TRPL"))?.companyName).toBe("Triple");
   });
@@ -230,13 +297,32 @@ describe("an import's rows", () => {
   it("stops at storage that refuses its objects, records nothing past the last batch written, and resumes there", async () => {
     const s3 = await startFakeR2S3();
     // The stand-in refuses every object of a key with "put-fails" in it: the third row's.
-    const failing = await startImportWriter({ persistTo: state.dir, s3: { endpoint: s3.url, bucket: FAKE_S3.bucket, accessKeyId: FAKE_S3.accessKeyId, secretAccessKey: FAKE_S3.secretAccessKey, retries: 0 } });
+    const failing = await startImportWriter({
+      persistTo: state.dir,
+      s3: {
+        endpoint: s3.url,
+        bucket: FAKE_S3.bucket,
+        accessKeyId: FAKE_S3.accessKeyId,
+        secretAccessKey: FAKE_S3.secretAccessKey,
+        retries: 0,
+      },
+    });
     try {
-      write("storage.jsonl", [1, 2, 3, 4].map((i) => ({ name: `Stored ${i}`, domains: [i === 3 ? "put-fails-3.com" : `stored-${i}.com`], variant: "icon", image: `img/${i}.png` })));
+      write(
+        "storage.jsonl",
+        [1, 2, 3, 4].map((i) => ({
+          name: `Stored ${i}`,
+          domains: [i === 3 ? "put-fails-3.com" : `stored-${i}.com`],
+          variant: "icon",
+          image: `img/${i}.png`,
+        })),
+      );
       const args = [join(dir, "storage.jsonl"), "--batch-size", "2", "--persist-to", state.dir];
       const stopped = await inProcess((io) => importCommand(args, io, { writer: failing, pool }));
       expect(stopped.status).toBe(1);
-      expect(JSON.parse(stopped.stderr.trim().split("\n").at(-1)!).error.message).toMatch(/^stopped at line 3: object storage write failed: .*answered 500.*Run the import again once storage answers/);
+      expect(JSON.parse(stopped.stderr.trim().split("\n").at(-1)!).error.message).toMatch(
+        /^stopped at line 3: object storage write failed: .*answered 500.*Run the import again once storage answers/,
+      );
       expect(await company("Stored 2")).toBeDefined();
       expect(await company("Stored 4")).toBeUndefined();
 
@@ -256,7 +342,10 @@ describe("the import writer", () => {
   it("answers only the importer that started it: another process on the machine gets 401 and writes nothing", async () => {
     const before = (await platform.db.select({ n: sql<number>`count(*)` }).from(companies).get())!.n;
     for (const headers of [{}, { authorization: "Bearer " }, { authorization: `Bearer ${"0".repeat(64)}` }] as Record<string, string>[]) {
-      for (const [path, body] of [["/source-hashes", JSON.stringify({ keys: [] })], ["/logos", "x"]] as const) {
+      for (const [path, body] of [
+        ["/source-hashes", JSON.stringify({ keys: [] })],
+        ["/logos", "x"],
+      ] as const) {
         const response = await fetch(`${writer.url}${path}`, { method: "POST", headers, body });
         expect(response.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
       }

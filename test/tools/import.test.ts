@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { companies, companyDomains, companyTickers, logos, retiredObjects } from "../../schema";
+import { companies, companyDomains, companyTickers, retiredObjects } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/queries";
 import { importCommand } from "../../tools/importer/command";
 import { type ConvertPool, startConvertPool } from "../../tools/importer/convertPool";
@@ -35,10 +35,25 @@ beforeAll(async () => {
   const { mkdirSync } = await import("node:fs");
   mkdirSync(join(dir, "img"), { recursive: true });
   writeFileSync(join(dir, "img/acme.svg"), wideSvg("#111111"));
-  writeFileSync(join(dir, "img/beta.png"), await sharp({ create: { width: 300, height: 100, channels: 4, background: "#3366ff" } }).png().toBuffer());
+  writeFileSync(
+    join(dir, "img/beta.png"),
+    await sharp({ create: { width: 300, height: 100, channels: 4, background: "#3366ff" } })
+      .png()
+      .toBuffer(),
+  );
   writeFileSync(join(dir, "img/broken.png"), "this is not an image");
   const rows = [
-    { name: "Acme", domains: ["acme.com", "www.acme.io"], ticker: "acme", exchange: "nyse", variant: "full", image: "img/acme.svg", source_set: "fixtures", licence: "CC0-1.0", aliases: ["Acme Corp"] },
+    {
+      name: "Acme",
+      domains: ["acme.com", "www.acme.io"],
+      ticker: "acme",
+      exchange: "nyse",
+      variant: "full",
+      image: "img/acme.svg",
+      source_set: "fixtures",
+      licence: "CC0-1.0",
+      aliases: ["Acme Corp"],
+    },
     { name: "Beta", domains: ["beta.org"], variant: "icon", image: "img/beta.png" },
     { name: "", domains: ["nameless.com"], variant: "icon", image: "img/beta.png" },
     { name: "Bad Domain", domains: ["localhost"], variant: "icon", image: "img/beta.png" },
@@ -53,7 +68,8 @@ afterAll(async () => {
   state.cleanup();
 });
 
-const importManifest = (file: string) => inProcess((io) => importCommand([join(dir, file), "--persist-to", state.dir], io, { writer, pool }));
+const importManifest = (file: string) =>
+  inProcess((io) => importCommand([join(dir, file), "--persist-to", state.dir], io, { writer, pool }));
 const snapshot = async () => {
   const { db, bucket } = platform;
   return {
@@ -93,7 +109,14 @@ describe("npm run import", () => {
     const acme = rows.find((l) => l.format === "svg")!;
     expect(acme).toMatchObject({ width: 1200, height: 600, variant: "full", tone: "dark", sourceSet: "fixtures", licence: "CC0-1.0" });
     const beta = rows.find((l) => l.format === "png")!;
-    expect(beta).toMatchObject({ width: 300, height: 100, tone: "opaque", sourceSet: "manifest", licence: "unknown", renditions: { light: false, dark: false, vector: false } });
+    expect(beta).toMatchObject({
+      width: 300,
+      height: 100,
+      tone: "opaque",
+      sourceSet: "manifest",
+      licence: "unknown",
+      renditions: { light: false, dark: false, vector: false },
+    });
   });
 
   it("stores a PNG master, the original, the sanitised vector and, for dark ink, a rendition for dark pages; no greyscale under 2 megapixels", async () => {
@@ -104,18 +127,26 @@ describe("npm run import", () => {
       expect(master).toMatchObject({ format: "png", width: 1200, height: 600 });
       expect(new TextDecoder().decode(await read(acme.originalKey))).toBe(wideSvg("#111111"));
       // Unsanitised: where a zone serves the bucket whole, a browser downloads it, never renders it.
-      expect((await bucket.head(acme.originalKey))!.httpMetadata).toMatchObject({ contentType: "application/octet-stream", contentDisposition: "attachment" });
+      expect((await bucket.head(acme.originalKey))!.httpMetadata).toMatchObject({
+        contentType: "application/octet-stream",
+        contentDisposition: "attachment",
+      });
 
       expect(acme.renditions).toMatchObject({ light: false, dark: true, plain: "master", vector: true });
       // A 1,200 × 600 master's greyscale renditions are made on the first request for them.
       expect(await bucket.head(renditionKey(acme.masterKey, "grey"))).toBeNull();
-      const dark = await sharp(await read(renditionKey(acme.masterKey, "dark"))).ensureAlpha().raw().toBuffer();
+      const dark = await sharp(await read(renditionKey(acme.masterKey, "dark")))
+        .ensureAlpha()
+        .raw()
+        .toBuffer();
       const centre = (600 / 2) * 1200 * 4 + (1200 / 2) * 4;
       const [r, g, b, a] = dark.subarray(centre, centre + 4);
       expect([r === g && g === b, a]).toEqual([true, 255]);
       expect(contrastOf([r!, g!, b!], PAGES.dark)).toBeGreaterThanOrEqual(3);
       expect(await bucket.head(renditionKey(acme.masterKey, "darkGrey"))).toBeNull();
-      expect(new TextDecoder().decode(await read(vectorKey(acme.masterKey)))).toContain('<rect x="10" y="10" width="180" height="80" fill="#111111"></rect>');
+      expect(new TextDecoder().decode(await read(vectorKey(acme.masterKey)))).toContain(
+        '<rect x="10" y="10" width="180" height="80" fill="#111111"></rect>',
+      );
     })(platform);
   });
 
@@ -154,7 +185,11 @@ describe("npm run import", () => {
     );
     const result = await importManifest("more.csv");
     expect(result.status).toBe(2);
-    expect(result.json()).toMatchObject({ created: 1, failed: 1, failures: [{ line: 3, error: expect.stringContaining("not a valid domain") }] });
+    expect(result.json()).toMatchObject({
+      created: 1,
+      failed: 1,
+      failures: [{ line: 3, error: expect.stringContaining("not a valid domain") }],
+    });
     const { companies: rows } = await snapshot();
     expect(rows.find((c) => c.name === "Gamma")).toMatchObject({ aliases: ["Gamma Inc", "GMA"], brandColor: "#aa00ff" });
   });
@@ -162,11 +197,19 @@ describe("npm run import", () => {
   it("skips a malformed CSV record, reporting its line, and imports the rows on either side of it", async () => {
     writeFileSync(
       join(dir, "stray-quote.csv"),
-      "name,domains,variant,image\n" + "Epsilon,epsilon.dev,icon,img/beta.png\n" + 'Zeta,"zeta.dev"x,icon,img/beta.png\n' + "Eta,eta.dev,icon,img/beta.png\n",
+      "name,domains,variant,image\n" +
+        "Epsilon,epsilon.dev,icon,img/beta.png\n" +
+        'Zeta,"zeta.dev"x,icon,img/beta.png\n' +
+        "Eta,eta.dev,icon,img/beta.png\n",
     );
     const result = await importManifest("stray-quote.csv");
     expect(result.status).toBe(2);
-    expect(result.json()).toMatchObject({ rows: 3, created: 2, failed: 1, failures: [{ line: 3, error: expect.stringContaining("not valid CSV") }] });
+    expect(result.json()).toMatchObject({
+      rows: 3,
+      created: 2,
+      failed: 1,
+      failures: [{ line: 3, error: expect.stringContaining("not valid CSV") }],
+    });
     const { companies: rows } = await snapshot();
     expect(rows.map((c) => c.name)).toEqual(expect.arrayContaining(["Epsilon", "Eta"]));
     expect(rows.map((c) => c.name)).not.toContain("Zeta");
@@ -182,7 +225,9 @@ describe("npm run import", () => {
   });
 
   it("prints the first hundred failures as they happen, and lists every one in the summary", async () => {
-    const rows = Array.from({ length: 150 }, (_, i) => JSON.stringify({ name: `Missing ${i}`, domains: [`missing-${i}.com`], variant: "icon", image: "img/nowhere.png" }));
+    const rows = Array.from({ length: 150 }, (_, i) =>
+      JSON.stringify({ name: `Missing ${i}`, domains: [`missing-${i}.com`], variant: "icon", image: "img/nowhere.png" }),
+    );
     writeFileSync(join(dir, "all-missing.jsonl"), `${rows.join("\n")}\n`);
     const result = await importManifest("all-missing.jsonl");
     expect(result.status).toBe(2);
@@ -194,7 +239,9 @@ describe("npm run import", () => {
   });
 
   it.each([["1e2"], ["0x10"], ["0"], ["10001"]])("refuses --batch-size %j before reading anything, exiting 1", async (size) => {
-    const result = await inProcess((io) => importCommand([join(dir, "logos.jsonl"), "--batch-size", size, "--persist-to", state.dir], io, { writer, pool }));
+    const result = await inProcess((io) =>
+      importCommand([join(dir, "logos.jsonl"), "--batch-size", size, "--persist-to", state.dir], io, { writer, pool }),
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("--batch-size must be a whole number from 1 to 10000");
   });

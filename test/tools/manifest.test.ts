@@ -13,7 +13,8 @@ async function rowsOf(name: string, text: string) {
   for await (const parsed of readManifest(path)) rows.push(parsed);
   return rows;
 }
-const row = (fields: Record<string, unknown>) => JSON.stringify({ domains: [`${String(fields.name).toLowerCase()}.com`], variant: "icon", image: "logo.png", ...fields });
+const row = (fields: Record<string, unknown>) =>
+  JSON.stringify({ domains: [`${String(fields.name).toLowerCase()}.com`], variant: "icon", image: "logo.png", ...fields });
 
 describe("import manifests", () => {
   it("reads line 1 of a JSON Lines file saved with a byte-order mark", async () => {
@@ -25,12 +26,18 @@ describe("import manifests", () => {
   });
 
   it("stores a share class written after a space with a dash, the form lookups and search find", async () => {
-    const rows = await rowsOf("tickers.jsonl", [row({ name: "Viaplay", ticker: "VPLAY B", exchange: "OMX" }), row({ name: "Volvo", ticker: "volcar  b" })].join("\n"));
+    const rows = await rowsOf(
+      "tickers.jsonl",
+      [row({ name: "Viaplay", ticker: "VPLAY B", exchange: "OMX" }), row({ name: "Volvo", ticker: "volcar  b" })].join("\n"),
+    );
     expect(rows.map((r) => r.ok && r.row.ticker)).toEqual(["VPLAY-B", "VOLCAR-B"]);
   });
 
   it("takes a prominence written as a whole number, in JSON or CSV, and refuses anything Number() would only make one of", async () => {
-    const json = await rowsOf("prominence.jsonl", [7, "12", " 3 ", "1e3", "0x10", true, [5], 1.5, -1, 1_000_001].map((prominence, i) => row({ name: `P${i}`, prominence })).join("\n"));
+    const json = await rowsOf(
+      "prominence.jsonl",
+      [7, "12", " 3 ", "1e3", "0x10", true, [5], 1.5, -1, 1_000_001].map((prominence, i) => row({ name: `P${i}`, prominence })).join("\n"),
+    );
     expect(json.map((r) => (r.ok ? r.row.prominence : r.error))).toEqual([
       7,
       12,
@@ -38,7 +45,10 @@ describe("import manifests", () => {
       ...Array(7).fill("prominence: prominence must be a whole number from 0 to 1000000"),
     ]);
     const csv = await rowsOf("prominence.csv", "name,domains,variant,image,prominence\nA,a.com,icon,a.png,40\nB,b.com,icon,b.png,4e1\n");
-    expect(csv.map((r) => (r.ok ? r.row.prominence : r.error))).toEqual([40, "prominence: prominence must be a whole number from 0 to 1000000"]);
+    expect(csv.map((r) => (r.ok ? r.row.prominence : r.error))).toEqual([
+      40,
+      "prominence: prominence must be a whole number from 0 to 1000000",
+    ]);
   });
 
   const csvHeader = "name,domains,variant,image\n";
@@ -65,7 +75,7 @@ describe("import manifests", () => {
   it("reads a quoted CSV field holding a line break and an escaped quote as one record, at its first line", async () => {
     const rows = await rowsOf(
       "multiline.csv",
-      csvHeader + "Alpha,alpha.com,icon,a.png\n" + ' "Say ""Hi"",\nthen, bye" ,say.com,icon,s.png\n' + "Beta,beta.com,icon,b.png\n",
+      `${csvHeader}Alpha,alpha.com,icon,a.png\n "Say ""Hi"",\nthen, bye" ,say.com,icon,s.png\nBeta,beta.com,icon,b.png\n`,
     );
     expect(rows).toEqual([
       { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha" }) },
@@ -86,7 +96,7 @@ describe("import manifests", () => {
   it("reads CSV with CRLF line endings, a quoted line break included", async () => {
     const rows = await rowsOf(
       "crlf.csv",
-      csvHeader.replace("\n", "\r\n") + "Alpha,alpha.com,icon,a.png\r\n" + '"Two\r\nLines",two.com,icon,t.png\r\n' + 'Acme 5" Display,acme.com,icon,img.png\r\n' + "Beta,beta.com,icon,b.png\r\n",
+      `${csvHeader.replace("\n", "\r\n")}Alpha,alpha.com,icon,a.png\r\n"Two\r\nLines",two.com,icon,t.png\r\nAcme 5" Display,acme.com,icon,img.png\r\nBeta,beta.com,icon,b.png\r\n`,
     );
     expect(rows).toEqual([
       { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha", image: "a.png" }) },
@@ -99,7 +109,7 @@ describe("import manifests", () => {
   it("reports a CSV field whose quote is never closed at its line, and reads every row after it", async () => {
     const rows = await rowsOf(
       "unclosed.csv",
-      csvHeader + "Alpha,alpha.com,icon,a.png\n" + '"Acme,acme.com,icon,x.png\n' + "Beta,beta.com,icon,b.png\n" + "\n" + "Gamma,gamma.com,icon,g.png\n",
+      `${csvHeader}Alpha,alpha.com,icon,a.png\n"Acme,acme.com,icon,x.png\nBeta,beta.com,icon,b.png\n\nGamma,gamma.com,icon,g.png\n`,
     );
     expect(rows).toEqual([
       { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha" }) },
@@ -120,15 +130,22 @@ describe("import manifests", () => {
     await expect(rowsOf("semicolons.csv", "name;domains;variant;image\nAlpha;alpha.com;icon;a.png\n")).rejects.toThrow(
       "line 1: the header row has no name, domains, variant, image column",
     );
-    await expect(rowsOf("no-image.csv", "name,domains,variant,logo\nAlpha,alpha.com,icon,a.png\n")).rejects.toThrow("the header row has no image column");
+    await expect(rowsOf("no-image.csv", "name,domains,variant,logo\nAlpha,alpha.com,icon,a.png\n")).rejects.toThrow(
+      "the header row has no image column",
+    );
   });
 
   it("refuses a column it does not know: a CSV header's stops the import, a JSON line's fails its row", async () => {
-    await expect(rowsOf("misspelt.csv", "name,domains,variant,image,license,brand_colour,tickr\nAlpha,alpha.com,icon,a.png,MIT,#abcdef,ALP\n")).rejects.toThrow(
-      'line 1: the header row has an unknown column "license" (did you mean "licence"?)',
+    await expect(
+      rowsOf("misspelt.csv", "name,domains,variant,image,license,brand_colour,tickr\nAlpha,alpha.com,icon,a.png,MIT,#abcdef,ALP\n"),
+    ).rejects.toThrow('line 1: the header row has an unknown column "license" (did you mean "licence"?)');
+    await expect(rowsOf("twice.csv", "name,domains,variant,image,name\nAlpha,alpha.com,icon,a.png,Beta\n")).rejects.toThrow(
+      "the header row has the name column twice",
     );
-    await expect(rowsOf("twice.csv", "name,domains,variant,image,name\nAlpha,alpha.com,icon,a.png,Beta\n")).rejects.toThrow("the header row has the name column twice");
-    const rows = await rowsOf("misspelt.jsonl", [row({ name: "Alpha", license: "MIT" }), row({ name: "Beta", alias: ["B"] }), row({ name: "Gamma", logo_url: "x" })].join("\n"));
+    const rows = await rowsOf(
+      "misspelt.jsonl",
+      [row({ name: "Alpha", license: "MIT" }), row({ name: "Beta", alias: ["B"] }), row({ name: "Gamma", logo_url: "x" })].join("\n"),
+    );
     expect(rows).toEqual([
       { line: 1, ok: false, error: 'unknown field "license" (did you mean "licence"?)' },
       { line: 2, ok: false, error: 'unknown field "alias" (did you mean "aliases"?)' },
@@ -137,7 +154,10 @@ describe("import manifests", () => {
   });
 
   it("takes a header ending in a comma, as spreadsheets export, and refuses a value in its unnamed column", async () => {
-    const rows = await rowsOf("blank-column.csv", "name,domains,variant,image,\nAlpha,alpha.com,icon,a.png,\nBeta,beta.com,icon,b.png,MIT\nGamma,gamma.com,icon,g.png\n");
+    const rows = await rowsOf(
+      "blank-column.csv",
+      "name,domains,variant,image,\nAlpha,alpha.com,icon,a.png,\nBeta,beta.com,icon,b.png,MIT\nGamma,gamma.com,icon,g.png\n",
+    );
     expect(rows).toEqual([
       { line: 2, ok: true, row: expect.objectContaining({ name: "Alpha" }) },
       { line: 3, ok: false, error: "a value in column 5, which the header row leaves without a name" },
@@ -146,13 +166,18 @@ describe("import manifests", () => {
   });
 
   it("refuses a CSV row with more fields than the header, and an exchange without a ticker", async () => {
-    const rows = await rowsOf("fields.csv", csvHeader.replace("\n", ",ticker,exchange\n") + "Alpha,alpha.com,icon,a.png,,,extra\n" + "Beta,beta.com,icon,b.png,,NYSE\n" + "Gamma,gamma.com,icon,g.png\n");
+    const rows = await rowsOf(
+      "fields.csv",
+      `${csvHeader.replace("\n", ",ticker,exchange\n")}Alpha,alpha.com,icon,a.png,,,extra\nBeta,beta.com,icon,b.png,,NYSE\nGamma,gamma.com,icon,g.png\n`,
+    );
     expect(rows).toEqual([
       { line: 2, ok: false, error: "more fields than the header row has columns (a comma inside a field needs quotes)" },
       { line: 3, ok: false, error: "exchange: an exchange needs a ticker" },
       { line: 4, ok: true, row: expect.objectContaining({ name: "Gamma" }) },
     ]);
-    expect(await rowsOf("exchange.jsonl", row({ name: "Delta", exchange: "NYSE" }))).toEqual([{ line: 1, ok: false, error: "exchange: an exchange needs a ticker" }]);
+    expect(await rowsOf("exchange.jsonl", row({ name: "Delta", exchange: "NYSE" }))).toEqual([
+      { line: 1, ok: false, error: "exchange: an exchange needs a ticker" },
+    ]);
   });
 
   it("trims a JSON line's aliases and drops empty ones, as CSV's", async () => {
@@ -162,7 +187,14 @@ describe("import manifests", () => {
 
   it("refuses what is not UTF-8: a row of another encoding fails, a UTF-16 file stops", async () => {
     const path = join(dir, "latin1.csv");
-    writeFileSync(path, Buffer.concat([Buffer.from(csvHeader), Buffer.from("Soci\xe9t\xe9 G\xe9n\xe9rale,socgen.com,icon,s.png\n", "latin1"), Buffer.from("Beta,beta.com,icon,b.png\n")]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from(csvHeader),
+        Buffer.from("Soci\xe9t\xe9 G\xe9n\xe9rale,socgen.com,icon,s.png\n", "latin1"),
+        Buffer.from("Beta,beta.com,icon,b.png\n"),
+      ]),
+    );
     const rows = [];
     for await (const parsed of readManifest(path)) rows.push(parsed);
     expect(rows).toEqual([

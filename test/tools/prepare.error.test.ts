@@ -6,7 +6,8 @@ import { encodePng } from "../../tools/importer/png";
 import { prepareLogo, prepareOriginal } from "../../tools/importer/prepare";
 import { ico } from "../fixtures/icons";
 
-const svg = (body: string, namespaces = "") => `<svg xmlns="http://www.w3.org/2000/svg"${namespaces} width="100" height="100">${body}</svg>`;
+const svg = (body: string, namespaces = "") =>
+  `<svg xmlns="http://www.w3.org/2000/svg"${namespaces} width="100" height="100">${body}</svg>`;
 const prepareSvg = (source: string) => prepareLogo(new TextEncoder().encode(source));
 
 /** Ten thousand blurred circles, drawn through four levels of ten references each, the links written `link`. */
@@ -17,21 +18,32 @@ function blurredCircles(link = "href"): string {
 }
 
 /** A transparent PNG as large as asked: a few hundred kilobytes, as an SVG may embed it. */
-const emptyPng = (width: number, height: number) => Buffer.from(encodePng({ width, height, channels: 2, data: new Uint8Array(width * height * 2) })).toString("base64");
+const emptyPng = (width: number, height: number) =>
+  Buffer.from(encodePng({ width, height, channels: 2, data: new Uint8Array(width * height * 2) })).toString("base64");
 
 describe("images the importer refuses, and why", () => {
   it("names a raster over 64 megapixels as too large, not as unreadable", async () => {
-    const png = await sharp({ create: { width: 9000, height: 9000, channels: 3, background: "#123456" } }).png({ compressionLevel: 1 }).toBuffer();
+    const png = await sharp({ create: { width: 9000, height: 9000, channels: 3, background: "#123456" } })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
     expect(await prepareLogo(new Uint8Array(png))).toEqual({ ok: false, error: "image too large: 9000×9000 (at most 64 megapixels)" });
   });
 
   it("refuses a vector that multiplies its drawing, at once rather than after minutes of drawing", async () => {
     const source = svg(blurredCircles());
-    expect(await prepareSvg(source)).toMatchObject({ ok: false, error: expect.stringMatching(/^SVG too costly to draw: the SVG applies filters [\d,]+ times \(at most 256\)$/) });
+    expect(await prepareSvg(source)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^SVG too costly to draw: the SVG applies filters [\d,]+ times \(at most 256\)$/),
+    });
 
     // Unfiltered, the same multiplication a level further.
-    const many = source.replace(' filter="url(#f)"', "").replace('<use href="#a4"/></svg>', `<g id="a5">${'<use href="#a4"/>'.repeat(10)}</g><use href="#a5"/></svg>`);
-    expect(await prepareLogo(new TextEncoder().encode(many))).toMatchObject({ ok: false, error: expect.stringMatching(/^SVG too costly to draw: the SVG draws [\d,]+ elements \(at most 50,000\)$/) });
+    const many = source
+      .replace(' filter="url(#f)"', "")
+      .replace('<use href="#a4"/></svg>', `<g id="a5">${'<use href="#a4"/>'.repeat(10)}</g><use href="#a5"/></svg>`);
+    expect(await prepareLogo(new TextEncoder().encode(many))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^SVG too costly to draw: the SVG draws [\d,]+ elements \(at most 50,000\)$/),
+    });
   });
 
   it("refuses the same multiplication hidden where counting elements would miss it", async () => {
@@ -39,16 +51,25 @@ describe("images the importer refuses, and why", () => {
     for (let level = 1; level < 5; level++) uses += `<g id="a${level}">${`<use href="#a${level - 1}"/>`.repeat(10)}</g>`;
     // Filters set by a stylesheet, which attributes do not show.
     const styled = `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><style>circle { filter: url(#f) }</style><defs>${uses}</defs><use href="#a4"/></svg>`;
-    expect(await prepareLogo(new TextEncoder().encode(styled))).toMatchObject({ ok: false, error: expect.stringMatching(/^SVG too costly to draw: the SVG applies filters [\d,]+ times/) });
+    expect(await prepareLogo(new TextEncoder().encode(styled))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^SVG too costly to draw: the SVG applies filters [\d,]+ times/),
+    });
     // The whole drawing inside an entity, which librsvg expands and a parser that expands none would not count.
     const entity = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY d '${uses.replaceAll("'", "&#39;")}'>]><svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs>&d;</defs><use href="#a4"/></svg>`;
-    expect(await prepareLogo(new TextEncoder().encode(entity))).toEqual({ ok: false, error: "SVG too costly to draw: the SVG declares entities (a document type with an internal subset)" });
+    expect(await prepareLogo(new TextEncoder().encode(entity))).toEqual({
+      ok: false,
+      error: "SVG too costly to draw: the SVG declares entities (a document type with an internal subset)",
+    });
   });
 
   it("refuses the multiplication whatever prefix its links are bound to", { timeout: 10_000 }, async () => {
     // librsvg follows `x:href` as it does `xlink:href` when `x` names the XLink namespace.
     const source = svg(blurredCircles("x:href"), ' xmlns:x="http://www.w3.org/1999/xlink"');
-    expect(await prepareSvg(source)).toEqual({ ok: false, error: "SVG too costly to draw: the SVG applies filters 21,111 times (at most 256)" });
+    expect(await prepareSvg(source)).toEqual({
+      ok: false,
+      error: "SVG too costly to draw: the SVG applies filters 21,111 times (at most 256)",
+    });
   });
 
   it.each([
@@ -68,12 +89,20 @@ describe("images the importer refuses, and why", () => {
 
   it("refuses an SVG whose embedded rasters hold more than 64 megapixels in all, before decoding any", async () => {
     // Each is under the limit for a raster of its own; librsvg decodes both whole.
-    const source = svg(`<image href="data:image/png;base64,${emptyPng(6000, 6000)}"/><image xlink:href="data:image/png;base64,${emptyPng(6000, 5000)}"/>`, ' xmlns:xlink="http://www.w3.org/1999/xlink"');
-    expect(await prepareSvg(source)).toEqual({ ok: false, error: "SVG too costly to draw: the SVG embeds images of 66 megapixels in all (at most 64)" });
+    const source = svg(
+      `<image href="data:image/png;base64,${emptyPng(6000, 6000)}"/><image xlink:href="data:image/png;base64,${emptyPng(6000, 5000)}"/>`,
+      ' xmlns:xlink="http://www.w3.org/1999/xlink"',
+    );
+    expect(await prepareSvg(source)).toEqual({
+      ok: false,
+      error: "SVG too costly to draw: the SVG embeds images of 66 megapixels in all (at most 64)",
+    });
   });
 
   it("counts what an embedded SVG draws, and refuses other documents in data: URLs", { timeout: 10_000 }, async () => {
-    const inner = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">${blurredCircles()}</svg>`).toString("base64");
+    const inner = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">${blurredCircles()}</svg>`).toString(
+      "base64",
+    );
     expect(await prepareSvg(svg(`<image width="100" height="100" href="data:image/svg+xml;base64,${inner}"/>`))).toEqual({
       ok: false,
       error: "SVG too costly to draw: the SVG applies filters 21,111 times (at most 256)",
@@ -94,7 +123,9 @@ describe("images the importer refuses, and why", () => {
     await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
     try {
       const { port } = server.address() as AddressInfo;
-      const source = svg(`<image width="50" height="50" href="data:image/png;base64,${emptyPng(64, 64)}"/><image width="50" height="50" href="http://127.0.0.1:${port}/logo.png"/>`);
+      const source = svg(
+        `<image width="50" height="50" href="data:image/png;base64,${emptyPng(64, 64)}"/><image width="50" height="50" href="http://127.0.0.1:${port}/logo.png"/>`,
+      );
       expect(await prepareSvg(source)).toMatchObject({ ok: true, logo: { format: "svg" } });
       expect(requests).toBe(0);
     } finally {
@@ -115,8 +146,12 @@ describe("images the importer refuses, and why", () => {
   });
 
   it("refuses a vector whose references go round in a circle", async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g id="a"><use href="#b"/></g><g id="b"><use xlink:href="#a" xmlns:xlink="http://www.w3.org/1999/xlink"/></g></svg>';
-    expect(await prepareLogo(new TextEncoder().encode(svg))).toEqual({ ok: false, error: "SVG too costly to draw: the SVG references itself (a <use> or marker cycle)" });
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g id="a"><use href="#b"/></g><g id="b"><use xlink:href="#a" xmlns:xlink="http://www.w3.org/1999/xlink"/></g></svg>';
+    expect(await prepareLogo(new TextEncoder().encode(svg))).toEqual({
+      ok: false,
+      error: "SVG too costly to draw: the SVG references itself (a <use> or marker cycle)",
+    });
   });
 
   it("still draws a vector that reuses its parts the way logos do", async () => {
@@ -125,17 +160,27 @@ describe("images the importer refuses, and why", () => {
   });
 
   it("still calls bytes that are no image unreadable", async () => {
-    expect(await prepareLogo(new TextEncoder().encode("this is not an image"))).toEqual({ ok: false, error: "unreadable image (expected SVG, PNG, JPEG, WebP or GIF)" });
+    expect(await prepareLogo(new TextEncoder().encode("this is not an image"))).toEqual({
+      ok: false,
+      error: "unreadable image (expected SVG, PNG, JPEG, WebP or GIF)",
+    });
   });
 
   it("re-prepares an ICO from its next entry when the best one is broken, as discovery chose it", async () => {
-    const png = new Uint8Array(await sharp({ create: { width: 64, height: 64, channels: 4, background: "#0a7" } }).png().toBuffer());
+    const png = new Uint8Array(
+      await sharp({ create: { width: 64, height: 64, channels: 4, background: "#0a7" } })
+        .png()
+        .toBuffer(),
+    );
     // Its header intact, its image data garbage.
     const broken = png.slice();
     broken.fill(0x55, 41, broken.length - 12);
     const file = ico([{ png: broken, size: 64 }, { bmp: { size: 32, rgba: [0x1a, 0x1f, 0x71, 255] } }]);
     const prepared = await prepareOriginal("ico", file);
     expect(prepared).toMatchObject({ ok: true, logo: { format: "ico", width: 32, height: 32, original: file } });
-    expect(await prepareOriginal("ico", ico([{ png: broken, size: 64 }]))).toMatchObject({ ok: false, error: expect.stringMatching(/^unreadable image|^image could not be converted/) });
+    expect(await prepareOriginal("ico", ico([{ png: broken, size: 64 }]))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^unreadable image|^image could not be converted/),
+    });
   });
 });

@@ -16,12 +16,19 @@ async function master(logo: PreparedLogo) {
   const { data, info } = await sharp(logo.files.master).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const alpha = (x: number, y: number) => data[(Math.floor(y) * info.width + Math.floor(x)) * 4 + 3];
   const [w, h] = [info.width, info.height];
-  return { width: w, height: h, corners: [alpha(1, 1), alpha(w - 2, 1), alpha(1, h - 2), alpha(w - 2, h - 2)], centre: alpha(w / 2, h / 2) };
+  return {
+    width: w,
+    height: h,
+    corners: [alpha(1, 1), alpha(w - 2, 1), alpha(1, h - 2), alpha(w - 2, h - 2)],
+    centre: alpha(w / 2, h / 2),
+  };
 }
 
 /** A photo-like JPEG: a dark band along its stored top edge, to see which way it is shown. */
 async function jpegWithOrientation(width: number, height: number, orientation: number): Promise<Uint8Array> {
-  const band = await sharp({ create: { width, height: Math.round(height / 10), channels: 3, background: "#000000" } }).png().toBuffer();
+  const band = await sharp({ create: { width, height: Math.round(height / 10), channels: 3, background: "#000000" } })
+    .png()
+    .toBuffer();
   return sharp({ create: { width, height, channels: 3, background: "#ffffff" } })
     .composite([{ input: band, top: 0, left: 0 }])
     .jpeg()
@@ -29,7 +36,10 @@ async function jpegWithOrientation(width: number, height: number, orientation: n
     .toBuffer();
 }
 
-const png = (width: number, height: number) => sharp({ create: { width, height, channels: 4, background: "#123456" } }).png().toBuffer();
+const png = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 4, background: "#123456" } })
+    .png()
+    .toBuffer();
 
 describe("an SVG's master", () => {
   // libvips applies the density to physical units twice: these failed with "exceeds pixel limit".
@@ -57,7 +67,12 @@ describe("an SVG's master", () => {
     ["1in", "1in"],
   ])("keeps the aspect of its size, not its viewBox's: %s × %s", async (width, height) => {
     // The 2:1 drawing sits in the middle of a square, as a browser shows it.
-    expect(await master(await prepared(svgLogo(` width="${width}" height="${height}"`)))).toEqual({ width: 1200, height: 1200, corners: [0, 0, 0, 0], centre: 255 });
+    expect(await master(await prepared(svgLogo(` width="${width}" height="${height}"`)))).toEqual({
+      width: 1200,
+      height: 1200,
+      corners: [0, 0, 0, 0],
+      centre: 255,
+    });
   });
 
   it("reads physical units as a browser does (96 px to the inch) when there is no viewBox", async () => {
@@ -69,7 +84,7 @@ describe("an SVG's master", () => {
     const source =
       '\ufeff<?xml version="1.0" encoding="UTF-8"?>\n<!-- Generator: Adobe Illustrator 27.0.0, SVG Export Plug-In. <svg width="9in"> -->\n' +
       '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n' +
-      "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" x=\"0px\" y=\"0px\"\n\t width='75pt' height = '37.5pt' viewBox=\"0 0 20 10\" xml:space=\"preserve\">" +
+      '<svg version="1.1" xmlns="http://www.w3.org/2000/svg" x="0px" y="0px"\n\t width=\'75pt\' height = \'37.5pt\' viewBox="0 0 20 10" xml:space="preserve">' +
       '<rect width="20" height="10" fill="#123456"/><text x="1" y="8" font-size="4">Café</text></svg>';
     const file = new TextEncoder().encode(source);
     const logo = await prepared(file);
@@ -101,17 +116,20 @@ describe("a raster's master", () => {
     [1000, 3000, 6, 3000, 1000],
     [2000, 1000, 6, 1000, 2000],
     [4000, 2000, 1, 3200, 1600],
-  ])("is the image as shown, within 3,200 px and never enlarged: %i×%i, orientation %i", async (width, height, orientation, masterWidth, masterHeight) => {
-    const logo = await prepared(await jpegWithOrientation(width, height, orientation));
-    expect([logo.width, logo.height]).toEqual([masterWidth, masterHeight]);
-    const { data, info } = await sharp(logo.files.master).greyscale().raw().toBuffer({ resolveWithObject: true });
-    expect([info.width, info.height]).toEqual([masterWidth, masterHeight]);
-    // Orientation 6 shows the stored top on the right, 8 on the left, 1 on top.
-    const grey = (x: number, y: number) => data[(Math.floor(y) * info.width + Math.floor(x)) * info.channels]!;
-    const band = { 1: grey(masterWidth / 2, 2), 6: grey(masterWidth - 3, masterHeight / 2), 8: grey(2, masterHeight / 2) }[orientation]!;
-    expect(band).toBeLessThan(40);
-    expect(grey(masterWidth / 2, masterHeight / 2)).toBeGreaterThan(215);
-  });
+  ])(
+    "is the image as shown, within 3,200 px and never enlarged: %i×%i, orientation %i",
+    async (width, height, orientation, masterWidth, masterHeight) => {
+      const logo = await prepared(await jpegWithOrientation(width, height, orientation));
+      expect([logo.width, logo.height]).toEqual([masterWidth, masterHeight]);
+      const { data, info } = await sharp(logo.files.master).greyscale().raw().toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height]).toEqual([masterWidth, masterHeight]);
+      // Orientation 6 shows the stored top on the right, 8 on the left, 1 on top.
+      const grey = (x: number, y: number) => data[(Math.floor(y) * info.width + Math.floor(x)) * info.channels]!;
+      const band = { 1: grey(masterWidth / 2, 2), 6: grey(masterWidth - 3, masterHeight / 2), 8: grey(2, masterHeight / 2) }[orientation]!;
+      expect(band).toBeLessThan(40);
+      expect(grey(masterWidth / 2, masterHeight / 2)).toBeGreaterThan(215);
+    },
+  );
 
   it.each([
     [1, 10000, 1, 3200],

@@ -12,7 +12,12 @@ afterEach(() => {
 describe("progress without a terminal", () => {
   it("prints a line every few seconds with count, rate, time left and skipped rows, and stops when told", async () => {
     const lines: string[] = [];
-    const progress = startProgress({ label: "seeding", unit: "rows", total: Promise.resolve(100), stream: { write: (t) => lines.push(t), isTTY: false } });
+    const progress = startProgress({
+      label: "seeding",
+      unit: "rows",
+      total: Promise.resolve(100),
+      stream: { write: (t) => lines.push(t), isTTY: false },
+    });
     await Promise.resolve();
     progress.update(10);
     vi.advanceTimersByTime(5_000);
@@ -40,7 +45,12 @@ describe("progress without a terminal", () => {
 
   it("draws a bar instead on a terminal", () => {
     let drawn = "";
-    const progress = startProgress({ label: "importing", unit: "rows", total: 10, stream: { write: (t: string) => (drawn += t), isTTY: true } as never });
+    const progress = startProgress({
+      label: "importing",
+      unit: "rows",
+      total: 10,
+      stream: { write: (t: string) => (drawn += t), isTTY: true } as never,
+    });
     progress.update(5);
     progress.stop();
     expect(drawn).toContain("5/10 rows");

@@ -13,10 +13,46 @@ import { dominantInk, greyOf, PAGES, type Pixels, renditionPixels } from "../../
  * 300 px rasters with the same pure function, to keep the suite quick.
  */
 const FORTY = [
-  "Google", "Apple", "Microsoft", "Meta", "Facebook", "YouTube", "Netflix", "Spotify", "Starbucks", "Visa",
-  "Sony", "Toyota", "Tesla", "GitHub", "Vercel", "Coca-Cola", "Nike", "Adobe", "IBM", "Intel",
-  "Samsung", "PayPal", "Stripe", "Slack", "Airbnb", "Uber", "X", "LinkedIn", "Instagram", "WhatsApp",
-  "McDonald's", "Shopify", "Salesforce", "Oracle", "NVIDIA", "BMW", "Zoom", "Dropbox", "Reddit", "TikTok",
+  "Google",
+  "Apple",
+  "Microsoft",
+  "Meta",
+  "Facebook",
+  "YouTube",
+  "Netflix",
+  "Spotify",
+  "Starbucks",
+  "Visa",
+  "Sony",
+  "Toyota",
+  "Tesla",
+  "GitHub",
+  "Vercel",
+  "Coca-Cola",
+  "Nike",
+  "Adobe",
+  "IBM",
+  "Intel",
+  "Samsung",
+  "PayPal",
+  "Stripe",
+  "Slack",
+  "Airbnb",
+  "Uber",
+  "X",
+  "LinkedIn",
+  "Instagram",
+  "WhatsApp",
+  "McDonald's",
+  "Shopify",
+  "Salesforce",
+  "Oracle",
+  "NVIDIA",
+  "BMW",
+  "Zoom",
+  "Dropbox",
+  "Reddit",
+  "TikTok",
 ];
 
 let catalogue: Map<string, SeedCompany>;
@@ -61,7 +97,10 @@ describe("theme=dark on real seed logos", () => {
     for (const logo of await served(name, dark)) {
       expect(hueDistance(hue(logo.served), hue(logo.master)), logo.file).toBeLessThan(20);
       // Inverted, the ink would have moved to the opposite hue and lightness.
-      expect(hueDistance(hue(logo.served), hue([255 - logo.master[0], 255 - logo.master[1], 255 - logo.master[2]])), logo.file).toBeGreaterThan(90);
+      expect(
+        hueDistance(hue(logo.served), hue([255 - logo.master[0], 255 - logo.master[1], 255 - logo.master[2]])),
+        logo.file,
+      ).toBeGreaterThan(90);
       expect(contrastOf(logo.served, PAGES.dark), logo.file).toBeGreaterThanOrEqual(3);
     }
   });
@@ -95,7 +134,11 @@ describe("theme=dark on real seed logos", () => {
       const company = catalogue.get(name)!;
       expect(company, name).toBeDefined();
       for (const logo of company.logos) {
-        const { data, info } = await sharp(new TextEncoder().encode(logo.svg), { density: 216 }).resize({ width: 300 }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+        const { data, info } = await sharp(new TextEncoder().encode(logo.svg), { density: 216 })
+          .resize({ width: 300 })
+          .ensureAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
         const pixels = renditionPixels({ width: info.width, height: info.height, channels: 4, data: new Uint8Array(data) });
         const ink = dominantInk(pixels.dark ?? pixels.master)!;
         expect(contrastOf(ink, PAGES.dark), `${name} ${logo.file}: ${ink}`).toBeGreaterThanOrEqual(3);

@@ -17,18 +17,32 @@ import { writtenObjectKeys } from "../helpers/objects";
 
 let state: { dir: string; cleanup: () => void };
 
-const mark = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100"><circle cx="50" cy="50" r="40" fill="${fill}"/></svg>`;
+const mark = (fill: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100"><circle cx="50" cy="50" r="40" fill="${fill}"/></svg>`;
 
 beforeAll(async () => {
   state = freshState();
   // The catalogue as the previous renditions version left it: a master, a greyscale and, for
   // dark and light logos, inverted renditions. One logo's original is gone: it cannot be re-rendered.
   await withPlatform(state.dir, async ({ db, bucket }) => {
-    for (const [name, fill] of [["black", "#000000"], ["white", "#ffffff"], ["gone", "#1a1f71"]] as const) {
+    for (const [name, fill] of [
+      ["black", "#000000"],
+      ["white", "#ffffff"],
+      ["gone", "#1a1f71"],
+    ] as const) {
       const svg = new TextEncoder().encode(mark(fill));
       const prepared = await prepareLogo(svg);
       if (!prepared.ok) throw new Error(prepared.error);
-      const input: CompanyLogoInput = { name, domains: [`${name}.com`], aliases: [], prominence: 0, variant: "icon", sourceSet: "manifest", licence: "CC0-1.0", sourceHash: await sha256Hex(svg) };
+      const input: CompanyLogoInput = {
+        name,
+        domains: [`${name}.com`],
+        aliases: [],
+        prominence: 0,
+        variant: "icon",
+        sourceSet: "manifest",
+        licence: "CC0-1.0",
+        sourceHash: await sha256Hex(svg),
+      };
       const written = await importCompanyLogo(db, bucket, input, async () => ok(prepared.logo));
       if (!written.ok) throw new Error(written.error.message);
     }
@@ -58,22 +72,51 @@ describe("npm run rerender", () => {
   it("re-renders logos made by an older renditions version from their originals, and a second run does nothing", async () => {
     const first = await tool("rerender", [], state.dir);
     expect(first.status).toBe(2);
-    expect(first.json()).toMatchObject({ logos: 3, updated: 2, unchanged: 0, failed: 1, version: RENDITIONS_VERSION, failures: [{ error: expect.stringMatching(/^original .* is missing$/) }] });
+    expect(first.json()).toMatchObject({
+      logos: 3,
+      updated: 2,
+      unchanged: 0,
+      failed: 1,
+      version: RENDITIONS_VERSION,
+      failures: [{ error: expect.stringMatching(/^original .* is missing$/) }],
+    });
     expect(first.stderr).toContain("re-rendering 3 logos");
     expect(first.stderr).toContain("3/3 logos");
 
     const after = await snapshot();
     const byDomain = (domain: string) => after.logos.find((l) => l.masterKey.includes(domain))!;
-    expect(byDomain("black.com").renditions).toEqual({ version: RENDITIONS_VERSION, light: false, dark: true, plain: "master", vector: true });
-    expect(byDomain("white.com").renditions).toEqual({ version: RENDITIONS_VERSION, light: true, dark: false, plain: "light", vector: true });
+    expect(byDomain("black.com").renditions).toEqual({
+      version: RENDITIONS_VERSION,
+      light: false,
+      dark: true,
+      plain: "master",
+      vector: true,
+    });
+    expect(byDomain("white.com").renditions).toEqual({
+      version: RENDITIONS_VERSION,
+      light: true,
+      dark: false,
+      plain: "light",
+      vector: true,
+    });
     expect(byDomain("gone.com").renditions.version).toBe(0);
     // Every object is one a row names, or a legacy rendition of a re-rendered logo, retired:
     // deleted two days on, once no redirect cached before can lead to it.
     const referenced = after.logos.filter((l) => l.renditions.version > 0).flatMap((l) => writtenObjectKeys(l));
-    const legacy = ["black.com", "white.com"].flatMap((domain) => ["grey", "inverted"].map((name) => `${byDomain(domain).masterKey.slice(0, -4)}.${name}.png`));
+    const legacy = ["black.com", "white.com"].flatMap((domain) =>
+      ["grey", "inverted"].map((name) => `${byDomain(domain).masterKey.slice(0, -4)}.${name}.png`),
+    );
     expect(after.retired).toEqual(expect.arrayContaining(legacy));
     const gone = byDomain("gone.com");
-    expect(after.objects).toEqual([...referenced, ...legacy, gone.masterKey, renditionKey(gone.masterKey, "grey", 0), `${gone.masterKey.slice(0, -4)}.inverted.png`].sort());
+    expect(after.objects).toEqual(
+      [
+        ...referenced,
+        ...legacy,
+        gone.masterKey,
+        renditionKey(gone.masterKey, "grey", 0),
+        `${gone.masterKey.slice(0, -4)}.inverted.png`,
+      ].sort(),
+    );
 
     const second = await tool("rerender", [], state.dir);
     expect(second.json()).toMatchObject({ logos: 1, updated: 0, failed: 1 });
@@ -84,16 +127,33 @@ describe("npm run rerender", () => {
     const colour: [number, number, number] = [0x1a, 0x1f, 0x71];
     const originals = {
       ico: ico([{ bmp: { size: 32, rgba: [...colour, 255] } }]),
-      avif: new Uint8Array(await sharp({ create: { width: 64, height: 32, channels: 3, background: "#1a1f71" } }).avif().toBuffer()),
+      avif: new Uint8Array(
+        await sharp({ create: { width: 64, height: 32, channels: 3, background: "#1a1f71" } })
+          .avif()
+          .toBuffer(),
+      ),
     };
     // As discovery stores them: the file as it came, a PNG master of its pixels.
     await withPlatform(state.dir, async ({ db, bucket }) => {
       for (const [format, original] of Object.entries(originals)) {
         const { width, height } = format === "ico" ? { width: 32, height: 32 } : { width: 64, height: 32 };
-        const pixels = await sharp({ create: { width, height, channels: 4, background: { r: colour[0], g: colour[1], b: colour[2], alpha: 1 } } }).png().toBuffer();
+        const pixels = await sharp({
+          create: { width, height, channels: 4, background: { r: colour[0], g: colour[1], b: colour[2], alpha: 1 } },
+        })
+          .png()
+          .toBuffer();
         const prepared = await prepareLogo(new Uint8Array(pixels));
         if (!prepared.ok) throw new Error(prepared.error);
-        const input: CompanyLogoInput = { name: format, domains: [`${format}-icon.com`], aliases: [], prominence: 0, variant: "icon", sourceSet: "discovered", licence: "unknown", sourceHash: await sha256Hex(original) };
+        const input: CompanyLogoInput = {
+          name: format,
+          domains: [`${format}-icon.com`],
+          aliases: [],
+          prominence: 0,
+          variant: "icon",
+          sourceSet: "discovered",
+          licence: "unknown",
+          sourceHash: await sha256Hex(original),
+        };
         const written = await importCompanyLogo(db, bucket, input, async () => ok({ ...prepared.logo, format, original }));
         if (!written.ok) throw new Error(written.error.message);
         await asLegacy(db, bucket, (await logosInIdOrder(db)).find((l) => l.id === written.value.logoId)!);
@@ -101,14 +161,21 @@ describe("npm run rerender", () => {
     });
 
     const result = await tool("rerender", [], state.dir);
-    expect(result.json()).toMatchObject({ logos: 3, updated: 2, failed: 1, failures: [{ error: expect.stringMatching(/^original .* is missing$/) }] });
+    expect(result.json()).toMatchObject({
+      logos: 3,
+      updated: 2,
+      failed: 1,
+      failures: [{ error: expect.stringMatching(/^original .* is missing$/) }],
+    });
     await withPlatform(state.dir, async ({ db, bucket }) => {
       for (const [format, original] of Object.entries(originals)) {
         const logo = (await logosInIdOrder(db)).find((l) => l.masterKey.includes(`${format}-icon.com`))!;
         expect(logo).toMatchObject({ format, renditions: { version: RENDITIONS_VERSION } });
         expect(logo.originalKey).toMatch(new RegExp(`\\.original\\.${format}$`));
         expect(new Uint8Array(await (await bucket.get(logo.originalKey))!.arrayBuffer())).toEqual(original);
-        const master = await sharp(new Uint8Array(await (await bucket.get(logo.masterKey))!.arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+        const master = await sharp(new Uint8Array(await (await bucket.get(logo.masterKey))!.arrayBuffer()))
+          .raw()
+          .toBuffer({ resolveWithObject: true });
         expect(master.info).toMatchObject(format === "ico" ? { width: 32, height: 32 } : { width: 64, height: 32 });
         if (format === "ico") expect([...master.data.subarray(0, 3)]).toEqual(colour);
       }
@@ -121,7 +188,16 @@ describe("npm run rerender", () => {
     await withPlatform(state.dir, async ({ db, bucket }) => {
       const prepared = await prepareLogo(svg);
       if (!prepared.ok) throw new Error(prepared.error);
-      const input: CompanyLogoInput = { name: "stranger", domains: ["stranger-svg.com"], aliases: [], prominence: 0, variant: "icon", sourceSet: "discovered", licence: "unknown", sourceHash: await sha256Hex(svg) };
+      const input: CompanyLogoInput = {
+        name: "stranger",
+        domains: ["stranger-svg.com"],
+        aliases: [],
+        prominence: 0,
+        variant: "icon",
+        sourceSet: "discovered",
+        licence: "unknown",
+        sourceHash: await sha256Hex(svg),
+      };
       const written = await importCompanyLogo(db, bucket, input, async () => ok(withoutVector(prepared.logo)));
       if (!written.ok) throw new Error(written.error.message);
       logoId = written.value.logoId;

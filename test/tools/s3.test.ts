@@ -50,7 +50,9 @@ describe("R2 through its S3 API", () => {
       accessKeyId: "k",
       secretAccessKey: "s",
     });
-    expect(s3SettingsFrom({ R2_S3_ENDPOINT: "https://s3.example.com/", R2_ACCESS_KEY_ID: "k", R2_SECRET_ACCESS_KEY: "s" }, "b")?.endpoint).toBe("https://s3.example.com");
+    expect(
+      s3SettingsFrom({ R2_S3_ENDPOINT: "https://s3.example.com/", R2_ACCESS_KEY_ID: "k", R2_SECRET_ACCESS_KEY: "s" }, "b")?.endpoint,
+    ).toBe("https://s3.example.com");
     expect(s3SettingsFrom({ CLOUDFLARE_ACCOUNT_ID: "abc123", R2_ACCESS_KEY_ID: "k" }, "b")).toBeUndefined();
   });
 
@@ -61,7 +63,16 @@ describe("R2 through its S3 API", () => {
       const image = await preparedFrom(blackPng);
       const [result] = await importCompanyLogos(platform.db, store(), [
         {
-          input: { name: "Acme", domains: ["acme-s3.com"], aliases: [], prominence: 0, variant: "icon", sourceSet: "s3", licence: "MIT", sourceHash: await sha256Hex(blackPng) },
+          input: {
+            name: "Acme",
+            domains: ["acme-s3.com"],
+            aliases: [],
+            prominence: 0,
+            variant: "icon",
+            sourceSet: "s3",
+            licence: "MIT",
+            sourceHash: await sha256Hex(blackPng),
+          },
           image: async () => ok(image),
         },
       ]);
@@ -71,7 +82,11 @@ describe("R2 through its S3 API", () => {
       expect(keys.length).toBeGreaterThanOrEqual(4);
       for (const key of keys) expect(s3.objects.has(key), key).toBe(true);
       expect(s3.objects.get(row!.masterKey)).toMatchObject({ contentType: "image/png", metadata: { width: "4", height: "2" } });
-      expect(s3.objects.get(row!.originalKey)).toMatchObject({ contentType: "application/octet-stream", contentDisposition: "attachment", metadata: {} });
+      expect(s3.objects.get(row!.originalKey)).toMatchObject({
+        contentType: "application/octet-stream",
+        contentDisposition: "attachment",
+        metadata: {},
+      });
     } finally {
       await platform.dispose();
       state.cleanup();

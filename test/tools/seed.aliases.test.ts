@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type Brand, buildSeedCatalogue, type IconSets } from "../../tools/seed/catalogue";
 import type { SimpleIcon } from "../../tools/seed/sets";
-import { nameKey } from "../../src/catalogue/importLogo";
 import { sourceSets } from "../../src/licences/sources";
 
 /** simple-icons alone, holding the icons given: enough for the catalogue to seed a brand. */
 function iconSets(icons: Array<Pick<SimpleIcon, "slug" | "title" | "aliases">>): IconSets {
-  const byslug = new Map<string, SimpleIcon>(icons.map((icon) => [icon.slug, { ...icon, hex: "000000", svg: '<svg xmlns="http://www.w3.org/2000/svg"/>' }]));
+  const byslug = new Map<string, SimpleIcon>(
+    icons.map((icon) => [icon.slug, { ...icon, hex: "000000", svg: '<svg xmlns="http://www.w3.org/2000/svg"/>' }]),
+  );
   const source = sourceSets.find((s) => s.id === "simple-icons")!;
   return {
     simpleIcons: byslug,
@@ -16,7 +17,9 @@ function iconSets(icons: Array<Pick<SimpleIcon, "slug" | "title" | "aliases">>):
         field: "simpleIcons",
         has: (slug) => byslug.has(slug),
         logos: (names) =>
-          names.filter((slug) => byslug.has(slug)).map((slug) => ({ variant: "icon" as const, name: slug, svg: byslug.get(slug)!.svg, licence: "CC0-1.0", fullColour: false })),
+          names
+            .filter((slug) => byslug.has(slug))
+            .map((slug) => ({ variant: "icon" as const, name: slug, svg: byslug.get(slug)!.svg, licence: "CC0-1.0", fullColour: false })),
       },
     ],
   };
@@ -42,7 +45,15 @@ describe("the seed's aliases from icon sets", () => {
   it("takes no alias that is another brand's name, however it is cased, spaced or punctuated", () => {
     expect(aliasesOf("Deutsche Telekom")).toEqual(["Telekom", "Magenta"]);
     expect(aliasesOf("OpenTofu")).toEqual(["OpenTF"]);
-    expect(buildSeedCatalogue([{ ...brands[0]!, name: "Deutsche Telekom" }, { ...brands[1]!, name: "tmobile" }], sets)[0]!.aliases).toEqual(["Telekom", "Magenta"]);
+    expect(
+      buildSeedCatalogue(
+        [
+          { ...brands[0]!, name: "Deutsche Telekom" },
+          { ...brands[1]!, name: "tmobile" },
+        ],
+        sets,
+      )[0]!.aliases,
+    ).toEqual(["Telekom", "Magenta"]);
   });
 
   it("keeps an alias that no other brand of the mapping is named, and one that spells the brand's own name", () => {

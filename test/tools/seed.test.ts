@@ -16,8 +16,36 @@ const MAX_HOSTS = 90;
 
 // Where each market's tickers are listed; a ticker names its exchange by one of these codes.
 const EXCHANGES = new Set([
-  "NASDAQ", "NYSE", "LSE", "XETRA", "EURONEXT", "SIX", "TSE", "TSX", "HKEX", "SSE", "SZSE", "KRX", "TWSE", "NSE",
-  "ASX", "OMX", "BME", "BIT", "WSE", "MOEX", "BIST", "IDX", "BMV", "SGX", "EGX", "B3", "OSE", "JSE", "TADAWUL", "SET",
+  "NASDAQ",
+  "NYSE",
+  "LSE",
+  "XETRA",
+  "EURONEXT",
+  "SIX",
+  "TSE",
+  "TSX",
+  "HKEX",
+  "SSE",
+  "SZSE",
+  "KRX",
+  "TWSE",
+  "NSE",
+  "ASX",
+  "OMX",
+  "BME",
+  "BIT",
+  "WSE",
+  "MOEX",
+  "BIST",
+  "IDX",
+  "BMV",
+  "SGX",
+  "EGX",
+  "B3",
+  "OSE",
+  "JSE",
+  "TADAWUL",
+  "SET",
 ]);
 
 describe("the curated brand mapping", () => {
@@ -72,7 +100,10 @@ describe("the curated brand mapping", () => {
     for (const brand of brands) {
       const company = byDomain.get(brand.domains[0]!);
       for (const alias of (company?.aliases ?? []).filter((a) => !brand.aliases?.includes(a))) {
-        expect(nameKey(alias) === nameKey(brand.name) || !names.has(nameKey(alias)), `${brand.file}:${brand.line} ${brand.name}: ${alias}`).toBe(true);
+        expect(
+          nameKey(alias) === nameKey(brand.name) || !names.has(nameKey(alias)),
+          `${brand.file}:${brand.line} ${brand.name}: ${alias}`,
+        ).toBe(true);
       }
     }
   });
@@ -92,7 +123,9 @@ describe("the curated brand mapping", () => {
     const declared = (pkg: string) =>
       (JSON.parse(readFileSync(join("node_modules", pkg, "package.json"), "utf8")) as { license: string }).license;
     const iconify = (pkg: string) => {
-      const info = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve(`${pkg}/info.json`)), "utf8")) as { license: { spdx: string } };
+      const info = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve(`${pkg}/info.json`)), "utf8")) as {
+        license: { spdx: string };
+      };
       return info.license.spdx;
     };
     const packages: Record<string, string> = {
@@ -169,7 +202,16 @@ describe("the seed catalogue", () => {
   });
 
   it("holds the most visited brands the older sets lacked", () => {
-    for (const domain of ["amazon.com", "microsoft.com", "nytimes.com", "theguardian.com", "nintendo.com", "deepseek.com", "bitcoin.org", "binance.com"]) {
+    for (const domain of [
+      "amazon.com",
+      "microsoft.com",
+      "nytimes.com",
+      "theguardian.com",
+      "nintendo.com",
+      "deepseek.com",
+      "bitcoin.org",
+      "binance.com",
+    ]) {
       expect(byDomain.get(domain)?.logos.length, domain).toBeGreaterThan(0);
     }
   });

@@ -5,7 +5,14 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts } from "../../schema";
 import { verifyPassword } from "../../src/accounts/passwords";
-import { DEFAULT_DEMO_PASSWORD, DEMO_EMAIL, demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "../../tools/start/demo";
+import {
+  DEFAULT_DEMO_PASSWORD,
+  DEMO_EMAIL,
+  demoPassword,
+  ensureDemoAccount,
+  printedKeyIds,
+  rememberPrintedKeys,
+} from "../../tools/start/demo";
 import { createKey } from "../../src/keys/apiKeys";
 import { verifyKey } from "../../src/keys/verify";
 import { platformForThisFile } from "./helpers";
@@ -48,10 +55,16 @@ describe("npm start's demo account", () => {
   });
 
   it("refuses a DEMO_PASSWORD that no account could have, in one line, before anything starts", () => {
-    expect(demoPassword({ DEMO_PASSWORD: "short" })).toEqual({ ok: false, error: { code: "invalid_argument", message: "DEMO_PASSWORD must be at least 10 characters" } });
+    expect(demoPassword({ DEMO_PASSWORD: "short" })).toEqual({
+      ok: false,
+      error: { code: "invalid_argument", message: "DEMO_PASSWORD must be at least 10 characters" },
+    });
     expect(demoPassword({})).toEqual({ ok: true, value: DEFAULT_DEMO_PASSWORD });
     // Reachable from elsewhere (PUBLIC_BASE_URL), the published default would sign anyone in.
-    expect(demoPassword({}, true)).toMatchObject({ ok: false, error: { message: expect.stringContaining("set DEMO_PASSWORD to a password of your own") } });
+    expect(demoPassword({}, true)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("set DEMO_PASSWORD to a password of your own") },
+    });
     expect(demoPassword({ DEMO_PASSWORD: "a long one of my own" }, true)).toEqual({ ok: true, value: "a long one of my own" });
   });
 });

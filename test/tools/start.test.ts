@@ -11,7 +11,16 @@ import { root } from "./helpers";
 describe("npm start configuration overrides", () => {
   it("covers every var of wrangler.toml and every secret of .dev.vars.example", () => {
     expect(configurableNames(root)).toEqual(
-      expect.arrayContaining(["PUBLIC_BASE_URL", "CDN_URL", "LOOKUP_RESPONSE", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "SIGNED_URL_SECRET"]),
+      expect.arrayContaining([
+        "PUBLIC_BASE_URL",
+        "CDN_URL",
+        "LOOKUP_RESPONSE",
+        "STRIPE_SECRET_KEY",
+        "STRIPE_WEBHOOK_SECRET",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "SIGNED_URL_SECRET",
+      ]),
     );
   });
 
@@ -26,7 +35,11 @@ describe("npm start configuration overrides", () => {
   const seenByWrangler = async (file: string, names: string[]) => {
     const dir = mkdtempSync(join(tmpdir(), "reader-"));
     writeFileSync(join(dir, "wrangler.json"), JSON.stringify({ name: "reader", compatibility_date: "2025-01-01" }));
-    const proxy = await getPlatformProxy<Record<string, string>>({ configPath: join(dir, "wrangler.json"), envFiles: [file], persist: false });
+    const proxy = await getPlatformProxy<Record<string, string>>({
+      configPath: join(dir, "wrangler.json"),
+      envFiles: [file],
+      persist: false,
+    });
     try {
       return Object.fromEntries(names.map((name) => [name, proxy.env[name]]));
     } finally {
@@ -48,7 +61,17 @@ describe("npm start configuration overrides", () => {
     expect(writeOverrides(dir, environment, file)).toBe(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, "utf8")).not.toContain("UNRELATED");
-    expect(await seenByWrangler(file, ["CDN_URL", "MY_OWN_SECRET", "STRIPE_SECRET_KEY", "SIGNED_URL_SECRET", "STRIPE_WEBHOOK_SECRET", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"])).toEqual({
+    expect(
+      await seenByWrangler(file, [
+        "CDN_URL",
+        "MY_OWN_SECRET",
+        "STRIPE_SECRET_KEY",
+        "SIGNED_URL_SECRET",
+        "STRIPE_WEBHOOK_SECRET",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+      ]),
+    ).toEqual({
       // .dev.vars as wrangler reads it on its own, not expanded; the environment wins over it.
       CDN_URL: "https://cdn$HOST.example.com",
       MY_OWN_SECRET: "kept # as is",
@@ -61,7 +84,9 @@ describe("npm start configuration overrides", () => {
   });
 
   it("refuses a value no env file can carry, and writes nothing when there is nothing to pass", () => {
-    expect(() => writeOverrides(project(), { STRIPE_SECRET_KEY: `'"\`` }, join(tmpdir(), "never-written.env"))).toThrow(/STRIPE_SECRET_KEY holds quotes of every kind/);
+    expect(() => writeOverrides(project(), { STRIPE_SECRET_KEY: `'"\`` }, join(tmpdir(), "never-written.env"))).toThrow(
+      /STRIPE_SECRET_KEY holds quotes of every kind/,
+    );
     expect(writeOverrides(project(), { HOME: "/root" }, join(tmpdir(), "never-written.env"))).toBeUndefined();
   });
 
@@ -143,9 +168,13 @@ describe("the first start's seeding, as the next start finds it", () => {
     expect(recordSeeding(mark, 1, "")).toBe("Seeding stopped (exit code 1); the next npm start resumes it.");
     expect(recordSeeding(mark, null, "")).toBe("Seeding stopped; the next npm start resumes it.");
     expect(mustSeed(mark, true)).toBe(true);
-    expect(recordSeeding(mark, 2, summary(3))).toBe("Seeded 5017 companies and 5810 logos in 459s (3 rows skipped). The next npm start tries the skipped rows once more.");
+    expect(recordSeeding(mark, 2, summary(3))).toBe(
+      "Seeded 5017 companies and 5810 logos in 459s (3 rows skipped). The next npm start tries the skipped rows once more.",
+    );
     expect(mustSeed(mark, true)).toBe(true);
-    expect(recordSeeding(mark, 2, summary(1))).toMatch(/\(1 rows skipped\)\. They were skipped twice and stay out \(npm run seed tries them again\)\.$/);
+    expect(recordSeeding(mark, 2, summary(1))).toMatch(
+      /\(1 rows skipped\)\. They were skipped twice and stay out \(npm run seed tries them again\)\.$/,
+    );
     expect(mustSeed(mark, true)).toBe(false);
   });
 });

@@ -44,7 +44,15 @@ export async function insertedKeys(accountId: string, count: number): Promise<st
   const rows = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const key = `pk_${crypto.randomUUID().replace(/-/g, "")}`;
-      return { id: crypto.randomUUID(), accountId, type: "publishable" as const, keyHash: await hashKey(key), prefix: key.slice(0, 9), lastFour: key.slice(-4), createdAt: new Date(start + i * 60_000) };
+      return {
+        id: crypto.randomUUID(),
+        accountId,
+        type: "publishable" as const,
+        keyHash: await hashKey(key),
+        prefix: key.slice(0, 9),
+        lastFour: key.slice(-4),
+        createdAt: new Date(start + i * 60_000),
+      };
     }),
   );
   // One statement a row: D1 binds at most 100 parameters a statement.

@@ -9,7 +9,8 @@ import { spendSignIns } from "../oauth/helpers";
 import { BASE, Browser, createdKeyOf, freshEmail, insertedKeys, PASSWORD, signedUp, textOf } from "./helpers";
 import { withinOneMinute } from "../helpers/minutes";
 
-const accountIdOf = async (browser: Browser) => ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
+const accountIdOf = async (browser: Browser) =>
+  ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
 
 const form = (fields: Record<string, string>) => ({
   method: "POST",
@@ -49,7 +50,9 @@ describe("sign-up refuses", () => {
 
   it("the same email posted several times at once: one account, the other posts told it exists", async () => {
     const email = freshEmail();
-    const posts = await Promise.all(Array.from({ length: 8 }, () => new Browser().postForm("/portal/signup", { email, password: PASSWORD })));
+    const posts = await Promise.all(
+      Array.from({ length: 8 }, () => new Browser().postForm("/portal/signup", { email, password: PASSWORD })),
+    );
     expect(posts.map((response) => response.status).sort()).toEqual([303, 409, 409, 409, 409, 409, 409, 409]);
     for (const refused of posts.filter((response) => response.status === 409)) {
       expect(await textOf(refused)).toContain("An account with this email already exists. Sign in instead.");
@@ -138,7 +141,10 @@ describe("keys refuse", () => {
     expect(attributionPage.indexOf('role="alert"')).toBeGreaterThan(-1);
     expect(attributionPage.indexOf('role="alert"')).toBeLessThan(attributionPage.indexOf('id="keys-heading"'));
     const checkbox = /<input\s[^>]*name="attribution"[^>]*>/.exec(attributionPage)![0];
-    expect([checkbox.includes('aria-invalid="true"'), checkbox.includes('aria-describedby="attribution-hint attribution-error"')]).toEqual([true, true]);
+    expect([checkbox.includes('aria-invalid="true"'), checkbox.includes('aria-describedby="attribution-hint attribution-error"')]).toEqual([
+      true,
+      true,
+    ]);
     expect(attributionPage).toContain('id="attribution-error">Attribution applies to publishable keys only');
     expect(/<textarea[^>]*id="origins"[^>]*>/.exec(attributionPage)![0]).not.toContain("aria-invalid");
     const type = await browser.postForm("/portal/keys", { type: "admin" });
@@ -165,7 +171,9 @@ describe("keys refuse", () => {
     const refused = await browser.postForm("/portal/keys", { type: "secret" });
     expect(refused.status).toBe(409);
     const html = await refused.text();
-    expect(html).toMatch(/<p class="alert" role="alert" id="form-error">This account has 100 live keys, the most it may hold: revoke one it no longer uses, then create the new one. <a href="#create-heading">Go to the form<\/a><\/p>/);
+    expect(html).toMatch(
+      /<p class="alert" role="alert" id="form-error">This account has 100 live keys, the most it may hold: revoke one it no longer uses, then create the new one. <a href="#create-heading">Go to the form<\/a><\/p>/,
+    );
     expect(createdKeyOf(html)).toBeUndefined();
     expect((await browser.postForm(`/portal/keys/${ids[0]}/revoke`, {})).status).toBe(303);
     expect((await browser.postForm("/portal/keys", { type: "secret" })).status).toBe(201);
@@ -189,7 +197,10 @@ describe("portal forms refuse", () => {
   it("a body larger than any form, before reading it, with or without a session", async () => {
     const { browser } = await signedUp();
     const huge = "x".repeat(100 * 1024);
-    for (const response of [await browser.postForm("/portal/keys", { type: "publishable", origins: huge }), await new Browser().postForm("/portal/login", { email: huge, password: PASSWORD })]) {
+    for (const response of [
+      await browser.postForm("/portal/keys", { type: "publishable", origins: huge }),
+      await new Browser().postForm("/portal/login", { email: huge, password: PASSWORD }),
+    ]) {
       expect(response.status).toBe(413);
       expect(await textOf(response)).toContain("This form is too large");
     }
@@ -201,9 +212,13 @@ describe("the playground refuses", () => {
   it("a domain that is no domain, one without a logo, and images with a bad key or query", async () => {
     const { browser } = await signedUp();
     expect(await textOf(await browser.fetch("/portal?domain=not%20a%20domain"))).toContain("is not a domain name");
-    expect(await textOf(await browser.fetch("/portal?domain=nothing-here-at-all.com"))).toContain("No logo for nothing-here-at-all.com yet.");
+    expect(await textOf(await browser.fetch("/portal?domain=nothing-here-at-all.com"))).toContain(
+      "No logo for nothing-here-at-all.com yet.",
+    );
     const { domain } = await freshCompany();
-    expect((await browser.fetch(`/portal/playground/logo?key=${crypto.randomUUID()}&domain=${domain}&size=64&theme=light`)).status).toBe(404);
+    expect((await browser.fetch(`/portal/playground/logo?key=${crypto.randomUUID()}&domain=${domain}&size=64&theme=light`)).status).toBe(
+      404,
+    );
     expect((await browser.fetch(`/portal/playground/logo?domain=${domain}&size=64&theme=light`)).status).toBe(400);
     expect((await browser.fetch(`/portal/playground/logo?key=x&domain=${domain}&size=9000&theme=light`)).status).toBe(400);
   });
@@ -221,7 +236,8 @@ describe("the playground refuses", () => {
 
   it("a visitor who takes another IPv6 address of the same /64, but not a neighbour on another /64", async () => {
     const network = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:7`;
-    const tryFrom = (address: string) => exports.default.fetch(`${BASE}/?domain=example.com`, { headers: { Accept: "text/html", "CF-Connecting-IP": address } });
+    const tryFrom = (address: string) =>
+      exports.default.fetch(`${BASE}/?domain=example.com`, { headers: { Accept: "text/html", "CF-Connecting-IP": address } });
     await withinOneMinute(15_000);
     for (let i = 1; i <= 30; i++) expect((await tryFrom(`${network}::${i.toString(16)}`)).status).toBe(200);
     expect((await tryFrom(`${network}:0:0:0:ffff`)).status).toBe(429);
@@ -277,7 +293,9 @@ describe("billing refuses", () => {
   it("reports a return with someone else's or a malformed checkout as not this account's", async () => {
     const { browser } = await signedUp();
     for (const id of ["cs_test_unknown", "not-a-session"]) {
-      expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("That checkout was not started from this account.");
+      expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain(
+        "That checkout was not started from this account.",
+      );
     }
   });
 });
@@ -296,10 +314,15 @@ describe("a form body that cannot be read", () => {
     const { browser } = await signedUp();
     const broken = [
       { "Content-Type": "multipart/form-data" },
-      { "Content-Type": "multipart/form-data; boundary=x", body: "--x\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\ncut off" },
+      { "Content-Type": "multipart/form-data; boundary=x", body: '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\ncut off' },
     ];
     for (const { body, ...headers } of broken) {
-      for (const [who, path] of [[new Browser(), "/portal/login"], [new Browser(), "/portal/signup"], [browser, "/portal/keys"], [browser, "/portal/billing/checkout"]] as const) {
+      for (const [who, path] of [
+        [new Browser(), "/portal/login"],
+        [new Browser(), "/portal/signup"],
+        [browser, "/portal/keys"],
+        [browser, "/portal/billing/checkout"],
+      ] as const) {
         const response = await who.fetch(path, { method: "POST", headers, body: body ?? "" });
         expect(response.status, `${path} ${headers["Content-Type"]}`).toBe(400);
       }

@@ -25,7 +25,8 @@ async function createKey(browser: Browser, fields: Record<string, string> = { ty
   return key!;
 }
 
-const accountIdOf = async (browser: Browser) => ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
+const accountIdOf = async (browser: Browser) =>
+  ((await (await browser.fetch("/apiaas/whoami")).json()) as { account: { id: string } }).account.id;
 
 describe("sign-up and sign-in", () => {
   it("creates a Free account, signs it in, and the sign-in page then signs in again", async () => {
@@ -59,7 +60,9 @@ describe("sign-up and sign-in", () => {
 
     const changed = await browser.postForm("/portal/password", { current: PASSWORD, password: "a brand new passphrase" });
     expect(changed.status).toBe(303);
-    expect(await textOf(await browser.fetch(changed.headers.get("location")!))).toContain("Password changed. Other browsers were signed out. MCP connections and keys stay");
+    expect(await textOf(await browser.fetch(changed.headers.get("location")!))).toContain(
+      "Password changed. Other browsers were signed out. MCP connections and keys stay",
+    );
     expect((await browser.fetch("/portal")).status).toBe(200);
     expect((await elsewhere.fetch("/portal")).status).toBe(303);
     expect((await new Browser().postForm("/portal/login", { email, password: PASSWORD })).status).toBe(401);
@@ -78,7 +81,11 @@ describe("sign-up and sign-in", () => {
 describe("keys", () => {
   it("shows a new key once, then lists it by prefix and last four characters with its settings", async () => {
     const { browser } = await signedUp();
-    const created = await browser.postForm("/portal/keys", { type: "publishable", origins: "https://shop.example.com\nhttps://www.example.com/", attribution: "required" });
+    const created = await browser.postForm("/portal/keys", {
+      type: "publishable",
+      origins: "https://shop.example.com\nhttps://www.example.com/",
+      attribution: "required",
+    });
     const html = await created.text();
     const key = createdKeyOf(html)!;
     expect(key).toMatch(/^pk_/);
@@ -202,7 +209,9 @@ describe("playground and usage", () => {
     await revokeKey(db, revoked);
 
     const html = await (await browser.fetch("/portal")).text();
-    expect(await textOf(new Response(html))).toMatch(/Lookups this month 6 All keys together, revoked ones included: 6 of the plan's 500,000, until .+\. Each key may make 600 a minute\./);
+    expect(await textOf(new Response(html))).toMatch(
+      /Lookups this month 6 All keys together, revoked ones included: 6 of the plan's 500,000, until .+\. Each key may make 600 a minute\./,
+    );
     expect(html).toContain('<meter id="lookups-meter" min="0" max="500000" value="6" aria-labelledby="lookups-quota">');
   });
 
@@ -247,9 +256,13 @@ describe("plan and billing", () => {
 
     expect(await textOf(await browser.fetch("/portal/billing?checkout=cancelled"))).toContain("Checkout cancelled");
     const id = url.split("/").pop()!;
-    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("This checkout is not complete yet");
+    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain(
+      "This checkout is not complete yet",
+    );
     await fetch(`${env.STRIPE_API_BASE}/_complete/${id}`, { method: "POST" });
-    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain("Payment received. Your plan changes to Launch");
+    expect(await textOf(await browser.fetch(`/portal/billing?checkout=success&session_id=${id}`))).toContain(
+      "Payment received. Your plan changes to Launch",
+    );
   });
 
   it("a paying account changes plan in Stripe's customer portal: Change plan instead of Upgrade", async () => {
@@ -261,7 +274,9 @@ describe("plan and billing", () => {
     expect(page).toContain("Manage billing Plan changes, card, invoices and cancellation, on Stripe.");
     expect(page).not.toContain("Upgrade");
     expect(html).not.toContain('action="/portal/billing/checkout"');
-    expect(html).toContain(`<form method="post" action="/portal/billing/manage"><button type="submit" aria-label="Change plan to Growth (in Stripe&#39;s customer portal)">`);
+    expect(html).toContain(
+      `<form method="post" action="/portal/billing/manage"><button type="submit" aria-label="Change plan to Growth (in Stripe&#39;s customer portal)">`,
+    );
     const change = await browser.postForm("/portal/billing/manage", {});
     expect(change.status).toBe(303);
     expect(change.headers.get("location")).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/test_\w+$/);
@@ -276,7 +291,9 @@ describe("plan and billing", () => {
       const accountId = await accountIdOf(browser);
       const ids = { id: `sub_${crypto.randomUUID()}`, customer: `cus_${crypto.randomUUID()}` };
       await deliver(event("customer.subscription.created", subscription(accountId, ids)));
-      expect(await textOf(await browser.fetch("/portal/billing"))).toMatch(/Your plan: Launch Subscription active Renews \d{4}-\d{2}-\d{2}/);
+      expect(await textOf(await browser.fetch("/portal/billing"))).toMatch(
+        /Your plan: Launch Subscription active Renews \d{4}-\d{2}-\d{2}/,
+      );
       // Ended at once, or after failed payments: Stripe keeps the period's end, with cancel_at_period_end false.
       await deliver(event(type, subscription(accountId, { ...ids, status })));
       const page = await textOf(await browser.fetch("/portal/billing"));
@@ -288,7 +305,15 @@ describe("plan and billing", () => {
   it("Manage billing opens Stripe's customer portal for an account with a customer", async () => {
     const { browser } = await signedUp();
     const accountId = await accountIdOf(browser);
-    await db.insert(billingAccounts).values({ accountId, stripeCustomerId: "cus_portal_1", status: "active", plan: "launch", stateAt: 1, lastEventId: "evt_1", updatedAt: new Date() });
+    await db.insert(billingAccounts).values({
+      accountId,
+      stripeCustomerId: "cus_portal_1",
+      status: "active",
+      plan: "launch",
+      stateAt: 1,
+      lastEventId: "evt_1",
+      updatedAt: new Date(),
+    });
     const manage = await browser.postForm("/portal/billing/manage", {});
     expect(manage.status).toBe(303);
     const url = manage.headers.get("location")!;
@@ -315,7 +340,9 @@ describe("connections", () => {
     const listed = await browser.fetch("/portal/connections");
     const html = await listed.text();
     const text = await textOf(new Response(html));
-    expect(text).toContain("Test Agent 127.0.0.1:33418 Search for company logos and fetch them, counted against your plan Stay connected without signing in again (refresh tokens)");
+    expect(text).toContain(
+      "Test Agent 127.0.0.1:33418 Search for company logos and fetch them, counted against your plan Stay connected without signing in again (refresh tokens)",
+    );
     const action = /action="(\/portal\/connections\/[^"]+\/disconnect)"/.exec(html)![1]!;
 
     const disconnected = await browser.postForm(action, {});
@@ -325,7 +352,11 @@ describe("connections", () => {
     const refreshed = await exports.default.fetch(`${BASE}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: tokens.clientId }).toString(),
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: tokens.refresh_token,
+        client_id: tokens.clientId,
+      }).toString(),
     });
     expect(refreshed.status).toBe(400);
   });
@@ -336,11 +367,21 @@ describe("connections", () => {
     const clientId = await registerClient();
     for (let i = 0; i < 101; i++) {
       const request = await helpers.parseAuthRequest(new Request(authorizeUrl(clientId, (await pkcePair()).challenge)));
-      await helpers.completeAuthorization({ request, userId: account.id, metadata: {}, scope: request.scope, props: { accountId: account.id }, revokeExistingGrants: false });
+      await helpers.completeAuthorization({
+        request,
+        userId: account.id,
+        metadata: {},
+        scope: request.scope,
+        props: { accountId: account.id },
+        revokeExistingGrants: false,
+      });
     }
     const browser = new Browser();
     await browser.postForm("/portal/login", { email: account.email, password: PASSWORD });
-    const actions = async () => [...(await (await browser.fetch("/portal/connections")).text()).matchAll(/action="(\/portal\/connections\/[^"]+\/disconnect)"/g)].map((m) => m[1]!);
+    const actions = async () =>
+      [...(await (await browser.fetch("/portal/connections")).text()).matchAll(/action="(\/portal\/connections\/[^"]+\/disconnect)"/g)].map(
+        (m) => m[1]!,
+      );
     const listed = await actions();
     expect(listed).toHaveLength(101);
 

@@ -43,7 +43,10 @@ describe("every page", () => {
 
   it("serves its stylesheet and script as files, cacheable, never sniffed", async () => {
     const html = await (await new Browser().fetch("/portal/login")).text();
-    for (const path of [/href="(\/portal\/assets\/portal\.\w+\.css)"/.exec(html)![1]!, /src="(\/portal\/assets\/portal\.\w+\.js)"/.exec(html)![1]!]) {
+    for (const path of [
+      /href="(\/portal\/assets\/portal\.\w+\.css)"/.exec(html)![1]!,
+      /src="(\/portal\/assets\/portal\.\w+\.js)"/.exec(html)![1]!,
+    ]) {
       const file = await exports.default.fetch(`${BASE}${path}`);
       expect(file.status).toBe(200);
       expect(file.headers.get("cache-control")).toContain("immutable");
@@ -67,9 +70,13 @@ describe("the playground", () => {
 
   it("may show images from the service's public name when the page is opened under another", async () => {
     const { domain } = await freshCompany();
-    const page = await fetchWith({ PUBLIC_BASE_URL: "https://logos.example.com" }, `https://logo-lookup.example.workers.dev/?domain=${domain}`, {
-      headers: { Accept: "text/html" },
-    });
+    const page = await fetchWith(
+      { PUBLIC_BASE_URL: "https://logos.example.com" },
+      `https://logo-lookup.example.workers.dev/?domain=${domain}`,
+      {
+        headers: { Accept: "text/html" },
+      },
+    );
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('src="https://logos.example.com/assets/');
     expect(page.headers.get("content-security-policy")).toContain("img-src 'self' https://logos.example.com;");
@@ -182,7 +189,10 @@ describe("sign-in", () => {
         expect((await other.fetch("/portal")).status).toBe(303);
         // Nor does a device cookie it was given count under the new password.
         const device = other.cookies.get("__Host-device");
-        if (device) expect(await knownDevice(env.SIGNED_URL_SECRET, (await db.query.accounts.findFirst({ where: eq(accounts.email, email) }))!, device)).toBeNull();
+        if (device)
+          expect(
+            await knownDevice(env.SIGNED_URL_SECRET, (await db.query.accounts.findFirst({ where: eq(accounts.email, email) }))!, device),
+          ).toBeNull();
       }
     }
   });

@@ -99,7 +99,11 @@ export const commands: Record<string, Command> = {
   "account mcp": {
     usage: "account mcp --account ID --access on|off",
     parse(args) {
-      const { values, positionals } = parseCommandLine(args, { ...storageOptions, account: { type: "string" }, access: { type: "string" } });
+      const { values, positionals } = parseCommandLine(args, {
+        ...storageOptions,
+        account: { type: "string" },
+        access: { type: "string" },
+      });
       noPositionals(positionals);
       const account = required(values, "account");
       const access = required(values, "access");
@@ -122,7 +126,10 @@ export const commands: Record<string, Command> = {
       const type = required(values, "type");
       if (type !== "publishable" && type !== "secret") throw new UsageError("--type must be publishable or secret");
       const perMinuteText = values["per-minute"];
-      const perMinute = perMinuteText === undefined ? undefined : wholeNumber(perMinuteText, "--per-minute must be a positive whole number", 1, Number.MAX_SAFE_INTEGER);
+      const perMinute =
+        perMinuteText === undefined
+          ? undefined
+          : wholeNumber(perMinuteText, "--per-minute must be a positive whole number", 1, Number.MAX_SAFE_INTEGER);
       const input = {
         accountId: required(values, "account"),
         type,

@@ -27,7 +27,11 @@ export async function webhookProblems(stripe: Stripe, base: string): Promise<str
       `[stripe] no enabled webhook endpoint sends events to ${targets[0]}${disabled ? " (one there is disabled)" : ""}: plans bought would never apply. Add one (Stripe dashboard, Developers → Webhooks) with the events ${events}, and set its signing secret as STRIPE_WEBHOOK_SECRET`,
     ];
   }
-  const missing = handledEvents.filter((event) => !sending.some((endpoint) => endpoint.enabled_events.includes("*") || endpoint.enabled_events.includes(event)));
+  const missing = handledEvents.filter(
+    (event) => !sending.some((endpoint) => endpoint.enabled_events.includes("*") || endpoint.enabled_events.includes(event)),
+  );
   if (missing.length === 0) return [];
-  return [`[stripe] the webhook endpoint for ${targets[0]} is not sent ${missing.join(", ")}: add ${missing.length === 1 ? "it" : "them"} to its events (the service handles ${events})`];
+  return [
+    `[stripe] the webhook endpoint for ${targets[0]} is not sent ${missing.join(", ")}: add ${missing.length === 1 ? "it" : "them"} to its events (the service handles ${events})`,
+  ];
 }

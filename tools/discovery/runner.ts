@@ -8,7 +8,11 @@ import { type PlatformOptions, startToolWorker, writeStorageToolConfig } from ".
  * config gains the Images binding and DISCOVERY_RESOLVE from the environment, so an
  * operator can point discovery at a local stand-in of a site.
  */
-export async function askDiscoveryWorker<T>(options: PlatformOptions, path: "/discover" | "/forget", body: { domain: string }): Promise<Result<T>> {
+export async function askDiscoveryWorker<T>(
+  options: PlatformOptions,
+  path: "/discover" | "/forget",
+  body: { domain: string },
+): Promise<Result<T>> {
   const configPath = await writeStorageToolConfig(options, "discovery");
   const config = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
   writeFileSync(
@@ -17,7 +21,11 @@ export async function askDiscoveryWorker<T>(options: PlatformOptions, path: "/di
   );
   const worker = await startToolWorker("tools/discovery/worker.ts", configPath, options);
   try {
-    const response = await worker.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await worker.fetch(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`discovery worker answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as Result<T>;
   } finally {

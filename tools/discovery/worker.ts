@@ -37,7 +37,8 @@ export default {
       const serviceEnv = { ...env, DISCOVERY_RESOLVE: env.DISCOVERY_RESOLVE ?? "" } as unknown as Env;
       return Response.json(ok(await discoverAndRecord(serviceEnv, domain, { refresh: true })));
     }
-    if (request.method === "POST" && pathname === "/forget") return Response.json(await forgetDiscovered(createDb(env.DB), env.LOGOS, input));
+    if (request.method === "POST" && pathname === "/forget")
+      return Response.json(await forgetDiscovered(createDb(env.DB), env.LOGOS, input));
     return new Response("Not found", { status: 404 });
   },
 };

@@ -71,7 +71,11 @@ export function checkpointFor(manifest: string, options: PlatformOptions, target
       let failures: ImportReport["failures"];
       try {
         // Failures appended by a batch the checkpoint does not cover (the process died between) are left out.
-        failures = readFileSync(failuresPath, "utf8").split("\n").filter(Boolean).slice(0, stored.failuresKept).map((line) => JSON.parse(line));
+        failures = readFileSync(failuresPath, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .slice(0, stored.failuresKept)
+          .map((line) => JSON.parse(line));
       } catch {
         failures = [];
       }
@@ -83,7 +87,10 @@ export function checkpointFor(manifest: string, options: PlatformOptions, target
     write({ line, report }) {
       mkdirSync(dir, { recursive: true });
       // An import that did not resume starts the file afresh; then each batch adds its own.
-      const added = report.failures.slice(kept ?? 0).map((failure) => `${JSON.stringify(failure)}\n`).join("");
+      const added = report.failures
+        .slice(kept ?? 0)
+        .map((failure) => `${JSON.stringify(failure)}\n`)
+        .join("");
       if (kept === null) writeFileSync(failuresPath, added);
       else if (added) appendFileSync(failuresPath, added);
       kept = report.failures.length;

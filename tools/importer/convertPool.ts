@@ -66,7 +66,8 @@ export function startConvertPool(threads = availableParallelism(), { timeoutMs =
           // Its core is free again.
           if (!closed && live.size + abandoned.size < count) start();
         });
-        if (abandoned.size > count) noThreadLeft = `${abandoned.size} images whose conversion took over ${timeoutMs / 1000} s still hold the cores`;
+        if (abandoned.size > count)
+          noThreadLeft = `${abandoned.size} images whose conversion took over ${timeoutMs / 1000} s still hold the cores`;
         retire(worker, fail("invalid_argument", `image conversion took longer than ${timeoutMs / 1000} s`), abandoned.size <= count);
       }, timeoutMs);
       busy.set(worker, { resolve: job.resolve, timer });

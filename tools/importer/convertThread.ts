@@ -20,7 +20,8 @@ parentPort!.on("message", async ({ bytes }: { bytes: Uint8Array }) => {
   const buffers = new Set<ArrayBuffer>();
   for (const value of [...Object.values(prepared.logo), ...Object.values(prepared.logo.files)]) {
     // Only whole buffers can move; a view into a larger one is copied instead.
-    if (value instanceof Uint8Array && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) buffers.add(value.buffer as ArrayBuffer);
+    if (value instanceof Uint8Array && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength)
+      buffers.add(value.buffer as ArrayBuffer);
   }
   parentPort!.postMessage({ ok: true, image: prepared.logo }, [...buffers]);
 });

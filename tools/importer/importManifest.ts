@@ -87,7 +87,11 @@ export async function importManifest(manifest: string, options: ImportManifestOp
     const seconds = (Date.now() - started) / 1000;
     options.onFinished?.();
     const rowsThisRun = report.rows - (resumed?.report.rows ?? 0);
-    return { ...report, seconds: Math.round(seconds * 10) / 10, rowsPerSecond: Math.round((rowsThisRun / Math.max(seconds, 0.001)) * 10) / 10 };
+    return {
+      ...report,
+      seconds: Math.round(seconds * 10) / 10,
+      rowsPerSecond: Math.round((rowsThisRun / Math.max(seconds, 0.001)) * 10) / 10,
+    };
   } finally {
     progress.stop();
     if (!options.pool) await pool.close();

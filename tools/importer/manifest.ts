@@ -26,7 +26,9 @@ import { normaliseDomain } from "../../src/lib/domain";
  * defaults are a new company's or logo's. A column or field of any other name is refused (a
  * misspelt `license` would otherwise be dropped without a word).
  */
-const list = z.union([z.array(z.string()), z.string().transform((value) => value.split(";"))]).transform((values) => values.map((part) => part.trim()).filter(Boolean));
+const list = z
+  .union([z.array(z.string()), z.string().transform((value) => value.split(";"))])
+  .transform((values) => values.map((part) => part.trim()).filter(Boolean));
 
 const optionalText = z
   .string()
@@ -92,8 +94,18 @@ export const manifestRowSchema = z
     // A whole number as JSON writes one, or as CSV's digits: not whatever Number() makes of a
     // value ("1e3", "0x10", true, [5]).
     prominence: z.preprocess(
-      (value) => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
-      z.number({ error: PROMINENCE }).int({ error: PROMINENCE }).min(0, { error: PROMINENCE }).max(1_000_000, { error: PROMINENCE }).optional(),
+      (value) =>
+        value === null || (typeof value === "string" && value.trim() === "")
+          ? undefined
+          : typeof value === "string" && /^\s*\d+\s*$/.test(value)
+            ? Number(value)
+            : value,
+      z
+        .number({ error: PROMINENCE })
+        .int({ error: PROMINENCE })
+        .min(0, { error: PROMINENCE })
+        .max(1_000_000, { error: PROMINENCE })
+        .optional(),
     ),
   })
   .refine((row) => row.exchange === undefined || row.ticker !== undefined, { path: ["exchange"], message: "an exchange needs a ticker" });
@@ -120,9 +132,7 @@ function editDistance(a: string, b: string): number {
 
 export type ManifestRow = z.infer<typeof manifestRowSchema>;
 
-export type ParsedLine =
-  | { line: number; ok: true; row: ManifestRow }
-  | { line: number; ok: false; error: string };
+export type ParsedLine = { line: number; ok: true; row: ManifestRow } | { line: number; ok: false; error: string };
 
 function validate(line: number, raw: unknown): ParsedLine {
   const parsed = manifestRowSchema.safeParse(raw);
@@ -159,7 +169,8 @@ export async function* readManifest(path: string): AsyncGenerator<ParsedLine> {
       yield { line, ok: false, error: "not valid JSON" };
       continue;
     }
-    const unknown = raw && typeof raw === "object" && !Array.isArray(raw) ? Object.keys(raw).find((key) => !COLUMNS.includes(key)) : undefined;
+    const unknown =
+      raw && typeof raw === "object" && !Array.isArray(raw) ? Object.keys(raw).find((key) => !COLUMNS.includes(key)) : undefined;
     yield unknown === undefined ? validate(line, raw) : { line, ok: false, error: `unknown field "${unknown}"${nearMiss(unknown)}` };
   }
 }
@@ -330,10 +341,16 @@ function csvHeader({ line, text }: CsvRecord): string[] {
   // its rows leave empty (validateCsv holds them to that).
   columns = columns.map((column, index) => (column === "" ? unnamedColumn(index) : column));
   const missing = REQUIRED_COLUMNS.filter((column) => !columns.includes(column));
-  if (missing.length > 0) throw new Error(`line ${line}: the header row has no ${missing.join(", ")} column (it names ${columns.join(", ")}; separate columns with commas)`);
+  if (missing.length > 0)
+    throw new Error(
+      `line ${line}: the header row has no ${missing.join(", ")} column (it names ${columns.join(", ")}; separate columns with commas)`,
+    );
   // Nothing is imported past a column that would be dropped: every row would lose it without a word.
   const unknown = columns.find((column) => !COLUMNS.includes(column) && !column.startsWith(UNNAMED));
-  if (unknown !== undefined) throw new Error(`line ${line}: the header row has an unknown column "${unknown}"${nearMiss(unknown)}; the columns are ${COLUMNS.join(", ")}`);
+  if (unknown !== undefined)
+    throw new Error(
+      `line ${line}: the header row has an unknown column "${unknown}"${nearMiss(unknown)}; the columns are ${COLUMNS.join(", ")}`,
+    );
   const twice = columns.find((column, index) => columns.indexOf(column) !== index);
   if (twice !== undefined) throw new Error(`line ${line}: the header row has the ${twice} column twice`);
   return columns;
@@ -347,7 +364,8 @@ function validateCsv(line: number, row: Record<string, string> | undefined): Par
   const fields = { ...row };
   for (const [column, value] of Object.entries(fields)) {
     if (!column.startsWith(UNNAMED)) continue;
-    if (value !== "") return { line, ok: false, error: `a value in column ${column.slice(UNNAMED.length)}, which the header row leaves without a name` };
+    if (value !== "")
+      return { line, ok: false, error: `a value in column ${column.slice(UNNAMED.length)}, which the header row leaves without a name` };
     delete fields[column];
   }
   return validate(line, fields);
@@ -355,7 +373,9 @@ function validateCsv(line: number, row: Record<string, string> | undefined): Par
 
 function parseCsvRecords(records: CsvRecord[], columns: string[]): ParsedLine[] {
   if (records.some((record) => record.text.includes("\uFFFD"))) {
-    return records.flatMap((record) => (record.text.includes("\uFFFD") ? [{ line: record.line, ok: false as const, error: NOT_UTF8 }] : parseCsvRecords([record], columns)));
+    return records.flatMap((record) =>
+      record.text.includes("\uFFFD") ? [{ line: record.line, ok: false as const, error: NOT_UTF8 }] : parseCsvRecords([record], columns),
+    );
   }
   try {
     const rows = parseCsv(records.map((r) => r.text).join("\n"), { ...csvOptions, columns }) as Record<string, string>[];
@@ -377,6 +397,7 @@ function csvProblem(error: unknown): string {
   const code = (error as { code?: string }).code ?? "";
   if (code === "CSV_QUOTE_NOT_CLOSED") return "not valid CSV: a quoted field is never closed";
   if (code.includes("QUOTE")) return 'not valid CSV: a quoted field must be the whole field (a quote inside one is written "")';
-  if (code === "CSV_RECORD_INCONSISTENT_COLUMNS") return "more fields than the header row has columns (a comma inside a field needs quotes)";
+  if (code === "CSV_RECORD_INCONSISTENT_COLUMNS")
+    return "more fields than the header row has columns (a comma inside a field needs quotes)";
   return "not valid CSV";
 }

@@ -22,7 +22,12 @@ export function encodePng({ width, height, channels, data }: Pixels): Uint8Array
   header[8] = 8;
   header[9] = channels === 4 ? 6 : 4;
   // Compression, filter method and interlace: all 0 (deflate, adaptive set, none).
-  return Buffer.concat([SIGNATURE, chunk("IHDR", header), chunk("IDAT", deflateSync(rows, { level: 3 })), chunk("IEND", new Uint8Array(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(rows, { level: 3 })),
+    chunk("IEND", new Uint8Array(0)),
+  ]);
 }
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);

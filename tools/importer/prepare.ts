@@ -79,9 +79,13 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
  * as a PNG of the same pixels; the original stays the file as it came, its row and key keeping
  * its format.
  */
-export async function prepareOriginal(format: string, original: Uint8Array): Promise<{ ok: true; logo: PreparedImage } | { ok: false; error: string }> {
+export async function prepareOriginal(
+  format: string,
+  original: Uint8Array,
+): Promise<{ ok: true; logo: PreparedImage } | { ok: false; error: string }> {
   if (format !== "ico" && format !== "avif") return prepareLogo(original);
-  const asOriginal = (prepared: PrepareResult) => (prepared.ok ? { ok: true as const, logo: { ...prepared.logo, format, original } } : prepared);
+  const asOriginal = (prepared: PrepareResult) =>
+    prepared.ok ? { ok: true as const, logo: { ...prepared.logo, format, original } } : prepared;
   if (format === "avif") {
     try {
       return asOriginal(await prepareLogo(await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().png().toBuffer()));
@@ -104,7 +108,12 @@ export async function prepareOriginal(format: string, original: Uint8Array): Pro
 /** Decoded once to raw RGBA, from which the renditions are decided (src/images/renditions.ts). */
 async function preparedFrom(image: Sharp, format: InputFormat, input: Uint8Array): Promise<PreparedLogo> {
   const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const rgba = { width: info.width, height: info.height, channels: 4 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  const rgba = {
+    width: info.width,
+    height: info.height,
+    channels: 4 as const,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  };
   return { ...(await preparedFromPixels(format, input, rgba, encodePng)), format };
 }
 
@@ -123,7 +132,11 @@ async function rasteriseSvg(input: Uint8Array, size: { width: number; height: nu
   if (!width || !height) throw new Error("the SVG has no size");
   const scale = Math.min(MASTER_MIN_WIDTH / width, MASTER_MAX_SIDE / height);
   const density = Math.min(Math.max(72 * scale, 1), 100_000);
-  return sharp(svg, { density, limitInputPixels: MAX_INPUT_PIXELS }).resize({ width: MASTER_MIN_WIDTH, height: MASTER_MAX_SIDE, fit: "inside" });
+  return sharp(svg, { density, limitInputPixels: MAX_INPUT_PIXELS }).resize({
+    width: MASTER_MIN_WIDTH,
+    height: MASTER_MAX_SIDE,
+    fit: "inside",
+  });
 }
 
 function rasterImage(input: Uint8Array): Sharp {

@@ -110,7 +110,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
   let filesRead = 0;
   let bytesRead = 0;
   const loadWaiting: Array<{ batch: number; go: () => void }> = [];
-  const roomToLoad = (batch: number) => batch === batchesWritten || sourceBytes + preparedBytes + loading * (filesRead > 0 ? bytesRead / filesRead : maxHeld) < maxHeld;
+  const roomToLoad = (batch: number) =>
+    batch === batchesWritten || sourceBytes + preparedBytes + loading * (filesRead > 0 ? bytesRead / filesRead : maxHeld) < maxHeld;
   // Every waiting read that may start now, in turn (the batch the writer waits for is never
   // held back behind a later one), counted as under way as it is let go.
   const startLoads = () => {
@@ -127,7 +128,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     else await new Promise<void>((go) => loadWaiting.push({ batch, go }));
     try {
       const bytes = await loadImage(image, baseDir);
-      if (bytes.ok) [sourceBytes, filesRead, bytesRead] = [sourceBytes + bytes.value.byteLength, filesRead + 1, bytesRead + bytes.value.byteLength];
+      if (bytes.ok)
+        [sourceBytes, filesRead, bytesRead] = [sourceBytes + bytes.value.byteLength, filesRead + 1, bytesRead + bytes.value.byteLength];
       return bytes;
     } finally {
       loading--;
@@ -148,7 +150,14 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       if (!parsed.ok) return parsed;
       const bytes = await load(batch, parsed.row.image);
       if (!bytes.ok) return { line: parsed.line, ok: false, error: bytes.error.message };
-      return { line: parsed.line, ok: true, input: inputOf(parsed.row, await sha256Hex(bytes.value)), bytes: bytes.value, image: null, preparedBytes: 0 };
+      return {
+        line: parsed.line,
+        ok: true,
+        input: inputOf(parsed.row, await sha256Hex(bytes.value)),
+        bytes: bytes.value,
+        image: null,
+        preparedBytes: 0,
+      };
     });
     // Convert only what the catalogue does not hold already; the write asks again if it must.
     const valid = rows.filter((row) => row.ok);
@@ -199,7 +208,9 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       // not recorded as done, a run once storage answers again picks it up.
       for (const [index, result] of results.entries()) {
         if (!result.ok && result.error.code === "unavailable") {
-          throw new Error(`stopped at line ${sent[index]!.line}: ${result.error.message}. Run the import again once storage answers: it resumes after the last batch written.`);
+          throw new Error(
+            `stopped at line ${sent[index]!.line}: ${result.error.message}. Run the import again once storage answers: it resumes after the last batch written.`,
+          );
         }
       }
       for (const [index, row] of sent.entries()) {
@@ -253,7 +264,8 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     staging.push(staged);
     lines = [];
     // Staging ahead stops while the rows staged hold too many bytes: the oldest is written first.
-    while (staging.length > ahead || (staging.length > 1 && sourceBytes + preparedBytes >= maxHeld)) await writeBatch(await staging.shift()!);
+    while (staging.length > ahead || (staging.length > 1 && sourceBytes + preparedBytes >= maxHeld))
+      await writeBatch(await staging.shift()!);
   };
   for await (const parsed of readManifest(manifestPath)) {
     if (resumed && parsed.line <= resumed.line) continue;

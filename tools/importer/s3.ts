@@ -22,7 +22,8 @@ export interface S3Settings {
 /** The settings from R2_S3_ENDPOINT (or CLOUDFLARE_ACCOUNT_ID), R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY, if all are set. */
 export function s3SettingsFrom(environment: Record<string, string | undefined>, bucket: string): S3Settings | undefined {
   const endpoint =
-    environment.R2_S3_ENDPOINT || (environment.CLOUDFLARE_ACCOUNT_ID ? `https://${environment.CLOUDFLARE_ACCOUNT_ID}.r2.cloudflarestorage.com` : undefined);
+    environment.R2_S3_ENDPOINT ||
+    (environment.CLOUDFLARE_ACCOUNT_ID ? `https://${environment.CLOUDFLARE_ACCOUNT_ID}.r2.cloudflarestorage.com` : undefined);
   const { R2_ACCESS_KEY_ID: accessKeyId, R2_SECRET_ACCESS_KEY: secretAccessKey } = environment;
   if (!endpoint || !accessKeyId || !secretAccessKey) return undefined;
   return { endpoint: endpoint.replace(/\/+$/, ""), bucket, accessKeyId, secretAccessKey };

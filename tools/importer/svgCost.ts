@@ -85,7 +85,7 @@ export async function svgCost(source: string): Promise<SvgCost | string> {
   });
   parser.on("opentag", (tag) => {
     const index = nodes.length;
-    const valueOf = (name: string) => tag.attributes[name]?.value;
+    const attribute = (name: string) => tag.attributes[name]?.value;
     const hrefs = Object.values(tag.attributes).filter(isHref);
     // As SVG 2 says and librsvg does: `href` wins over `xlink:href`, whatever prefix that is written with.
     const href = (hrefs.find((link) => link.uri === "") ?? hrefs[0])?.value;
@@ -97,22 +97,32 @@ export async function svgCost(source: string): Promise<SvgCost | string> {
         // image names, it loads data: URLs only, never a file or anything on the network.
         const url = URL.canParse(attribute.value) ? new URL(attribute.value) : null;
         if (url?.protocol === "data:") images.push({ node: index, url });
-      } else if (isHref(attribute) ? tag.local !== "a" && mentionsDataUrl(attribute.value) : loadsDataUrl(attribute.value)) unread ??= ANOTHER_DOCUMENT;
+      } else if (isHref(attribute) ? tag.local !== "a" && mentionsDataUrl(attribute.value) : loadsDataUrl(attribute.value))
+        unread ??= ANOTHER_DOCUMENT;
     }
-    const style = cssText(valueOf("style") ?? "");
+    const style = cssText(attribute("style") ?? "");
     // `marker` alone is a CSS shorthand, not a presentation attribute.
-    const markerText = cssText([valueOf("marker-start"), valueOf("marker-mid"), valueOf("marker-end")].join(" ")) + [...style.matchAll(MARKER_DECLARATION)].map(([, value]) => value).join(" ");
+    const markerText =
+      cssText([attribute("marker-start"), attribute("marker-mid"), attribute("marker-end")].join(" ")) +
+      [...style.matchAll(MARKER_DECLARATION)].map(([, value]) => value).join(" ");
     const markers = [...markerText.matchAll(LOCAL_URL)].map(([, id]) => id!);
     if (tag.local === "marker" && marking > 0) unread ??= "the SVG sets markers on an element holding a <marker>";
     nodes.push({
       children: [],
       uses: tag.local === "use" && href?.startsWith("#") ? href.slice(1) : undefined,
-      filtered: valueOf("filter") !== undefined || /(^|;)\s*filter\s*:/i.test(style),
+      filtered: attribute("filter") !== undefined || /(^|;)\s*filter\s*:/i.test(style),
       marker: tag.local === "marker",
       markers,
-      vertices: tag.local === "line" ? 2 : tag.local === "path" ? vertexBound(valueOf("d")) : tag.local === "polyline" || tag.local === "polygon" ? vertexBound(valueOf("points")) : 0,
+      vertices:
+        tag.local === "line"
+          ? 2
+          : tag.local === "path"
+            ? vertexBound(attribute("d"))
+            : tag.local === "polyline" || tag.local === "polygon"
+              ? vertexBound(attribute("points"))
+              : 0,
     });
-    const id = valueOf("id");
+    const id = attribute("id");
     if (id !== undefined && !ids.has(id)) ids.set(id, index);
     const parent = open.at(-1);
     if (parent !== undefined) nodes[parent]!.children.push(index);
@@ -152,7 +162,8 @@ export async function svgCost(source: string): Promise<SvgCost | string> {
   // be deep); a reference back into an element still being counted is a cycle.
   const cost: Array<{ elements: number; filtered: number; vertices: number } | undefined> = new Array(nodes.length);
   const counting = new Uint8Array(nodes.length);
-  const markerNodes = (node: Node) => node.markers.map((id) => ids.get(id)).filter((index): index is number => index !== undefined && nodes[index]!.marker);
+  const markerNodes = (node: Node) =>
+    node.markers.map((id) => ids.get(id)).filter((index): index is number => index !== undefined && nodes[index]!.marker);
   const stack = [0];
   while (stack.length > 0) {
     const index = stack.at(-1)!;
@@ -192,7 +203,11 @@ export async function svgCost(source: string): Promise<SvgCost | string> {
     elements += vertices * marker.elements;
     filtered += vertices * marker.filtered;
     // Capped, so that a file of exponential cost cannot overflow the count.
-    cost[index] = { elements: Math.min(elements, Number.MAX_SAFE_INTEGER), filtered: Math.min(filtered, Number.MAX_SAFE_INTEGER), vertices: Math.min(vertices, Number.MAX_SAFE_INTEGER) };
+    cost[index] = {
+      elements: Math.min(elements, Number.MAX_SAFE_INTEGER),
+      filtered: Math.min(filtered, Number.MAX_SAFE_INTEGER),
+      vertices: Math.min(vertices, Number.MAX_SAFE_INTEGER),
+    };
   }
   const total = cost[0]!;
   return { elements: total.elements, filtered: styledFilters ? total.elements : total.filtered, pixels };
@@ -230,7 +245,9 @@ function cssText(text: string): string {
   return text.replace(CSS_ESCAPE, (_, hex: string | undefined, newline: string | undefined, other: string | undefined) => {
     if (hex === undefined) return newline !== undefined ? "" : other!;
     const codePoint = Number.parseInt(hex, 16);
-    return codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? "\ufffd" : String.fromCodePoint(codePoint);
+    return codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)
+      ? "\ufffd"
+      : String.fromCodePoint(codePoint);
   });
 }
 
@@ -245,7 +262,9 @@ function mentionsDataUrl(text: string): boolean {
  * merely says "data:" (`aria-label="metadata: none"`).
  */
 function loadsDataUrl(text: string): boolean {
-  const css = cssText(text).replace(/[\t\n\r]/g, "").replace(/@font-face\s*\{[^}]*\}/gi, "");
+  const css = cssText(text)
+    .replace(/[\t\n\r]/g, "")
+    .replace(/@font-face\s*\{[^}]*\}/gi, "");
   return /url\(\s*['"]?\s*data:/i.test(css) || /@import\s+['"]\s*data:/i.test(css);
 }
 
@@ -274,9 +293,12 @@ async function embeddedCost(url: URL): Promise<SvgCost | string> {
 export async function svgTooCostly(source: string, maxPixels: number): Promise<string | null> {
   const cost = await svgCost(source);
   if (typeof cost === "string") return cost;
-  if (cost.elements > MAX_DRAWN_ELEMENTS) return `the SVG draws ${cost.elements.toLocaleString("en")} elements (at most ${MAX_DRAWN_ELEMENTS.toLocaleString("en")})`;
-  if (cost.filtered > MAX_FILTERED_DRAWS) return `the SVG applies filters ${cost.filtered.toLocaleString("en")} times (at most ${MAX_FILTERED_DRAWS})`;
-  if (cost.pixels > maxPixels) return `the SVG embeds images of ${megapixels(cost.pixels)} megapixels in all (at most ${megapixels(maxPixels)})`;
+  if (cost.elements > MAX_DRAWN_ELEMENTS)
+    return `the SVG draws ${cost.elements.toLocaleString("en")} elements (at most ${MAX_DRAWN_ELEMENTS.toLocaleString("en")})`;
+  if (cost.filtered > MAX_FILTERED_DRAWS)
+    return `the SVG applies filters ${cost.filtered.toLocaleString("en")} times (at most ${MAX_FILTERED_DRAWS})`;
+  if (cost.pixels > maxPixels)
+    return `the SVG embeds images of ${megapixels(cost.pixels)} megapixels in all (at most ${megapixels(maxPixels)})`;
   return null;
 }
 

@@ -32,7 +32,8 @@ export function encodeLogos(logos: WireLogo[]): Uint8Array {
         refs[path + field] = { offset, length: item.byteLength };
         chunks.push(item);
         offset += item.byteLength;
-      } else if (item && typeof item === "object" && !Array.isArray(item)) kept[field] = strip(item as Record<string, unknown>, `${path}${field}.`, refs);
+      } else if (item && typeof item === "object" && !Array.isArray(item))
+        kept[field] = strip(item as Record<string, unknown>, `${path}${field}.`, refs);
       else kept[field] = item;
     }
     return kept;
@@ -56,7 +57,10 @@ export function encodeLogos(logos: WireLogo[]): Uint8Array {
 
 export function decodeLogos(body: Uint8Array): WireLogo[] {
   const headLength = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(0);
-  const header = JSON.parse(new TextDecoder().decode(body.subarray(4, 4 + headLength))) as Array<{ input: CompanyLogoInput; image: WireImage | null }>;
+  const header = JSON.parse(new TextDecoder().decode(body.subarray(4, 4 + headLength))) as Array<{
+    input: CompanyLogoInput;
+    image: WireImage | null;
+  }>;
   const bytes = body.subarray(4 + headLength);
   return header.map(({ input, image }) => {
     if (!image) return { input, image: null };

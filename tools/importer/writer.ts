@@ -3,7 +3,15 @@ import { join } from "node:path";
 import type { ImportedLogo, StoredLogoKey } from "../../src/catalogue/importLogo";
 import { SQLITE_LOCKED } from "../../src/lib/dependencies";
 import type { Result } from "../../src/lib/errors";
-import { type PlatformOptions, projectRoot, startToolWorker, stateRoot, storageTool, type ToolWorker, writeStorageToolConfig } from "../platform";
+import {
+  type PlatformOptions,
+  projectRoot,
+  startToolWorker,
+  stateRoot,
+  storageTool,
+  type ToolWorker,
+  writeStorageToolConfig,
+} from "../platform";
 import { newToolToken, toolAuthorization } from "../toolToken";
 import type { S3Settings } from "./s3";
 import { encodeLogos, type WireLogo } from "./wire";
@@ -57,7 +65,11 @@ export async function startImportWriter(options: WriterOptions): Promise<ImportW
  */
 async function startWithMiniflare(options: WriterOptions): Promise<ToolWorker> {
   const token = newToolToken();
-  const [{ build }, { Miniflare, convertV4MiniflareOptions }, storage] = await Promise.all([import("esbuild"), import("miniflare"), storageTool(options)]);
+  const [{ build }, { Miniflare, convertV4MiniflareOptions }, storage] = await Promise.all([
+    import("esbuild"),
+    import("miniflare"),
+    storageTool(options),
+  ]);
   const bundled = await build({
     entryPoints: [workerSource],
     bundle: true,
@@ -95,7 +107,11 @@ async function startWithMiniflare(options: WriterOptions): Promise<ToolWorker> {
       const url = await mf.ready;
       return {
         url: url.origin,
-        fetch: async (path, init) => (await mf.dispatchFetch(`http://importer${path}`, { ...init, headers: { ...init.headers, ...toolAuthorization(token) } })) as unknown as Response,
+        fetch: async (path, init) =>
+          (await mf.dispatchFetch(`http://importer${path}`, {
+            ...init,
+            headers: { ...init.headers, ...toolAuthorization(token) },
+          })) as unknown as Response,
         stop: () => mf.dispose(),
       };
     } catch (error) {
@@ -109,7 +125,12 @@ async function startWithMiniflare(options: WriterOptions): Promise<ToolWorker> {
 /** With --remote: wrangler's dev server, whose bindings carry `remote: true` and reach the account. */
 async function startWithWrangler(options: WriterOptions): Promise<ToolWorker> {
   const configPath = await writeStorageToolConfig(options, "importer");
-  const worker = await startToolWorker("tools/importer/worker.ts", configPath, options, options.s3 ? { R2_S3: JSON.stringify(options.s3) } : {});
+  const worker = await startToolWorker(
+    "tools/importer/worker.ts",
+    configPath,
+    options,
+    options.s3 ? { R2_S3: JSON.stringify(options.s3) } : {},
+  );
   return {
     url: worker.url,
     fetch: (path, init) => worker.fetch(path, init),

@@ -32,7 +32,10 @@ export const brandSchema = z
     exchange: z.string().min(1).optional(),
     aliases: z.array(z.string().min(1)).optional(),
     /** Brand colour (`#rrggbb`) for brands simple-icons does not colour; paints monochrome icons. */
-    color: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+    color: z
+      .string()
+      .regex(/^#[0-9a-f]{6}$/)
+      .optional(),
     /** Overrides the default choice of set for a variant, with the reason. */
     prefer: z
       .object({ icon: z.enum(setIds).optional(), full: z.enum(setIds).optional(), because: z.string().min(10) })
@@ -59,7 +62,9 @@ export const brandsDir = join(dirname(fileURLToPath(import.meta.url)), "../../da
 
 export function readBrands(dir = brandsDir): Array<Brand & { file: string; line: number }> {
   const brands: Array<Brand & { file: string; line: number }> = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()) {
     readFileSync(join(dir, file), "utf8")
       .split("\n")
       .forEach((text, index) => {
@@ -99,7 +104,10 @@ export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSet
   return brands.flatMap((brand) => {
     const simple = (brand.simpleIcons ?? []).map((slug) => sets.simpleIcons.get(slug)).find((icon) => icon !== undefined);
     const brandColor = brand.color ?? (simple ? `#${simple.hex.toLowerCase()}` : undefined);
-    const offered = sets.all.map((set) => ({ set: set.source.id as SourceSetId, logos: set.logos(brand[set.field as IconField] ?? [], brandColor) }));
+    const offered = sets.all.map((set) => ({
+      set: set.source.id as SourceSetId,
+      logos: set.logos(brand[set.field as IconField] ?? [], brandColor),
+    }));
     const logos = (["icon", "full"] as const).flatMap((variant) => {
       const best = bestLogo(offered, variant, brand.prefer?.[variant]);
       return best ? [best] : [];
@@ -124,12 +132,20 @@ export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSet
   });
 }
 
-function bestLogo(offered: Array<{ set: SourceSetId; logos: SetLogo[] }>, variant: LogoVariant, preferred?: SourceSetId): SeedLogo | undefined {
+function bestLogo(
+  offered: Array<{ set: SourceSetId; logos: SetLogo[] }>,
+  variant: LogoVariant,
+  preferred?: SourceSetId,
+): SeedLogo | undefined {
   // The preferred set, then full colour, then the sets' order, then the set's own order of names.
   const candidates = offered.flatMap(({ set, logos }, order) =>
     logos
       .filter((logo) => logo.variant === variant)
-      .map((logo, index) => ({ set, logo, rank: (set === preferred ? 0 : 1_000) + (logo.fullColour ? 0 : 100) + order * 10 + Math.min(index, 9) })),
+      .map((logo, index) => ({
+        set,
+        logo,
+        rank: (set === preferred ? 0 : 1_000) + (logo.fullColour ? 0 : 100) + order * 10 + Math.min(index, 9),
+      })),
   );
   const best = candidates.sort((a, b) => a.rank - b.rank)[0];
   if (!best) return undefined;

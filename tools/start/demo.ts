@@ -30,7 +30,10 @@ export interface DemoCredentials {
  */
 export function demoPassword(env: Record<string, string | undefined> = process.env, reachable = false): Result<string> {
   if (reachable && !env.DEMO_PASSWORD) {
-    return fail("invalid_argument", "PUBLIC_BASE_URL is set, so this server may be reached from elsewhere: set DEMO_PASSWORD to a password of your own (the default one is in the README)");
+    return fail(
+      "invalid_argument",
+      "PUBLIC_BASE_URL is set, so this server may be reached from elsewhere: set DEMO_PASSWORD to a password of your own (the default one is in the README)",
+    );
   }
   const password = env.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD;
   const checked = passwordSchema.safeParse(password);
@@ -55,7 +58,10 @@ export async function ensureDemoAccount(db: Db, password: string, previousKeyIds
   } else {
     accountId = account.id;
     if (!(await verifyPassword(password, account.passwordHash))) {
-      await db.update(accounts).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(accounts.id, accountId));
+      await db
+        .update(accounts)
+        .set({ passwordHash: await hashPassword(password), updatedAt: new Date() })
+        .where(eq(accounts.id, accountId));
     }
   }
   if (previousKeyIds.length > 0) {

@@ -1,4 +1,12 @@
-import { ConfigurationError, errorForStatus, InvalidRequestError, LogoLookupError, NetworkError, RateLimitError, ServerError } from "./errors.js";
+import {
+  ConfigurationError,
+  errorForStatus,
+  InvalidRequestError,
+  LogoLookupError,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+} from "./errors.js";
 
 /**
  * The server SDK (spec section 5): logos by domain with a secret key, for Node 18+ and
@@ -122,15 +130,21 @@ function notADomain(domain: unknown): string | null {
   if (/\p{Cs}/u.test(domain)) return `${quoted} is not a domain: it is not well-formed Unicode (a lone surrogate)`;
   const host = domain.trim().toLowerCase();
   if (host === "") return "A domain is required, not an empty string";
-  if (NOT_HOST_CHARACTER.test(host)) return `${quoted} is not a domain: a bare host name is (stripe.com), without scheme, path, port or spaces`;
+  if (NOT_HOST_CHARACTER.test(host))
+    return `${quoted} is not a domain: a bare host name is (stripe.com), without scheme, path, port or spaces`;
   // The URL parser maps as the service's does (IDNA, full-width dots, punycode).
   let ascii = parsedUrl(`http://${host}`)?.hostname ?? "";
   if (ascii.endsWith(".")) ascii = ascii.slice(0, -1);
   // As the service drops it: only where a domain is left (`www.com` is one).
   if (ascii.startsWith("www.") && ascii.slice(4).includes(".")) ascii = ascii.slice(4);
   const labels = ascii.split(".");
-  if (ascii !== "" && labels.length < 2) return `${quoted} is not a domain: a domain has a dot (stripe.com); a company's name or ticker finds it with company({ name }) or company({ ticker })`;
-  if (ascii === "" || ascii.length > MAX_HOST_LENGTH || labels.some((label) => label.length > MAX_LABEL_LENGTH || !HOST_LABEL.test(label))) {
+  if (ascii !== "" && labels.length < 2)
+    return `${quoted} is not a domain: a domain has a dot (stripe.com); a company's name or ticker finds it with company({ name }) or company({ ticker })`;
+  if (
+    ascii === "" ||
+    ascii.length > MAX_HOST_LENGTH ||
+    labels.some((label) => label.length > MAX_LABEL_LENGTH || !HOST_LABEL.test(label))
+  ) {
     return `${quoted} is not a domain: not a valid host name`;
   }
   return null;
@@ -139,7 +153,8 @@ function notADomain(domain: unknown): string | null {
 /** A whole-number option within its bounds, or its default when not given. */
 function wholeNumber(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max}`);
   return value;
 }
 
@@ -177,15 +192,21 @@ export class LogoLookup {
     // Checked here, not left to fetch: a key it cannot send (a stray line break) failed every call
     // as a NetworkError quoting the header. The message never quotes the key.
     if (!SECRET_KEY.test(secretKey)) {
-      throw new ConfigurationError("The secret key is not one: a secret key is sk_ and 32 letters or digits, with nothing around it (no space, no line break)");
+      throw new ConfigurationError(
+        "The secret key is not one: a secret key is sk_ and 32 letters or digits, with nothing around it (no space, no line break)",
+      );
     }
     if (!baseUrl) throw new ConfigurationError("The service's address is required: pass baseUrl or set LOGO_LOOKUP_BASE_URL");
     const url = parsedUrl(baseUrl);
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new ConfigurationError("The service's address (baseUrl) must be an https:// URL");
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+      throw new ConfigurationError("The service's address (baseUrl) must be an https:// URL");
     if (url.protocol === "http:" && !LOCAL_HOSTS.has(url.hostname)) {
-      throw new ConfigurationError("The service's address (baseUrl) must be https://: over http:// the secret key would travel unencrypted (http:// is for localhost only)");
+      throw new ConfigurationError(
+        "The service's address (baseUrl) must be https://: over http:// the secret key would travel unencrypted (http:// is for localhost only)",
+      );
     }
-    if (url.username || url.password) throw new ConfigurationError("The service's address (baseUrl) must not carry a user name or password");
+    if (url.username || url.password)
+      throw new ConfigurationError("The service's address (baseUrl) must not carry a user name or password");
     this.secretKey = secretKey;
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.origin = url.origin;
@@ -328,16 +349,24 @@ export class LogoLookup {
     if (options.fallback) params.set("fallback", options.fallback);
     if (options.format && options.format !== "png") params.set("format", options.format);
     if (options.dpr && options.dpr !== 1) params.set("dpr", String(options.dpr));
-    return this.request(`/${encodeURIComponent(domain.trim())}?${params}`, async (response) => {
-      // Anything but an image (a page of the service's own, under a name that is not a domain) is
-      // no logo: the request was wrong, a 400 as the size check's, whatever status came with it.
-      const type = response.headers.get("content-type") ?? "";
-      if (!type.startsWith("image/")) {
-        await response.body?.cancel();
-        throw new InvalidRequestError(`Not a logo: the service answered ${type || "no content type"} for ${JSON.stringify(domain)}, which is not a domain it looks up`, 400, "invalid_argument");
-      }
-      return read(response);
-    }, stop);
+    return this.request(
+      `/${encodeURIComponent(domain.trim())}?${params}`,
+      async (response) => {
+        // Anything but an image (a page of the service's own, under a name that is not a domain) is
+        // no logo: the request was wrong, a 400 as the size check's, whatever status came with it.
+        const type = response.headers.get("content-type") ?? "";
+        if (!type.startsWith("image/")) {
+          await response.body?.cancel();
+          throw new InvalidRequestError(
+            `Not a logo: the service answered ${type || "no content type"} for ${JSON.stringify(domain)}, which is not a domain it looks up`,
+            400,
+            "invalid_argument",
+          );
+        }
+        return read(response);
+      },
+      stop,
+    );
   }
 
   private async json<T>(path: string): Promise<T> {
@@ -394,7 +423,11 @@ export class LogoLookup {
         if (response.status >= 300 && response.status < 400) {
           await response.body?.cancel();
           const to = response.headers.get("location");
-          throw new ServerError(`The answer was a redirect${to ? ` to ${to}` : ""}, not followed: the secret key would go along. Is baseUrl the service's address?`, 502, "internal");
+          throw new ServerError(
+            `The answer was a redirect${to ? ` to ${to}` : ""}, not followed: the secret key would go along. Is baseUrl the service's address?`,
+            502,
+            "internal",
+          );
         }
 
         const waitMs = retryAfterMs(response.headers.get("retry-after"), Date.now());
@@ -444,7 +477,10 @@ const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : 
 /** AbortSignal.timeout's reason, which fetch rejects with. */
 const isTimeout = (cause: unknown) => typeof cause === "object" && cause !== null && (cause as { name?: unknown }).name === "TimeoutError";
 
-const logoOf = async (response: Response): Promise<Logo> => ({ ...metadataOf(response), bytes: new Uint8Array(await response.arrayBuffer()) });
+const logoOf = async (response: Response): Promise<Logo> => ({
+  ...metadataOf(response),
+  bytes: new Uint8Array(await response.arrayBuffer()),
+});
 
 /** What a request getMany's caller no longer waits for ends with; no one reads it. */
 const stopped = (stop: AbortSignal) => new NetworkError("Request stopped: the caller of getMany stopped before its answer", stop.reason);
@@ -538,7 +574,13 @@ function metadataOf(response: Response): LogoMetadata {
 /** The service's plain-text messages are a short line; anything longer is not one of them. */
 const MAX_PLAIN_MESSAGE = 500;
 
-const FORMATS: Record<string, string> = { "image/png": "png", "image/webp": "webp", "image/avif": "avif", "image/jpeg": "jpg", "image/svg+xml": "svg" };
+const FORMATS: Record<string, string> = {
+  "image/png": "png",
+  "image/webp": "webp",
+  "image/avif": "avif",
+  "image/jpeg": "jpg",
+  "image/svg+xml": "svg",
+};
 const formatOf = (contentType: string) => FORMATS[contentType.split(";")[0]!.trim()] ?? contentType;
 
 /**

@@ -61,7 +61,10 @@ export class ServerError extends LogoLookupError {
 /** The request never got an answer (DNS, connection, timeout). */
 export class NetworkError extends LogoLookupError {
   override readonly name = "NetworkError";
-  constructor(message: string, override readonly cause: unknown) {
+  constructor(
+    message: string,
+    override readonly cause: unknown,
+  ) {
     super(message);
   }
 }

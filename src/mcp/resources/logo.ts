@@ -1,5 +1,12 @@
-import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, UriTemplate, type Variables } from "@modelcontextprotocol/server";
-import { ok } from "../../lib/errors";
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  UriTemplate,
+  type Variables,
+} from "@modelcontextprotocol/server";
 import type { ToolContext } from "../context";
 import { base64Within, readImage, resourceUri, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
@@ -72,7 +79,9 @@ async function readLogo(ctx: ToolContext, uri: URL, variables: Variables) {
     // Thrown from inside, so a failed read is never admitted.
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
-      read.reason === "too_large" ? "Rendered logo exceeds 5MB. Use the public URL or a lower maxWidth." : "Unable to retrieve image. Try again later",
+      read.reason === "too_large"
+        ? "Rendered logo exceeds 5MB. Use the public URL or a lower maxWidth."
+        : "Unable to retrieve image. Try again later",
     );
   });
   if (!png.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, png.error.message);

@@ -12,7 +12,9 @@ import { deliveryRecordSchema, formatSchema, maxWidthSchema, querySchema, return
  */
 const inputSchema = z.object({
   query: querySchema.describe("Company name, domain or stock ticker"),
-  variant: variantSchema.optional().describe("Preferred variant: 'full' (wordmark) or 'icon'; falls back to the other with variantFallback: true"),
+  variant: variantSchema
+    .optional()
+    .describe("Preferred variant: 'full' (wordmark) or 'icon'; falls back to the other with variantFallback: true"),
   maxWidth: maxWidthSchema.optional(),
   returnType: returnTypeSchema(["url", "base64"]),
   format: formatSchema,

@@ -25,10 +25,14 @@ export const MAX_DOMAINS = { url: 25, base64: 5 } as const;
 const inputSchema = z
   .object({
     domains: z
-      .array(z.string({ message: "each domain must be a string" }).max(253, "each domain must be at most 253 characters"), { message: "domains must be a list of company domains" })
+      .array(z.string({ message: "each domain must be a string" }).max(253, "each domain must be at most 253 characters"), {
+        message: "domains must be a list of company domains",
+      })
       .min(1, "domains must name at least one domain")
       .describe("Company domains, e.g. ['stripe.com', 'github.com']; at most 25 with url, 5 with base64"),
-    variant: variantSchema.optional().describe("Preferred variant for every domain: 'full' or 'icon'; falls back per domain with variantFallback: true"),
+    variant: variantSchema
+      .optional()
+      .describe("Preferred variant for every domain: 'full' or 'icon'; falls back per domain with variantFallback: true"),
     returnType: returnTypeSchema(["url", "base64"]),
     maxWidth: maxWidthSchema.optional(),
   })
@@ -130,7 +134,10 @@ export function registerFetchLogos(server: McpServer, ctx: ToolContext) {
         if (!admitted.ok) return toolError(admitted.error.message);
       }
       const resolved = results.filter((r) => r.ok).length;
-      return toolResult({ results, summary: { requested: args.domains.length, resolved, failed: args.domains.length - resolved } }, delivered);
+      return toolResult(
+        { results, summary: { requested: args.domains.length, resolved, failed: args.domains.length - resolved } },
+        delivered,
+      );
     },
   );
 }

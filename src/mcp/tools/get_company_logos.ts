@@ -17,7 +17,17 @@ const inputSchema = z.object({
 
 /** Spec "Company logos result": a delivery record without its output size and status. */
 const companyLogoSchema = deliveryRecordSchema
-  .pick({ logoId: true, companyId: true, companyName: true, domain: true, variant: true, format: true, mimeType: true, url: true, resourceUri: true })
+  .pick({
+    logoId: true,
+    companyId: true,
+    companyName: true,
+    domain: true,
+    variant: true,
+    format: true,
+    mimeType: true,
+    url: true,
+    resourceUri: true,
+  })
   .extend({ sourceWidth: z.number(), sourceHeight: z.number() });
 
 const TITLE = "List a company's logos";

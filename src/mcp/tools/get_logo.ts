@@ -7,7 +7,18 @@ import { base64Length } from "../../lib/encoding";
 import { fail, ok } from "../../lib/errors";
 import { admit, foundLogo, handOut } from "../admission";
 import type { ToolContext } from "../context";
-import { asMade, base64Within, type Delivery, deliveryRecord, logoFileName, MAX_BASE64_CHARS, MAX_UPLOAD_BASE64, readDelivered, readDeliveredBase64, TOO_LARGE } from "../delivery";
+import {
+  asMade,
+  base64Within,
+  type Delivery,
+  deliveryRecord,
+  logoFileName,
+  MAX_BASE64_CHARS,
+  MAX_UPLOAD_BASE64,
+  readDelivered,
+  readDeliveredBase64,
+  TOO_LARGE,
+} from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
 
@@ -59,7 +70,11 @@ export function registerGetLogo(server: McpServer, ctx: ToolContext) {
           if (!image.ok) return image;
           const made = asMade(record, image.value.contentType);
           if (args.returnType === "file") {
-            const upload = await uploadFile(ctx.env, { bytes: image.value.bytes, filename: logoFileName(made.domain, made.logoId, made.format), mimeType: made.mimeType });
+            const upload = await uploadFile(ctx.env, {
+              bytes: image.value.bytes,
+              filename: logoFileName(made.domain, made.logoId, made.format),
+              mimeType: made.mimeType,
+            });
             if (upload.ok) return ok({ record: made, answer: { file_id: upload.value.fileId } });
             // Spec: "on failure of the upload the result falls back to base64", within its 5 MB.
             if (base64Length(image.value.bytes.byteLength) > MAX_BASE64_CHARS) return fail("payload_too_large", TOO_LARGE);
@@ -103,7 +118,13 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
       if (!found.ok) return toolError(found.error.message);
 
       const { logo, company } = found.value;
-      const common = { mimeType: "image/png" as const, format: "png" as const, width: logo.width, height: logo.height, companyName: company.companyName };
+      const common = {
+        mimeType: "image/png" as const,
+        format: "png" as const,
+        width: logo.width,
+        height: logo.height,
+        companyName: company.companyName,
+      };
       if (args.returnType === "url") {
         // Signed before the company is counted: a URL that could not be made hands nothing out.
         const signed = await signAssetUrl(ctx.env.SIGNED_URL_SECRET, assetUrl(ctx.caller.base, logo.masterKey));

@@ -40,7 +40,7 @@ export function officeJsSnippet(blobName: string, place: { left: number; top: nu
     "  Office.context.document.setSelectedDataAsync(",
     "    image,",
     `    { coercionType: Office.CoercionType.Image, imageLeft: ${place.left}, imageTop: ${place.top}, imageWidth: ${place.width}, imageHeight: ${place.height} },`,
-    '    (result) => (result.status === Office.AsyncResultStatus.Succeeded ? resolve(undefined) : reject(result.error)),',
+    "    (result) => (result.status === Office.AsyncResultStatus.Succeeded ? resolve(undefined) : reject(result.error)),",
     "  ),",
     ");",
   ].join("\n");
@@ -106,7 +106,13 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
         "",
         "Do not embed base64 image data in the code; the image comes from the stored blob.",
       ].join("\n");
-      return toolResult({ file_id: fileId, blob_name: blobName, companyName: company.companyName, instructions, _meta: usageMeta(ctx, usage) });
+      return toolResult({
+        file_id: fileId,
+        blob_name: blobName,
+        companyName: company.companyName,
+        instructions,
+        _meta: usageMeta(ctx, usage),
+      });
     },
   );
 }

@@ -49,7 +49,13 @@ export function registerSearchLogos(server: McpServer, ctx: ToolContext) {
   registerScopedTool(
     server,
     "search_logos",
-    { title: TITLE, description: DESCRIPTION, inputSchema, outputSchema: z.object({ results: z.array(logoMetadataSchema) }), failure: FAILURE },
+    {
+      title: TITLE,
+      description: DESCRIPTION,
+      inputSchema,
+      outputSchema: z.object({ results: z.array(logoMetadataSchema) }),
+      failure: FAILURE,
+    },
     async (args) => {
       const found = await searchLogos(ctx, args.query, args.limit);
       const results = found.map(({ hit, logo }) => metadataRecord(hit, logo));

@@ -35,7 +35,13 @@ export function registerSendFeedback(server: McpServer, ctx: ToolContext) {
         "Report a wrong or missing logo (data_quality), a bug, a feature request or anything else to the service's operators. " +
         "Up to 5 submissions per day; the receipt says how many remain.",
       inputSchema,
-      outputSchema: z.object({ ok: z.boolean(), remaining: z.number(), referenceId: z.string(), timestamp: z.string(), serverVersion: z.string() }),
+      outputSchema: z.object({
+        ok: z.boolean(),
+        remaining: z.number(),
+        referenceId: z.string(),
+        timestamp: z.string(),
+        serverVersion: z.string(),
+      }),
       // Each call stores a report.
       annotations: { readOnlyHint: false, idempotentHint: false },
       failure: "Failed to send feedback. Try again later",

@@ -25,9 +25,7 @@ export function lobeIconsSet(source: SourceSet): BrandSet {
         const mono = text.includes("currentColor");
         const svg = text
           .replace(/^<svg[^>]*>/, (open) =>
-            open
-              .replace(/ (width|height|style)="[^"]*"/g, "")
-              .replace("<svg", `<svg width="${width}" height="${height}"`),
+            open.replace(/ (width|height|style)="[^"]*"/g, "").replace("<svg", `<svg width="${width}" height="${height}"`),
           )
           .replaceAll("currentColor", colour ?? "#000000");
         return { variant: variantOf(name, width, height, names), name, svg, licence: source.licence, fullColour: !mono };
