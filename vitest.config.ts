@@ -12,6 +12,9 @@ export default defineConfig({
     // Vitest's default on two cores is one file at a time; the cli files mostly wait on
     // workerd and subprocesses, so they overlap well with the Worker's.
     maxWorkers: 2,
+    // The Worker's access log, a line per request (src/lib/context.ts), would bury what a
+    // failing test says; tests that look at it spy on the console inside the Worker.
+    onConsoleLog: (log) => !log.includes('"event":"request"'),
     projects: [
       {
         plugins: [

@@ -1,43 +1,56 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { api } from "./api/api";
+import { apiReference, restApi } from "./api/api";
 import { assets } from "./assets/assets";
-import { billing } from "./billing/billing";
+import { billing, billingWebhook } from "./billing/billing";
 import { health } from "./health/health";
 import { licences } from "./licences/licences";
+import { type AppEnv, requestContext } from "./lib/context";
+import { MISCONFIGURED } from "./lib/errors";
+import { jsonError, logFailure, plainText, retryLater } from "./lib/responses";
 import { lookupRoutes } from "./lookup/lookup";
 import { mcp } from "./mcp/endpoint";
 import { authorize } from "./oauth/authorize";
-import { discovery } from "./oauth/discovery";
-import { portal } from "./portal/portal";
-import { webAssets } from "./web/assets";
+import { oauthEndpoints, wellKnown } from "./oauth/discovery";
+import { loginOnly, portal } from "./portal/portal";
 import { landing } from "./web/landing";
 import { portalPages } from "./web/web";
-import type { AppEnv } from "./env";
-import { MISCONFIGURED, Misconfigured } from "./lib/errors";
-import { unavailableIn } from "./lib/dependencies";
-import { jsonError, plainText, retryLater } from "./lib/responses";
 
-/** The HTTP face of the service: every route is mounted here; errors end here. */
+/**
+ * The HTTP face of the service, and its URL map: every sub-app is mounted at its prefix here.
+ * The request context (request id, logger, database, clock) is built first for all of them;
+ * errors end here. A warm lookup is answered before this app (src/index.ts).
+ */
 export const app = new Hono<AppEnv>();
 
-app.route("/", health);
-app.route("/", licences);
-app.route("/", assets);
-app.route("/", portal);
-app.route("/", billing);
-app.route("/", api);
-app.route("/", discovery);
-app.route("/", authorize);
-app.route("/", mcp);
-app.route("/", webAssets);
-app.route("/", portalPages);
-// GET / with an HTML Accept only; anything else falls through to the lookup route below.
+app.use(requestContext);
+
+app.route("/health", health);
+app.route("/licences", licences);
+// Public logo images (docs/interface.md, section 3).
+app.route("/assets", assets);
+// The portal's JSON sign-in and billing, under the paths docs/interface.md gives (section 4).
+app.route("/apiaas", portal);
+app.route("/api/v1/auth", portal);
+app.route("/api/v1", loginOnly);
+app.route("/apiaas/billing", billing);
+app.route("/api/billing", billingWebhook);
+// The REST API for secret keys, and its description (/openapi.json, /docs).
+app.route("/v1", restApi);
+app.route("/", apiReference);
+// OAuth 2.1 for MCP clients: metadata, token and registration endpoints, sign-in and consent.
+app.route("/.well-known", wellKnown);
+app.route("/oauth", oauthEndpoints);
+app.route("/authorize", authorize);
+app.route("/mcp", mcp);
+// The web app: the portal's pages and the landing page (GET / with an HTML Accept only;
+// anything else at / falls through to the lookup).
+app.route("/portal", portalPages);
 app.route("/", landing);
 // A JSON client that misses a path gets a JSON answer, not a domain lookup's plain text.
 for (const prefix of ["/v1/*", "/apiaas/*", "/api/*"])
   app.all(prefix, (c) => jsonError(c, "not_found", `No such endpoint: ${c.req.method} ${c.req.path}`));
-// Last: GET /{domain} takes every path the routes above do not.
+// Last: GET /{domain}, /ticker/{t} and /name/{n} take every path the routes above do not.
 app.route("/", lookupRoutes);
 
 app.notFound((c) => c.text("Not found", 404));
@@ -45,16 +58,8 @@ app.notFound((c) => c.text("Not found", 404));
 app.onError((error, c) => {
   // Middleware refusals (CSRF, body limits) carry their own response.
   if (error instanceof HTTPException) return error.getResponse();
-  const unavailable = unavailableIn(error);
-  if (unavailable) {
-    console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
-    return plainText("Service temporarily unavailable", 503, retryLater);
-  }
-  if (error instanceof Misconfigured) {
-    console.error(`${c.req.method} ${c.req.path}: ${error.message}`);
-    return plainText(MISCONFIGURED, 500);
-  }
   // Detail goes to the logs only; the wire gets the spec's generic message.
-  console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
-  return plainText("Internal server error", 500);
+  const failure = logFailure(error, c.req.method, c.req.path);
+  if (failure === "unavailable") return plainText("Service temporarily unavailable", 503, retryLater);
+  return plainText(failure === "misconfigured" ? MISCONFIGURED : "Internal server error", 500);
 });

@@ -1,9 +1,4 @@
-import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
-import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import { BoundedCache } from "./lib/boundedCache";
-import { fail, Misconfigured, ok, type Result } from "./lib/errors";
-import { jsonError } from "./lib/responses";
 
 /**
  * Vars of wrangler.toml, validated once per isolate at the boundary so a misconfigured
@@ -51,6 +46,12 @@ export const varsSchema = z.object({
   DISCOVERY_MISS_TTL_S: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(86_400)),
   /** `host=127.0.0.1:PORT,…`: parsed and checked where it is used (src/discovery/fetcher.ts). */
   DISCOVERY_RESOLVE: z.string().default(""),
+  /**
+   * Which requests write an access-log line (src/lib/context.ts): "routed", every request but
+   * the warm lookups answered before the router (Cloudflare's own invocation log records those,
+   * under the same id), or "all", those too, at some 6 µs of CPU each (npm run bench).
+   */
+  ACCESS_LOG: z.enum(["routed", "all"]).default("routed"),
 });
 
 /**
@@ -88,31 +89,48 @@ declare global {
 
 export type Vars = z.infer<typeof varsSchema>;
 
-/** What every Hono router of the Worker is typed with: the bindings and vars of wrangler.toml. */
-export type AppEnv = { Bindings: Env };
+/**
+ * Vars that do not validate: every route's error handler answers `500 Service misconfigured`,
+ * naming nothing; the detail goes to the logs.
+ */
+export class Misconfigured extends Error {}
+
+/** What every route answers a misconfigured deployment. */
+export const MISCONFIGURED = "Service misconfigured";
+
+/** The vars, or why they do not validate: a Result of src/lib/errors.ts, spelled here so env.ts depends on nothing. */
+export type CheckedVars = { ok: true; value: Vars } | { ok: false; error: { code: "internal"; message: string } };
 
 // Keyed by the values themselves (the env object need not be the same from request to
 // request), read under the schema's own names so that a new variable is part of the key. As
-// JSON, so that an unset var and an empty one (which may validate differently) differ.
+// JSON, so that an unset var and an empty one (which may validate differently) differ. A
+// handful at most: one per configuration an isolate has seen.
 const VAR_NAMES = Object.keys(varsSchema.shape) as (keyof Vars)[];
-const validated = new BoundedCache<string, Result<Vars>>(16);
+const validated = new Map<string, CheckedVars>();
+const MAX_CONFIGURATIONS = 16;
 
 // Every request of an isolate usually brings the same env object: that is asked first.
-const byEnv = new WeakMap<object, Result<Vars>>();
+const byEnv = new WeakMap<object, CheckedVars>();
 
 /**
  * The vars, or why they do not validate (names and rules, never values), validated once per
  * env object: what lets the lookup and /health answer a misconfigured deployment themselves,
  * where readVars would throw, at the cost of one WeakMap lookup per request.
  */
-export function checkedVars(env: Env): Result<Vars> {
+export function checkedVars(env: Env): CheckedVars {
   let vars = byEnv.get(env);
   if (vars === undefined) {
     const source = env as unknown as Record<string, unknown>;
-    vars = validated.remember(JSON.stringify(VAR_NAMES.map((name) => source[name])), () => {
+    const key = JSON.stringify(VAR_NAMES.map((name) => source[name]));
+    vars = validated.get(key);
+    if (vars === undefined) {
       const parsed = varsSchema.safeParse(env);
-      return parsed.success ? ok(parsed.data) : fail("internal", `Invalid configuration: ${z.prettifyError(parsed.error)}`);
-    });
+      vars = parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, error: { code: "internal", message: `Invalid configuration: ${z.prettifyError(parsed.error)}` } };
+      if (validated.size >= MAX_CONFIGURATIONS) validated.clear();
+      validated.set(key, vars);
+    }
     byEnv.set(env, vars);
   }
   return vars;
@@ -134,25 +152,6 @@ export function publicBase(env: Env, requestUrl: string): string {
   return readVars(env).PUBLIC_BASE_URL || new URL(requestUrl).origin;
 }
 
-/**
- * DNS-rebinding protection for a local server. Without PUBLIC_BASE_URL the service names itself
- * after the request, and a plain-http request can only be a local server (Cloudflare serves
- * https): its Host must then be a local name, or a page on another site that pointed its own
- * name at 127.0.0.1 would be served under that name. Routes that name the service (discovery,
- * authorization, /mcp) refuse such requests with 403 before anything else.
- */
-export const localHostOnly = createMiddleware<AppEnv>(async (c, next) => {
-  const url = new URL(c.req.url);
-  if (!readVars(c.env).PUBLIC_BASE_URL && url.protocol === "http:" && !localhostAllowedHostnames().includes(url.hostname)) {
-    return jsonError(c, "forbidden", `Invalid Host: ${url.hostname}`);
-  }
-  await next();
-});
-
-/**
- * Configuration problems of this deployment, by name and consequence, never by value: vars
- * that do not validate, and (on a deployment, which has PUBLIC_BASE_URL) missing secrets.
- */
 /** On a deployment, the optional secrets not set, and what is unavailable without them: worth saying, not a fault. */
 export function optionalSecretsMissing(env: Env): string[] {
   const parsed = varsSchema.safeParse(env);
@@ -165,6 +164,10 @@ function secretsNotSet(env: Env, required: boolean): string[] {
     .map(([name, secret]) => `${name} is not set: ${secret.without}`);
 }
 
+/**
+ * Configuration problems of this deployment, by name and consequence, never by value: vars
+ * that do not validate, and (on a deployment, which has PUBLIC_BASE_URL) missing secrets.
+ */
 export function configurationProblems(env: Env): string[] {
   const parsed = varsSchema.safeParse(env);
   if (!parsed.success) return parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);

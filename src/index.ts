@@ -1,4 +1,5 @@
 import { app } from "./app";
+import { log } from "./lib/log";
 import { configurationProblems } from "./env";
 import { consumeDiscoveries } from "./discovery/queue";
 import { warmLookup } from "./lookup/lookup";
@@ -15,7 +16,7 @@ export default {
   fetch: (request, env, ctx) => {
     if (!configurationChecked) {
       configurationChecked = true;
-      for (const problem of configurationProblems(env)) console.error(`configuration: ${problem}`);
+      for (const problem of configurationProblems(env)) log.error("configuration_problem", { problem });
     }
     // A warm lookup is answered before the router (src/lookup/lookup.ts); anything else is routed.
     return warmLookup(request, env, ctx) ?? app.fetch(request, env, ctx);

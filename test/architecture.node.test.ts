@@ -92,6 +92,20 @@ describe("the layout", () => {
     expect(outside).toEqual([]);
   });
 
+  it("makes every cache an isolate keeps through the one registry (src/lib/isolateCaches.ts), so none escapes its budget", () => {
+    // A cache at a module's top level lives as long as the isolate; one made inside a function is that call's.
+    const stray = [...files.keys()]
+      .filter((file) => !file.startsWith("lib/"))
+      .flatMap((file) =>
+        readFileSync(join(src, file), "utf8")
+          .split("\n")
+          .flatMap((line, i) =>
+            /^(?:export )?const .*\bnew (BoundedCache|ExpiringCache|RecentBytes)\b/.test(line) ? [`${file}:${i + 1}`] : [],
+          ),
+      );
+    expect(stray).toEqual([]);
+  });
+
   it("reads every file of src/", () => {
     expect(files.size).toBeGreaterThan(50);
     expect(files.get("app.ts")).toContain("lookup/lookup.ts");

@@ -1,4 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import type { AppEnv } from "../lib/context";
 import { publicBase } from "../env";
 import packageJson from "../../package.json";
 import { firstMessage } from "../lib/params";
@@ -10,37 +12,44 @@ import { registerSearchCompanies } from "./v1_companies_search";
 import { registerUsage } from "./v1_usage";
 
 /**
- * The REST API for servers holding a secret key: company search, company metadata, usage.
- * Routes are declared with their zod schemas (@hono/zod-openapi), which validate requests
- * and generate `/openapi.json`; `/docs` renders the same document for people.
+ * The REST API for servers holding a secret key: company search, company metadata, usage,
+ * mounted at /v1 (src/app.ts). Routes are declared with their zod schemas (@hono/zod-openapi),
+ * which validate requests and generate `/openapi.json`; `/docs` renders the same document for
+ * people (`apiReference`).
  */
-export const api = new OpenAPIHono<ApiEnv>({
+export const restApi = new OpenAPIHono<ApiEnv>({
   defaultHook: (result, c) => {
     if (!result.success) return jsonError(c, "invalid_argument", firstMessage(result.error));
   },
 });
 
-api.onError(jsonErrorHandler("Request failed. Try again later"));
+restApi.onError(jsonErrorHandler("Request failed. Try again later"));
 
-api.openAPIRegistry.registerComponent("securitySchemes", "secretKey", {
+restApi.openAPIRegistry.registerComponent("securitySchemes", "secretKey", {
   type: "http",
   scheme: "bearer",
   description: "A secret key (sk_…) of your account",
 });
 
-registerSearchCompanies(api);
-registerGetCompany(api);
-registerUsage(api);
+registerSearchCompanies(restApi);
+registerGetCompany(restApi);
+registerUsage(restApi);
 
-const documentConfig = (base: string) => ({
-  openapi: "3.1.0",
-  info: { title: "Logo Lookup REST API", version: packageJson.version },
-  servers: [{ url: base }],
-});
+/** Where src/app.ts mounts restApi: the document names every path under it. */
+const MOUNTED_AT = "/v1";
 
-api.doc31("/openapi.json", (c) => documentConfig(publicBase(c.env, c.req.url)));
+function apiDocument(base: string) {
+  const document = restApi.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "Logo Lookup REST API", version: packageJson.version },
+    servers: [{ url: base }],
+  });
+  const paths = Object.entries(document.paths ?? {}).map(([path, item]) => [`${MOUNTED_AT}${path}`, item]);
+  return { ...document, paths: Object.fromEntries(paths) };
+}
 
-api.get("/docs", (c) => {
-  const document = api.getOpenAPI31Document(documentConfig(publicBase(c.env, c.req.url))) as unknown as OpenApiDocument;
-  return c.html(<ReferencePage document={document} />);
-});
+/** `/openapi.json` and `/docs`: the REST API described, for programs and for people. */
+export const apiReference = new Hono<AppEnv>()
+  .onError(jsonErrorHandler("Request failed. Try again later"))
+  .get("/openapi.json", (c) => c.json(apiDocument(publicBase(c.env, c.req.url))))
+  .get("/docs", (c) => c.html(<ReferencePage document={apiDocument(publicBase(c.env, c.req.url)) as unknown as OpenApiDocument} />));

@@ -1,14 +1,14 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { carriesSecretKey, SECRET_KEY_IN_URL } from "../keys/format";
+import type { AppEnv } from "../lib/context";
+import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL, visiblePrefix } from "../keys/format";
 import { noteKeyUse } from "../keys/lastUsed";
 import { unknownKeysRefusal, verifyAskedKey } from "../keys/unknownKeys";
 import type { VerifiedKey } from "../keys/verify";
-import { createDb } from "../lib/db";
 import { bearerToken, jsonError, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
 
-export type ApiEnv = { Bindings: Env; Variables: { key: VerifiedKey } };
+export type ApiEnv = AppEnv<{ key: VerifiedKey }>;
 
 /**
  * The REST API's door: a secret key as `Authorization: Bearer sk_…` (never in the URL), and
@@ -19,9 +19,9 @@ export const secretKey = createMiddleware<ApiEnv>(async (c, next) => {
   // valid Authorization header (it is already in logs and histories; the caller must move it).
   if (carriesSecretKey(c.req.url)) return jsonError(c, "unauthorized", SECRET_KEY_IN_URL);
   const bearer = bearerToken(c.req.header("authorization"));
-  const db = createDb(c.env.DB);
-  const now = Date.now();
-  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const { db, defer } = c.var.ctx;
+  const now = c.var.ctx.now();
+  if (bearer && keyTypeOf(bearer)) c.var.ctx.keyPrefix = visiblePrefix(bearer);
   const key = bearer ? await verifyAskedKey(db, c.env, c.req.raw, bearer, defer, now) : null;
   if (key === "refused") return jsonError(c, "rate_limited", "Rate limit exceeded", unknownKeysRefusal(now));
   if (key?.type !== "secret") return jsonError(c, "unauthorized", "Send a secret key as Authorization: Bearer sk_…");

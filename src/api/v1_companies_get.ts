@@ -22,7 +22,7 @@ const responses = {
 
 const byId = secretKeyRoute({
   method: "get",
-  path: "/v1/companies/{companyId}",
+  path: "/companies/{companyId}",
   summary: "Get a company",
   request: {
     params: z.object({
@@ -39,7 +39,7 @@ const byId = secretKeyRoute({
 
 const lookup = secretKeyRoute({
   method: "get",
-  path: "/v1/companies/lookup",
+  path: "/companies/lookup",
   summary: "Find a company by domain, ticker or exact name",
   description: "Give exactly one of domain, ticker or name.",
   request: {

@@ -7,7 +7,7 @@ import { CompanyHit, commonErrors, textParam } from "./schemas";
 /** GET /v1/companies/search: companies by name, domain or ticker, ranked as the MCP search ranks them. */
 const route = secretKeyRoute({
   method: "get",
-  path: "/v1/companies/search",
+  path: "/companies/search",
   summary: "Search companies",
   description:
     "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",

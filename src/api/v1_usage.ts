@@ -1,7 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../schema";
-import { createDb } from "../lib/db";
 import { lookupUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
 import { type ApiEnv, secretKeyRoute } from "./auth";
@@ -10,7 +9,7 @@ import { commonErrors, Usage } from "./schemas";
 /** GET /v1/usage: the key's plan, its lookups this minute and its account's this month, the account's MCP calls, companies and discoveries today. */
 const route = secretKeyRoute({
   method: "get",
-  path: "/v1/usage",
+  path: "/usage",
   summary: "Plan usage and quota",
   description:
     "Counts include this call. Lookups leased to edge isolates count as used when leased, so with traffic spread over many isolates the figures may run ahead of the lookups served.",
@@ -23,7 +22,7 @@ const route = secretKeyRoute({
 export function registerUsage(api: OpenAPIHono<ApiEnv>) {
   api.openapi(route, async (c) => {
     const key = c.get("key");
-    const account = await createDb(c.env.DB).query.accounts.findFirst({ where: eq(accounts.id, key.accountId), columns: { plan: true } });
+    const account = await c.var.ctx.db.query.accounts.findFirst({ where: eq(accounts.id, key.accountId), columns: { plan: true } });
     const plan = account?.plan ?? key.plan;
     const [lookups, usage] = await Promise.all([lookupUsage(c.env, { ...key, plan }), accountUsage(c.env, key.accountId, plan)]);
     return c.json(

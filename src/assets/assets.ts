@@ -2,16 +2,15 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import { namesGrey } from "../catalogue/queries";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../lib/context";
 import { makeGrey } from "../images/greyOnDemand";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
 import { MAX_OUTPUT_WIDTH, MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
-import { BoundedCache } from "../lib/boundedCache";
+import { asciiBytes, isolateByteCache, isolateCache, MAP_ENTRY_BYTES, objectBytes } from "../lib/isolateCaches";
 import { createDb } from "../lib/db";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { firstMessage, integerParam } from "../lib/params";
 import { densityOf, densityRule, imageParams } from "./imageParams";
-import { RecentBytes } from "../lib/recent";
 import { plainText } from "../lib/responses";
 import { decodeAssetKey, encodeAssetKey } from "./codec";
 import { checkAssetSignature } from "./signedUrls";
@@ -38,7 +37,11 @@ import { ladderDown, ladderUp, scaleDownTo } from "./widths";
  * cached under what they are (key, width, format, page), never under the URL as sent.
  */
 const IMMUTABLE = "public, max-age=31536000, immutable";
-const recent = new RecentBytes<{ body: ArrayBuffer; headers: [string, string][] }>(16 * 1024 * 1024);
+const recent = isolateByteCache<{ body: ArrayBuffer; headers: [string, string][] }>({
+  name: "assets.recent",
+  holds: "an asset answer's bytes and headers, by what it is (key, width, format, page)",
+  capacity: 4 * 1024 * 1024,
+});
 const MAX_WIDTH = MAX_OUTPUT_WIDTH;
 // v3: an entry's Content-Type is the type made (v2's was the type asked for).
 const CACHE_ORIGIN = "https://assets.logo-lookup.internal/v3";
@@ -64,12 +67,12 @@ export const assets = new Hono<AppEnv>();
 // Public bytes without credentials (spec 3), so any page may read them. A lookup's redirect
 // leads here, and browsers check CORS again on the answer a redirect leads to: without this, a
 // script's fetch of a lookup, or a canvas drawing the logo, failed although the 302 allowed it.
-assets.use("/assets/*", async (c, next) => {
+assets.use("/*", async (c, next) => {
   await next();
   c.res.headers.set("Access-Control-Allow-Origin", "*");
 });
 
-assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
+assets.on(["GET", "HEAD"], "/:key", async (c) => {
   const key = decodeAssetKey(c.req.param("key"));
   if (key === null) return notFound();
   const url = new URL(c.req.url);
@@ -80,7 +83,7 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   if (!params.success) return plainText(firstMessage(params.error), 400);
   const { maxWidth, width, format, theme } = params.data;
   const dpr = densityOf(params.data);
-  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const defer = c.var.ctx.defer;
   const signature = await checkAssetSignature(c.env.SIGNED_URL_SECRET, url);
   if (signature === "expired") return plainText("Signed URL expired", 403);
   if (signature === "invalid") return plainText("Invalid signature", 403);
@@ -176,13 +179,13 @@ assets.on(["GET", "HEAD"], "/assets/:key", async (c) => {
   }
   const response = new Response(bytes, { status: 200, headers });
   recent.set(cacheId, { body: bytes, headers: [...headers] }, bytes.byteLength);
-  c.executionCtx.waitUntil(storeResponse(null, cacheRequest, response.clone()));
+  c.var.ctx.defer(storeResponse(null, cacheRequest, response.clone()));
   return finish(c.req.raw, response, fallback);
 });
 
 // Anything else under /assets/ (no key, more segments) is no asset either, not a domain lookup.
-assets.on(["GET", "HEAD"], "/assets/*", () => notFound());
-assets.on(["GET", "HEAD"], "/assets", () => notFound());
+assets.on(["GET", "HEAD"], "/*", () => notFound());
+assets.on(["GET", "HEAD"], "/", () => notFound());
 
 /** What the route needs of a stored object: its ETag and size (0 for objects that never recorded it). */
 interface StoredObject {
@@ -194,7 +197,12 @@ interface StoredObject {
 // Keys are content-addressed, so what is learnt of one never changes: remembered in the
 // isolate, and in the Cache API for every isolate of the location, a cached answer that
 // depends on the stored width (an unsigned maxWidth) costs no storage call, as before it did.
-const storedObjects = new BoundedCache<string, StoredObject>(4096);
+const storedObjects = isolateCache<string, StoredObject>({
+  name: "assets.storedObjects",
+  holds: "a stored object's key and what the route needs of it (ETag, width, height)",
+  capacity: 4096,
+  entryBytes: asciiBytes(340) + objectBytes(3) + asciiBytes(40) + MAP_ENTRY_BYTES,
+});
 
 async function storedObject(
   env: Pick<Env, "LOGOS" | "DB">,

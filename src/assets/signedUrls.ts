@@ -1,7 +1,8 @@
 import { createHmac } from "node:crypto";
-import { BoundedCache } from "../lib/boundedCache";
+import { asciiBytes, isolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import { fail, ok, type Result } from "../lib/errors";
 import { fromBase64Url, toBase64Url } from "../lib/encoding";
+import { log } from "../lib/log";
 
 /**
  * Signed, time-limited asset URLs for the three-tool form's get_logo (spec: "a signed,
@@ -12,7 +13,12 @@ import { fromBase64Url, toBase64Url } from "../lib/encoding";
  */
 export const SIGNED_URL_LIFETIME_SECONDS = 3600;
 
-const keys = new BoundedCache<string, Promise<CryptoKey>>(4);
+const keys = isolateCache<string, Promise<CryptoKey>>({
+  name: "assets.signingKeys",
+  holds: "SIGNED_URL_SECRET and the HMAC key imported from it",
+  capacity: 4,
+  entryBytes: asciiBytes(1024) + 1024 + MAP_ENTRY_BYTES,
+});
 
 function hmacKey(secret: string): Promise<CryptoKey> {
   return keys.remember(secret, () =>
@@ -31,7 +37,7 @@ export async function signAssetUrl(
   now = Date.now(),
 ): Promise<Result<{ url: string; expiresIn: number }>> {
   if (!secret) {
-    console.error("signed URLs: SIGNED_URL_SECRET is not set");
+    log.error("signed_urls.secret_not_set");
     return fail("internal", "Unable to generate signed URL. Try again later");
   }
   const signed = new URL(url);

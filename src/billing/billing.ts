@@ -4,10 +4,11 @@ import { bodyLimit } from "hono/body-limit";
 import type Stripe from "stripe";
 import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
-import { type AppEnv, publicBase } from "../env";
+import { publicBase } from "../env";
+import type { AppEnv } from "../lib/context";
 import { createKey, MAX_LISTED_KEYS } from "../keys/apiKeys";
 import { unknownKeysRefusal } from "../keys/unknownKeys";
-import { createDb, type Db } from "../lib/db";
+import type { Db } from "../lib/db";
 import { MISCONFIGURED } from "../lib/errors";
 import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler, retryLater } from "../lib/responses";
@@ -19,11 +20,13 @@ import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
 import { checkoutState, createCheckoutSession } from "./sessions";
 import { paidPlans, STRIPE_UNAVAILABLE, stripeSdk } from "./stripe";
+import { log } from "../lib/log";
 
 /**
  * Billing (spec section 4): status, Checkout, the post-checkout token exchange, and Stripe's
  * webhooks. Answers are JSON; errors are `{"error": "<message>", "code": "<code>"}` like the portal's.
  */
+/** Mounted at `/apiaas/billing` (src/app.ts): `/status`, `/checkout-session`, `/token-exchange`, `/webhook`. */
 export const billing = new Hono<AppEnv>();
 billing.onError(jsonErrorHandler("Billing failed. Try again later"));
 
@@ -38,8 +41,8 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
 }
 
 /** GET /apiaas/billing/status: plan, subscription, current period, and usage against limits. */
-billing.get("/apiaas/billing/status", async (c) => {
-  const db = createDb(c.env.DB);
+billing.get("/status", async (c) => {
+  const db = c.var.ctx.db;
   const caller = await billingCaller(c, db);
   if (caller === "refused") return unknownKeysRefused(c);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
@@ -94,7 +97,7 @@ const unknownKeysRefused = (c: Context<AppEnv>) => jsonError(c, "rate_limited", 
 
 /** The caller of a billing POST and its JSON body, validated; or the answer refusing them. */
 async function callerWith<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ db: Db; caller: BillingCaller; input: T } | Response> {
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const caller = await billingCaller(c, db);
   if (caller === "refused") return unknownKeysRefused(c);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
@@ -104,7 +107,7 @@ async function callerWith<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<
 }
 
 /** POST /apiaas/billing/checkout-session: a Stripe Checkout Session for a plan; answers its URL. */
-billing.post("/apiaas/billing/checkout-session", sameSiteOnly, async (c) => {
+billing.post("/checkout-session", sameSiteOnly, async (c) => {
   const asked = await callerWith(c, checkoutInput);
   if (asked instanceof Response) return asked;
   const { db, caller, input } = asked;
@@ -124,7 +127,7 @@ const exchangeInput = z.object(
  * collects a new secret key, once. Completion is taken from the webhook or, if that has not
  * arrived yet, from Stripe itself.
  */
-billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
+billing.post("/token-exchange", sameSiteOnly, async (c) => {
   const asked = await callerWith(c, exchangeInput);
   if (asked instanceof Response) return asked;
   const { db, caller } = asked;
@@ -178,7 +181,7 @@ billing.post("/apiaas/billing/token-exchange", sameSiteOnly, async (c) => {
 async function webhook(c: Context<AppEnv>) {
   const secret = c.env.STRIPE_WEBHOOK_SECRET;
   if (!secret) {
-    console.error("billing: STRIPE_WEBHOOK_SECRET is not set");
+    log.error("billing.webhook_secret_not_set");
     return jsonError(c, "internal", "Webhook not configured");
   }
   const signature = c.req.header("stripe-signature");
@@ -193,11 +196,11 @@ async function webhook(c: Context<AppEnv>) {
   }
   let outcome: Applied;
   try {
-    outcome = await applyEvent(createDb(c.env.DB), c.env, event);
+    outcome = await applyEvent(c.var.ctx.db, c.env, event);
   } catch (error) {
     if (!(error instanceof MalformedEvent)) throw error;
     // Signed by Stripe but not the shape this service reads (an API version change?): nothing is applied.
-    console.error(`billing: event ${event.id} is malformed`, error.message);
+    log.error("billing.event_malformed", { eventId: event.id, detail: error.message });
     return jsonError(c, "invalid_argument", `Malformed event ${event.id}: its object lacks fields this service reads`);
   }
   return c.json({ received: true, outcome });
@@ -205,5 +208,9 @@ async function webhook(c: Context<AppEnv>) {
 
 // Stripe's events are a few kilobytes; nothing larger is read.
 const limited = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => jsonError(c, "payload_too_large", "Payload too large") });
-billing.post("/apiaas/billing/webhook", limited, webhook);
-billing.post("/api/billing/webhook", limited, webhook);
+billing.post("/webhook", limited, webhook);
+
+/** The spec's second webhook path, `/api/billing/webhook`: the webhook alone, mounted at `/api/billing`. */
+export const billingWebhook = new Hono<AppEnv>()
+  .onError(jsonErrorHandler("Billing failed. Try again later"))
+  .post("/webhook", limited, webhook);

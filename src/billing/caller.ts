@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Plan } from "../../schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../lib/context";
+import { keyTypeOf, visiblePrefix } from "../keys/format";
 import { verifyAskedKey } from "../keys/unknownKeys";
 import type { Db } from "../lib/db";
 import { bearerToken } from "../lib/responses";
@@ -20,7 +21,8 @@ export async function billingCaller(c: Context<AppEnv>, db: Db): Promise<Billing
   const bearer = bearerToken(c.req.header("authorization"));
   if (bearer) {
     // An address sending made-up keys is refused as on the lookup (src/keys/unknownKeys.ts).
-    const key = await verifyAskedKey(db, c.env, c.req.raw, bearer, (work) => c.executionCtx.waitUntil(work));
+    if (keyTypeOf(bearer)) c.var.ctx.keyPrefix = visiblePrefix(bearer);
+    const key = await verifyAskedKey(db, c.env, c.req.raw, bearer, c.var.ctx.defer);
     if (key === "refused") return key;
     return key && key.type === "secret" ? { accountId: key.accountId, plan: key.plan } : null;
   }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { billingAccounts, type Plan, plans } from "../../schema";
 import type { Db } from "../lib/db";
 import { planOfPrice } from "./stripe";
+import { log } from "../lib/log";
 
 /**
  * Applying Stripe webhook events to an account's plan and subscription status.
@@ -195,9 +196,12 @@ async function changeOf(db: Db, env: Env, event: Stripe.Event): Promise<Change |
       // at checkout, and Stripe's customer portal changes the price without updating it; only an
       // account on Free, whose subscription pays again, is given it rather than stay on Free.
       if (payingStatuses.has(status) && !sold) {
-        console.warn(
-          `billing: subscription ${subscription.id} of account ${accountId} pays for price ${price ?? "(none)"}, which no STRIPE_PRICE_* names: the account keeps its plan`,
-        );
+        log.warn("billing.price_not_configured", {
+          subscriptionId: subscription.id,
+          accountId,
+          price: price ?? null,
+          detail: "no STRIPE_PRICE_* names this price: the account keeps its plan",
+        });
       }
       return {
         accountId,

@@ -1,16 +1,22 @@
 import type Stripe from "stripe";
 import type { Plan } from "../../schema";
 import { readVars } from "../env";
-import { BoundedCache } from "../lib/boundedCache";
+import { isolateCache } from "../lib/isolateCaches";
 import { dependencyDeadline } from "../lib/dependencies";
 import { type AppError, fail, MISCONFIGURED, ok, type Result } from "../lib/errors";
+import { log } from "../lib/log";
 
 /**
  * The Stripe SDK as a Worker uses it: fetch for HTTP, WebCrypto for webhook signatures, and
  * the API address from STRIPE_API_BASE (a test points it at a local stand-in). The SDK is
  * loaded on first use: only billing requests pay for evaluating it, never a lookup.
  */
-const clients = new BoundedCache<string, Stripe>(4);
+const clients = isolateCache<string, Stripe>({
+  name: "billing.stripeClients",
+  holds: "a Stripe configuration (key and API address) and the client built for it",
+  capacity: 4,
+  entryBytes: 128 * 1024,
+});
 
 export async function stripeSdk(): Promise<typeof Stripe> {
   return (await import("stripe")).default;
@@ -69,14 +75,14 @@ export class StripeCalls {
   async call<T>(what: string, call: (stripe: Stripe, options: Stripe.RequestOptions) => Promise<T>): Promise<Result<T>> {
     const stripe = await stripeClient(this.env);
     if (!stripe) {
-      console.error(`billing: ${what}: STRIPE_SECRET_KEY is not set`);
+      log.error("billing.stripe_key_not_set", { call: what, detail: "STRIPE_SECRET_KEY is not set" });
       return fail("internal", MISCONFIGURED);
     }
     const budget = dependencyDeadline.ms;
     this.#deadline ??= Date.now() + budget;
     const left = this.#deadline - Date.now();
     if (left <= 0) {
-      console.error(`billing: ${what}: not tried, this request's ${budget} ms for Stripe have passed`);
+      log.error("billing.stripe_not_tried", { call: what, detail: `this request's ${budget} ms for Stripe have passed` });
       return fail("unavailable", STRIPE_UNAVAILABLE);
     }
     const attempt = Math.min(left, Math.ceil(budget * ATTEMPT_SHARE));
@@ -106,12 +112,14 @@ export class StripeCalls {
       .join(", ");
     const detail = `${kind ? `${kind}: ` : ""}${this.redacted(cause instanceof Error ? cause.message : String(cause))}`;
     if (refused) {
-      console.error(
-        `billing: ${what}: Stripe refused the service's configuration (${detail}); check STRIPE_SECRET_KEY, STRIPE_PRICE_* and the Stripe account's settings`,
-      );
+      log.error("billing.stripe_refused_configuration", {
+        call: what,
+        detail,
+        check: "STRIPE_SECRET_KEY, STRIPE_PRICE_* and the Stripe account's settings",
+      });
       return fail("internal", MISCONFIGURED);
     }
-    console.error(`billing: ${what}: Stripe unavailable (${detail})`);
+    log.error("billing.stripe_unavailable", { call: what, detail });
     return fail("unavailable", STRIPE_UNAVAILABLE);
   }
 

@@ -28,6 +28,7 @@ import { isTransientDatabaseFailure, rootCause } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
 import { retiredAmong, retirements, sweepRetired } from "./retiredObjects";
 import { foldText, type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "./searchPrefixes";
+import { log } from "../lib/log";
 
 /**
  * Writing logos of companies into the catalogue: the step import rows turn into, one at a time
@@ -695,7 +696,7 @@ export async function replaceLogoImage(
         now,
       ) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]],
     )
-    .catch((error) => console.error(`logo ${logo.id}: replaced objects not retired`, error));
+    .catch((error) => log.error("catalogue.replaced_objects_not_retired", { logoId: logo.id, error }));
   await sweep(db, bucket, now);
   return ok("updated");
 }
@@ -792,7 +793,7 @@ async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Re
 
 /** Retired objects whose time has come go after a write; a sweep that fails is the next write's. */
 async function sweep(db: CatalogueDb, bucket: ObjectStore, now: Date): Promise<void> {
-  await sweepRetired(db, bucket, now).catch((error) => console.error("retired objects: sweep failed", error));
+  await sweepRetired(db, bucket, now).catch((error) => log.error("catalogue.retired_sweep_failed", { error }));
 }
 
 /** R2 deletes at most 1,000 keys a call. */

@@ -1,6 +1,7 @@
 import type { LogoTone, LogoVariant } from "../../schema";
 import type { Logo, RenditionSet } from "../images/keys";
-import { ExpiringCache } from "../lib/boundedCache";
+import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
+import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
@@ -90,7 +91,27 @@ export const MISS_TTL_SECONDS = 60;
 const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
 const ISOLATE_TTL_MS = 60_000;
-const isolateCache = new ExpiringCache<string, ResolvedLogo | null>(20_000, ISOLATE_TTL_MS);
+const isolateCache = expiringIsolateCache<string, ResolvedLogo | null>({
+  name: "catalogue.resolved",
+  holds: "a subject (domain, ticker or name) and the logo it resolves to, or a miss",
+  capacity: 20_000,
+  ttlMs: ISOLATE_TTL_MS,
+  maxBytes: 8 * 1024 * 1024,
+  sizeOf: (key, logo) => asciiBytes(key.length) + (logo ? resolvedBytes(logo) : 8) + EXPIRING_ENTRY_BYTES + MAP_ENTRY_BYTES,
+});
+
+/** What a resolved logo takes: its fields, and its strings (a company's name in any script). */
+function resolvedBytes(logo: ResolvedLogo): number {
+  return (
+    objectBytes(15) +
+    stringBytes(logo.companyName.length) +
+    asciiBytes(logo.domain.length) +
+    asciiBytes(logo.contentHash.length) +
+    asciiBytes(logo.masterKey.length) +
+    (logo.brandColor ? asciiBytes(logo.brandColor.length) : 0) +
+    objectBytes(5)
+  );
+}
 
 // Remembered per subject: the lookup keeps a domain's subject object for repeat lookups.
 const cacheKeys = new WeakMap<Subject, string>();

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type SearchPrefixKind, searchPrefixes, searchPrefixLists } from "../../schema";
-import { BoundedCache } from "../lib/boundedCache";
+import { isolateCache, MAP_ENTRY_BYTES, stringBytes } from "../lib/isolateCaches";
 import type { CatalogueDb } from "../lib/db";
 
 /**
@@ -69,7 +69,12 @@ const SPELLED_OUT: Record<string, string> = {
   þ: "th",
   ς: "σ",
 };
-const foldedCharacters = new BoundedCache<string, string>(4096);
+const foldedCharacters = isolateCache<string, string>({
+  name: "catalogue.foldedCharacters",
+  holds: "a character and what search folds it to",
+  capacity: 4096,
+  entryBytes: stringBytes(2) + stringBytes(4) + MAP_ENTRY_BYTES,
+});
 
 /**
  * Which of the scripts written without spaces between words a folded character is: Han,

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { DiscoveryAsker } from "../limits/discoveryLimits";
 import { type DiscoveryOutcome, runDiscovery } from "./run";
+import { log } from "../lib/log";
 
 /**
  * One object per domain under discovery: concurrent misses of one domain share the one
@@ -58,7 +59,7 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
       } catch (error) {
         // The next caller past its budget tries again.
         this.queued = false;
-        console.error(`discovery of ${domain}: not queued`, error);
+        log.error("discovery.not_queued", { domain, error });
       }
     }
     return { status: "pending" };
@@ -68,7 +69,7 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
     this.queued = false;
     const outcome = runDiscovery(this.env, domain, { refresh, asker })
       .catch((error): DiscoveryOutcome => {
-        console.error(`discovery of ${domain} failed`, error);
+        log.error("discovery.failed", { domain, error });
         return { status: "nothing", reason: "discovery failed", siteName: null, brandColor: null, missedUntil: null };
       })
       .finally(() => {

@@ -1,6 +1,7 @@
 import { and, eq, lte, or, sql } from "drizzle-orm";
 import { discoveryMisses } from "../../schema";
-import { ExpiringCache } from "../lib/boundedCache";
+import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
+import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
 
 /**
@@ -20,7 +21,18 @@ export interface RememberedMiss {
   brandColor: string | null;
 }
 
-const known = new ExpiringCache<string, RememberedMiss | null>(20_000, 60_000);
+const known = expiringIsolateCache<string, RememberedMiss | null>({
+  name: "discovery.misses",
+  holds: "a domain and the miss discovery remembers of it (until when, the site's name and colour), or null",
+  capacity: 20_000,
+  ttlMs: 60_000,
+  maxBytes: 2 * 1024 * 1024,
+  sizeOf: (domain, miss) =>
+    asciiBytes(domain.length) +
+    (miss ? objectBytes(3) + stringBytes(miss.siteName?.length ?? 0) + asciiBytes(miss.brandColor?.length ?? 0) : 8) +
+    EXPIRING_ENTRY_BYTES +
+    MAP_ENTRY_BYTES,
+});
 
 /** More than one: every write adds at most one row, so the sweep keeps ahead of them. */
 const SWEPT_PER_WRITE = 16;

@@ -1,12 +1,13 @@
 import { DISCOVERED_REFRESH_MS } from "../catalogue/provenance";
 import { readVars } from "../env";
-import { BoundedCache } from "../lib/boundedCache";
+import { asciiBytes, isolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import { type CatalogueDb, catalogueWriter, createDb } from "../lib/db";
 import { registrableDomain } from "../lib/domain";
 import type { DiscoveryAsker } from "../limits/discoveryLimits";
 import { askDiscovery } from "./coordinatorClient";
 import { rememberedMiss } from "./misses";
 import { queueRefresh } from "./queue";
+import { log } from "../lib/log";
 
 /**
  * What every surface that takes a domain (the lookup routes, the REST lookup, the MCP tools)
@@ -47,7 +48,7 @@ export async function discoverOnMiss(env: Env, host: string, asker: DiscoveryAsk
     if (outcome.status === "pending") return { found: false, site: null, retryAt: now };
     return { found: false, site: { name: outcome.siteName, brandColor: outcome.brandColor }, retryAt: outcome.missedUntil ?? now };
   } catch (error) {
-    console.error(`discovery: ${domain} unavailable`, error);
+    log.error("discovery.unavailable", { domain, error });
     // Nothing remembered it: the next lookup asks again.
     return { found: false, site: null, retryAt: now };
   }
@@ -63,7 +64,12 @@ export async function discoveredCatalogue(env: Env, host: string, asker: Discove
 }
 
 // One refresh request per domain and isolate a day is plenty: the queue does the rest.
-const refreshAsked = new BoundedCache<string, number>(10_000);
+const refreshAsked = isolateCache<string, number>({
+  name: "discovery.refreshAsked",
+  holds: "a domain whose stale discovered logo this isolate asked to refresh, and when",
+  capacity: 4_000,
+  entryBytes: asciiBytes(253) + 8 + MAP_ENTRY_BYTES,
+});
 
 /**
  * A discovered logo older than 30 days is served as it is and fetched again in the
@@ -79,5 +85,5 @@ export function refreshIfStale(
   if (logo.source !== "discovered" || logo.fetchedAt === null || now - logo.fetchedAt < DISCOVERED_REFRESH_MS) return;
   if (readVars(env).DISCOVERY === "off" || (refreshAsked.get(logo.domain) ?? 0) > now - 86_400_000) return;
   refreshAsked.set(logo.domain, now);
-  defer(queueRefresh(env, logo.domain).catch((error) => console.error(`discovery: refresh of ${logo.domain} not queued`, error)));
+  defer(queueRefresh(env, logo.domain).catch((error) => log.error("discovery.refresh_not_queued", { domain: logo.domain, error })));
 }

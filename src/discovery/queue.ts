@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { DiscoveryMessage } from "./coordinator";
 import { askDiscovery } from "./coordinatorClient";
+import { log } from "../lib/log";
 
 /**
  * The discovery queue's consumer: discoveries that outlived a lookup's budget, and the
@@ -17,7 +18,7 @@ export async function consumeDiscoveries(batch: MessageBatch<unknown>, env: Env)
     batch.messages.map(async (message) => {
       const parsed = messageSchema.safeParse(message.body);
       if (!parsed.success) {
-        console.error("discovery queue: malformed message dropped");
+        log.error("discovery.queue_message_malformed");
         return message.ack();
       }
       const { domain, refresh }: DiscoveryMessage = parsed.data;
@@ -26,7 +27,7 @@ export async function consumeDiscoveries(batch: MessageBatch<unknown>, env: Env)
         if (outcome.status === "pending") message.retry();
         else message.ack();
       } catch (error) {
-        console.error(`discovery queue: ${domain} failed`, error);
+        log.error("discovery.queue_failed", { domain, error });
         message.retry();
       }
     }),

@@ -8,6 +8,7 @@ import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";
 import { type CurrentLogo, discoverDomain, type DiscoveryReport, score } from "./discover";
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
+import { log } from "../lib/log";
 
 /**
  * One discovery of one registrable domain, as the coordinator runs it: nothing is fetched
@@ -77,7 +78,7 @@ export async function runDiscovery(
     if (!options.refresh) {
       const ttl = Math.min(FAILED_MISS_TTL_S, readVars(env).DISCOVERY_MISS_TTL_S);
       await rememberMiss(db, domain, { reason: "discovery failed", siteName: null, brandColor: null }, ttl, now).catch((unremembered) =>
-        console.error(`discovery of ${domain}: its failure not remembered`, unremembered),
+        log.error("discovery.failure_not_remembered", { domain, error: unremembered }),
       );
     }
     // The coordinator logs it and answers a miss.
@@ -110,7 +111,7 @@ export async function discoverAndRecord(
   const vars = readVars(env);
   const current = options.refresh ? await currentDiscoveredLogo(db, domain) : undefined;
   const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now), current);
-  console.log(JSON.stringify({ discovery: summary(report), refresh: options.refresh }));
+  log.info("discovery.outcome", { ...summary(report), refresh: options.refresh });
   if (report.outcome === "found") await forgetMiss(db, domain);
   else if (options.refresh) {
     // An icon that could not be stored is tried again by the next day's lookups.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { readVars } from "../env";
 import { fail, ok, type Result } from "../lib/errors";
+import { log } from "../lib/log";
 
 /**
  * Uploads to the AI provider's file API (spec: get_logo `returnType: "file"`, insert_logo),
@@ -31,9 +32,9 @@ export async function deleteFile(env: Env, fileId: string): Promise<void> {
       redirect: "manual",
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     });
-    if (!response.ok) console.error(`file API: deleting ${fileId} refused with ${response.status}`);
+    if (!response.ok) log.error("file_api.delete_refused", { fileId, status: response.status });
   } catch (error) {
-    console.error(`file API: deleting ${fileId} did not complete`, error);
+    log.error("file_api.delete_failed", { fileId, error });
   }
 }
 
@@ -42,7 +43,7 @@ const filesHeaders = (apiKey: string) => ({ "x-api-key": apiKey, "anthropic-vers
 export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fileId: string }>> {
   const unavailable = fail("internal", "File upload failed");
   if (!env.ANTHROPIC_API_KEY) {
-    console.error("file API: ANTHROPIC_API_KEY is not set");
+    log.error("file_api.key_not_set");
     return unavailable;
   }
   const form = new FormData();
@@ -57,7 +58,7 @@ export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fil
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     });
   } catch (error) {
-    console.error("file API: upload did not complete", error);
+    log.error("file_api.upload_failed", { error });
     return unavailable;
   }
   let body: unknown;
@@ -65,14 +66,14 @@ export async function uploadFile(env: Env, upload: Upload): Promise<Result<{ fil
     body = await response.json();
   } catch (error) {
     // The answer's body stalled past the deadline, or is no JSON: not a refusal the provider gave.
-    console.error(`file API: the answer (${response.status}) could not be read`, error);
+    log.error("file_api.answer_unreadable", { status: response.status, error });
     return unavailable;
   }
   const file = uploaded.safeParse(body);
   if (!response.ok || !file.success) {
     // The provider's error type and message say why (invalid key, quota); never the key itself.
     const reason = (body as { error?: { type?: string; message?: string } } | null)?.error;
-    console.error(`file API: upload refused with ${response.status}`, reason?.type ?? "", reason?.message ?? "");
+    log.error("file_api.upload_refused", { status: response.status, type: reason?.type, detail: reason?.message });
     return unavailable;
   }
   return ok({ fileId: file.data.id });

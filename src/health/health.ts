@@ -1,6 +1,8 @@
 import { Hono } from "hono";
-import { type AppEnv, checkedVars, configurationProblems, optionalSecretsMissing } from "../env";
+import { checkedVars, configurationProblems, optionalSecretsMissing } from "../env";
+import type { AppEnv } from "../lib/context";
 import { dependency } from "../lib/dependencies";
+import { log } from "../lib/log";
 
 /**
  * GET /health: whether the Worker, its database and its object storage answer, and what the
@@ -10,7 +12,7 @@ import { dependency } from "../lib/dependencies";
  * which fails every lookup ("Service misconfigured"); missing secrets leave the lookup working,
  * so they are `degraded` with 200; optional ones (`optional`) leave the status as it is.
  */
-export const health = new Hono<AppEnv>().get("/health", async (c) => {
+export const health = new Hono<AppEnv>().get("/", async (c) => {
   const problems = configurationProblems(c.env);
   const invalid = !checkedVars(c.env).ok;
   const configuration = problems.length === 0 ? { configuration: "ok" } : { configuration: invalid ? "invalid" : "incomplete", problems };
@@ -19,7 +21,7 @@ export const health = new Hono<AppEnv>().get("/health", async (c) => {
       await dependency(name, check);
       return "ok";
     } catch (error) {
-      console.error(`health: ${name} check failed`, error);
+      log.error("health.check_failed", { check: name, error });
       return "unavailable";
     }
   };

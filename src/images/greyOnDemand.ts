@@ -2,6 +2,7 @@ import { dependency } from "../lib/dependencies";
 import { greyKeyParts } from "./keys";
 import { decodeStoredPng, encodePng } from "./png";
 import { greyOf } from "./renditions";
+import { log } from "../lib/log";
 
 /**
  * Greyscale renditions made on the first request for them. Few logos are ever asked for in
@@ -39,7 +40,7 @@ export async function makeGrey(bucket: R2Bucket, key: string, named: (key: strin
   if (!colour) return null;
   const pixels = decodeStoredPng(colour.png, GREY_ON_DEMAND_MAX_PIXELS);
   if (!pixels.ok) {
-    console.error(`grey on demand: ${colourKey} not made greyscale: ${pixels.error.message}`);
+    log.error("images.grey_not_made", { key: colourKey, detail: pixels.error.message });
     return null;
   }
   const bytes = encodePng(greyOf(pixels.value));

@@ -1,5 +1,6 @@
 import type { LogoTone } from "../../schema";
 import { BoundedCache } from "../lib/boundedCache";
+import { isolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast } from "./colour";
 
 /**
@@ -339,8 +340,15 @@ function colourMap(
   };
 }
 
-/** The pages' colour maps, kept for the isolate or thread (32,768 colours each at most, about a megabyte). */
-const pageColours: Record<Page, BoundedCache<number, number>> = { light: new BoundedCache(1 << 15), dark: new BoundedCache(1 << 15) };
+/** The pages' colour maps, kept for the isolate or thread (16,384 colours each at most). */
+const pageColour = (page: Page) =>
+  isolateCache<number, number>({
+    name: `images.${page}PageColours`,
+    holds: `a colour and what it becomes on a ${page} page`,
+    capacity: 1 << 14,
+    entryBytes: 8 + 8 + MAP_ENTRY_BYTES,
+  });
+const pageColours: Record<Page, BoundedCache<number, number>> = { light: pageColour("light"), dark: pageColour("dark") };
 
 function writeRgb(out: Uint8Array, i: number, rgb: number): void {
   out[i] = rgb >> 16;

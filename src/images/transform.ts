@@ -1,7 +1,7 @@
 import { decode, encode } from "fast-png";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { makeGrey } from "./greyOnDemand";
-import { RecentBytes } from "../lib/recent";
+import { isolateByteCache } from "../lib/isolateCaches";
 import type { Rgb } from "./colour";
 import { PAGES } from "./renditions";
 
@@ -183,7 +183,11 @@ export function scaledHeight(sourceWidth: number, sourceHeight: number, width: n
 const RENDER_CACHE = "https://render.logo-lookup.internal/v3";
 
 /** Recently rendered images, kept in the isolate before the Cache API. */
-const recent = new RecentBytes<Transformed>(16 * 1024 * 1024);
+const recent = isolateByteCache<Transformed>({
+  name: "images.rendered",
+  holds: "a rendered image's bytes and type, by what it is (key, width, format, page)",
+  capacity: 4 * 1024 * 1024,
+});
 
 /**
  * A stored rendition rendered at `width` in `format`, kept in the data centre's cache:

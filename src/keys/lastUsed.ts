@@ -1,7 +1,9 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { apiKeys } from "../../schema";
-import { ExpiringCache } from "../lib/boundedCache";
+import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
+import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
+import { log } from "../lib/log";
 
 /**
  * "Last used" of a key, to within a few minutes. A warm lookup never writes anything: the
@@ -11,7 +13,13 @@ import type { Db } from "../lib/db";
  */
 export const LAST_USED_INTERVAL_MS = 5 * 60_000;
 
-const noted = new ExpiringCache<string, true>(10_000, LAST_USED_INTERVAL_MS);
+const noted = expiringIsolateCache<string, true>({
+  name: "keys.lastUsedNoted",
+  holds: "a key's id whose use this isolate recorded lately",
+  capacity: 10_000,
+  ttlMs: LAST_USED_INTERVAL_MS,
+  entryBytes: asciiBytes(36) + 8 + EXPIRING_ENTRY_BYTES + MAP_ENTRY_BYTES,
+});
 
 export function noteKeyUse(db: Db, keyId: string, defer: (work: Promise<unknown>) => void, now = Date.now()): void {
   if (noted.get(keyId, now)) return;
@@ -23,6 +31,6 @@ export function noteKeyUse(db: Db, keyId: string, defer: (work: Promise<unknown>
     .set({ lastUsedAt: new Date(now) })
     .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))))
     .run()
-    .catch((error: unknown) => console.warn("keys: last use not recorded", error instanceof Error ? error.message : error));
+    .catch((error: unknown) => log.warn("keys.last_use_not_recorded", { error }));
   defer(write);
 }

@@ -1,8 +1,10 @@
 import { limitedAddress } from "../lib/address";
-import { ExpiringCache } from "../lib/boundedCache";
+import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
+import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
 import { keyTypeOf } from "./format";
 import { knownKey, type VerifiedKey, verifyKey } from "./verify";
+import { log } from "../lib/log";
 
 /**
  * Keys the catalogue does not know, counted per client address. A well-formed key this isolate
@@ -26,12 +28,24 @@ export function unknownKeysRefusal(now = Date.now()): Record<string, string> {
 }
 
 /** Addresses past the limit, refused by this isolate until their minute is over. */
-const refused = new ExpiringCache<string, true>(4096, REFUSAL_S * 1000);
+const refused = expiringIsolateCache<string, true>({
+  name: "keys.refusedAddresses",
+  holds: "an address past the limit on unknown keys",
+  capacity: 4096,
+  ttlMs: REFUSAL_S * 1000,
+  entryBytes: asciiBytes(64) + 8 + EXPIRING_ENTRY_BYTES + MAP_ENTRY_BYTES,
+});
 /**
  * Keys this isolate has found live, for an hour: never refused, however their address stands,
  * once the key cache (KEY_CACHE_TTL_MS) has let them go and they take a read again.
  */
-const seenLive = new ExpiringCache<string, true>(10_000, 3_600_000);
+const seenLive = expiringIsolateCache<string, true>({
+  name: "keys.seenLive",
+  holds: "a key this isolate found live, never refused for its address",
+  capacity: 10_000,
+  ttlMs: 3_600_000,
+  entryBytes: asciiBytes(35) + 8 + EXPIRING_ENTRY_BYTES + MAP_ENTRY_BYTES,
+});
 
 export type AskedKey = VerifiedKey | null | "refused";
 
@@ -63,7 +77,7 @@ export async function verifyAskedKey(
           ({ success }) => {
             if (!success) refused.set(caller, true, Date.now());
           },
-          (error: unknown) => console.error("unknown keys: the KEY_MISSES limiter failed", error),
+          (error: unknown) => log.error("keys.key_misses_limiter_failed", { error }),
         ),
     );
   }

@@ -1,6 +1,7 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import { accounts, apiKeys, type KeyType, type LookupFallback, type Plan } from "../../schema";
-import { ExpiringCache } from "../lib/boundedCache";
+import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
+import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
 import { hashKey, keyTypeOf } from "./format";
 
@@ -23,7 +24,25 @@ export interface VerifiedKey {
 export const KEY_CACHE_TTL_MS = 10_000;
 // Keyed by the presented value, so a warm lookup costs no hashing; it lives only in isolate
 // memory, like the request that brought it.
-const cache = new ExpiringCache<string, VerifiedKey | null>(10_000, KEY_CACHE_TTL_MS);
+const cache = expiringIsolateCache<string, VerifiedKey | null>({
+  name: "keys.verified",
+  holds: "a presented key and its record (account, plan, allowed origins), or null for none",
+  capacity: 10_000,
+  ttlMs: KEY_CACHE_TTL_MS,
+  // A publishable key may name a hundred allowed origins: entries are held to bytes, not count alone.
+  maxBytes: 4 * 1024 * 1024,
+  sizeOf: (presented, key) =>
+    asciiBytes(presented.length) +
+    (key
+      ? objectBytes(8) +
+        asciiBytes(key.id.length) +
+        asciiBytes(key.accountId.length) +
+        objectBytes(key.allowedOrigins.length) +
+        key.allowedOrigins.reduce((sum, origin) => sum + asciiBytes(origin.length), 0)
+      : 8) +
+    EXPIRING_ENTRY_BYTES +
+    MAP_ENTRY_BYTES,
+});
 
 /** What this isolate knows of a key without asking D1: the key, null, or undefined (not known). */
 export function knownKey(presented: string, now = Date.now()): VerifiedKey | null | undefined {

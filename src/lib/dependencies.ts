@@ -1,3 +1,5 @@
+import { log } from "./log";
+
 /**
  * What the service depends on (D1, R2, the Images binding, Durable Objects, KV) can fail or
  * hang. Calls to them go through `dependency()`, which turns either into `Unavailable`: an
@@ -144,7 +146,7 @@ export async function cachedResponse(name: string | null, request: Request | str
   try {
     return await (await openCache(name)).match(request);
   } catch (error) {
-    console.warn(`cache ${name ?? "default"}: read failed, treated as a miss`, error);
+    log.warn("cache.read_failed", { cache: name ?? "default", error });
     return undefined;
   }
 }
@@ -153,6 +155,6 @@ export async function storeResponse(name: string | null, request: Request | stri
   try {
     await (await openCache(name)).put(request, response);
   } catch (error) {
-    console.warn(`cache ${name ?? "default"}: write failed`, error);
+    log.warn("cache.write_failed", { cache: name ?? "default", error });
   }
 }

@@ -46,7 +46,4 @@ export function codeOfStatus(status: number): ErrorCode {
 }
 
 /** Vars that do not validate (src/env.ts): every route's error handler answers `500 Service misconfigured`, naming nothing. */
-export class Misconfigured extends Error {}
-
-/** What every route answers a misconfigured deployment; the detail goes to the logs. */
-export const MISCONFIGURED = "Service misconfigured";
+export { MISCONFIGURED, Misconfigured } from "../env";

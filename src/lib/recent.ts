@@ -19,6 +19,11 @@ export class RecentBytes<V> {
     return this.entries.size;
   }
 
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+
   get(id: string): V | undefined {
     return this.entries.get(id)?.value;
   }

@@ -2,6 +2,7 @@ import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { RETRY_AFTER_SECONDS, unavailableIn } from "./dependencies";
 import { codeOfStatus, type ErrorCode, MISCONFIGURED, Misconfigured, statusOf } from "./errors";
+import { currentRequestId, log } from "./log";
 
 /** The lookup and asset routes answer errors in plain text (spec, Errors: domain lookup). */
 export function plainText(message: string, status: number, headers: Record<string, string> = {}): Response {
@@ -10,17 +11,21 @@ export function plainText(message: string, status: number, headers: Record<strin
 
 /**
  * The one error body of every JSON surface (REST, portal, billing, /mcp at the HTTP level):
- * `{"error": "<message>", "code": "<code>"}`. The message sits in `error` because the spec
- * gives /mcp's errors that shape ("JSON object `error`: `Authorization required`"); `code` is
- * one of the closed list in errors.ts and decides the status. Never cached.
+ * `{"error": "<message>", "code": "<code>", "requestId": "<id>"}`. The message sits in `error`
+ * because the spec gives /mcp's errors that shape ("JSON object `error`: `Authorization
+ * required`", docs/interface.md); `code` is one of the closed list in errors.ts and decides
+ * the status; `requestId` is the id on the request's log lines and its `X-Request-Id` header,
+ * what an operator asks for to find what happened. Never cached.
  */
 export interface ErrorBody {
   error: string;
   code: ErrorCode;
+  requestId?: string;
 }
 
 export function jsonError<C extends ErrorCode>(c: Context, code: C, message: string, headers: Record<string, string> = {}) {
-  const body: ErrorBody = { error: message, code };
+  const requestId = currentRequestId();
+  const body: ErrorBody = requestId ? { error: message, code, requestId } : { error: message, code };
   return c.json(body, statusOf(code), { "Cache-Control": "no-store", ...headers });
 }
 
@@ -37,23 +42,34 @@ export function jsonErrorHandler(
   unavailableMessage = "Service temporarily unavailable. Try again later",
 ): ErrorHandler {
   return (error, c) => {
-    const unavailable = unavailableIn(error);
-    if (unavailable) {
-      console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
-      return jsonError(c, "unavailable", unavailableMessage, retryLater);
-    }
-    if (error instanceof Misconfigured) {
-      console.error(`${c.req.method} ${c.req.path}: ${error.message}`);
-      return jsonError(c, "internal", MISCONFIGURED);
-    }
     if (error instanceof HTTPException && error.status < 500) {
       // hono/csrf refuses with a bare 403: a form or plain-text post from another site.
       const message = error.message || (error.status === 403 ? "Cross-site request refused" : "Request refused");
       return jsonError(c, codeOfStatus(error.status), message);
     }
-    console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
-    return jsonError(c, "internal", genericMessage);
+    const failure = logFailure(error, c.req.method, c.req.path);
+    if (failure === "unavailable") return jsonError(c, "unavailable", unavailableMessage, retryLater);
+    return jsonError(c, "internal", failure === "misconfigured" ? MISCONFIGURED : genericMessage);
   };
+}
+
+/**
+ * Logs a failure that reached the edge of a route, by kind: a dependency that did not answer
+ * (503), a configuration that does not validate, or anything else (500). The detail goes to
+ * the logs only; the caller answers with the kind's generic message.
+ */
+export function logFailure(error: unknown, method: string, path: string): "unavailable" | "misconfigured" | "unexpected" {
+  const unavailable = unavailableIn(error);
+  if (unavailable) {
+    log.error("dependency_unavailable", { dependency: unavailable.dependency, method, path, error: unavailable.cause });
+    return "unavailable";
+  }
+  if (error instanceof Misconfigured) {
+    log.error("misconfigured", { method, path, detail: error.message });
+    return "misconfigured";
+  }
+  log.error("unhandled_error", { method, path, error });
+  return "unexpected";
 }
 
 /** The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1), or undefined. */

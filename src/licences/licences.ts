@@ -1,8 +1,8 @@
 import { and, count, eq, ne, or } from "drizzle-orm";
 import { Hono } from "hono";
 import { companies, companyDomains, logos } from "../../schema";
-import type { AppEnv } from "../env";
-import { createDb, type Db } from "../lib/db";
+import type { AppEnv } from "../lib/context";
+import type { Db } from "../lib/db";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import { CHANGES, sourceSets } from "./sources";
 
@@ -95,19 +95,19 @@ export function licencesReport(counts: Counts, exceptions: Exception[] = []) {
 const PUBLIC = { "Cache-Control": `public, max-age=${CACHE_SECONDS}`, "Access-Control-Allow-Origin": "*" };
 
 export const licences = new Hono<AppEnv>()
-  .get("/licences", async (c) => {
+  .get("/", async (c) => {
     const cached = await cachedResponse("licences", CACHE_KEY);
     if (cached) return c.json(await cached.json(), 200, PUBLIC);
-    const db = createDb(c.env.DB);
+    const db = c.var.ctx.db;
     const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
     const report = licencesReport(counts, exceptions);
-    c.executionCtx.waitUntil(
+    c.var.ctx.defer(
       storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })),
     );
     return c.json(report, 200, PUBLIC);
   })
   // A simple GET needs no preflight; one that sends a header of its own gets this.
-  .options("/licences", (c) => {
+  .options("/", (c) => {
     const asked = c.req.header("access-control-request-headers");
     return c.body(null, 204, {
       "Access-Control-Allow-Origin": "*",

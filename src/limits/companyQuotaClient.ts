@@ -3,6 +3,7 @@ import { dependency } from "../lib/dependencies";
 import { fail, ok, type Result } from "../lib/errors";
 import type { CompanyQuotaDecision } from "./companyQuota";
 import { planLimits } from "./plans";
+import { log } from "../lib/log";
 
 /**
  * The client of the CompanyQuota Durable Object: the daily unique-company quota of the MCP
@@ -56,7 +57,7 @@ async function decide(
   try {
     decision = await askCompanyQuota(env, accountId, (quota) => ask(quota, planLimits[plan].companiesPerDay));
   } catch (error) {
-    console.error("company quota: unavailable", error);
+    log.error("company_quota.unavailable", { error });
     return fail("internal", UNAVAILABLE);
   }
   if (!decision.allowed) {
@@ -81,7 +82,7 @@ export async function companyUsage(
     const current = await askCompanyQuota(env, accountId, (quota) => quota.usage(now));
     return ok({ current, limit });
   } catch (error) {
-    console.error("company quota: unavailable", error);
+    log.error("company_quota.unavailable", { error });
     return fail("internal", UNAVAILABLE);
   }
 }

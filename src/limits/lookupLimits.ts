@@ -1,7 +1,7 @@
 import type { Plan } from "../../schema";
 import { planLimits } from "./plans";
 import type { VerifiedKey } from "../keys/verify";
-import { BoundedCache } from "../lib/boundedCache";
+import { asciiBytes, isolateCache, MAP_ENTRY_BYTES, objectBytes } from "../lib/isolateCaches";
 import { windowStart } from "./periods";
 import type { LeaseDecision, LimitDecision, LimitWindow } from "./rateLimiter";
 import { askLimiter, limiterNames } from "./rateLimiterClient";
@@ -96,7 +96,12 @@ interface Lease {
   resetAt: number;
 }
 
-const leases = new BoundedCache<string, Lease>(10_000);
+const leases = isolateCache<string, Lease>({
+  name: "limits.leases",
+  holds: "a key's id and the share of its minute this isolate holds",
+  capacity: 10_000,
+  entryBytes: asciiBytes(36) + objectBytes(7) + MAP_ENTRY_BYTES,
+});
 
 /**
  * How long an isolate, refused by an account's month, refuses that account's lookups without
@@ -104,7 +109,12 @@ const leases = new BoundedCache<string, Lease>(10_000);
  * month, for every hotlink of the account's pages, and the month is one object per account.
  */
 export const MONTH_SPENT_MEMORY_MS = 1000;
-const monthsSpent = new BoundedCache<string, { until: number; limit: number; resetAt: number }>(10_000);
+const monthsSpent = isolateCache<string, { until: number; limit: number; resetAt: number }>({
+  name: "limits.monthsSpent",
+  holds: "an account whose month is spent, refused without asking until a second has passed",
+  capacity: 10_000,
+  entryBytes: asciiBytes(36) + objectBytes(3) + MAP_ENTRY_BYTES,
+});
 
 export interface LookupLimitOptions {
   now?: number;

@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { type AppEnv, checkedVars, type readVars } from "../env";
+import { checkedVars, type readVars, type Vars } from "../env";
 import { encodeAssetKey } from "../assets/codec";
 import { knownResolution, reresolve, resolveLogo, type ResolvedLogo, type Subject } from "../catalogue/resolveLogo";
 import { nameKey } from "../catalogue/importLogo";
@@ -13,19 +13,20 @@ import { densityOf, densityRule, imageParams } from "../assets/imageParams";
 import { SVG_HEADERS } from "../assets/svgPolicy";
 import { ladderUp } from "../assets/widths";
 import { signAssetUrlPermanently } from "../assets/signedUrls";
-import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL } from "../keys/format";
+import { carriesSecretKey, keyTypeOf, SECRET_KEY_IN_URL, visiblePrefix } from "../keys/format";
 import { ANY_ORIGIN_CORS, checkRestrictions } from "../keys/restrictions";
 import { noteKeyUse } from "../keys/lastUsed";
 import { unknownKeysRefusal, verifyAskedKey } from "../keys/unknownKeys";
 import { knownKey, type VerifiedKey } from "../keys/verify";
-import { BoundedCache } from "../lib/boundedCache";
-import { createDb } from "../lib/db";
+import { accessLog, type AppEnv, clock, REQUEST_ID_HEADER, requestIdOf } from "../lib/context";
+import { asciiBytes, isolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import { dependency } from "../lib/dependencies";
 import { normaliseDomain } from "../lib/domain";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
 import { bearerToken, plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup, spendLease } from "../limits/lookupLimits";
 import type { LimitDecision } from "../limits/rateLimiter";
+import { log } from "../lib/log";
 
 /**
  * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, with
@@ -79,7 +80,7 @@ const SECRET_CALLER = { Vary: "Authorization" };
 
 /** Who is asking: a publishable key from the query, or a secret key from the Authorization header. */
 async function identify(c: Context<AppEnv>): Promise<Identified> {
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const token = c.req.query("token");
   const authorization = c.req.header("authorization");
   const bearer = bearerToken(authorization);
@@ -90,7 +91,10 @@ async function identify(c: Context<AppEnv>): Promise<Identified> {
   // A page's own bearer (an app's session token that a fetch wrapper adds to every request, a
   // gateway's) is not ours to judge when the URL carries the publishable key: only a bearer
   // shaped like a secret key, or one standing alone, is the credential.
-  const asked = (presented: string) => verifyAskedKey(db, c.env, c.req.raw, presented, (work) => c.executionCtx.waitUntil(work));
+  const asked = (presented: string) => {
+    c.var.ctx.keyPrefix = visiblePrefix(presented);
+    return verifyAskedKey(db, c.env, c.req.raw, presented, c.var.ctx.defer);
+  };
   if (bearer !== undefined && (keyTypeOf(bearer) === "secret" || token === undefined)) {
     const key = keyTypeOf(bearer) === "secret" ? await asked(bearer) : null;
     if (key === "refused") return { ok: false, response: unknownKeysRefused() };
@@ -131,18 +135,48 @@ export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): R
   if (!asked) return undefined;
   const vars = checkedVars(env);
   if (!vars.ok || vars.value.LOOKUP_RESPONSE !== "redirect" || request.headers.has("authorization")) return undefined;
-  const now = Date.now();
+  const now = clock.now();
   const key = knownKey(asked.token, now);
   if (key?.type !== "publishable") return undefined;
   const logo = knownResolution(asked.subject, now);
   if (!logo) return undefined;
   const identified = publishableCaller(request.headers, key);
-  if (!identified.ok) return identified.response;
+  if (!identified.ok) return answered(identified.response, request, vars.value, asked.token, now);
   const decision = spendLease(key, now);
   if (!decision) return undefined;
   refreshIfStale(env, logo, (work) => ctx.waitUntil(work), now);
-  return redirectResponse(env, vars.value, logo, asked.options, identified.caller.cors, decision);
+  return answered(
+    redirectResponse(env, vars.value, logo, asked.options, identified.caller.cors, decision),
+    request,
+    vars.value,
+    asked.token,
+    now,
+  );
 }
+
+/**
+ * What the router's request context does for every answer: the request's id on it, and its
+ * access-log line where ACCESS_LOG asks for warm lookups' too (a console line costs workerd as
+ * much as the rest of a warm answer; by default Cloudflare's invocation log, under the same ray
+ * id, is the line).
+ */
+function answered(response: Response, request: Request, vars: Vars, token: string, started: number): Response {
+  const requestId = requestIdOf(request);
+  response.headers.set(REQUEST_ID_HEADER, requestId);
+  if (vars.ACCESS_LOG === "all") accessLog("GET", "/*", response.status, { requestId, started, keyPrefix: visiblePrefix(token) });
+  return response;
+}
+
+/*
+ * The isolate remembers only what is as short as real lookups are (a hotlink's URL is some
+ * 100 characters, nearly every domain under 64): these caches are bounded in count, and so,
+ * with their keys bounded too, in memory (some 25 MB at worst, all three full of junk). Junk
+ * URLs of up to 16 KB each could otherwise fill an isolate's 128 MB. Anything longer is worked
+ * out afresh each time, with the same answer. A refused query keeps only its message: a
+ * validation error whole is kilobytes.
+ */
+const REMEMBERED_URL_LENGTH = 512;
+const REMEMBERED_DOMAIN_LENGTH = 64;
 
 /** What a lookup URL asks for, when the warm path may answer it: a publishable key, a subject and valid options. */
 interface WarmAsk {
@@ -155,7 +189,20 @@ interface WarmAsk {
 // subject) was a fifth of what a warm lookup cost in its isolate (README, Benchmarks). What a
 // URL asks depends on nothing else, so an entry never goes stale; null is a URL the router
 // must answer.
-const warmAsks = new BoundedCache<string, WarmAsk | null>(10_000);
+const warmAsks = isolateCache<string, WarmAsk | null>({
+  name: "lookup.warmAsks",
+  holds: "a lookup URL and what it asks: its publishable key, subject and options",
+  capacity: 5_000,
+  // The URL; the ask: a key, a subject (a name of 200 characters at most) and six options.
+  entryBytes:
+    asciiBytes(REMEMBERED_URL_LENGTH) +
+    objectBytes(3) +
+    asciiBytes(35) +
+    objectBytes(2) +
+    stringBytes(200) +
+    objectBytes(6) +
+    MAP_ENTRY_BYTES,
+});
 
 function warmAsk(url: string): WarmAsk | null {
   const remembered = url.length <= REMEMBERED_URL_LENGTH;
@@ -284,7 +331,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   // first, in plain text a page can read (CORS), what is wrong only in the logs.
   const vars = checkedVars(c.env);
   if (!vars.ok) {
-    console.error(`lookup: ${vars.error.message}`);
+    log.error("misconfigured", { detail: vars.error.message });
     return plainText("Service misconfigured", 500, ANY_ORIGIN);
   }
   const identified = await identify(c);
@@ -297,14 +344,14 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   const subject = subjectOf(c.req.path);
   if ("invalid" in subject) return plainText(subject.invalid, 400, caller.cors);
 
-  const now = Date.now();
-  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const { defer } = c.var.ctx;
+  const now = c.var.ctx.now();
   const decision = await consumeLookup(c.env, caller.key, { now, defer });
   const limitHeaders = caller.kind === "publishable" ? { ...rateLimitHeaders(decision), ...EXPOSED_LIMITS } : rateLimitHeaders(decision);
   if (!decision.allowed) {
     return plainText("Rate limit exceeded", 429, { ...caller.cors, ...limitHeaders, "Retry-After": retryAfter(decision.resetAt, now) });
   }
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   noteKeyUse(db, caller.key.id, defer, now);
 
   let logo = await resolveLogo(db, subject, now);
@@ -318,7 +365,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
     if (fallback === "monogram") return monogramResponse(c, caller, subject, parsed.data, miss, limitHeaders);
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
-  refreshIfStale(c.env, logo, (work) => c.executionCtx.waitUntil(work), now);
+  refreshIfStale(c.env, logo, c.var.ctx.defer, now);
 
   if (caller.kind === "publishable" && vars.value.LOOKUP_RESPONSE === "redirect") {
     return redirectResponse(c.env, vars.value, logo, parsed.data, caller.cors, decision);
@@ -341,15 +388,11 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
           "object storage",
           c.env.LOGOS.get(served.key).then(async (object) => object && { bytes: await object.arrayBuffer(), contentType: MIME_TYPES.svg }),
         )
-      : await renderImage(
-          c.env,
-          served.key,
-          { width: served.width, format: served.format, page: served.page },
-          (work) => c.executionCtx.waitUntil(work),
-          (key) => namesGrey(db, key),
+      : await renderImage(c.env, served.key, { width: served.width, format: served.format, page: served.page }, c.var.ctx.defer, (key) =>
+          namesGrey(db, key),
         );
   if (!image) {
-    console.error(`lookup: object missing for logo ${logo.logoId}`);
+    log.error("lookup.object_missing", { logoId: logo.logoId });
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
   // The type as made: an AVIF Cloudflare could not make comes as WebP or JPEG (transform.ts).
@@ -446,19 +489,19 @@ export function redirectTarget(to: { cdn: string; base: string; secret: string |
  * the same URLs, so the isolate remembers both (the URL in redirectsFor); entries are pure
  * functions of their inputs and never go stale.
  */
-const MEMO_SIZE = 10_000;
-const parsedQueries = new BoundedCache<string, ParsedQuery>(MEMO_SIZE);
-
-/*
- * The isolate remembers only what is as short as real lookups are (a hotlink's URL is some
- * 100 characters, nearly every domain under 64): these caches are bounded in count, and so,
- * with their keys bounded too, in memory (some 25 MB at worst, all three full of junk). Junk
- * URLs of up to 16 KB each could otherwise fill an isolate's 128 MB. Anything longer is worked
- * out afresh each time, with the same answer. A refused query keeps only its message: a
- * validation error whole is kilobytes.
- */
-const REMEMBERED_URL_LENGTH = 512;
-const REMEMBERED_DOMAIN_LENGTH = 64;
+const parsedQueries = isolateCache<string, ParsedQuery>({
+  name: "lookup.parsedQueries",
+  holds: "a lookup's query string and its options, or why they are refused, with its key as given",
+  capacity: 5_000,
+  // The caller's kind and the query; the options (or a refusal's message) and the token, at most the query's length.
+  entryBytes:
+    asciiBytes(REMEMBERED_URL_LENGTH + 9) +
+    objectBytes(2) +
+    objectBytes(2) +
+    stringBytes(200) +
+    asciiBytes(REMEMBERED_URL_LENGTH) +
+    MAP_ENTRY_BYTES,
+});
 
 type QueryOptions = { success: true; data: LookupOptions } | { success: false; message: string };
 
@@ -514,9 +557,7 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
   if (carriesSecretKey(c.req.url)) return plainText(SECRET_KEY_IN_URL, 401, ANY_ORIGIN);
   const token = c.req.query("token");
   const key =
-    token && keyTypeOf(token) === "publishable"
-      ? await verifyAskedKey(createDb(c.env.DB), c.env, c.req.raw, token, (work) => c.executionCtx.waitUntil(work))
-      : null;
+    token && keyTypeOf(token) === "publishable" ? await verifyAskedKey(c.var.ctx.db, c.env, c.req.raw, token, c.var.ctx.defer) : null;
   // A refused address's preflight passes as an unknown key's does, so that the request it
   // precedes gets a 429 its page can read.
   if (!key || key === "refused") return new Response(null, { status: 204, headers: { ...headers, ...ANY_ORIGIN } });
@@ -527,7 +568,13 @@ async function preflight(c: Context<AppEnv>): Promise<Response> {
 
 // Normalising (IDNA, Public Suffix List) is the costliest step of a warm lookup; hotlinked
 // domains repeat, so the isolate remembers its answers.
-const subjects = new BoundedCache<string, Subject | { invalid: string }>(50_000);
+const subjects = isolateCache<string, Subject | { invalid: string }>({
+  name: "lookup.subjects",
+  holds: "a lookup path's domain as written, and the domain it normalises to (or the refusal)",
+  capacity: 10_000,
+  // A domain as written (any script), and the normalised one (ASCII, 253 characters at most).
+  entryBytes: stringBytes(REMEMBERED_DOMAIN_LENGTH) + objectBytes(2) + asciiBytes(253) + MAP_ENTRY_BYTES,
+});
 
 function domainSubject(raw: string): Subject | { invalid: string } {
   const normalise = (): Subject | { invalid: string } => {

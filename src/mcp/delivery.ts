@@ -9,6 +9,7 @@ import { base64Length, toBase64 } from "../lib/encoding";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
 import type { deliveryRecordSchema } from "./schemas";
+import { log } from "../lib/log";
 
 /**
  * How a logo leaves the MCP tools: its delivery record (spec "Logo delivery record") and its
@@ -143,7 +144,7 @@ export async function readImage(
     if (base64Length(rendered.bytes.byteLength) > maxBase64) return { ok: false, reason: "too_large" };
     return { ok: true, bytes: new Uint8Array(rendered.bytes), contentType: rendered.contentType };
   } catch (error) {
-    console.error(`mcp: logo ${logo.id} could not be read`, error);
+    log.error("mcp.logo_unreadable", { logoId: logo.id, error });
     return { ok: false, reason: "unavailable" };
   }
 }

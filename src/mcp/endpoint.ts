@@ -11,10 +11,12 @@ import {
 } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { accounts, apiClients } from "../../schema";
-import { type AppEnv, localHostOnly, publicBase } from "../env";
+import { publicBase } from "../env";
+import type { AppEnv } from "../lib/context";
+import { localHostOnly } from "../lib/localHostOnly";
 import { planLimits } from "../limits/plans";
 import { keyTypeOf } from "../keys/format";
-import { catalogueReader, createDb } from "../lib/db";
+import { catalogueReader } from "../lib/db";
 import { dependency } from "../lib/dependencies";
 import { bearerToken, jsonError, jsonErrorHandler, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
@@ -53,6 +55,7 @@ import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
  * clients can discover the authorization server. Each call that passes these checks counts
  * one `mcp_request`, a batch one per request in it (see `chargeFor`).
  */
+/** Mounted at `/mcp` (src/app.ts). */
 export const mcp = new Hono<AppEnv>();
 
 // The shape of every token our authorization server issues, `{accountId}:{grantId}:{secret}`
@@ -72,7 +75,7 @@ mcp.onError(jsonErrorHandler("Internal MCP server error", "Internal MCP server e
  * own site, or a local page on a local server) gets CORS on every answer, the 401's challenge
  * readable, and a preflight answered before authentication (a preflight carries no token).
  */
-mcp.use("/mcp", localHostOnly, async (c, next) => {
+mcp.use("/", localHostOnly, async (c, next) => {
   const host = new URL(publicBase(c.env, c.req.url)).hostname;
   const foreign = originValidationResponse(c.req.raw, localhostAllowedOrigins().includes(host) ? localhostAllowedOrigins() : [host]);
   if (foreign) return foreign;
@@ -97,7 +100,7 @@ mcp.use("/mcp", localHostOnly, async (c, next) => {
     c.res.headers.set(name, value);
 });
 
-mcp.all("/mcp", async (c) => {
+mcp.all("/", async (c) => {
   const base = publicBase(c.env, c.req.url);
   const challenge = `Bearer realm="OAuth", resource_metadata="${protectedResourceMetadataUrl(base)}", scope="${MCP_SCOPE}"`;
 
@@ -125,7 +128,7 @@ mcp.all("/mcp", async (c) => {
     });
   }
 
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const accountId = validated.props.accountId;
   const [account, client] = await Promise.all([
     db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { plan: true, mcpAccess: true } }),
@@ -171,7 +174,7 @@ mcp.all("/mcp", async (c) => {
     env: c.env,
     db,
     catalogue: catalogueReader(c.env.DB),
-    defer: (work) => c.executionCtx.waitUntil(work),
+    defer: c.var.ctx.defer,
     base64Left: MAX_REQUEST_BASE64_CHARS,
   });
 });

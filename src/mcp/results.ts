@@ -6,6 +6,7 @@ import type {
   ToolAnnotations,
   ToolCallback,
 } from "@modelcontextprotocol/server";
+import { log } from "../lib/log";
 
 /**
  * Tool results as the spec shapes them ("Agent tool endpoint"): a success carries
@@ -43,7 +44,7 @@ export async function guarded(tool: string, genericMessage: string, body: () => 
   try {
     return await body();
   } catch (error) {
-    console.error(`mcp: ${tool} failed`, error);
+    log.error("mcp.tool_failed", { tool, error });
     return toolError(genericMessage);
   }
 }

@@ -9,6 +9,7 @@ import { registerGetLogo, registerGetLogoThree } from "./tools/get_logo";
 import { registerInsertLogo } from "./tools/insert_logo";
 import { registerSearchLogos, registerSearchLogosThree } from "./tools/search_logos";
 import { registerSendFeedback } from "./tools/send_feedback";
+import { log } from "../lib/log";
 
 /** Request bodies over 1 MB are refused with 413 before anything is parsed (spec "Other limits"). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -64,7 +65,7 @@ export function buildServer(ctx: ToolContext): McpServer {
 export async function serveMcp(request: Request, ctx: ToolContext): Promise<Response> {
   const handler = createMcpHandler(() => buildServer(ctx), {
     maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    onerror: (error) => console.warn(`mcp: ${error.message}`),
+    onerror: (error) => log.warn("mcp.protocol_error", { detail: error.message }),
   });
   return handler.fetch(request);
 }

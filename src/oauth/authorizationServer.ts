@@ -1,6 +1,7 @@
 import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { BoundedCache } from "../lib/boundedCache";
+import { isolateCache } from "../lib/isolateCaches";
 import { clientNameProblem } from "./clientNames";
+import { log } from "../lib/log";
 
 /**
  * The OAuth 2.1 authorization server MCP clients discover (@cloudflare/workers-oauth-provider):
@@ -26,7 +27,12 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const resourceOf = (base: string) => `${base}/mcp`;
 
 // Construction validates the configuration; one server per public origin per isolate.
-const servers = new BoundedCache<string, OAuthAuthorizationServer<Env>>(8);
+const servers = isolateCache<string, OAuthAuthorizationServer<Env>>({
+  name: "oauth.servers",
+  holds: "a public origin and the authorization server configured for it",
+  capacity: 8,
+  entryBytes: 32 * 1024,
+});
 
 export function authorizationServer(base: string): OAuthAuthorizationServer<Env> {
   return servers.remember(
@@ -50,7 +56,7 @@ export function authorizationServer(base: string): OAuthAuthorizationServer<Env>
         },
         // What failed and why, for operators; never a token or a secret.
         onError: ({ status, code, internal }) => {
-          console.warn(`oauth: ${status} ${code} (${internal.category}/${internal.reason})`);
+          log.warn("oauth.refused", { status, code, category: internal.category, reason: internal.reason });
         },
       }),
   );

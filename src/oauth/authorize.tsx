@@ -9,14 +9,16 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
-import { type AppEnv, localHostOnly, publicBase } from "../env";
-import { createDb } from "../lib/db";
+import { publicBase } from "../env";
+import type { AppEnv } from "../lib/context";
+import { localHostOnly } from "../lib/localHostOnly";
 import { statusOf } from "../lib/errors";
 import { formFields, MAX_FORM_BYTES } from "../lib/params";
 import { currentSession, type SessionAccount, signInBrowser } from "../portal/sessions";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { shownClientName } from "./clientNames";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
+import { log } from "../lib/log";
 
 /**
  * GET/POST /authorize: the interactive step of the OAuth flow.
@@ -32,18 +34,19 @@ import { ConsentPage, ErrorPage, SignInPage } from "./pages";
  * Forgery: both forms need a same-origin Origin or Sec-Fetch-Site (hono/csrf), and the
  * consent form's handle is bound by the library to this browser and works once.
  */
+/** Mounted at `/authorize` (src/app.ts). */
 export const authorize = new Hono<AppEnv>();
 
-authorize.use("/authorize", csrf());
+authorize.use("/", csrf());
 
 authorize.get(
-  "/authorize",
+  "/",
   localHostOnly,
   clientVerified(async (c) => {
     const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
     const request = await parseRequest(c, helpers);
     if (request instanceof Response) return request;
-    const account = await currentSession(c, createDb(c.env.DB));
+    const account = await currentSession(c, c.var.ctx.db);
     if (!account) return signInPage(c, helpers, request);
     return consentPage(c, helpers, request, account);
   }),
@@ -55,13 +58,13 @@ const formLimit = bodyLimit({
 });
 
 authorize.post(
-  "/authorize",
+  "/",
   localHostOnly,
   formLimit,
   clientVerified(async (c) => {
     const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
     const form = await formFields(c.req);
-    const db = createDb(c.env.DB);
+    const db = c.var.ctx.db;
 
     if (form.step === "sign-in") {
       const request = await parseRequest(c, helpers);
@@ -118,7 +121,7 @@ function clientVerified(handler: (c: Context<AppEnv>) => Promise<Response>) {
       return await handler(c);
     } catch (error) {
       if (!(error instanceof CimdFetchError)) throw error;
-      console.warn(`oauth: client metadata document unavailable: ${error.detail}`);
+      log.warn("oauth.client_metadata_unavailable", { detail: error.detail });
       return errorPage(
         c,
         400,

@@ -1,5 +1,7 @@
 import { type Context, Hono } from "hono";
-import { type AppEnv, localHostOnly, publicBase } from "../env";
+import { publicBase } from "../env";
+import type { AppEnv } from "../lib/context";
+import { localHostOnly } from "../lib/localHostOnly";
 import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServer";
 
 /**
@@ -11,14 +13,18 @@ import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServe
  * authorization-server metadata (RFC 8414), token, revocation and registration endpoints
  * belong to @cloudflare/workers-oauth-provider.
  */
-export const discovery = new Hono<AppEnv>();
+/** Mounted at `/.well-known` (src/app.ts): both metadata documents. */
+export const wellKnown = new Hono<AppEnv>();
+
+/** Mounted at `/oauth` (src/app.ts): the token, revocation and registration endpoints. */
+export const oauthEndpoints = new Hono<AppEnv>();
 
 export function protectedResourceMetadataUrl(base: string): string {
   return `${base}/.well-known/oauth-protected-resource/mcp`;
 }
 
-for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
-  discovery.get(path, localHostOnly, (c) => {
+for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"]) {
+  wellKnown.get(path, localHostOnly, (c) => {
     const base = publicBase(c.env, c.req.url);
     return c.json(
       {
@@ -33,7 +39,7 @@ for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth
     );
   });
   // A browser client sends MCP-Protocol-Version with its fetch, so it asks first.
-  discovery.options(path, localHostOnly, (c) =>
+  wellKnown.options(path, localHostOnly, (c) =>
     c.body(null, 204, {
       "Access-Control-Allow-Origin": "*",
       "Access-Control-Allow-Methods": "GET, OPTIONS",
@@ -43,11 +49,12 @@ for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth
   );
 }
 
+// The library routes by the request's own URL, whatever the mount.
 const libraryOwned = (c: Context<AppEnv>) =>
   authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
 
-discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server", localHostOnly, libraryOwned);
-discovery.on(["GET", "OPTIONS"], "/.well-known/oauth-authorization-server/*", localHostOnly, libraryOwned);
-discovery.on(["POST", "OPTIONS"], "/oauth/token", localHostOnly, libraryOwned);
-discovery.on(["POST", "OPTIONS"], "/oauth/register", localHostOnly, libraryOwned);
-discovery.on(["GET", "PUT", "DELETE", "OPTIONS"], "/oauth/register/*", localHostOnly, libraryOwned);
+wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server", localHostOnly, libraryOwned);
+wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server/*", localHostOnly, libraryOwned);
+oauthEndpoints.on(["POST", "OPTIONS"], "/token", localHostOnly, libraryOwned);
+oauthEndpoints.on(["POST", "OPTIONS"], "/register", localHostOnly, libraryOwned);
+oauthEndpoints.on(["GET", "PUT", "DELETE", "OPTIONS"], "/register/*", localHostOnly, libraryOwned);

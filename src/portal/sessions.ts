@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { accounts, sessions } from "../../schema";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../lib/context";
 import { limitedAddress } from "../lib/address";
 import type { Db } from "../lib/db";
 import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, type DeviceAccount, deviceToken } from "../accounts/devices";

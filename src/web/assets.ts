@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../lib/context";
 
 /**
  * The web app's stylesheet, script and icon, served as files so that the pages' Content
@@ -134,21 +134,23 @@ function version(text: string): string {
   return hash.toString(36);
 }
 
-export const assetPaths = {
-  css: `/portal/assets/portal.${version(css)}.css`,
-  js: `/portal/assets/portal.${version(script)}.js`,
-  icon: `/portal/assets/icon.${version(icon)}.svg`,
+const files = {
+  css: { name: `portal.${version(css)}.css`, body: css, type: "text/css; charset=utf-8" },
+  js: { name: `portal.${version(script)}.js`, body: script, type: "text/javascript; charset=utf-8" },
+  icon: { name: `icon.${version(icon)}.svg`, body: icon, type: "image/svg+xml" },
 };
 
-const files = [
-  { path: assetPaths.css, body: css, type: "text/css; charset=utf-8" },
-  { path: assetPaths.js, body: script, type: "text/javascript; charset=utf-8" },
-  { path: assetPaths.icon, body: icon, type: "image/svg+xml" },
-];
+/** Where the pages link them: the portal is mounted at /portal (src/app.ts), these files at its /assets (web.tsx). */
+const MOUNTED_AT = "/portal/assets";
+export const assetPaths = {
+  css: `${MOUNTED_AT}/${files.css.name}`,
+  js: `${MOUNTED_AT}/${files.js.name}`,
+  icon: `${MOUNTED_AT}/${files.icon.name}`,
+};
 
 export const webAssets = new Hono<AppEnv>();
-for (const file of files) {
-  webAssets.get(file.path, (c) =>
+for (const file of Object.values(files)) {
+  webAssets.get(`/${file.name}`, (c) =>
     c.body(file.body, 200, {
       "Content-Type": file.type,
       "Cache-Control": "public, max-age=31536000, immutable",

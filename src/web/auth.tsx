@@ -3,7 +3,6 @@ import { z } from "zod";
 import { createAccount, emailSchema, passwordSchema, setPassword } from "../accounts/accounts";
 import { credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
 import { readVars } from "../env";
-import { createDb } from "../lib/db";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
 import {
@@ -17,6 +16,7 @@ import {
 } from "../portal/sessions";
 import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, signedIn, type WebEnv } from "./session";
+import { log } from "../lib/log";
 
 /**
  * Sign-up, sign-in, sign-out and password pages. They share the JSON sign-in's rules: the same
@@ -157,8 +157,8 @@ function invalidFields(code: ErrorCode, credentials: { email: string; password: 
   return new Set(issues.map((issue) => issue.path[0]).filter((name) => name === "email" || name === "password"));
 }
 
-authPages.get("/portal/login", async (c) => {
-  if (await currentSession(c, createDb(c.env.DB))) return c.redirect(portalPath(c.req.query("next")), 303);
+authPages.get("/login", async (c) => {
+  if (await currentSession(c, c.var.ctx.db)) return c.redirect(portalPath(c.req.query("next")), 303);
   const next = c.req.query("next");
   const notice = c.req.query("ended")
     ? "Your session ended. Sign in again to continue."
@@ -168,11 +168,11 @@ authPages.get("/portal/login", async (c) => {
   return render(c, <SignInPage next={next ? portalPath(next) : undefined} notice={notice} signupOpen={signupOpen(c.env)} />);
 });
 
-authPages.post("/portal/login", async (c) => {
+authPages.post("/login", async (c) => {
   const form = await formFields(c.req);
   const email = field(form, "email");
   const next = portalPath(field(form, "next"));
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const credentials = { email, password: field(form, "password") };
   const result = await signInBrowser(c, db, credentials);
   if (!result.ok) {
@@ -188,20 +188,20 @@ authPages.post("/portal/login", async (c) => {
   return c.redirect(next, 303);
 });
 
-authPages.post("/portal/logout", async (c) => {
-  await endBrowserSession(c, createDb(c.env.DB));
+authPages.post("/logout", async (c) => {
+  await endBrowserSession(c, c.var.ctx.db);
   return c.redirect("/portal/login?signedOut=1", 303);
 });
 
-authPages.get("/portal/signup", async (c) => {
+authPages.get("/signup", async (c) => {
   if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
-  if (await currentSession(c, createDb(c.env.DB))) return c.redirect("/portal", 303);
+  if (await currentSession(c, c.var.ctx.db)) return c.redirect("/portal", 303);
   return render(c, <SignUpPage />);
 });
 
 const signUpInput = z.object({ email: emailSchema, password: passwordSchema });
 
-authPages.post("/portal/signup", async (c) => {
+authPages.post("/signup", async (c) => {
   if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
   const form = await formFields(c.req);
   const email = field(form, "email");
@@ -221,7 +221,7 @@ authPages.post("/portal/signup", async (c) => {
     c.header("Retry-After", String(limit.retryAfter));
     return render(c, <SignUpPage email={email} error="Too many attempts. Try again in a minute." />, 429);
   }
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const created = await createAccount(db, { ...parsed.data, plan: "free" });
   if (!created.ok) {
     if (created.error.code === "conflict") {
@@ -242,7 +242,7 @@ authPages.post("/portal/signup", async (c) => {
 });
 
 function failed(c: Context<WebEnv>, detail: string) {
-  console.error(`portal: sign-up failed: ${detail}`);
+  log.error("portal.sign_up_failed", { detail });
   return render(c, <SignUpPage error="Your account could not be created. Try again later." />, 500);
 }
 
@@ -273,7 +273,7 @@ function PasswordPage(props: {
   );
 }
 
-authPages.get("/portal/password", signedIn, (c) =>
+authPages.get("/password", signedIn, (c) =>
   render(
     c,
     <PasswordPage
@@ -287,10 +287,10 @@ authPages.get("/portal/password", signedIn, (c) =>
   ),
 );
 
-authPages.post("/portal/password", signedIn, async (c) => {
+authPages.post("/password", signedIn, async (c) => {
   const account = c.get("account");
   const form = await formFields(c.req);
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const fresh = passwordSchema.safeParse(field(form, "password"));
   if (!fresh.success)
     return render(
@@ -310,7 +310,7 @@ authPages.post("/portal/password", signedIn, async (c) => {
   }
   const changed = await setPassword(db, account.id, fresh.data);
   if (!changed.ok) {
-    console.error(`portal: password change failed: ${changed.error.message}`);
+    log.error("portal.password_change_failed", { detail: changed.error.message });
     return render(c, <PasswordPage account={account} error="Your password could not be changed. Try again later." />, 500);
   }
   // Every session went with the old password; this browser gets a new one.

@@ -5,7 +5,7 @@ import { payingStatuses, unsettledStatus } from "../billing/events";
 import { checkoutState, createBillingPortalSession, createCheckoutSession } from "../billing/sessions";
 import { type PaidPlan, paidPlans, priceOf } from "../billing/stripe";
 import { publicBase } from "../env";
-import { createDb, type Db } from "../lib/db";
+import type { Db } from "../lib/db";
 import { type ErrorCode, MISCONFIGURED, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
 import { retryLater } from "../lib/responses";
@@ -144,7 +144,7 @@ function BillingPage(props: {
 
 async function billingPage(c: Context<WebEnv>, outcome?: Outcome, status: 200 | 400 | 404 | 409 | 503 | 500 = 200) {
   const account = c.get("account");
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const subscription = await db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, account.id) });
   const purchasable = paidPlans.filter((plan) => priceOf(c.env, plan) !== null);
   // Stripe out of reach: worth another try in a few seconds, as every 503 of the service says.
@@ -211,8 +211,8 @@ async function returnOutcome(
   };
 }
 
-billingPages.get("/portal/billing", signedIn, async (c) => {
-  const outcome = await returnOutcome(c.env, createDb(c.env.DB), c.get("account"), c.req.query("checkout"), c.req.query("session_id"));
+billingPages.get("/billing", signedIn, async (c) => {
+  const outcome = await returnOutcome(c.env, c.var.ctx.db, c.get("account"), c.req.query("checkout"), c.req.query("session_id"));
   return billingPage(c, outcome);
 });
 
@@ -225,23 +225,17 @@ const failure = (code: ErrorCode, message: string): [Outcome, 400 | 404 | 409 | 
   ];
 };
 
-billingPages.post("/portal/billing/checkout", signedIn, async (c) => {
+billingPages.post("/billing/checkout", signedIn, async (c) => {
   const plan = field(await formFields(c.req), "plan");
   if (!(paidPlans as readonly string[]).includes(plan))
     return billingPage(c, ...failure("invalid_argument", "Choose one of the plans below."));
-  const session = await createCheckoutSession(
-    c.env,
-    createDb(c.env.DB),
-    c.get("account").id,
-    plan as PaidPlan,
-    publicBase(c.env, c.req.url),
-  );
+  const session = await createCheckoutSession(c.env, c.var.ctx.db, c.get("account").id, plan as PaidPlan, publicBase(c.env, c.req.url));
   if (!session.ok) return billingPage(c, ...failure(session.error.code, session.error.message));
   return c.redirect(session.value.url, 303);
 });
 
-billingPages.post("/portal/billing/manage", signedIn, async (c) => {
-  const session = await createBillingPortalSession(c.env, createDb(c.env.DB), c.get("account").id, publicBase(c.env, c.req.url));
+billingPages.post("/billing/manage", signedIn, async (c) => {
+  const session = await createBillingPortalSession(c.env, c.var.ctx.db, c.get("account").id, publicBase(c.env, c.req.url));
   if (!session.ok) return billingPage(c, ...failure(session.error.code, session.error.message));
   return c.redirect(session.value.url, 303);
 });

@@ -139,14 +139,14 @@ function ConnectionsPage(props: { account: SessionAccount; connections: Connecti
   );
 }
 
-connectionsPages.get("/portal/connections", signedIn, async (c) => {
+connectionsPages.get("/connections", signedIn, async (c) => {
   const account = c.get("account");
   const connections = await connectionsOf(oauthHelpers(c.env, publicBase(c.env, c.req.url)), account.id);
   const notice = c.req.query("disconnected") ? "Disconnected: that application's tokens no longer work." : undefined;
   return render(c, <ConnectionsPage account={account} connections={connections} notice={notice} />);
 });
 
-connectionsPages.post("/portal/connections/:grantId/disconnect", signedIn, async (c) => {
+connectionsPages.post("/connections/:grantId/disconnect", signedIn, async (c) => {
   const account = c.get("account");
   const helpers = oauthHelpers(c.env, publicBase(c.env, c.req.url));
   const grantId = c.req.param("grantId");

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { publicBase } from "../env";
 import { listKeys } from "../keys/apiKeys";
-import { createDb } from "../lib/db";
 import { discoveryUsage } from "../limits/discoveryLimits";
 import { dailyUsage } from "../limits/history";
 import { accountLookupUsage } from "../limits/lookupLimits";
@@ -143,9 +142,9 @@ function DashboardPage(props: {
   );
 }
 
-dashboardPages.get("/portal", signedIn, async (c) => {
+dashboardPages.get("/", signedIn, async (c) => {
   const account = c.get("account");
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const now = Date.now();
   const keys = await listKeys(db, account.id);
   const publishable = keys.filter((key) => key.type === "publishable" && key.revokedAt === null);

@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { publicBase } from "../env";
 import { type CreatedKey, createKey, type ListedKey, listedKey, listKeys, originSchema, revokeAccountKey } from "../keys/apiKeys";
 import { KEY_CACHE_TTL_MS } from "../keys/verify";
-import { createDb } from "../lib/db";
 import { formFields } from "../lib/params";
 import type { SessionAccount } from "../portal/sessions";
 import { dateTime, keyLabel } from "./format";
@@ -233,9 +232,9 @@ function NotFoundPage(props: { account: SessionAccount; revoked?: boolean }) {
   );
 }
 
-keysPages.get("/portal/keys", signedIn, async (c) => {
+keysPages.get("/keys", signedIn, async (c) => {
   const account = c.get("account");
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const keys = await listKeys(db, account.id);
   const revokedId = c.req.query("revoked");
   // By id: a key revoked among many need not be in the listing.
@@ -267,9 +266,9 @@ function parseOrigins(text: string): { origins: string[] } | { error: string } {
   return { origins: [...new Set(origins)] };
 }
 
-keysPages.post("/portal/keys", signedIn, async (c) => {
+keysPages.post("/keys", signedIn, async (c) => {
   const account = c.get("account");
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const body = await formFields(c.req);
   const type = field(body, "type");
   const form: CreateForm = {
@@ -312,16 +311,16 @@ keysPages.post("/portal/keys", signedIn, async (c) => {
   return render(c, <KeysPage account={account} keys={await listKeys(db, account.id)} base={base} created={created.value} />, 201);
 });
 
-keysPages.get("/portal/keys/:id/revoke", signedIn, async (c) => {
+keysPages.get("/keys/:id/revoke", signedIn, async (c) => {
   const account = c.get("account");
-  const key = await listedKey(createDb(c.env.DB), account.id, c.req.param("id"));
+  const key = await listedKey(c.var.ctx.db, account.id, c.req.param("id"));
   if (!key || key.revokedAt) return render(c, <NotFoundPage account={account} revoked={key !== undefined} />, 404);
   return render(c, <RevokePage account={account} apiKey={key} />);
 });
 
-keysPages.post("/portal/keys/:id/revoke", signedIn, async (c) => {
+keysPages.post("/keys/:id/revoke", signedIn, async (c) => {
   const account = c.get("account");
-  const revoked = await revokeAccountKey(createDb(c.env.DB), account.id, c.req.param("id"));
+  const revoked = await revokeAccountKey(c.var.ctx.db, account.id, c.req.param("id"));
   if (!revoked.ok) return render(c, <NotFoundPage account={account} />, 404);
   return c.redirect(`/portal/keys?revoked=${encodeURIComponent(revoked.value.id)}`, 303);
 });

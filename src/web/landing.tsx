@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { type AppEnv, publicBase, readVars } from "../env";
-import { createDb } from "../lib/db";
+import { publicBase, readVars } from "../env";
+import type { AppEnv } from "../lib/context";
 import { clientAddress, currentSession } from "../portal/sessions";
 import { Page, render } from "./layout";
 import { assetImages, Playground, type PlaygroundResult, typedResult } from "./playground";
@@ -55,7 +55,7 @@ function LandingPage(props: {
 landing.get("/", async (c, next) => {
   if (!c.req.header("accept")?.includes("text/html")) return next();
   const base = publicBase(c.env, c.req.url);
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const typed = c.req.query("domain")?.trim();
   const { result, status } = typed
     ? await typedResult(c, { address: clientAddress(c) }, typed, (logo) => assetImages(c.env, base, logo))

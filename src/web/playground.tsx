@@ -233,17 +233,17 @@ const imageQuery = z.object({
  */
 export const playgroundImages = new Hono<WebEnv>();
 
-playgroundImages.get("/portal/playground/logo", signedIn, async (c) => {
+playgroundImages.get("/playground/logo", signedIn, async (c) => {
   const query = imageQuery.safeParse(c.req.query());
   if (!query.success) return plainText("Invalid playground request", 400);
-  const db = createDb(c.env.DB);
+  const db = c.var.ctx.db;
   const key = await accountKey(db, c.get("account").id, query.data.key);
   if (key?.type !== "publishable") return plainText("No such publishable key", 404);
   const domain = normaliseDomain(query.data.domain);
   if (!domain.ok) return plainText("Invalid domain format", 400);
 
   const now = Date.now();
-  const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const defer = c.var.ctx.defer;
   const decision = await consumeLookup(c.env, key, { now, defer, leaseSize: 1 });
   const headers = { "Cache-Control": "no-store", ...rateLimitHeaders(decision) };
   if (!decision.allowed) return plainText("Rate limit exceeded", 429, { ...headers, "Retry-After": retryAfter(decision.resetAt, now) });

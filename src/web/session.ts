@@ -1,9 +1,9 @@
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../lib/db";
+import type { AppEnv } from "../lib/context";
 import { currentSession, type SessionAccount } from "../portal/sessions";
 
-/** Routers of the portal's pages: the bindings, and the signed-in account once `signedIn` ran. */
-export type WebEnv = { Bindings: Env; Variables: { account: SessionAccount } };
+/** Routers of the portal's pages: the request context, and the signed-in account once `signedIn` ran. */
+export type WebEnv = AppEnv<{ account: SessionAccount }>;
 
 /**
  * The portal's pages need a signed-in browser (the session cookie of the JSON sign-in and the
@@ -11,7 +11,7 @@ export type WebEnv = { Bindings: Env; Variables: { account: SessionAccount } };
  * a form posted without one gets a page saying the session ended.
  */
 export const signedIn = createMiddleware<WebEnv>(async (c, next) => {
-  const account = await currentSession(c, createDb(c.env.DB));
+  const account = await currentSession(c, c.var.ctx.db);
   if (!account) {
     if (c.req.method === "GET" || c.req.method === "HEAD") {
       const url = new URL(c.req.url);

@@ -130,7 +130,7 @@ function UsagePage(props: { account: SessionAccount; report: Report }) {
   );
 }
 
-usagePages.get("/portal/usage", signedIn, async (c) => {
+usagePages.get("/usage", signedIn, async (c) => {
   const account = c.get("account");
   return render(c, <UsagePage account={account} report={await report(c.env, account)} />);
 });
@@ -138,7 +138,7 @@ usagePages.get("/portal/usage", signedIn, async (c) => {
 /** RFC 4180: fields with commas, quotes or line breaks are quoted. Key labels never need it, but stay safe. */
 const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
-usagePages.get("/portal/usage.csv", signedIn, async (c) => {
+usagePages.get("/usage.csv", signedIn, async (c) => {
   const account = c.get("account");
   const { usage, keys } = await report(c.env, account);
   const header = ["date", ...keys.map(({ key }) => `lookups ${keyLabel(key)}`), "lookups", "mcp_calls", "companies"];

@@ -2,25 +2,25 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import { MISCONFIGURED, Misconfigured } from "../lib/errors";
+import { MISCONFIGURED } from "../lib/errors";
 import { MAX_FORM_BYTES } from "../lib/params";
-import { unavailableIn } from "../lib/dependencies";
-import { retryLater } from "../lib/responses";
+import { logFailure, retryLater } from "../lib/responses";
 import { authPages } from "./auth";
 import { billingPages } from "./billing";
 import { connectionsPages } from "./connections";
 import { dashboardPages } from "./dashboard";
 import { keysPages } from "./keys";
-import { createDb } from "../lib/db";
 import { currentSession } from "../portal/sessions";
 import { Page, render } from "./layout";
 import { playgroundImages } from "./playground";
 import type { WebEnv } from "./session";
 import { usagePages } from "./usage";
+import { webAssets } from "./assets";
 
 /**
- * The portal as a web app, under /portal: server-rendered pages (Hono JSX), forms that work
- * without scripts, one stylesheet and one small script served as files (webAssets). Every
+ * The portal as a web app, mounted at /portal (src/app.ts): server-rendered pages (Hono JSX),
+ * forms that work without scripts, one stylesheet and one small script served as files under
+ * /portal/assets (webAssets). Every
  * form posted here must come from this origin (hono/csrf: Origin or Sec-Fetch-Site), and the
  * session cookie is SameSite=Lax, so no other site can post a form with it.
  */
@@ -40,9 +40,10 @@ const formLimit = bodyLimit({
       413,
     ),
 });
-for (const path of ["/portal", "/portal/*"]) portalPages.use(path, csrf(), formLimit);
+for (const path of ["/", "/*"]) portalPages.use(path, csrf(), formLimit);
+portalPages.route("/assets", webAssets);
 // `/portal/` and `/portal/keys/` are the pages without the slash.
-portalPages.get("/portal/*", async (c, next) => {
+portalPages.get("/*", async (c, next) => {
   const url = new URL(c.req.url);
   if (!url.pathname.endsWith("/")) return next();
   return c.redirect(`${url.pathname.replace(/\/+$/, "")}${url.search}`, 301);
@@ -51,10 +52,10 @@ for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPa
   portalPages.route("/", pages);
 // Any other path under /portal is a missing page of the portal, not a domain to look up; a
 // signed-in visitor keeps the portal's navigation.
-portalPages.all("/portal/*", async (c) =>
+portalPages.all("/*", async (c) =>
   render(
     c,
-    <Page title="Not found" narrow account={(await currentSession(c, createDb(c.env.DB))) ?? undefined}>
+    <Page title="Not found" narrow account={(await currentSession(c, c.var.ctx.db)) ?? undefined}>
       <h1>No such page</h1>
       <p>
         <a href="/portal">Go to the portal</a>
@@ -67,11 +68,9 @@ portalPages.all("/portal/*", async (c) =>
 portalPages.onError((error, c) => {
   // hono/csrf refuses a cross-site form with a bare 403.
   const refused = error instanceof HTTPException && error.status === 403;
-  const misconfigured = error instanceof Misconfigured;
-  const unavailable = unavailableIn(error);
-  if (unavailable) console.error(`${unavailable.message} on ${c.req.method} ${c.req.path}`, unavailable.cause);
-  else if (misconfigured) console.error(`${c.req.method} ${c.req.path}: ${error.message}`);
-  else if (!refused) console.error(`unhandled error on ${c.req.method} ${c.req.path}`, error);
+  const failure = refused ? null : logFailure(error, c.req.method, c.req.path);
+  const unavailable = failure === "unavailable";
+  const misconfigured = failure === "misconfigured";
   if (unavailable) c.header("Retry-After", retryLater["Retry-After"]);
   const [title, heading, text] = refused
     ? ["Refused", "This form came from another site", "Forms of this portal are accepted only from its own pages."]

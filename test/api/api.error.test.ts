@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { rest, secretKeyFor, stripe } from "./helpers";
+import { errorBody } from "../helpers/errors";
 
 describe("REST API input errors", () => {
   it.each([
@@ -33,12 +34,15 @@ describe("REST API input errors", () => {
     const { key } = await secretKeyFor();
     const response = await rest(path, key);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: message, code: "invalid_argument" });
+    expect(await errorBody(response)).toEqual({ error: message, code: "invalid_argument" });
   });
 
   it("unknown companies → 404", async () => {
     const { key } = await secretKeyFor();
-    expect(await (await rest("/v1/companies/999999", key)).json()).toEqual({ error: "No company found with ID 999999", code: "not_found" });
+    expect(await errorBody(await rest("/v1/companies/999999", key))).toEqual({
+      error: "No company found with ID 999999",
+      code: "not_found",
+    });
     expect((await rest("/v1/companies/lookup?domain=unknown-company.com", key)).status).toBe(404);
     expect((await rest("/v1/companies/lookup?ticker=ZZZZ", key)).status).toBe(404);
     // EXCHANGE:SYMBOL at most: more after it is not the symbol's company.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addAccount, addKey } from "../helpers/catalogue";
 import { rest, secretKeyFor, stripe } from "./helpers";
+import { errorBody } from "../helpers/errors";
 
 const PATHS = ["/v1/companies/search?q=stripe", "/v1/companies/1", "/v1/companies/lookup?domain=stripe.com", "/v1/usage"];
 
@@ -14,7 +15,7 @@ describe("REST API access", () => {
       await rest(path, "sk_0000000000000000000000000000000000000"),
     ]) {
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: "Send a secret key as Authorization: Bearer sk_…", code: "unauthorized" });
+      expect(await errorBody(response)).toEqual({ error: "Send a secret key as Authorization: Bearer sk_…", code: "unauthorized" });
     }
   });
 
@@ -33,7 +34,7 @@ describe("REST API access", () => {
     ]) {
       for (const response of [await rest(url), await rest(url, key)]) {
         expect(response.status).toBe(401);
-        expect(await response.json()).toEqual({
+        expect(await errorBody(response)).toEqual({
           error: "Secret keys (sk_…) must not be sent in URLs; send them in the Authorization header",
           code: "unauthorized",
         });
@@ -53,6 +54,6 @@ describe("REST API access", () => {
     const refused = await rest("/v1/usage", key);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(await refused.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
+    expect(await errorBody(refused)).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
   });
 });

@@ -6,6 +6,7 @@ import { addAccount, addKey, db } from "../helpers/catalogue";
 import { BASE, fetchWith } from "../lookup/helpers";
 import { signedUp, textOf } from "../web/helpers";
 import { api, completeAtStripe, completedCheckout, deliver, event, outcomeOf, sentToStripe } from "./helpers";
+import { errorBody } from "../helpers/errors";
 
 /**
  * Billing when Stripe is slow, refuses the service's configuration, or takes a payment that
@@ -73,7 +74,7 @@ describe("a slow Stripe holds a request no longer than the dependency deadline",
       const { value: response, ms } = await timed(() => post({ STRIPE_SECRET_KEY: stripeKey.hanging }, path, key, body));
       expect(response.status, path).toBe(503);
       expect(response.headers.get("retry-after"), path).toBe("5");
-      expect(await response.json()).toEqual(UNAVAILABLE);
+      expect(await errorBody(response)).toEqual(UNAVAILABLE);
       expect(ms, path).toBeLessThan(1_500);
     }
   });
@@ -97,7 +98,7 @@ describe("a slow Stripe holds a request no longer than the dependency deadline",
       post({ STRIPE_SECRET_KEY: stripeKey.slow(200) }, "/apiaas/billing/checkout-session", key, { plan: "launch" }),
     );
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual(UNAVAILABLE);
+    expect(await errorBody(response)).toEqual(UNAVAILABLE);
     expect(ms).toBeLessThan(1_100);
   });
 });
@@ -123,7 +124,7 @@ describe("Stripe refusing the service's configuration is the service's misconfig
     const response = await post(vars, "/apiaas/billing/checkout-session", key, { plan: "launch" });
     expect(response.status).toBe(500);
     expect(response.headers.get("retry-after")).toBeNull();
-    expect(await response.json()).toEqual(MISCONFIGURED);
+    expect(await errorBody(response)).toEqual(MISCONFIGURED);
     const log = errors.mock.calls.map((call) => call.map(String).join(" ")).join("\n");
     expect(log).toMatch(logged);
     for (const secret of [KEY, stripeKey.revoked, stripeKey.failing(403)]) expect(log).not.toContain(secret);
@@ -136,7 +137,7 @@ describe("Stripe refusing the service's configuration is the service's misconfig
     for (const vars of [{ STRIPE_SECRET_KEY: stripeKey.revoked }, { STRIPE_SECRET_KEY: undefined }]) {
       const response = await post(vars, "/apiaas/billing/token-exchange", key, { sessionId: id });
       expect(response.status).toBe(500);
-      expect(await response.json()).toEqual(MISCONFIGURED);
+      expect(await errorBody(response)).toEqual(MISCONFIGURED);
     }
     // With the key back, the checkout's credentials are still there to collect.
     expect((await api("/apiaas/billing/token-exchange", { key, body: { sessionId: id } })).status).toBe(200);
@@ -151,7 +152,7 @@ describe("Stripe refusing the service's configuration is the service's misconfig
     });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
-    expect(await response.json()).toEqual(UNAVAILABLE);
+    expect(await errorBody(response)).toEqual(UNAVAILABLE);
   });
 
   it("the plan page says which: billing not set up (500), or Stripe briefly out of reach (503, Retry-After)", async () => {

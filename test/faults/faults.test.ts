@@ -15,6 +15,7 @@ import { addAccount, addKey, db } from "../helpers/catalogue";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 import { MCP_ACCEPT, mcpAccount, PASSWORD, tokensFor } from "../oauth/helpers";
 import { brokenBucket, brokenDatabase, brokenImages, brokenKv, brokenObjects, type Fault, flakyDatabase } from "./bindings";
+import { errorBody } from "../helpers/errors";
 
 /**
  * Every route when what it depends on fails or does not answer: the generic message with 503
@@ -33,7 +34,7 @@ async function expectJson503(response: Response, message = "Service temporarily 
   expect(response.status).toBe(503);
   expect(response.headers.get("retry-after")).toBe("5");
   expect(response.headers.get("cache-control")).toBe("no-store");
-  expect(await response.json()).toEqual({ error: message, code: "unavailable" });
+  expect(await errorBody(response)).toEqual({ error: message, code: "unavailable" });
 }
 
 const mcpCall = (

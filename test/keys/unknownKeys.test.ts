@@ -4,6 +4,7 @@ import { limitedAddress } from "../../src/lib/address";
 import { db } from "../helpers/catalogue";
 import { withinOneMinute } from "../helpers/minutes";
 import { BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
+import { errorBody } from "../helpers/errors";
 
 /**
  * Made-up keys from one address (src/keys/unknownKeys.ts): each costs a D1 read until the
@@ -60,12 +61,12 @@ describe("unknown keys from one address", () => {
     // The REST API refuses the address's unknown secret keys the same way, in JSON.
     const rest = await fetchWith({}, `${BASE}/v1/companies/search?q=acme`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
     expect(rest.status).toBe(429);
-    expect(await rest.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
+    expect(await errorBody(rest)).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
     expect(rest.headers.get("retry-after")).toBe("60");
     // And so do the billing routes, which take a secret key too.
     const billing = await fetchWith({}, `${BASE}/apiaas/billing/status`, from(ip, { Authorization: `Bearer ${madeUp("sk")}` }));
     expect(billing.status).toBe(429);
-    expect(await billing.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
+    expect(await errorBody(billing)).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
     // Another address is not touched.
     expect((await fetchWith({}, `${BASE}/github.com?token=${madeUp("pk")}`, from(address()))).status).toBe(401);
   });

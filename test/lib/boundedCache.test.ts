@@ -48,6 +48,7 @@ describe("readVars", () => {
       DISCOVERY_BUDGET_MS: "100",
       DISCOVERY_MISS_TTL_S: "60",
       DISCOVERY_RESOLVE: "a.test=127.0.0.1:9",
+      ACCESS_LOG: "all",
     };
     const names = Object.keys(varsSchema.shape);
     for (const name of names) {
@@ -56,5 +57,29 @@ describe("readVars", () => {
       readVars(env);
       expect(String((readVars({ ...env, [name]: value } as Env) as Record<string, unknown>)[name])).toBe(value);
     }
+  });
+});
+
+describe("BoundedCache with a byte budget", () => {
+  const sized = () => new BoundedCache<string, string>(100, { maxBytes: 100, sizeOf: (key, value) => key.length + value.length });
+
+  it("drops the oldest entries until the new one fits the bytes, whatever the count", () => {
+    const cache = sized();
+    cache.set("a", "x".repeat(39));
+    cache.set("b", "x".repeat(39));
+    expect(cache.heldBytes).toBe(80);
+    cache.set("c", "x".repeat(39));
+    expect([cache.get("a"), cache.get("b")?.length, cache.get("c")?.length, cache.heldBytes]).toEqual([undefined, 39, 39, 80]);
+  });
+
+  it("never keeps an entry larger than the whole budget, and counts a replaced entry once", () => {
+    const cache = sized();
+    cache.set("a", "x".repeat(9));
+    cache.set("huge", "x".repeat(200));
+    expect([cache.get("huge"), cache.get("a"), cache.heldBytes]).toEqual([undefined, "x".repeat(9), 10]);
+    cache.set("a", "x".repeat(19));
+    expect(cache.heldBytes).toBe(20);
+    cache.delete("a");
+    expect([cache.size, cache.heldBytes]).toEqual([0, 0]);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { errorCodeList } from "../../src/lib/errors";
 import { rest, secretKeyFor } from "../api/helpers";
 import { fetchWith } from "../lookup/helpers";
+import { errorBody } from "../helpers/errors";
 
 /**
  * Every JSON surface (REST, portal, billing, /mcp at the HTTP level) answers errors in one
@@ -14,7 +15,7 @@ async function expectJsonError(response: Response, status: number, code: string)
   expect(response.status).toBe(status);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   expect(response.headers.get("cache-control")).toBe("no-store");
-  const body = (await response.json()) as { error: unknown; code: unknown };
+  const body = (await errorBody(response)) as { error: unknown; code: unknown };
   expect(Object.keys(body).sort()).toEqual(["code", "error"]);
   expect(body.code).toBe(code);
   expect(typeof body.error).toBe("string");

@@ -6,6 +6,7 @@ import { accountMonthWindow } from "../../src/limits/lookupLimits";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshCompany, freshKey } from "./helpers";
+import { errorBody } from "../helpers/errors";
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual", ...init });
 
@@ -204,7 +205,7 @@ describe("misconfigured vars beyond the lookup", () => {
     try {
       const openapi = await fetchWith(vars, `${BASE}/openapi.json`);
       expect(openapi.status).toBe(500);
-      expect(await openapi.json()).toEqual({ error: "Service misconfigured", code: "internal" });
+      expect(await errorBody(openapi)).toEqual({ error: "Service misconfigured", code: "internal" });
 
       const signIn = await fetchWith(vars, `${BASE}/portal/login`);
       expect(signIn.status).toBe(500);

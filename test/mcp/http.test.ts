@@ -12,6 +12,7 @@ import { db } from "../helpers/catalogue";
 import { company } from "./helpers";
 import { BASE, callMcp, mcpAccount, tokensFor } from "../oauth/helpers";
 import { withinOneMinute } from "../helpers/minutes";
+import { errorBody } from "../helpers/errors";
 
 const RESOURCE_METADATA = `resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`;
 
@@ -38,7 +39,7 @@ describe("/mcp: authentication", () => {
   ])("%s → 401 Authorization required, pointing at the metadata", async (_, headers) => {
     const response = await callMcp(undefined, undefined, "/mcp", headers);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Authorization required", code: "unauthorized" });
+    expect(await errorBody(response)).toEqual({ error: "Authorization required", code: "unauthorized" });
     const challenge = response.headers.get("www-authenticate")!;
     expect(challenge).toMatch(/^Bearer /);
     expect(challenge).toContain(RESOURCE_METADATA);
@@ -55,7 +56,7 @@ describe("/mcp: authentication", () => {
     const response = await callMcp(bearer);
     expect(response.status).toBe(401);
     // Spec: "Invalid or expired token" is for expired or revoked tokens; this one never was one.
-    expect(await response.json()).toEqual({ error: "Authorization required", code: "unauthorized" });
+    expect(await errorBody(response)).toEqual({ error: "Authorization required", code: "unauthorized" });
     const challenge = response.headers.get("www-authenticate")!;
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain(RESOURCE_METADATA);
@@ -65,7 +66,7 @@ describe("/mcp: authentication", () => {
     const { account } = await signedIn();
     const response = await callMcp(`${account.id}:AAAAAAAAAAAAAAAA:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB`);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
+    expect(await errorBody(response)).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
     expect(response.headers.get("www-authenticate")).toContain(RESOURCE_METADATA);
   });
 
@@ -82,7 +83,7 @@ describe("/mcp: account checks", () => {
     await db.delete(apiClients).where(eq(apiClients.accountId, account.id));
     const response = await callMcp(token);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: "No API client associated with this account", code: "forbidden" });
+    expect(await errorBody(response)).toEqual({ error: "No API client associated with this account", code: "forbidden" });
   });
 
   it("403 when MCP access is switched off for the account, and back on", async () => {
@@ -90,7 +91,7 @@ describe("/mcp: account checks", () => {
     await setMcpAccess(db, account.id, false);
     const refused = await callMcp(token);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ error: "Your plan does not include MCP access", code: "forbidden" });
+    expect(await errorBody(refused)).toEqual({ error: "Your plan does not include MCP access", code: "forbidden" });
     await setMcpAccess(db, account.id, true);
     expect((await callMcp(token)).status).toBe(200);
   });
@@ -107,7 +108,7 @@ describe("/mcp: unexpected failures", () => {
     await env.DB.prepare("UPDATE accounts SET plan = 'legacy-gold' WHERE id = ?").bind(account.id).run();
     const response = await callMcp(token);
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe(JSON.stringify({ error: "Internal MCP server error", code: "internal" }));
+    expect(await errorBody(response)).toEqual({ error: "Internal MCP server error", code: "internal" });
   });
 });
 
@@ -119,7 +120,7 @@ describe("/mcp: limits", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
     const refused = responses.find((r) => r.status === 429)!;
-    expect(await refused.json()).toEqual({
+    expect(await errorBody(refused)).toEqual({
       error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.",
       code: "rate_limited",
     });
@@ -134,7 +135,7 @@ describe("/mcp: limits", () => {
     expect((await callMcp(token, undefined, "/mcp?toolset=three")).status).toBe(200);
     const refused = await callMcp(token, undefined, "/mcp?toolset=three");
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({
+    expect(await errorBody(refused)).toEqual({
       error: "Daily limit of 20 requests exceeded. Upgrade your plan for higher limits.",
       code: "rate_limited",
     });
@@ -157,7 +158,7 @@ describe("/mcp: limits", () => {
       expect((await callMcp(token)).status).toBe(200);
       const refused = await callMcp(token);
       expect(refused.status).toBe(429);
-      expect(await refused.json()).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
+      expect(await errorBody(refused)).toEqual({ error: "Rate limit exceeded", code: "rate_limited" });
       expect(refused.headers.get("retry-after")).toBe("60");
       // Up to 5 s of waiting for the next minute, and a busy machine.
     },
@@ -267,7 +268,7 @@ describe("/mcp: batches", () => {
     await spend(account.id, "free", "seven", 40);
     const refused = await callMcp(token, batchOf(20), "/mcp", { "MCP-Protocol-Version": "2025-03-26" });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({
+    expect(await errorBody(refused)).toEqual({
       error: "Daily limit of 50 requests exceeded. Upgrade your plan for higher limits.",
       code: "rate_limited",
     });

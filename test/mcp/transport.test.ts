@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BASE, MCP_ACCEPT, mcpAccount, tokensFor } from "../oauth/helpers";
+import { errorBody } from "../helpers/errors";
 
 /** The transport's own refusals, after authentication: each with a JSON-RPC error body. */
 async function token() {
@@ -107,7 +108,7 @@ describe("/mcp transport", () => {
         body: path === "/mcp" ? LIST : undefined,
       });
       expect(rebound.status, path).toBe(403);
-      expect(await rebound.json()).toEqual({ error: "Invalid Host: evil.example.com", code: "forbidden" });
+      expect(await errorBody(rebound)).toEqual({ error: "Invalid Host: evil.example.com", code: "forbidden" });
     }
     // The same requests to a local name reach the service.
     const local = await exports.default.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp");

@@ -20,6 +20,7 @@ import {
   spendSignIns,
   tokensFor,
 } from "./helpers";
+import { errorBody } from "../helpers/errors";
 
 const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
 
@@ -494,7 +495,7 @@ describe("tokens", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
+    expect(await errorBody(response)).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
   });
 
   it("refuses a revoked token with 401 Invalid or expired token", async () => {
@@ -508,7 +509,7 @@ describe("tokens", () => {
     expect(revoked.status).toBe(200);
     const response = await callMcp(tokens.access_token);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
+    expect(await errorBody(response)).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
 
@@ -523,7 +524,7 @@ describe("tokens", () => {
     await env.OAUTH_KV.put(key, JSON.stringify({ ...record, expiresAt: Math.floor(Date.now() / 1000) - 1 }));
     const response = await callMcp(tokens.access_token);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
+    expect(await errorBody(response)).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
   });
 });
 
@@ -602,7 +603,7 @@ describe("scopes", () => {
     const expectRefused = async (token: string) => {
       const response = await callMcp(token);
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ error: 'Insufficient scope: this token does not grant "logos"', code: "forbidden" });
+      expect(await errorBody(response)).toEqual({ error: 'Insufficient scope: this token does not grant "logos"', code: "forbidden" });
       const header = response.headers.get("www-authenticate")!;
       expect(header).toMatch(/^Bearer /);
       expect(header).toContain('error="insufficient_scope"');

@@ -7,6 +7,7 @@ import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { db } from "../helpers/catalogue";
 import { spendSignIns } from "../oauth/helpers";
+import { errorBody } from "../helpers/errors";
 
 const PASSWORD = "correct horse battery";
 let n = 0;
@@ -46,7 +47,7 @@ describe("portal sign-in", () => {
   it("refuses a body larger than any sign-in, as JSON, before reading it", async () => {
     const response = await loginJson(`${"x".repeat(100 * 1024)}@example.com`, PASSWORD);
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ error: "Payload too large", code: "payload_too_large" });
+    expect(await errorBody(response)).toEqual({ error: "Payload too large", code: "payload_too_large" });
     expect(response.headers.get("set-cookie")).toBeNull();
   });
 
@@ -80,7 +81,7 @@ describe("portal sign-in", () => {
     const { email } = await account();
     for (const response of [await loginJson(email, "wrong password!"), await loginJson("nobody@example.com", PASSWORD)]) {
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: "Invalid email or password", code: "unauthorized" });
+      expect(await errorBody(response)).toEqual({ error: "Invalid email or password", code: "unauthorized" });
       expect(response.headers.get("set-cookie")).toBeNull();
     }
   });
@@ -227,7 +228,7 @@ describe("whoami and logout", () => {
     for (const cookie of [undefined, "garbage", "x".repeat(500)]) {
       const response = await whoami(cookie);
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: "Not signed in", code: "unauthorized" });
+      expect(await errorBody(response)).toEqual({ error: "Not signed in", code: "unauthorized" });
     }
   });
 });

@@ -79,6 +79,9 @@ async function startWithMiniflare(options: WriterOptions): Promise<ToolWorker> {
     target: "es2024",
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
+    // Node's modules the Worker's code uses (the log scope's AsyncLocalStorage) are workerd's
+    // own under nodejs_compat, which the tool worker runs with.
+    external: ["node:*"],
     logLevel: "silent",
   });
   const runtime = {

@@ -11,6 +11,7 @@ import type { ToolContext } from "../context";
 import { base64Within, readImage, resourceUri, scaledWidth } from "../delivery";
 import { MAX_WIDTH } from "../schemas";
 import { foundLogo, handOut } from "../admission";
+import { log } from "../../lib/log";
 
 /**
  * Resource `qt://logo/{logoId}{?maxWidth}` (spec "Resource URI", "Resource read"): the logo's
@@ -52,7 +53,7 @@ export function registerLogoResource(server: McpServer, ctx: ToolContext) {
         // The protocol's own errors are the answer; anything else (the catalogue failing) is
         // logged, and the client gets the spec's generic message, never the detail.
         if (error instanceof ProtocolError) throw error;
-        console.error("mcp: logo resource read failed", error);
+        log.error("mcp.resource_read_failed", { error });
         throw new ProtocolError(ProtocolErrorCode.InternalError, "Failed to get logo. Try again later");
       }),
   );
