@@ -2,7 +2,7 @@ import { app } from "./app";
 import { log } from "./lib/log";
 import { configurationProblems } from "./env";
 import { consumeDiscoveries } from "./discovery/queue";
-import { warmLookup } from "./lookup/lookup";
+import { warmLookup } from "./lookup/warm";
 
 export { RateLimiter } from "./limits/rateLimiter";
 export { CompanyQuota } from "./limits/companyQuota";
@@ -18,7 +18,7 @@ export default {
       configurationChecked = true;
       for (const problem of configurationProblems(env)) log.error("configuration_problem", { problem });
     }
-    // A warm lookup is answered before the router (src/lookup/lookup.ts); anything else is routed.
+    // A warm lookup is answered before the router (src/lookup/warm.ts); anything else is routed.
     return warmLookup(request, env, ctx) ?? app.fetch(request, env, ctx);
   },
   queue: (batch, env) => consumeDiscoveries(batch, env),

@@ -108,7 +108,7 @@ describe("the layout", () => {
 
   it("reads every file of src/", () => {
     expect(files.size).toBeGreaterThan(50);
-    expect(files.get("app.ts")).toContain("lookup/lookup.ts");
+    expect(files.get("app.ts")).toContain("lookup/routes.ts");
   });
 
   it("has no import cycle between files", () => {

@@ -1,4 +1,5 @@
 import { fromBase64Url, toBase64Url } from "../lib/encoding";
+import { DAY_S } from "../lib/time";
 
 /**
  * Browsers that have signed in to an account before (OWASP's device cookies, its answer to
@@ -10,7 +11,7 @@ import { fromBase64Url, toBase64Url } from "../lib/encoding";
  * there are no tokens, and every attempt counts as before.
  */
 export const DEVICE_COOKIE = "device";
-export const DEVICE_TTL_SECONDS = 180 * 24 * 60 * 60;
+export const DEVICE_TTL_SECONDS = 180 * DAY_S;
 
 const encoder = new TextEncoder();
 

@@ -1,8 +1,9 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { assetUrl } from "../assets/codec";
+import { assetUrl } from "../images/assetUrls";
 import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
-import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByName, findCompanyByTicker } from "../catalogue/queries";
+import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByTicker } from "../catalogue/companies";
+import { findCompanyByName } from "../catalogue/search";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";

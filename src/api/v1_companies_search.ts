@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { searchCompanies } from "../catalogue/queries";
+import { searchCompanies } from "../catalogue/search";
 import { catalogueReader } from "../lib/db";
 import { type ApiEnv, secretKeyRoute } from "./auth";
 import { CompanyHit, commonErrors, textParam } from "./schemas";

@@ -1,21 +1,21 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
-import { namesGrey } from "../catalogue/queries";
+import { namesGrey } from "../catalogue/logos";
 import type { AppEnv } from "../lib/context";
 import { makeGrey } from "../images/greyOnDemand";
-import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/keys";
+import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/objectKeys";
 import { MAX_OUTPUT_WIDTH, MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
 import { asciiBytes, isolateByteCache, isolateCache, MAP_ENTRY_BYTES, objectBytes } from "../lib/isolateCaches";
 import { createDb } from "../lib/db";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { firstMessage, integerParam } from "../lib/params";
-import { densityOf, densityRule, imageParams } from "./imageParams";
+import { densityOf, densityRule, imageParams } from "../images/params";
 import { plainText } from "../lib/responses";
-import { decodeAssetKey, encodeAssetKey } from "./codec";
-import { checkAssetSignature } from "./signedUrls";
-import { SVG_HEADERS } from "./svgPolicy";
-import { ladderDown, ladderUp, scaleDownTo } from "./widths";
+import { decodeAssetKey, encodeAssetKey } from "../images/assetUrls";
+import { checkAssetSignature } from "../images/signedUrls";
+import { SVG_HEADERS } from "../images/svgPolicy";
+import { ladderDown, ladderUp, scaleDownTo } from "../images/widths";
 
 /**
  * GET /assets/{base64urlKey} (spec section 3): public image bytes of a logo object, immutable
@@ -33,7 +33,7 @@ import { ladderDown, ladderUp, scaleDownTo } from "./widths";
  *             width between the ladder's rungs is signed without expiry to get that exact width
  *
  * Anyone can call this route, so it renders a bounded set of images per object: any other
- * parameter is refused, unsigned widths are rounded to a ladder (./widths.ts), and answers are
+ * parameter is refused, unsigned widths are rounded to a ladder (src/images/widths.ts), and answers are
  * cached under what they are (key, width, format, page), never under the URL as sent.
  */
 const IMMUTABLE = "public, max-age=31536000, immutable";

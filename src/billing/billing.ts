@@ -14,11 +14,11 @@ import { firstMessage } from "../lib/params";
 import { jsonError, jsonErrorHandler, retryLater } from "../lib/responses";
 import { accountLookupUsage, keyMinuteUsage } from "../limits/lookupLimits";
 import { accountUsage } from "../limits/usage";
-import { sameSiteOnly } from "../portal/sessions";
+import { sameSiteOnly } from "../accounts/browserSessions";
 import { type BillingCaller, billingCaller } from "./caller";
 import { type Applied, applyEvent, MalformedEvent } from "./events";
 import { planLimits } from "../limits/plans";
-import { checkoutState, createCheckoutSession } from "./sessions";
+import { checkoutState, createCheckoutSession } from "./checkouts";
 import { paidPlans, STRIPE_UNAVAILABLE, stripeSdk } from "./stripe";
 import { log } from "../lib/log";
 

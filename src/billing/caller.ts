@@ -5,7 +5,7 @@ import { keyTypeOf, visiblePrefix } from "../keys/format";
 import { verifyAskedKey } from "../keys/unknownKeys";
 import type { Db } from "../lib/db";
 import { bearerToken } from "../lib/responses";
-import { currentSession } from "../portal/sessions";
+import { currentSession } from "../accounts/browserSessions";
 
 export interface BillingCaller {
   accountId: string;

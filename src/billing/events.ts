@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type Stripe from "stripe";
 import { z } from "zod";
 import { billingAccounts, type Plan, plans } from "../../schema";
@@ -77,22 +78,42 @@ interface Change {
 export type Applied = "applied" | "duplicate" | "stale" | "other_subscription" | "ignored";
 
 /** A subscription status's place in Stripe's lifecycle, as SQL: what breaks ties within a second. */
-const LIFECYCLE = (column: string) =>
-  `(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
+const LIFECYCLE = (column: SQL) =>
+  sql`(CASE ${column} WHEN 'incomplete' THEN 0 WHEN 'trialing' THEN 1 WHEN 'active' THEN 2 WHEN 'past_due' THEN 3 WHEN 'paused' THEN 3 WHEN 'unpaid' THEN 4 ELSE 5 END)`;
 /** Statuses Stripe never moves a subscription out of: it never comes back, nor charges again. */
 export const endedStatuses = ["canceled", "incomplete_expired"] as const;
 /** Not paying, and not over either (a first payment settling, unpaid, paused): Stripe may still charge for it. */
 export const unsettledStatus = (status: string) => !payingStatuses.has(status) && !(endedStatuses as readonly string[]).includes(status);
-const ENDED = (column: string) => `(${column} IN (${endedStatuses.map((ended) => `'${ended}'`).join(", ")}))`;
-const PAYING = (status: string) => `(${status} IN (${[...payingStatuses].map((paying) => `'${paying}'`).join(", ")}))`;
+/** `value IN (…)`, the list bound as parameters. */
+const among = (value: SQL, list: Iterable<string>) =>
+  sql`(${value} IN (${sql.join(
+    [...list].map((item) => sql`${item}`),
+    sql`, `,
+  )}))`;
+const ENDED = (status: SQL) => among(status, endedStatuses);
+const PAYING = (status: SQL) => among(status, payingStatuses);
+/** A column of the table an upsert's ON CONFLICT clause reads (`billing_accounts.x`, `excluded.x`). */
+const column = (table: "billing_accounts" | "excluded", name: string) => sql.raw(`${table}.${name}`);
 /**
  * The row's current subscription is paying, and the event, of another subscription (or none),
  * may not replace it: it says that one is not paying, or it was created before the row's.
  */
-const OTHER_SUBSCRIPTION = (row: string, subscriptionId: string, status: string, created: string) =>
-  `(${row}.subscription_id IS NOT NULL AND ${row}.subscription_id IS NOT ${subscriptionId} AND ${PAYING(`${row}.status`)}
+const OTHER_SUBSCRIPTION = (subscriptionId: SQL, status: SQL, created: SQL) => {
+  const row = (name: string) => column("billing_accounts", name);
+  return sql`(${row("subscription_id")} IS NOT NULL AND ${row("subscription_id")} IS NOT ${subscriptionId} AND ${PAYING(row("status"))}
     AND (NOT ${PAYING(status)}
-         OR (${row}.subscription_created IS NOT NULL AND ${created} IS NOT NULL AND ${created} < ${row}.subscription_created)))`;
+         OR (${row("subscription_created")} IS NOT NULL AND ${created} IS NOT NULL AND ${created} < ${row("subscription_created")})))`;
+};
+
+/**
+ * A statement of D1's own from drizzle's `sql`: values written where they go, bound as
+ * parameters, for a batch whose results are read as D1 gives them (rows, or what changed).
+ */
+const dialect = new SQLiteAsyncDialect();
+function statement(db: Db, query: SQL): D1PreparedStatement {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return db.$client.prepare(text).bind(...params);
+}
 
 const paidPlan = z.enum(plans).exclude(["free"]);
 
@@ -227,121 +248,104 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
   const change = await changeOf(db, env, event);
   if (!change) return "ignored";
 
-  const d1 = db.$client;
-  const unseen = "NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?1)";
-  const statements = [
-    // Read in the same transaction, before the upsert: whether the account exists, and whether
-    // its row pays for another subscription, which name the outcome if the upsert changes nothing.
-    d1
-      .prepare(
-        `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ?1) AS known,
-                (SELECT ${OTHER_SUBSCRIPTION("billing_accounts", "?2", "?3", "?4")} FROM billing_accounts WHERE account_id = ?1) AS other`,
-      )
-      .bind(change.accountId, change.subscriptionId, change.status, change.subscriptionCreated),
-    // Upsert the billing row, unless the event was seen, is older than the row, or says
-    // another subscription than the paying one is not paying. A plan kept (null) is the
-    // account's paid plan, read here in the same transaction, else the one its checkout bought.
-    d1
-      .prepare(
-        `INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
-                                       current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at, subscription_created)
-         SELECT ?2, ?3, ?4, ?5, coalesce(?6, (SELECT nullif(plan, 'free') FROM accounts WHERE id = ?2), ?12, 'free'), ?7, ?8, ?9, ?10, ?1, ?11, ?13
-         WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ?2)
-         ON CONFLICT (account_id) DO UPDATE SET
-           stripe_customer_id = coalesce(excluded.stripe_customer_id, stripe_customer_id),
-           subscription_created = CASE WHEN excluded.subscription_id IS NULL OR excluded.subscription_id IS subscription_id
-                                       THEN coalesce(excluded.subscription_created, subscription_created)
-                                       ELSE excluded.subscription_created END,
-           subscription_id = coalesce(excluded.subscription_id, subscription_id),
-           status = excluded.status, plan = excluded.plan,
-           current_period_start = coalesce(excluded.current_period_start, current_period_start),
-           current_period_end = coalesce(excluded.current_period_end, current_period_end),
-           cancel_at_period_end = excluded.cancel_at_period_end,
-           state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
-         WHERE NOT (${ENDED("billing_accounts.status")} AND billing_accounts.subscription_id IS excluded.subscription_id)
-           AND NOT (excluded.status = 'incomplete' AND billing_accounts.status <> 'incomplete'
-                    AND billing_accounts.subscription_id IS excluded.subscription_id)
-           AND NOT ${OTHER_SUBSCRIPTION("billing_accounts", "excluded.subscription_id", "excluded.status", "excluded.subscription_created")}
-           AND (billing_accounts.state_at < excluded.state_at
-                OR (billing_accounts.state_at = excluded.state_at
-                    AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id
-                             THEN ${LIFECYCLE("excluded.status")} >= ${LIFECYCLE("billing_accounts.status")}
-                             ELSE NOT ${ENDED("excluded.status")} END))`,
-      )
-      .bind(
-        event.id,
-        change.accountId,
-        change.customerId,
-        change.subscriptionId,
-        change.status,
-        change.plan,
-        change.periodStart,
-        change.periodEnd,
-        change.cancelAtPeriodEnd ? 1 : 0,
-        event.created,
-        now,
-        change.boughtPlan ?? null,
-        change.subscriptionCreated,
-      ),
-    // The plan limiters read follows the row's, only if this event is the one the row now
-    // reflects, and only the first time it comes: a redelivery must not undo a plan an
-    // operator set since (`admin account plan`, for a price no STRIPE_PRICE_* names).
-    d1
-      .prepare(
-        `UPDATE accounts SET plan = (SELECT plan FROM billing_accounts WHERE account_id = ?3), updated_at = ?2
-         WHERE id = ?3 AND (SELECT last_event_id FROM billing_accounts WHERE account_id = ?3) = ?1
-           AND plan <> (SELECT plan FROM billing_accounts WHERE account_id = ?3)
-           AND NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?1)`,
-      )
-      .bind(event.id, now, change.accountId),
-  ];
-  if (change.checkoutSessionId) {
-    statements.push(
-      d1
-        .prepare("UPDATE checkout_sessions SET completed_at = ?2 WHERE id = ?1 AND account_id = ?3 AND completed_at IS NULL")
-        .bind(change.checkoutSessionId, now, change.accountId),
-    );
-  }
+  const { accountId, subscriptionId, status, subscriptionCreated } = change;
+  const unseen = sql`NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ${event.id})`;
+  const excluded = (name: string) => column("excluded", name);
+  const row = (name: string) => column("billing_accounts", name);
+  // Read in the same transaction, before the upsert: whether the account exists, and whether
+  // its row pays for another subscription, which name the outcome if the upsert changes nothing.
+  const read = statement(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId}) AS known,
+               (SELECT ${OTHER_SUBSCRIPTION(sql`${subscriptionId}`, sql`${status}`, sql`${subscriptionCreated}`)}
+                FROM billing_accounts WHERE account_id = ${accountId}) AS other`,
+  );
+  // Upsert the billing row, unless the event was seen, is older than the row, or says
+  // another subscription than the paying one is not paying. A plan kept (null) is the
+  // account's paid plan, read here in the same transaction, else the one its checkout bought.
+  const upsert = statement(
+    db,
+    sql`INSERT INTO billing_accounts (account_id, stripe_customer_id, subscription_id, status, plan, current_period_start,
+                                      current_period_end, cancel_at_period_end, state_at, last_event_id, updated_at, subscription_created)
+        SELECT ${accountId}, ${change.customerId}, ${subscriptionId}, ${status},
+               coalesce(${change.plan}, (SELECT nullif(plan, 'free') FROM accounts WHERE id = ${accountId}), ${change.boughtPlan ?? null}, 'free'),
+               ${change.periodStart}, ${change.periodEnd}, ${change.cancelAtPeriodEnd ? 1 : 0}, ${event.created}, ${event.id}, ${now},
+               ${subscriptionCreated}
+        WHERE ${unseen} AND EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId})
+        ON CONFLICT (account_id) DO UPDATE SET
+          stripe_customer_id = coalesce(excluded.stripe_customer_id, stripe_customer_id),
+          subscription_created = CASE WHEN excluded.subscription_id IS NULL OR excluded.subscription_id IS subscription_id
+                                      THEN coalesce(excluded.subscription_created, subscription_created)
+                                      ELSE excluded.subscription_created END,
+          subscription_id = coalesce(excluded.subscription_id, subscription_id),
+          status = excluded.status, plan = excluded.plan,
+          current_period_start = coalesce(excluded.current_period_start, current_period_start),
+          current_period_end = coalesce(excluded.current_period_end, current_period_end),
+          cancel_at_period_end = excluded.cancel_at_period_end,
+          state_at = excluded.state_at, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at
+        WHERE NOT (${ENDED(row("status"))} AND billing_accounts.subscription_id IS excluded.subscription_id)
+          AND NOT (excluded.status = 'incomplete' AND billing_accounts.status <> 'incomplete'
+                   AND billing_accounts.subscription_id IS excluded.subscription_id)
+          AND NOT ${OTHER_SUBSCRIPTION(excluded("subscription_id"), excluded("status"), excluded("subscription_created"))}
+          AND (billing_accounts.state_at < excluded.state_at
+               OR (billing_accounts.state_at = excluded.state_at
+                   AND CASE WHEN billing_accounts.subscription_id IS excluded.subscription_id
+                            THEN ${LIFECYCLE(excluded("status"))} >= ${LIFECYCLE(row("status"))}
+                            ELSE NOT ${ENDED(excluded("status"))} END))`,
+  );
+  // The plan limiters read follows the row's, only if this event is the one the row now
+  // reflects, and only the first time it comes: a redelivery must not undo a plan an
+  // operator set since (`admin account plan`, for a price no STRIPE_PRICE_* names).
+  const followPlan = statement(
+    db,
+    sql`UPDATE accounts SET plan = (SELECT plan FROM billing_accounts WHERE account_id = ${accountId}), updated_at = ${now}
+        WHERE id = ${accountId} AND (SELECT last_event_id FROM billing_accounts WHERE account_id = ${accountId}) = ${event.id}
+          AND plan <> (SELECT plan FROM billing_accounts WHERE account_id = ${accountId})
+          AND ${unseen}`,
+  );
+  const completed = change.checkoutSessionId
+    ? [
+        statement(
+          db,
+          sql`UPDATE checkout_sessions SET completed_at = ${now}
+              WHERE id = ${change.checkoutSessionId} AND account_id = ${accountId} AND completed_at IS NULL`,
+        ),
+      ]
+    : [];
   // Recorded only for an account of ours: an event about none concerns us, and is not kept.
-  statements.push(
-    d1
-      .prepare(
-        `INSERT INTO stripe_events (id, type, created, received_at) SELECT ?1, ?2, ?3, ?4
-         WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?5) ON CONFLICT (id) DO NOTHING`,
-      )
-      .bind(event.id, event.type, event.created, now, change.accountId),
+  const recorded = statement(
+    db,
+    sql`INSERT INTO stripe_events (id, type, created, received_at) SELECT ${event.id}, ${event.type}, ${event.created}, ${now}
+        WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId}) ON CONFLICT (id) DO NOTHING`,
   );
 
-  const [read, upsert, ...rest] = await d1.batch<{ known: number; other: number }>(statements);
-  if (!read?.results[0]?.known) return "ignored";
+  const [known, upserted, ...rest] = await db.$client.batch<{ known: number; other: number }>([read, upsert, followPlan, ...completed, recorded]);
+  if (!known?.results[0]?.known) return "ignored";
   if (rest.at(-1)?.meta.changes === 0) return "duplicate";
-  if (upsert?.meta.changes !== 0) return "applied";
-  return read?.results[0]?.other ? "other_subscription" : "stale";
+  if (upserted?.meta.changes !== 0) return "applied";
+  return known.results[0]?.other ? "other_subscription" : "stale";
 }
 
 /**
  * A checkout session of ours that expired at Stripe can no longer be paid: recorded so that it
- * keeps its account from nothing (src/billing/sessions.ts, stillChargeable). Recorded as an
+ * keeps its account from nothing (src/billing/checkouts.ts, stillChargeable). Recorded as an
  * event only for a session of ours; one completed or already known expired changes nothing.
  */
 async function applyExpiry(db: Db, event: Stripe.Event, now: number): Promise<Applied> {
   const { id } = objectOf(checkoutSessionSchema.pick({ id: true }), event);
-  const d1 = db.$client;
-  const [marked, recorded] = await d1.batch([
-    d1
-      .prepare(
-        `UPDATE checkout_sessions SET expired_at = ?3 WHERE id = ?1 AND completed_at IS NULL AND expired_at IS NULL
-           AND NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ?2)`,
-      )
-      .bind(id, event.id, now),
-    d1
-      .prepare(
-        `INSERT INTO stripe_events (id, type, created, received_at) SELECT ?1, ?2, ?3, ?4
-         WHERE EXISTS (SELECT 1 FROM checkout_sessions WHERE id = ?5) ON CONFLICT (id) DO NOTHING`,
-      )
-      .bind(event.id, event.type, event.created, now, id),
+  const [marked, recorded] = await db.$client.batch([
+    statement(
+      db,
+      sql`UPDATE checkout_sessions SET expired_at = ${now} WHERE id = ${id} AND completed_at IS NULL AND expired_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM stripe_events WHERE id = ${event.id})`,
+    ),
+    statement(
+      db,
+      sql`INSERT INTO stripe_events (id, type, created, received_at) SELECT ${event.id}, ${event.type}, ${event.created}, ${now}
+          WHERE EXISTS (SELECT 1 FROM checkout_sessions WHERE id = ${id}) ON CONFLICT (id) DO NOTHING`,
+    ),
   ]);
   if (marked?.meta.changes) return "applied";
   if (recorded?.meta.changes) return "stale";
-  return (await d1.prepare("SELECT 1 FROM checkout_sessions WHERE id = ?1").bind(id).first()) ? "duplicate" : "ignored";
+  return (await db.get(sql`SELECT 1 AS found FROM checkout_sessions WHERE id = ${id}`)) ? "duplicate" : "ignored";
 }

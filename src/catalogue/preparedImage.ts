@@ -1,4 +1,4 @@
-import { encodeRenditions } from "../images/prepared";
+import { encodeRenditions } from "../images/renditionFiles";
 import { type Pixels, renditionPixels } from "../images/renditions";
 import { sanitiseSvg } from "../images/svg";
 import { sha256Hex } from "../lib/encoding";

@@ -1,3 +1,4 @@
+import { DAY_MS } from "../lib/time";
 /**
  * Where an image answer comes from (`X-Logo-Source`): a logo of the catalogue as imported, a
  * logo the service found on the domain's own site, or a generated monogram standing in for a
@@ -19,4 +20,4 @@ export const logoSourceOf = (sourceSet: string): "catalogue" | "discovered" =>
   sourceSet === DISCOVERED_SOURCE_SET ? "discovered" : "catalogue";
 
 /** Discovered logos are fetched again in the background once they are this old. */
-export const DISCOVERED_REFRESH_MS = 30 * 24 * 60 * 60 * 1000;
+export const DISCOVERED_REFRESH_MS = 30 * DAY_MS;

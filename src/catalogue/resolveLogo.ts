@@ -1,12 +1,17 @@
 import type { LogoTone, LogoVariant } from "../../schema";
-import type { Logo, RenditionSet } from "../images/keys";
+import type { RenditionSet } from "../images/objectKeys";
+import type { Logo } from "./entities";
 import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
 import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
-import { type CompanyMatch, findCompanyByDomain, findCompanyByName, findCompanyByTicker, logosOfCompany } from "./queries";
+import { findCompanyByDomain, findCompanyByTicker } from "./companies";
+import type { CompanyMatch } from "./entities";
+import { findCompanyByName } from "./search";
+import { logosOfCompany } from "./logos";
+import { MINUTE_MS } from "../lib/time";
 
 /** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
 export type Subject = { kind: "domain"; value: string } | { kind: "ticker"; value: string } | { kind: "name"; value: string };
@@ -90,7 +95,7 @@ export const MISS_TTL_SECONDS = 60;
 // The version names the shape of ResolvedLogo: entries of an older shape are never read.
 const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 
-const ISOLATE_TTL_MS = 60_000;
+const ISOLATE_TTL_MS = MINUTE_MS;
 const isolateCache = expiringIsolateCache<string, ResolvedLogo | null>({
   name: "catalogue.resolved",
   holds: "a subject (domain, ticker or name) and the logo it resolves to, or a miss",

@@ -2,6 +2,7 @@ import { lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { retiredObjects } from "../../schema";
 import type { CatalogueDb } from "../lib/db";
+import { DAY_MS } from "../lib/time";
 
 /**
  * The objects of an image a write replaced outlive it: a lookup's redirect to the logo's asset
@@ -10,7 +11,7 @@ import type { CatalogueDb } from "../lib/db";
  * image. They are retired for two days, then deleted by a later catalogue write (an import,
  * a discovery, a re-render), at most RETIRED_PER_SWEEP at a time.
  */
-export const RETIRED_FOR_MS = 2 * 24 * 60 * 60 * 1000;
+export const RETIRED_FOR_MS = 2 * DAY_MS;
 const RETIRED_PER_SWEEP = 1000;
 
 /**

@@ -1,8 +1,9 @@
 import { and, eq, notExists } from "drizzle-orm";
 import { companies, logos } from "../../schema";
-import { logoObjectKeys, withKeys } from "../images/keys";
+import { logoObjectKeys } from "../images/objectKeys";
+import { withKeys } from "../catalogue/entities";
 import { DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
-import { findCompanyByDomain } from "../catalogue/queries";
+import { findCompanyByDomain } from "../catalogue/companies";
 import type { Db } from "../lib/db";
 import { normaliseDomain, registrableDomain } from "../lib/domain";
 import { fail, ok, type Result } from "../lib/errors";

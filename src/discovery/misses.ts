@@ -3,6 +3,7 @@ import { discoveryMisses } from "../../schema";
 import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
 import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
+import { MINUTE_MS } from "../lib/time";
 
 /**
  * Miss memory: a domain whose site offered nothing usable is not fetched again for
@@ -25,7 +26,7 @@ const known = expiringIsolateCache<string, RememberedMiss | null>({
   name: "discovery.misses",
   holds: "a domain and the miss discovery remembers of it (until when, the site's name and colour), or null",
   capacity: 20_000,
-  ttlMs: 60_000,
+  ttlMs: MINUTE_MS,
   maxBytes: 2 * 1024 * 1024,
   sizeOf: (domain, miss) =>
     asciiBytes(domain.length) +

@@ -8,6 +8,7 @@ import { askDiscovery } from "./coordinatorClient";
 import { rememberedMiss } from "./misses";
 import { queueRefresh } from "./queue";
 import { log } from "../lib/log";
+import { DAY_MS } from "../lib/time";
 
 /**
  * What every surface that takes a domain (the lookup routes, the REST lookup, the MCP tools)
@@ -83,7 +84,7 @@ export function refreshIfStale(
   now = Date.now(),
 ): void {
   if (logo.source !== "discovered" || logo.fetchedAt === null || now - logo.fetchedAt < DISCOVERED_REFRESH_MS) return;
-  if (readVars(env).DISCOVERY === "off" || (refreshAsked.get(logo.domain) ?? 0) > now - 86_400_000) return;
+  if (readVars(env).DISCOVERY === "off" || (refreshAsked.get(logo.domain) ?? 0) > now - DAY_MS) return;
   refreshAsked.set(logo.domain, now);
   defer(queueRefresh(env, logo.domain).catch((error) => log.error("discovery.refresh_not_queued", { domain: logo.domain, error })));
 }

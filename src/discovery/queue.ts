@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { DiscoveryMessage } from "./coordinator";
 import { askDiscovery } from "./coordinatorClient";
 import { log } from "../lib/log";
+import { MINUTE_MS } from "../lib/time";
 
 /**
  * The discovery queue's consumer: discoveries that outlived a lookup's budget, and the
@@ -9,7 +10,7 @@ import { log } from "../lib/log";
  * restarts) the domain's discovery through its coordinator; one still running after
  * QUEUE_BUDGET_MS is retried later.
  */
-const QUEUE_BUDGET_MS = 60_000;
+const QUEUE_BUDGET_MS = MINUTE_MS;
 
 const messageSchema = z.object({ domain: z.string().min(1).max(253), refresh: z.boolean().default(false) });
 

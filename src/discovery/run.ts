@@ -1,7 +1,7 @@
 import { and, eq, gt, inArray } from "drizzle-orm";
 import { companyDomains, logos } from "../../schema";
 import { DISCOVERED_REFRESH_MS, DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
-import { findCompanyByDomain } from "../catalogue/queries";
+import { findCompanyByDomain } from "../catalogue/companies";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
 import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";

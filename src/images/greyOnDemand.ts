@@ -1,5 +1,5 @@
 import { dependency } from "../lib/dependencies";
-import { greyKeyParts } from "./keys";
+import { greyKeyParts } from "./objectKeys";
 import { decodeStoredPng, encodePng } from "./png";
 import { greyOf } from "./renditions";
 import { log } from "../lib/log";
@@ -8,7 +8,7 @@ import { log } from "../lib/log";
  * Greyscale renditions made on the first request for them. Few logos are ever asked for in
  * greyscale, so storing every logo's greyscale at import spent half of its objects and PNG
  * encodings on files most never serve (README, Bulk loading). A greyscale rendition missing from
- * the bucket is made here from the colour rendition beside it (keys.ts, greyKeyParts), exactly as
+ * the bucket is made here from the colour rendition beside it (objectKeys.ts, greyKeyParts), exactly as
  * the import would have made it (renditions.ts, greyOf), and stored under its own key, so that it
  * is made once and then served like any other object.
  *

@@ -4,6 +4,7 @@ import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
 import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
+import { MINUTE_MS } from "../lib/time";
 
 /**
  * "Last used" of a key, to within a few minutes. A warm lookup never writes anything: the
@@ -11,7 +12,7 @@ import { log } from "../lib/log";
  * read from D1, a REST call), and then at most once per key and isolate every
  * LAST_USED_INTERVAL_MS, the write itself deferred past the answer.
  */
-export const LAST_USED_INTERVAL_MS = 5 * 60_000;
+export const LAST_USED_INTERVAL_MS = 5 * MINUTE_MS;
 
 const noted = expiringIsolateCache<string, true>({
   name: "keys.lastUsedNoted",

@@ -5,6 +5,7 @@ import type { Db } from "../lib/db";
 import { keyTypeOf } from "./format";
 import { knownKey, type VerifiedKey, verifyKey } from "./verify";
 import { log } from "../lib/log";
+import { HOUR_MS } from "../lib/time";
 
 /**
  * Keys the catalogue does not know, counted per client address. A well-formed key this isolate
@@ -43,7 +44,7 @@ const seenLive = expiringIsolateCache<string, true>({
   name: "keys.seenLive",
   holds: "a key this isolate found live, never refused for its address",
   capacity: 10_000,
-  ttlMs: 3_600_000,
+  ttlMs: HOUR_MS,
   entryBytes: asciiBytes(35) + 8 + EXPIRING_ENTRY_BYTES + MAP_ENTRY_BYTES,
 });
 

@@ -1,3 +1,4 @@
+import { cors } from "hono/cors";
 import { and, count, eq, ne, or } from "drizzle-orm";
 import { Hono } from "hono";
 import { companies, companyDomains, logos } from "../../schema";
@@ -5,6 +6,7 @@ import type { AppEnv } from "../lib/context";
 import type { Db } from "../lib/db";
 import { cachedResponse, storeResponse } from "../lib/dependencies";
 import { CHANGES, sourceSets } from "./sources";
+import { DAY_S } from "../lib/time";
 
 /**
  * GET /licences: under which licence each logo is served and the credit each licence asks for,
@@ -91,10 +93,12 @@ export function licencesReport(counts: Counts, exceptions: Exception[] = []) {
   };
 }
 
-// Any page may read it, as any page may show the logos it credits.
-const PUBLIC = { "Cache-Control": `public, max-age=${CACHE_SECONDS}`, "Access-Control-Allow-Origin": "*" };
+const PUBLIC = { "Cache-Control": `public, max-age=${CACHE_SECONDS}` };
 
+// Any page may read it, as any page may show the logos it credits: a simple GET needs no
+// preflight; one that sends a header of its own gets one.
 export const licences = new Hono<AppEnv>()
+  .use(cors({ origin: "*", allowMethods: ["GET"], maxAge: DAY_S }))
   .get("/", async (c) => {
     const cached = await cachedResponse("licences", CACHE_KEY);
     if (cached) return c.json(await cached.json(), 200, PUBLIC);
@@ -105,14 +109,4 @@ export const licences = new Hono<AppEnv>()
       storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })),
     );
     return c.json(report, 200, PUBLIC);
-  })
-  // A simple GET needs no preflight; one that sends a header of its own gets this.
-  .options("/", (c) => {
-    const asked = c.req.header("access-control-request-headers");
-    return c.body(null, 204, {
-      "Access-Control-Allow-Origin": "*",
-      "Access-Control-Allow-Methods": "GET",
-      ...(asked ? { "Access-Control-Allow-Headers": asked } : {}),
-      "Access-Control-Max-Age": "86400",
-    });
   });

@@ -58,7 +58,7 @@ async function decide(
     decision = await askCompanyQuota(env, accountId, (quota) => ask(quota, planLimits[plan].companiesPerDay));
   } catch (error) {
     log.error("company_quota.unavailable", { error });
-    return fail("internal", UNAVAILABLE);
+    return fail("unavailable", UNAVAILABLE);
   }
   if (!decision.allowed) {
     const resets = new Date(decision.resetAt).toISOString();
@@ -83,6 +83,6 @@ export async function companyUsage(
     return ok({ current, limit });
   } catch (error) {
     log.error("company_quota.unavailable", { error });
-    return fail("internal", UNAVAILABLE);
+    return fail("unavailable", UNAVAILABLE);
   }
 }

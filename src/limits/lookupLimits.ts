@@ -6,6 +6,7 @@ import { windowStart } from "./periods";
 import type { LeaseDecision, LimitDecision, LimitWindow } from "./rateLimiter";
 import { askLimiter, limiterNames } from "./rateLimiterClient";
 import { type WindowUsage, windowUsage } from "./usage";
+import { MINUTE_MS } from "../lib/time";
 
 /**
  * Lookup limits: a key's per-minute limit (the key's override, else its plan's), counted per
@@ -159,7 +160,7 @@ export async function consumeLookup(env: Env, key: VerifiedKey, options: LookupL
   const decision = await acquire(env, key, signature, minute, now, options);
   if (decision?.allowed) return decision;
   // Refused everywhere; requests running alongside may still have left leased ones here.
-  return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: minute + 60_000 };
+  return spend() ?? decision ?? { allowed: false, remaining: 0, resetAt: minute + MINUTE_MS };
 }
 
 /** Gives `count` requests back to the key's shard (its minute and its day) and to the account's month. */
@@ -231,7 +232,7 @@ async function acquire(
     return { allowed: false, remaining: 0, resetAt: spent.resetAt, refusedBy: month.name };
   const last = leases.get(key.id);
   // What this minute, or the one before, served: an isolate back after an idle spell starts at one again.
-  const recent = last !== undefined && last.signature === signature && minute - last.minute <= 60_000;
+  const recent = last !== undefined && last.signature === signature && minute - last.minute <= MINUTE_MS;
   const spentLast = recent ? last.granted - last.tokens : 0;
   const want = Math.min(options.leaseSize ?? LEASE_SIZE, Math.max(1, 2 * spentLast));
   const shards = shardCount(minuteWindow, options.shardCapacity);

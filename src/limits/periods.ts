@@ -1,3 +1,4 @@
+import { DAY_MS, MINUTE_MS } from "../lib/time";
 /** Calendar windows in UTC, the unit of every limit: per minute, per day, per month. */
 export type Period = "minute" | "day" | "month";
 
@@ -5,7 +6,7 @@ export function windowStart(period: Period, now: number): number {
   const date = new Date(now);
   switch (period) {
     case "minute":
-      return now - (now % 60_000);
+      return now - (now % MINUTE_MS);
     case "day":
       return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
     case "month":
@@ -17,7 +18,7 @@ export function windowEnd(period: Period, now: number): number {
   const date = new Date(now);
   switch (period) {
     case "minute":
-      return windowStart("minute", now) + 60_000;
+      return windowStart("minute", now) + MINUTE_MS;
     case "day":
       return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1);
     case "month":
@@ -25,7 +26,7 @@ export function windowEnd(period: Period, now: number): number {
   }
 }
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 
 /**
  * How long the limiters keep their per-day counts (lookups per key, MCP calls and unique

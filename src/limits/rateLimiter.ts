@@ -1,12 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { DAY_MS, HISTORY_DAYS, type Period, windowEnd, windowStart } from "./periods";
+import { MINUTE_MS } from "../lib/time";
 
 /**
  * How long an object keeps a window after it ends. Requests stamped in it may still arrive (a
  * round trip, another colo's clock); `current` counts them in it, or in a later one begun here,
  * rather than in the same window started again from nothing.
  */
-const LATE_MS = 60_000;
+const LATE_MS = MINUTE_MS;
 
 /** The key, in the object's synchronous KV, of the end of the latest window counted here. */
 const WINDOWS_END = "windowsEnd";

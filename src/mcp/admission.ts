@@ -1,14 +1,9 @@
 import type { LogoVariant } from "../../schema";
-import type { Logo } from "../images/keys";
-import {
-  type CompanyMatch,
-  findCompany,
-  findCompanyByDomain,
-  findLogo,
-  hostOfUrl,
-  logosOfCompany,
-  searchCompanies,
-} from "../catalogue/queries";
+import type { Logo } from "../catalogue/entities";
+import { findCompany, findCompanyByDomain } from "../catalogue/companies";
+import type { CompanyMatch } from "../catalogue/entities";
+import { findLogo, logosOfCompany } from "../catalogue/logos";
+import { hostOfUrl, searchCompanies } from "../catalogue/search";
 import { chooseLogo } from "../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { normaliseDomain } from "../lib/domain";

@@ -1,9 +1,10 @@
 import type { z } from "zod";
-import { assetUrl } from "../assets/codec";
-import { scaleDownTo } from "../assets/widths";
+import { assetUrl } from "../images/assetUrls";
+import { scaleDownTo } from "../images/widths";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
-import type { CompanyMatch } from "../catalogue/queries";
-import { type Logo, vectorKey } from "../images/keys";
+import type { CompanyMatch } from "../catalogue/entities";
+import { vectorKey } from "../images/objectKeys";
+import type { Logo } from "../catalogue/entities";
 import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
 import { base64Length, toBase64 } from "../lib/encoding";
 import { fail, ok, type Result } from "../lib/errors";

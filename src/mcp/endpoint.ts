@@ -1,3 +1,4 @@
+import { cors } from "hono/cors";
 import { eq } from "drizzle-orm";
 import {
   classifyInboundRequest,
@@ -21,10 +22,11 @@ import { dependency } from "../lib/dependencies";
 import { bearerToken, jsonError, jsonErrorHandler, retryAfter } from "../lib/responses";
 import { countMcpRequest, mcpWindows, type Toolset } from "../limits/mcpLimits";
 import { authorizationServer, type GrantProps, MCP_SCOPE, resourceOf } from "../oauth/authorizationServer";
-import { protectedResourceMetadataUrl } from "../oauth/discovery";
+import { protectedResourceMetadataUrl } from "../oauth/metadata";
 import type { McpCaller } from "./context";
 import { MAX_REQUEST_BASE64_CHARS } from "./delivery";
 import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
+import { DAY_S } from "../lib/time";
 
 /**
  * /mcp at the HTTP level (spec "Agent endpoint, HTTP level"): everything that happens before
@@ -75,30 +77,23 @@ mcp.onError(jsonErrorHandler("Internal MCP server error", "Internal MCP server e
  * own site, or a local page on a local server) gets CORS on every answer, the 401's challenge
  * readable, and a preflight answered before authentication (a preflight carries no token).
  */
-mcp.use("/", localHostOnly, async (c, next) => {
-  const host = new URL(publicBase(c.env, c.req.url)).hostname;
-  const foreign = originValidationResponse(c.req.raw, localhostAllowedOrigins().includes(host) ? localhostAllowedOrigins() : [host]);
-  if (foreign) return foreign;
-  const origin = c.req.header("origin");
-  if (!origin) return next();
-  const cors = { "Access-Control-Allow-Origin": origin, Vary: "Origin" };
-  if (c.req.method === "OPTIONS") {
-    return new Response(null, {
-      status: 204,
-      headers: {
-        ...cors,
-        "Access-Control-Allow-Methods": "POST",
-        "Access-Control-Allow-Headers":
-          c.req.header("access-control-request-headers") ?? "Authorization, Content-Type, Accept, MCP-Protocol-Version",
-        "Access-Control-Max-Age": "86400",
-      },
-    });
-  }
-  await next();
-  c.res = new Response(c.res.body, c.res);
-  for (const [name, value] of Object.entries({ ...cors, "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, Mcp-Session-Id" }))
-    c.res.headers.set(name, value);
-});
+mcp.use(
+  "/",
+  localHostOnly,
+  async (c, next) => {
+    const host = new URL(publicBase(c.env, c.req.url)).hostname;
+    const foreign = originValidationResponse(c.req.raw, localhostAllowedOrigins().includes(host) ? localhostAllowedOrigins() : [host]);
+    if (foreign) return foreign;
+    await next();
+  },
+  // Whatever Origin is left is admitted: CORS for it, agents (no Origin) untouched.
+  cors({
+    origin: (origin) => origin || null,
+    allowMethods: ["POST"],
+    exposeHeaders: ["WWW-Authenticate", "Retry-After", "Mcp-Session-Id"],
+    maxAge: DAY_S,
+  }),
+);
 
 mcp.all("/", async (c) => {
   const base = publicBase(c.env, c.req.url);

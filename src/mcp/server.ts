@@ -10,11 +10,11 @@ import { registerInsertLogo } from "./tools/insert_logo";
 import { registerSearchLogos, registerSearchLogosThree } from "./tools/search_logos";
 import { registerSendFeedback } from "./tools/send_feedback";
 import { log } from "../lib/log";
+import { HOUR_MS } from "../lib/time";
 
 /** Request bodies over 1 MB are refused with 413 before anything is parsed (spec "Other limits"). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
-const HOUR_MS = 3_600_000;
 
 /**
  * A fresh MCP server for one HTTP request, closed over the caller: nothing about one tenant

@@ -2,6 +2,7 @@ import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers
 import { isolateCache } from "../lib/isolateCaches";
 import { clientNameProblem } from "./clientNames";
 import { log } from "../lib/log";
+import { DAY_S, HOUR_S } from "../lib/time";
 
 /**
  * The OAuth 2.1 authorization server MCP clients discover (@cloudflare/workers-oauth-provider):
@@ -21,8 +22,8 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [OFFLINE_SCOPE]: "Stay connected without signing in again (refresh tokens)",
 };
 
-export const ACCESS_TOKEN_TTL_SECONDS = 3600;
-export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+export const ACCESS_TOKEN_TTL_SECONDS = HOUR_S;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * DAY_S;
 
 export const resourceOf = (base: string) => `${base}/mcp`;
 

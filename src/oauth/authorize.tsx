@@ -14,7 +14,7 @@ import type { AppEnv } from "../lib/context";
 import { localHostOnly } from "../lib/localHostOnly";
 import { statusOf } from "../lib/errors";
 import { formFields, MAX_FORM_BYTES } from "../lib/params";
-import { currentSession, type SessionAccount, signInBrowser } from "../portal/sessions";
+import { currentSession, type SessionAccount, signInBrowser } from "../accounts/browserSessions";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { shownClientName } from "./clientNames";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";

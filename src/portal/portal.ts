@@ -5,7 +5,7 @@ import { apiClients } from "../../schema";
 import type { AppEnv } from "../lib/context";
 import { MAX_FORM_BYTES } from "../lib/params";
 import { jsonError, jsonErrorHandler } from "../lib/responses";
-import { currentSession, endBrowserSession, sameSiteOnly, signInBrowser } from "./sessions";
+import { currentSession, endBrowserSession, sameSiteOnly, signInBrowser } from "../accounts/browserSessions";
 
 /**
  * Portal sign-in (spec section 4): one login under three paths, whoami under two, logout.

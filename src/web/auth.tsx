@@ -13,7 +13,7 @@ import {
   type SessionAccount,
   signInBrowser,
   signInClient,
-} from "../portal/sessions";
+} from "../accounts/browserSessions";
 import { Page, render, SubmitRow } from "./layout";
 import { field, portalPath, signedIn, type WebEnv } from "./session";
 import { log } from "../lib/log";

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { publicBase } from "../env";
 import { oauthHelpers, SCOPE_DESCRIPTIONS } from "../oauth/authorizationServer";
 import { shownClientName } from "../oauth/clientNames";
-import type { SessionAccount } from "../portal/sessions";
+import type { SessionAccount } from "../accounts/browserSessions";
 import { dateTime } from "./format";
 import { Page, render } from "./layout";
 import { signedIn, type WebEnv } from "./session";

@@ -6,7 +6,7 @@ import { dailyUsage } from "../limits/history";
 import { accountLookupUsage } from "../limits/lookupLimits";
 import { windowEnd } from "../limits/periods";
 import { type PlanLimits, planLimits } from "../limits/plans";
-import type { SessionAccount } from "../portal/sessions";
+import type { SessionAccount } from "../accounts/browserSessions";
 import { count, dateTime } from "./format";
 import { Page, render } from "./layout";
 import { assetImages, keyImages, Playground, typedResult } from "./playground";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { publicBase, readVars } from "../env";
 import type { AppEnv } from "../lib/context";
-import { clientAddress, currentSession } from "../portal/sessions";
+import { clientAddress, currentSession } from "../accounts/browserSessions";
 import { Page, render } from "./layout";
 import { assetImages, Playground, type PlaygroundResult, typedResult } from "./playground";
 

@@ -3,8 +3,8 @@ import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { checkedVars } from "../env";
-import type { SessionAccount } from "../portal/sessions";
-import { assetPaths } from "./assets";
+import type { SessionAccount } from "../accounts/browserSessions";
+import { assetPaths } from "./staticFiles";
 
 /**
  * The one layout of the web app (landing page and portal): server-rendered HTML, styles and

@@ -12,8 +12,8 @@ import { normaliseDomain } from "../lib/domain";
 import { plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
 import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
-import { lookKey } from "../images/keys";
-import { redirectTarget } from "../lookup/lookup";
+import { lookKey } from "../images/objectKeys";
+import { redirectTarget } from "../images/assetUrls";
 import { keyLabel } from "./format";
 import { signedIn, type WebEnv } from "./session";
 

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../lib/context";
-import { currentSession, type SessionAccount } from "../portal/sessions";
+import { currentSession, type SessionAccount } from "../accounts/browserSessions";
 
 /** Routers of the portal's pages: the request context, and the signed-in account once `signedIn` ran. */
 export type WebEnv = AppEnv<{ account: SessionAccount }>;

@@ -3,7 +3,7 @@ import { keysInUseSince, type ListedKey } from "../keys/apiKeys";
 import { createDb } from "../lib/db";
 import { type DailyUsage, dailyUsage } from "../limits/history";
 import { lastDays } from "../limits/periods";
-import type { SessionAccount } from "../portal/sessions";
+import type { SessionAccount } from "../accounts/browserSessions";
 import { BarChart } from "./chart";
 import { count, day, keyLabel } from "./format";
 import { Page, render } from "./layout";

@@ -9,18 +9,18 @@ import { authPages } from "./auth";
 import { billingPages } from "./billing";
 import { connectionsPages } from "./connections";
 import { dashboardPages } from "./dashboard";
-import { keysPages } from "./keys";
-import { currentSession } from "../portal/sessions";
+import { keysPages } from "./apiKeys";
+import { currentSession } from "../accounts/browserSessions";
 import { Page, render } from "./layout";
 import { playgroundImages } from "./playground";
 import type { WebEnv } from "./session";
 import { usagePages } from "./usage";
-import { webAssets } from "./assets";
+import { staticFiles } from "./staticFiles";
 
 /**
  * The portal as a web app, mounted at /portal (src/app.ts): server-rendered pages (Hono JSX),
  * forms that work without scripts, one stylesheet and one small script served as files under
- * /portal/assets (webAssets). Every
+ * /portal/assets (staticFiles). Every
  * form posted here must come from this origin (hono/csrf: Origin or Sec-Fetch-Site), and the
  * session cookie is SameSite=Lax, so no other site can post a form with it.
  */
@@ -41,7 +41,7 @@ const formLimit = bodyLimit({
     ),
 });
 for (const path of ["/", "/*"]) portalPages.use(path, csrf(), formLimit);
-portalPages.route("/assets", webAssets);
+portalPages.route("/assets", staticFiles);
 // `/portal/` and `/portal/keys/` are the pages without the slash.
 portalPages.get("/*", async (c, next) => {
   const url = new URL(c.req.url);

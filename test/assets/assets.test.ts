@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeAssetKey, encodeAssetKey } from "../../src/assets/codec";
+import { decodeAssetKey, encodeAssetKey } from "../../src/images/assetUrls";
 import { darkLogo40x20, transparentLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { decode, encode } from "fast-png";

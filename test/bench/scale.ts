@@ -147,7 +147,7 @@ function cacheKey(size: number): string {
   for (const file of [
     join(import.meta.dirname, "syntheticCatalogue.ts"),
     join(projectRoot, "src", "catalogue", "searchPrefixes.ts"),
-    join(projectRoot, "src", "images", "keys.ts"),
+    join(projectRoot, "src", "images", "objectKeys.ts"),
   ]) {
     hash.update(readFileSync(file));
   }

@@ -6,17 +6,10 @@
  * one-letter query sorts a twentieth of the catalogue.
  */
 import { sql } from "drizzle-orm";
-import { nameKey } from "../../src/catalogue/importLogo";
-import {
-  type CompanyMatch,
-  domainPrefix,
-  findCompanyByDomain,
-  findCompanyByTicker,
-  ftsQuery,
-  hostOfUrl,
-  indexedText,
-  type SearchHit,
-} from "../../src/catalogue/queries";
+import { nameKey } from "../../src/catalogue/names";
+import { findCompanyByDomain, findCompanyByTicker } from "../../src/catalogue/companies";
+import type { CompanyMatch } from "../../src/catalogue/entities";
+import { domainPrefix, ftsQuery, hostOfUrl, indexedText, type SearchHit } from "../../src/catalogue/search";
 import { indexedWords } from "../../src/catalogue/searchPrefixes";
 import type { CatalogueDb } from "../../src/lib/db";
 import { normaliseDomain } from "../../src/lib/domain";

@@ -12,7 +12,8 @@
  *                                            as D1 reports them
  */
 import { drizzle } from "drizzle-orm/d1";
-import { findCompanyByDomain, searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByDomain } from "../../src/catalogue/companies";
+import { searchCompanies } from "../../src/catalogue/search";
 import { type CatalogueDb, catalogueReader } from "../../src/lib/db";
 import { searchCompaniesReference } from "./searchReference";
 

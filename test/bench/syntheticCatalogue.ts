@@ -11,11 +11,11 @@
  *
  * Logos follow the seed catalogue's shape (1.17 a company: every company an icon, one in six a
  * wordmark too), with its formats, tones, source sets and licences; their rows hold no R2 keys
- * (readers derive them, src/images/keys.ts), and no image bytes exist. They are drawn from a
+ * (readers derive them, src/images/objectKeys.ts), and no image bytes exist. They are drawn from a
  * stream of their own, so the companies of a seed are the same with or without them.
  */
 import type { LogoTone, LogoVariant, logos } from "../../schema";
-import { nameKey } from "../../src/catalogue/importLogo";
+import { nameKey } from "../../src/catalogue/names";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
 
 export interface SyntheticCompany {

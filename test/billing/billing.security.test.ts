@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts, apiKeys, checkoutSessions, stripeEvents } from "../../schema";
 import { deleteAccount, setPlan } from "../../src/accounts/accounts";
-import { stillChargeable } from "../../src/billing/sessions";
+import { stillChargeable } from "../../src/billing/checkouts";
 import { addAccount, addKey, db } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { Browser, mcpAccount, PASSWORD } from "../oauth/helpers";

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findCompany, findLogo } from "../../src/catalogue/queries";
+import { findCompany } from "../../src/catalogue/companies";
+import { findLogo } from "../../src/catalogue/logos";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { companies, searchPrefixes } from "../../schema";
 import { DISCOVERED_SOURCE_SET } from "../../src/catalogue/provenance";
-import { findCompanyByName, searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByName, searchCompanies } from "../../src/catalogue/search";
 import { searchPrefixesOf } from "../../src/catalogue/searchPrefixes";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";

@@ -12,8 +12,8 @@ import {
   type PreparedImage,
   storedSourceHashes,
 } from "../../src/catalogue/importLogo";
-import { logosInIdOrder } from "../../src/catalogue/queries";
-import { logoObjectKeys } from "../../src/images/keys";
+import { logosInIdOrder } from "../../src/catalogue/logos";
+import { logoObjectKeys } from "../../src/images/objectKeys";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import { createDb } from "../../src/lib/db";
 import { fail, ok } from "../../src/lib/errors";

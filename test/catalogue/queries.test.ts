@@ -3,15 +3,9 @@ import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { companyTickers } from "../../schema";
 import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
-import {
-  findCompany,
-  findCompanyByDomain,
-  findCompanyByName,
-  findCompanyByTicker,
-  ftsQuery,
-  logosOfCompany,
-  searchCompanies,
-} from "../../src/catalogue/queries";
+import { findCompany, findCompanyByDomain, findCompanyByTicker } from "../../src/catalogue/companies";
+import { findCompanyByName, ftsQuery, searchCompanies } from "../../src/catalogue/search";
+import { logosOfCompany } from "../../src/catalogue/logos";
 import { createDb } from "../../src/lib/db";
 import { ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";

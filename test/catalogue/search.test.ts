@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
 import { DISCOVERED_PROMINENCE, DISCOVERED_SOURCE_SET } from "../../src/catalogue/provenance";
-import { findCompanyByName, searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByName, searchCompanies } from "../../src/catalogue/search";
 import { blackPng, preparedFrom } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nameKey } from "../../src/catalogue/importLogo";
+import { nameKey } from "../../src/catalogue/names";
 import { foldCharacter, foldText, indexedWords, wordScript } from "../../src/catalogue/searchPrefixes";
 
 /**

@@ -1,7 +1,7 @@
 import { applyD1Migrations, reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { findCompanyByName, searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByName, searchCompanies } from "../../src/catalogue/search";
 import { SEARCH_PREFIX_LIST_SIZE, searchPrefixesOf } from "../../src/catalogue/searchPrefixes";
 import { blackPng, preparedFrom } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies, searchPrefixes, searchPrefixLists } from "../../schema";
 import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
-import { searchCompanies } from "../../src/catalogue/queries";
+import { searchCompanies } from "../../src/catalogue/search";
 import { SEARCH_PREFIX_LIST_SIZE, searchPrefixesOf } from "../../src/catalogue/searchPrefixes";
 import { blackPng, preparedFrom } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";

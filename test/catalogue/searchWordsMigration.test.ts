@@ -1,7 +1,7 @@
 import { applyD1Migrations, reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { searchCompanies } from "../../src/catalogue/queries";
+import { searchCompanies } from "../../src/catalogue/search";
 import { SEARCH_PREFIX_LIST_SIZE } from "../../src/catalogue/searchPrefixes";
 import { db } from "../helpers/catalogue";
 

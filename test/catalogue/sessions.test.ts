@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { importCompanyLogo } from "../../src/catalogue/importLogo";
-import { findCompanyByDomain, searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByDomain } from "../../src/catalogue/companies";
+import { searchCompanies } from "../../src/catalogue/search";
 import { bookmarkOf, catalogueReader, catalogueWriter, createDb } from "../../src/lib/db";
 import { unavailableIn } from "../../src/lib/dependencies";
 import { ok } from "../../src/lib/errors";

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findCompanyByDomain, logosOfCompany } from "../../src/catalogue/queries";
+import { findCompanyByDomain } from "../../src/catalogue/companies";
+import { logosOfCompany } from "../../src/catalogue/logos";
 import { discoverAndRecord, runDiscovery } from "../../src/discovery/run";
 import { db } from "../helpers/catalogue";
 import { BASE, fetchWith, freshKey } from "../lookup/helpers";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findCompanyByDomain } from "../../src/catalogue/queries";
+import { findCompanyByDomain } from "../../src/catalogue/companies";
 import { bestOf, discoverDomain } from "../../src/discovery/discover";
 import { parseResolve } from "../../src/discovery/fetcher";
 import { readPage } from "../../src/discovery/page";

@@ -1,13 +1,15 @@
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findCompanyByDomain, logosOfCompany, searchCompanies } from "../../src/catalogue/queries";
+import { findCompanyByDomain } from "../../src/catalogue/companies";
+import { logosOfCompany } from "../../src/catalogue/logos";
+import { searchCompanies } from "../../src/catalogue/search";
 import type { CoordinatedOutcome } from "../../src/discovery/coordinator";
 import { discoveryFor } from "../../src/discovery/coordinatorClient";
 import { discoverDomain } from "../../src/discovery/discover";
 import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
 import { readManifest, readPage } from "../../src/discovery/page";
-import { vectorKey } from "../../src/images/keys";
+import { vectorKey } from "../../src/images/objectKeys";
 import { DISCOVERY_COUNTER, discoveryWindows } from "../../src/limits/discoveryLimits";
 import { planLimits } from "../../src/limits/plans";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";

@@ -1,5 +1,6 @@
 import { GREY_ON_DEMAND_MAX_PIXELS } from "../../src/images/greyOnDemand";
-import { greyKeyParts, type Logo, logoObjectKeys } from "../../src/images/keys";
+import { greyKeyParts, logoObjectKeys } from "../../src/images/objectKeys";
+import type { Logo } from "../../src/catalogue/entities";
 
 /**
  * The objects a write leaves for a logo: every key it names (logoObjectKeys) but the greyscale

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contrastOf, hueDistance, toOklch } from "../../src/images/colour";
-import { lookRendition, type RenditionSet } from "../../src/images/keys";
-import { encodeRenditions } from "../../src/images/prepared";
+import { lookRendition, type RenditionSet } from "../../src/images/objectKeys";
+import { encodeRenditions } from "../../src/images/renditionFiles";
 import { dominantInk, greyOf, PAGES, type Pixels, renditionPixels } from "../../src/images/renditions";
 
 /** An RGBA image from rows of characters, one colour per character; "." is transparent. */

@@ -2,7 +2,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { redact } from "../../src/lib/log";
-import { warmLookup } from "../../src/lookup/lookup";
+import { warmLookup } from "../../src/lookup/warm";
 import { rest, secretKeyFor } from "../api/helpers";
 import { brokenDatabase } from "../faults/bindings";
 import { errorBody } from "../helpers/errors";

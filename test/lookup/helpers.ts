@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import { decodeAssetKey } from "../../src/assets/codec";
+import { decodeAssetKey } from "../../src/images/assetUrls";
 import type { PreparedImage } from "../../src/catalogue/importLogo";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";

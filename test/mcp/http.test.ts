@@ -6,7 +6,7 @@ import { setMcpAccess } from "../../src/accounts/accounts";
 import { planLimits } from "../../src/limits/plans";
 import { countMcpRequest, mcpWindows, type Toolset } from "../../src/limits/mcpLimits";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
-import { findLogo } from "../../src/catalogue/queries";
+import { findLogo } from "../../src/catalogue/logos";
 import { REQUEST_TOO_LARGE } from "../../src/mcp/delivery";
 import { db } from "../helpers/catalogue";
 import { company } from "./helpers";

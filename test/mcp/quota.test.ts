@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { feedback } from "../../schema";
-import { findLogo } from "../../src/catalogue/queries";
+import { findLogo } from "../../src/catalogue/logos";
 import { catalogueReader, createDb } from "../../src/lib/db";
 import { admitCompanies, companyQuotaFor } from "../../src/limits/companyQuotaClient";
 import type { ToolContext } from "../../src/mcp/context";
@@ -230,7 +230,7 @@ describe("daily unique companies", () => {
     } as unknown as Env["COMPANY_QUOTA"];
     expect(await admitCompanies({ COMPANY_QUOTA: broken }, "acct", "free", [1])).toEqual({
       ok: false,
-      error: { code: "internal", message: "Quota service temporarily unavailable. Try again later." },
+      error: { code: "unavailable", message: "Quota service temporarily unavailable. Try again later." },
     });
   });
 });

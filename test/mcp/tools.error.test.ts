@@ -1,7 +1,7 @@
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findLogo } from "../../src/catalogue/queries";
+import { findLogo } from "../../src/catalogue/logos";
 import { db } from "../helpers/catalogue";
 import { agent, company, failure, structured } from "./helpers";
 

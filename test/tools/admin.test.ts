@@ -41,7 +41,7 @@ describe("npm run admin", () => {
   });
 
   it("account password sets a new password and ends every session of the account", async () => {
-    const { startSession, sessionAccount } = await import("../../src/portal/sessions");
+    const { startSession, sessionAccount } = await import("../../src/accounts/browserSessions");
     const { verifyPassword } = await import("../../src/accounts/passwords");
     const signedIn = await Promise.all([startSession(file.platform.db, accountId), startSession(file.platform.db, accountId)]);
     const result = await adminWithInput(

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "fast-png";
 import { apiKeys } from "../../schema";
-import { logosInIdOrder } from "../../src/catalogue/queries";
+import { logosInIdOrder } from "../../src/catalogue/logos";
 import { createAccount } from "../../src/accounts/accounts";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";

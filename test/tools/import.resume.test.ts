@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies } from "../../schema";
-import { logosInIdOrder } from "../../src/catalogue/queries";
+import { logosInIdOrder } from "../../src/catalogue/logos";
 import { checkpointFor } from "../../tools/importer/checkpoint";
 import { importCommand } from "../../tools/importer/command";
 import { type ConvertPool, startConvertPool } from "../../tools/importer/convertPool";

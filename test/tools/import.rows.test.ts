@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companies, companyTickers, logos } from "../../schema";
-import { findCompanyByTicker } from "../../src/catalogue/queries";
+import { findCompanyByTicker } from "../../src/catalogue/companies";
 import { importCommand } from "../../tools/importer/command";
 import { type ConvertPool, startConvertPool } from "../../tools/importer/convertPool";
 import { runImport } from "../../tools/importer/run";

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prepareLogo } from "../../tools/importer/prepare";
 import { buildSeedCatalogue, loadIconSets, readBrands, type SeedCompany } from "../../tools/seed/catalogue";
 import { contrastOf, hueDistance, type Rgb, toOklch } from "../../src/images/colour";
-import { type Look, lookRendition, type Rendition } from "../../src/images/keys";
+import { type Look, lookRendition, type Rendition } from "../../src/images/objectKeys";
 import { dominantInk, greyOf, PAGES, type Pixels, renditionPixels } from "../../src/images/renditions";
 
 /**

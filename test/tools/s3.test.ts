@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logosInIdOrder } from "../../src/catalogue/queries";
+import { logosInIdOrder } from "../../src/catalogue/logos";
 import { importCompanyLogos } from "../../src/catalogue/importLogo";
 import { s3ObjectStore, s3SettingsFrom } from "../../tools/importer/s3";
-import { logoObjectKeys } from "../../src/images/keys";
+import { logoObjectKeys } from "../../src/images/objectKeys";
 import { ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";
 import { blackPng, preparedFrom } from "../fixtures/images";

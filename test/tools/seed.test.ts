@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { nameKey } from "../../src/catalogue/importLogo";
+import { nameKey } from "../../src/catalogue/names";
 import { normaliseDomain } from "../../src/lib/domain";
 import { RESTRICTIVE_LICENCE, sourceSets } from "../../src/licences/sources";
 import { type IconField, buildSeedCatalogue, loadIconSets, readBrands, seedSummary } from "../../tools/seed/catalogue";
@@ -91,7 +91,7 @@ describe("the curated brand mapping", () => {
   });
 
   it("writes each ticker as lookups and search find it: upper case, a share class after a dash or a dot", () => {
-    // The symbols src/lookup/lookup.ts (`/ticker/{t}`) and search accept; no spaces.
+    // The symbols src/lookup/request.ts (`/ticker/{t}`) and search accept; no spaces.
     for (const brand of brands.filter((b) => b.ticker)) expect(brand.ticker, `${brand.file}:${brand.line}`).toMatch(/^[A-Z0-9.&-]{1,20}$/);
   });
 

@@ -5,7 +5,7 @@ import { accounts, sessions } from "../../schema";
 import { setPassword } from "../../src/accounts/accounts";
 import { knownDevice } from "../../src/accounts/devices";
 import { signIn } from "../../src/accounts/signIn";
-import { openSession } from "../../src/portal/sessions";
+import { openSession } from "../../src/accounts/browserSessions";
 import { db } from "../helpers/catalogue";
 import { approveAs, authorizeUrl, pkcePair, registerClient } from "../oauth/helpers";
 import { fetchWith, freshCompany } from "../lookup/helpers";

@@ -1,6 +1,6 @@
 import { plans } from "../../schema";
 import { createAccount, deleteAccount, setMcpAccess, setPassword, setPlan } from "../../src/accounts/accounts";
-import { stillChargeable, stripeCustomerOf } from "../../src/billing/sessions";
+import { stillChargeable, stripeCustomerOf } from "../../src/billing/checkouts";
 import type { Db } from "../../src/lib/db";
 import type { Result } from "../../src/lib/errors";
 import { createKey, revokeKey } from "../../src/keys/apiKeys";

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { LogoVariant } from "../../schema";
-import { nameKey } from "../../src/catalogue/importLogo";
+import { nameKey } from "../../src/catalogue/names";
 import { type SourceSetId, sourceSets } from "../../src/licences/sources";
 import { type IconSets, loadIconSets, type SetLogo } from "./sets";
 

@@ -1,7 +1,9 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Logo } from "../../images/keys";
-import { type CompanyMatch, findCompanyByDomain, logosOfCompany } from "../../catalogue/queries";
+import type { Logo } from "../../catalogue/entities";
+import { findCompanyByDomain } from "../../catalogue/companies";
+import type { CompanyMatch } from "../../catalogue/entities";
+import { logosOfCompany } from "../../catalogue/logos";
 import { chooseLogo } from "../../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../../discovery/onMiss";
 import { normaliseDomain } from "../../lib/domain";

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { assetUrl } from "../../assets/codec";
-import { signAssetUrl } from "../../assets/signedUrls";
+import { assetUrl } from "../../images/assetUrls";
+import { signAssetUrl } from "../../images/signedUrls";
 import { deleteFile, uploadFile } from "../../files/fileApi";
 import { base64Length } from "../../lib/encoding";
 import { fail, ok } from "../../lib/errors";

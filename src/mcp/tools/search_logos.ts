@@ -1,7 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Logo } from "../../images/keys";
-import { logosOfCompanies, type SearchHit, searchCompanies } from "../../catalogue/queries";
+import type { Logo } from "../../catalogue/entities";
+import { logosOfCompanies } from "../../catalogue/logos";
+import { type SearchHit, searchCompanies } from "../../catalogue/search";
 import { preferredLogo } from "../../catalogue/resolveLogo";
 import type { ToolContext } from "../context";
 import { metadataRecord, resourceUri, threeToolRecord } from "../delivery";

@@ -3,7 +3,7 @@ import { publicBase } from "../env";
 import { type CreatedKey, createKey, type ListedKey, listedKey, listKeys, originSchema, revokeAccountKey } from "../keys/apiKeys";
 import { KEY_CACHE_TTL_MS } from "../keys/verify";
 import { formFields } from "../lib/params";
-import type { SessionAccount } from "../portal/sessions";
+import type { SessionAccount } from "../accounts/browserSessions";
 import { dateTime, keyLabel } from "./format";
 import { Page, render, SubmitRow } from "./layout";
 import { field, signedIn, type WebEnv } from "./session";

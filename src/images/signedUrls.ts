@@ -78,11 +78,3 @@ export async function checkAssetSignature(secret: string | undefined, url: URL, 
   if (!genuine) return "invalid";
   return expires !== null && Number(expires) * 1000 <= now ? "expired" : "valid";
 }
-
-/** The URL without its signature: what a signed request is cached under. */
-export function unsignedUrl(url: URL): string {
-  const plain = new URL(url);
-  plain.searchParams.delete("expires");
-  plain.searchParams.delete("signature");
-  return plain.toString();
-}

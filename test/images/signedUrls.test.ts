@@ -1,8 +1,8 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { assetUrl } from "../../src/assets/codec";
-import { signAssetUrl } from "../../src/assets/signedUrls";
-import { findLogo } from "../../src/catalogue/queries";
+import { assetUrl } from "../../src/images/assetUrls";
+import { signAssetUrl } from "../../src/images/signedUrls";
+import { findLogo } from "../../src/catalogue/logos";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 

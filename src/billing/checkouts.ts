@@ -6,6 +6,7 @@ import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { endedStatuses, payingStatuses, unsettledStatus } from "./events";
 import { missingAtStripe, type PaidPlan, priceOf, refusedByStripe, STRIPE_UNAVAILABLE, StripeCalls } from "./stripe";
+import { DAY_MS } from "../lib/time";
 
 /**
  * The two Stripe-hosted pages a customer is sent to: Checkout, to buy a plan, and the
@@ -106,7 +107,7 @@ export async function createCheckoutSession(
 }
 
 /** How long Stripe keeps a Checkout Session open unless told otherwise. */
-const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const CHECKOUT_LIFETIME_MS = DAY_MS;
 
 /**
  * What Stripe may still charge an account for, which keeps it from being deleted

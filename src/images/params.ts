@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Density, requestFormats } from "../images/transform";
+import { type Density, requestFormats } from "./transform";
 import { booleanParam } from "../lib/params";
 
 /**

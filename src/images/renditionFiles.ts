@@ -1,11 +1,11 @@
 import { GREY_ON_DEMAND_MAX_PIXELS } from "./greyOnDemand";
-import type { Rendition, RenditionSet } from "./keys";
+import type { Rendition, RenditionSet } from "./objectKeys";
 import { greyOf, type Pixels, type RenditionPixels, RENDITIONS_VERSION } from "./renditions";
 
 /**
  * From decided pixels to the files a logo is stored as, whatever encodes the PNGs: sharp in the
  * Node importer, whatever the Worker uses when it writes logos itself. The rendition set says
- * which of them exist (src/images/keys.ts derives their keys from it). Greyscale renditions are
+ * which of them exist (src/images/objectKeys.ts derives their keys from it). Greyscale renditions are
  * among the files only for a master over GREY_ON_DEMAND_MAX_PIXELS; a smaller one's are made on
  * first request (./greyOnDemand.ts), which spares most logos half their objects and encodings.
  */

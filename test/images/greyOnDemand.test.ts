@@ -1,12 +1,12 @@
 import { env, exports } from "cloudflare:workers";
 import { decode, encode } from "fast-png";
 import { describe, expect, it } from "vitest";
-import { encodeAssetKey } from "../../src/assets/codec";
+import { encodeAssetKey } from "../../src/images/assetUrls";
 import { eq } from "drizzle-orm";
 import { logos } from "../../schema";
 import { retiredAmong } from "../../src/catalogue/retiredObjects";
 import { makeGrey } from "../../src/images/greyOnDemand";
-import { LEGACY_RENDITIONS, renditionKey } from "../../src/images/keys";
+import { LEGACY_RENDITIONS, renditionKey } from "../../src/images/objectKeys";
 import { greyOf, type Pixels, RENDITIONS_VERSION } from "../../src/images/renditions";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";

@@ -6,14 +6,15 @@ import { accounts, sessions } from "../../schema";
 import type { AppEnv } from "../lib/context";
 import { limitedAddress } from "../lib/address";
 import type { Db } from "../lib/db";
-import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, type DeviceAccount, deviceToken } from "../accounts/devices";
-import { INVALID_CREDENTIALS, type SignedIn, type SignInClient, signIn } from "../accounts/signIn";
+import { DEVICE_COOKIE, DEVICE_TTL_SECONDS, type DeviceAccount, deviceToken } from "./devices";
+import { INVALID_CREDENTIALS, type SignedIn, type SignInClient, signIn } from "./signIn";
 import { fail, type Result } from "../lib/errors";
 import { sha256Hex, toBase64Url } from "../lib/encoding";
 import { bearerToken, jsonError } from "../lib/responses";
+import { DAY_MS } from "../lib/time";
 
 export const SESSION_COOKIE = "session";
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 30 * DAY_MS;
 
 /**
  * Starts a session: a fresh opaque id for the cookie, stored only as its hash. The account's

@@ -1,8 +1,10 @@
+import { cors } from "hono/cors";
 import { type Context, Hono } from "hono";
 import { publicBase } from "../env";
 import type { AppEnv } from "../lib/context";
 import { localHostOnly } from "../lib/localHostOnly";
 import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServer";
+import { DAY_S } from "../lib/time";
 
 /**
  * Discovery and the protocol endpoints the library serves.
@@ -24,7 +26,9 @@ export function protectedResourceMetadataUrl(base: string): string {
 }
 
 for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"]) {
-  wellKnown.get(path, localHostOnly, (c) => {
+  // Public to any page; a browser client sends MCP-Protocol-Version with its fetch, so it asks first.
+  wellKnown.use(path, localHostOnly, cors({ origin: "*", allowMethods: ["GET", "OPTIONS"], allowHeaders: ["*"], maxAge: DAY_S }));
+  wellKnown.get(path, (c) => {
     const base = publicBase(c.env, c.req.url);
     return c.json(
       {
@@ -35,18 +39,9 @@ for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"
         resource_name: "Logo lookup MCP server",
       },
       200,
-      { "Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*" },
+      { "Cache-Control": "public, max-age=3600" },
     );
   });
-  // A browser client sends MCP-Protocol-Version with its fetch, so it asks first.
-  wellKnown.options(path, localHostOnly, (c) =>
-    c.body(null, 204, {
-      "Access-Control-Allow-Origin": "*",
-      "Access-Control-Allow-Methods": "GET, OPTIONS",
-      "Access-Control-Allow-Headers": "*",
-      "Access-Control-Max-Age": "86400",
-    }),
-  );
 }
 
 // The library routes by the request's own URL, whatever the mount.

@@ -148,9 +148,9 @@ export const assetPaths = {
   icon: `${MOUNTED_AT}/${files.icon.name}`,
 };
 
-export const webAssets = new Hono<AppEnv>();
+export const staticFiles = new Hono<AppEnv>();
 for (const file of Object.values(files)) {
-  webAssets.get(`/${file.name}`, (c) =>
+  staticFiles.get(`/${file.name}`, (c) =>
     c.body(file.body, 200, {
       "Content-Type": file.type,
       "Cache-Control": "public, max-age=31536000, immutable",

@@ -77,20 +77,8 @@ export interface LogoKeys {
   originalKey: string;
 }
 
-/** A logo as the catalogue reads it: its row, with its keys. */
-export type Logo = LogoRow & LogoKeys;
-
 export function logoKeys(parts: LogoKeyParts, format: string): LogoKeys {
   return { primaryDomain: parts.primaryDomain, masterKey: masterKey(parts), originalKey: originalKey(parts, format) };
-}
-
-/**
- * A stored row with its keys: the one place a read logo gets them. `primaryDomain` is its
- * company's, read in the same statement as the row (or the one that found the company).
- */
-export function withKeys(row: LogoRow, primaryDomain: string): Logo {
-  const { variant, sourceSet, contentHash, format } = row;
-  return { ...row, ...logoKeys({ primaryDomain, variant, sourceSet, contentHash }, format) };
 }
 
 const stemOf = (master: string) => master.slice(0, -".png".length);
