@@ -319,7 +319,13 @@ export async function applyEvent(db: Db, env: Env, event: Stripe.Event, now = Da
         WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId}) ON CONFLICT (id) DO NOTHING`,
   );
 
-  const [known, upserted, ...rest] = await db.$client.batch<{ known: number; other: number }>([read, upsert, followPlan, ...completed, recorded]);
+  const [known, upserted, ...rest] = await db.$client.batch<{ known: number; other: number }>([
+    read,
+    upsert,
+    followPlan,
+    ...completed,
+    recorded,
+  ]);
   if (!known?.results[0]?.known) return "ignored";
   if (rest.at(-1)?.meta.changes === 0) return "duplicate";
   if (upserted?.meta.changes !== 0) return "applied";

@@ -1,4 +1,4 @@
-import type { LogoRow, LogoVariant, RenditionSet } from "../../schema";
+import type { LogoVariant, RenditionSet } from "../../schema";
 import { RENDITIONS_VERSION } from "./renditions";
 
 /**

@@ -97,16 +97,14 @@ const PUBLIC = { "Cache-Control": `public, max-age=${CACHE_SECONDS}` };
 
 // Any page may read it, as any page may show the logos it credits: a simple GET needs no
 // preflight; one that sends a header of its own gets one.
-export const licences = new Hono<AppEnv>()
-  .use(cors({ origin: "*", allowMethods: ["GET"], maxAge: DAY_S }))
-  .get("/", async (c) => {
-    const cached = await cachedResponse("licences", CACHE_KEY);
-    if (cached) return c.json(await cached.json(), 200, PUBLIC);
-    const db = c.var.ctx.db;
-    const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
-    const report = licencesReport(counts, exceptions);
-    c.var.ctx.defer(
-      storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })),
-    );
-    return c.json(report, 200, PUBLIC);
-  });
+export const licences = new Hono<AppEnv>().use(cors({ origin: "*", allowMethods: ["GET"], maxAge: DAY_S })).get("/", async (c) => {
+  const cached = await cachedResponse("licences", CACHE_KEY);
+  if (cached) return c.json(await cached.json(), 200, PUBLIC);
+  const db = c.var.ctx.db;
+  const [counts, exceptions] = await Promise.all([countLogos(db), licenceExceptions(db)]);
+  const report = licencesReport(counts, exceptions);
+  c.var.ctx.defer(
+    storeResponse("licences", CACHE_KEY, Response.json(report, { headers: { "Cache-Control": `max-age=${CACHE_SECONDS}` } })),
+  );
+  return c.json(report, 200, PUBLIC);
+});

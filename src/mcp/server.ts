@@ -15,7 +15,6 @@ import { HOUR_MS } from "../lib/time";
 /** Request bodies over 1 MB are refused with 413 before anything is parsed (spec "Other limits"). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
-
 /**
  * A fresh MCP server for one HTTP request, closed over the caller: nothing about one tenant
  * can reach another's request. The seven-tool form is the default; `/mcp?toolset=three`

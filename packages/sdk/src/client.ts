@@ -1,10 +1,4 @@
-import {
-  ConfigurationError,
-  errorForStatus,
-  InvalidRequestError,
-  type LogoLookupError,
-  ServerError,
-} from "./errors.js";
+import { ConfigurationError, errorForStatus, InvalidRequestError, type LogoLookupError, ServerError } from "./errors.js";
 import { brokenOffAsNetworkError, logoOf } from "./answers.js";
 import { notADomain, parsedUrl } from "./domains.js";
 import { pause, Transport } from "./transport.js";
