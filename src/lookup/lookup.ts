@@ -152,9 +152,9 @@ interface WarmAsk {
 }
 
 // Parsed once per URL: hotlinks repeat the very same URL, and parsing it (query, options,
-// subject) was a fifth of what a warm lookup cost in its isolate (README, Benchmarks). What a
-// URL asks depends on nothing else, so an entry never goes stale; null is a URL the router
-// must answer.
+// subject) was a fifth of what a warm lookup cost in its isolate (measured with npm run bench).
+// What a URL asks depends on nothing else, so an entry never goes stale; null is a URL the
+// router must answer.
 const warmAsks = new BoundedCache<string, WarmAsk | null>(10_000);
 
 function warmAsk(url: string): WarmAsk | null {
@@ -210,7 +210,7 @@ function redirectResponse(
   // Any other answer of this redirect in this minute differs only in the remaining count, so it
   // is a copy of the minute's template with that one header set: workerd copies a Response's
   // headers for less than it reads a header object's (a quarter of a warm lookup's CPU inside
-  // one isolate; README, Benchmarks).
+  // one isolate, measured with npm run bench).
   let template = redirect.template;
   if (!template || template.resetAt !== limits.resetAt)
     redirect.template = template = { resetAt: limits.resetAt, response: wholeRedirect(logo, redirect, cors, limits) };
