@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -12,17 +12,11 @@ const root = resolve(import.meta.dirname, "..");
 /** The hook before a change is finished counts bytes (`wc -c`), so the limit is held in bytes, which also bounds characters. */
 const README_LIMIT = 12_000;
 
-function markdownUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownUnder(path);
-    return name.endsWith(".md") ? [path] : [];
-  });
-}
-
 const documents = [
   join(root, "README.md"),
-  ...markdownUnder(join(root, "docs")),
+  ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(root, "docs", name)),
   join(root, "packages/sdk/README.md"),
   join(root, "data/seed/README.md"),
 ];
