@@ -1,8 +1,8 @@
 /**
  * npm run import -- <manifest.jsonl|manifest.csv> [--batch-size N] [--restart] [--remote] [--persist-to DIR]
  *
- * Loads the logos a manifest names (format: tools/importer/manifest.ts, README "Importing
- * logos") into D1 and R2: local state by default, the deployed database and bucket with
+ * Loads the logos a manifest names (format: tools/importer/manifest.ts, docs/importing.md)
+ * into D1 and R2: local state by default, the deployed database and bucket with
  * --remote. Images are converted on every core and rows written in batches; an interrupted
  * import resumes where it stopped (--restart starts over). Bad rows are reported on stderr with
  * their line number and skipped. Prints a JSON summary; exits 0 when every row imported, 2 when

@@ -7,7 +7,7 @@ import { log } from "../lib/log";
 /**
  * Greyscale renditions made on the first request for them. Few logos are ever asked for in
  * greyscale, so storing every logo's greyscale at import spent half of its objects and PNG
- * encodings on files most never serve (README, Bulk loading). A greyscale rendition missing from
+ * encodings on files most never serve (docs/assets.md). A greyscale rendition missing from
  * the bucket is made here from the colour rendition beside it (objectKeys.ts, greyKeyParts), exactly as
  * the import would have made it (renditions.ts, greyOf), and stored under its own key, so that it
  * is made once and then served like any other object.

@@ -43,10 +43,10 @@ export type Db = ReturnType<typeof createDb>;
 export type CatalogueDb = Pick<Db, "select" | "insert" | "update" | "delete" | "batch" | "run" | "all" | "get">;
 
 /**
- * Catalogue reads through D1's Sessions API. With read replication on (README, "Global
- * reads"), a session's first query goes to the nearest replica and every later query of the
- * same session to a copy at least as new as anything it has seen, so one request's reads are
- * consistent with each other. `after`, a bookmark from `bookmarkOf` on a writer, makes the
+ * Catalogue reads through D1's Sessions API. With read replication on (docs/catalogue.md,
+ * "Global reads"), a session's first query goes to the nearest replica and every later query of
+ * the same session to a copy at least as new as anything it has seen, so one request's reads
+ * are consistent with each other. `after`, a bookmark from `bookmarkOf` on a writer, makes the
  * session start no earlier than that write: what a request has just written, it reads back.
  * Without replication every query goes to the primary, as with createDb.
  *

@@ -34,7 +34,7 @@ export function redirectResponse(
   // Any other answer of this redirect in this minute differs only in the remaining count, so it
   // is a copy of the minute's template with that one header set: workerd copies a Response's
   // headers for less than it reads a header object's (a quarter of a warm lookup's CPU inside
-  // one isolate; README, Benchmarks).
+  // one isolate, measured with npm run bench).
   let template = redirect.template;
   if (!template || template.resetAt !== limits.resetAt)
     redirect.template = template = { resetAt: limits.resetAt, response: wholeRedirect(logo, redirect, cors, limits) };

@@ -66,9 +66,9 @@ interface WarmAsk {
 }
 
 // Parsed once per URL: hotlinks repeat the very same URL, and parsing it (query, options,
-// subject) was a fifth of what a warm lookup cost in its isolate (README, Benchmarks). What a
-// URL asks depends on nothing else, so an entry never goes stale; null is a URL the router
-// must answer.
+// subject) was a fifth of what a warm lookup cost in its isolate (measured with npm run bench).
+// What a URL asks depends on nothing else, so an entry never goes stale; null is a URL the
+// router must answer.
 const warmAsks = isolateCache<string, WarmAsk | null>({
   name: "lookup.warmAsks",
   holds: "a lookup URL and what it asks: its publishable key, subject and options",

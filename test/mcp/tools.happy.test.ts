@@ -212,7 +212,7 @@ describe("seven-tool form: fetching", () => {
       expect(record).not.toHaveProperty("variantFallback");
     }
     const fellBack = structured(await call("fetch_logo", { query: "Iconic Labs", variant: "full", maxWidth: 20, returnType: "base64" }));
-    // 20 is served as the ladder's 16 (README "Public assets"), and the record says so.
+    // 20 is served as the ladder's 16 (docs/assets.md, "Widths"), and the record says so.
     expect(fellBack).toMatchObject({ ok: true, logoId: iconOnly.icon, variant: "icon", variantFallback: true, width: 16, height: 8 });
     expect(typeof fellBack.base64).toBe("string");
   });

@@ -17,7 +17,7 @@ describe("npm run deploy:check", () => {
     expect(deploymentProblems(shipped(), null)).toEqual([]);
   });
 
-  /** The shipped configuration as a deployment fills it in (README, Deploying). */
+  /** The shipped configuration as a deployment fills it in (docs/deploying.md). */
   const deployed = (): DeploymentConfig => ({
     ...shipped(),
     vars: { ...shipped().vars, PUBLIC_BASE_URL: "https://logos.example.com" },
@@ -30,8 +30,8 @@ describe("npm run deploy:check", () => {
     expect(
       deploymentProblems({ ...deployed(), d1_databases: shipped().d1_databases, kv_namespaces: shipped().kv_namespaces }, allSecrets),
     ).toEqual([
-      "[d1_databases] DB: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; README, Deploying)",
-      "[kv_namespaces] OAUTH_KV: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; README, Deploying)",
+      "[d1_databases] DB: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; docs/deploying.md)",
+      "[kv_namespaces] OAUTH_KV: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; docs/deploying.md)",
     ]);
     expect(deploymentProblems(deployed(), allSecrets)).toEqual([]);
   });

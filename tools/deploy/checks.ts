@@ -62,13 +62,13 @@ export function deploymentProblems(config: DeploymentConfig, secretNames: string
     for (const database of config.d1_databases ?? []) {
       if (placeholder(database.database_id))
         problems.push(
-          `[d1_databases] ${database.binding}: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; README, Deploying)`,
+          `[d1_databases] ${database.binding}: database_id is the shipped placeholder (create the database and put its id in wrangler.toml; docs/deploying.md)`,
         );
     }
     for (const namespace of config.kv_namespaces ?? []) {
       if (placeholder(namespace.id))
         problems.push(
-          `[kv_namespaces] ${namespace.binding}: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; README, Deploying)`,
+          `[kv_namespaces] ${namespace.binding}: id is the shipped placeholder (create the namespace and put its id in wrangler.toml; docs/deploying.md)`,
         );
     }
     for (const [name, secret] of Object.entries(productionSecrets)) {

@@ -18,9 +18,9 @@ export interface ConvertPool {
  * The Node flag the importing commands run with (package.json's scripts, the first start's
  * seeding). Conversion allocates some 20 MB of pixel buffers per SVG logo; V8's parallel and
  * concurrent collection of them, on helper threads, cost about as much CPU again as the
- * conversion itself, on the very cores the conversion threads and workerd need (README,
- * Benchmarks). Collected on each thread itself, the same conversion takes about a third less
- * CPU and less time.
+ * conversion itself, on the very cores the conversion threads and workerd need (measured
+ * with npm run bench:import). Collected on each thread itself, the same conversion takes about
+ * a third less CPU and less time.
  */
 export const SINGLE_THREADED_GC = "--single-threaded-gc";
 

@@ -7,7 +7,7 @@ import type { ObjectStore } from "../../src/catalogue/importLogo";
  * come out as the binding writes them: Content-Type and Content-Disposition from `httpMetadata`, `customMetadata` as
  * `x-amz-meta-*` headers, which R2 stores as the object's custom metadata.
  *
- * Needs an R2 API token's S3 credentials (README, "Importing logos").
+ * Needs an R2 API token's S3 credentials (docs/importing.md, "--remote").
  */
 export interface S3Settings {
   /** `https://<account id>.r2.cloudflarestorage.com`, or any S3 endpoint. */
