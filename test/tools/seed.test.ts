@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { nameKey } from "../../src/catalogue/importLogo";
 import { normaliseDomain } from "../../src/lib/domain";
+import { isValidIsin } from "../../src/lib/isin";
 import { RESTRICTIVE_LICENCE, sourceSets } from "../../src/licences/sources";
 import { type IconField, buildSeedCatalogue, loadIconSets, readBrands, seedSummary } from "../../tools/seed/catalogue";
 
@@ -87,6 +88,18 @@ describe("the curated brand mapping", () => {
       const key = `${brand.ticker}@${brand.exchange}`;
       expect(seen.get(key), `${key} for ${seen.get(key)} and ${brand.name}`).toBeUndefined();
       seen.set(key, brand.name);
+    }
+  });
+
+  it("gives ISINs only to listed brands, each with a valid check digit and claimed by one brand", () => {
+    const owners = new Map<string, string>();
+    for (const brand of brands.filter((b) => b.isins)) {
+      expect(brand.ticker, `${brand.file}:${brand.line} ${brand.name} has ISINs but no ticker`).toBeTruthy();
+      for (const isin of brand.isins!) {
+        expect(isValidIsin(isin), `${brand.file}:${brand.line} ${isin}`).toBe(true);
+        expect(owners.get(isin), `${isin} is claimed by ${owners.get(isin)} and ${brand.name}`).toBeUndefined();
+        owners.set(isin, brand.name);
+      }
     }
   });
 
