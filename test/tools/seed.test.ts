@@ -141,7 +141,14 @@ describe("the curated brand mapping", () => {
       };
       return info.license.spdx;
     };
+    // The Financial Times publishes its logo images under the MIT licence its README states.
+    const ftReadme = readFileSync(join("node_modules", "@financial-times/logo-images", "README.md"), "utf8");
     const packages: Record<string, string> = {
+      "ft-logo-images": /published by the Financial Times under the \[MIT licence\]/.test(ftReadme) ? "MIT" : "unknown",
+      "bbc-psammead": declared("@bbc/psammead-assets"),
+      "super-tiny-icons": declared("super-tiny-icons"),
+      "tabler-brands": iconify("@iconify-json/tabler"),
+      "css-gg": iconify("@iconify-json/gg"),
       "simple-icons": declared("simple-icons"),
       "lobe-icons": declared("@lobehub/icons-static-svg"),
       "iconify-logos": iconify("@iconify-json/logos"),
@@ -209,6 +216,14 @@ describe("the seed catalogue", () => {
     expect(owner("redd.it")).toBe("Reddit");
     expect(owner("amzn.to")).toBe("Amazon");
     expect(owner("amazon.de")).toBe("Amazon");
+    // Hosts that serve a brand under another name: its CDN, storage, mail and page hosts.
+    expect(owner("bp.blogspot.com")).toBe("Blogger");
+    expect(owner("amazonaws.com")).toBe("AWS");
+    expect(owner("azurefd.net")).toBe("Microsoft Azure");
+    expect(owner("office.com")).toBe("Microsoft");
+    expect(owner("list-manage.com")).toBe("Mailchimp");
+    expect(owner("guardian.co.uk")).toBe("The Guardian");
+    expect(owner("bbc.com")).toBe("BBC");
     // A host that serves another product stays that product's company.
     expect(owner("forms.gle")).toBe("Google Forms");
     expect(owner("music.youtube.com")).toBe("YouTube Music");
@@ -224,6 +239,12 @@ describe("the seed catalogue", () => {
       "deepseek.com",
       "bitcoin.org",
       "binance.com",
+      "bbc.co.uk",
+      "ft.com",
+      "www.gov.uk",
+      "walmart.com",
+      "disney.com",
+      "mercedes-benz.com",
     ]) {
       expect(byDomain.get(domain)?.logos.length, domain).toBeGreaterThan(0);
     }

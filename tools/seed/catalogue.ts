@@ -47,6 +47,8 @@ export const brandSchema = z
       .object({ icon: z.enum(setIds).optional(), full: z.enum(setIds).optional(), because: z.string().min(10) })
       .strict()
       .optional(),
+    ftLogoImages: names,
+    bbcPsammead: names,
     simpleIcons: names,
     iconify: names,
     lobeIcons: names,
@@ -59,6 +61,9 @@ export const brandSchema = z
     boxicons: names,
     streamlineLogos: names,
     fileIcons: names,
+    superTinyIcons: names,
+    tablerBrands: names,
+    cssGg: names,
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;
