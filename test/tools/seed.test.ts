@@ -92,6 +92,8 @@ describe("the curated brand mapping", () => {
   });
 
   it("gives ISINs only to listed brands, each with a valid check digit and claimed by one brand", () => {
+    // The listed companies the seed holds, 300 and more of them, the largest by market value first.
+    expect(brands.filter((b) => b.isins).length).toBeGreaterThanOrEqual(300);
     const owners = new Map<string, string>();
     for (const brand of brands.filter((b) => b.isins)) {
       expect(brand.ticker, `${brand.file}:${brand.line} ${brand.name} has ISINs but no ticker`).toBeTruthy();
