@@ -38,6 +38,10 @@ beforeEach(async () => {
     "reddit.com",
     "amazon.com",
     "forms.gle",
+    "bbc.co.uk",
+    "aws.amazon.com",
+    "wordpress.com",
+    "blogger.com",
   ]) {
     const brand = brandOwning(primary);
     await addCompany({ name: brand.name, domains: brand.domains }, darkLogo40x20());
@@ -64,6 +68,11 @@ describe("lookups through a brand's other hosts", () => {
       ["amzn.to", "amazon.com"],
       ["amazon.co.jp", "amazon.com"],
       ["m.media-amazon.com", "amazon.com"],
+      ["www.bbc.com", "bbc.co.uk"],
+      ["s3.amazonaws.com", "aws.amazon.com"],
+      ["files.wordpress.com", "wordpress.com"],
+      // Under blogspot.com, a private suffix: Blogger's own image host, held as such.
+      ["1.bp.blogspot.com", "blogger.com"],
     ] as const) {
       const response = await get(`/${asked}?token=${token}`);
       expect(response.status, asked).toBe(302);
@@ -86,5 +95,7 @@ describe("lookups through a brand's other hosts", () => {
   it("misses a look-alike host the brand does not own", async () => {
     // Same label under another registrable domain: no fallback to the brand.
     expect((await get(`/youtu.be.example.com?token=${token}`)).status).toBe(404);
+    // A user's blog under blogspot.com, a private suffix, is no host of Blogger's.
+    expect((await get(`/someone.blogspot.com?token=${token}`)).status).toBe(404);
   });
 });
