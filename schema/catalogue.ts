@@ -3,7 +3,7 @@ import { check, customType, index, integer, primaryKey, sqliteTable, text, uniqu
 import { fromHex, toHex } from "../src/lib/encoding";
 
 /**
- * The logo catalogue: companies, the hosts and tickers that name them, and their logos.
+ * The logo catalogue: companies, the hosts, tickers and identifiers that name them, and their logos.
  *
  * Lookups by domain and ticker are primary-key or index point reads. Search reads two
  * structures beside these tables: the contentless FTS5 table `catalogue_search` over the words
@@ -74,6 +74,28 @@ export const companyTickers = sqliteTable(
       .references(() => companies.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.ticker, t.exchange] }), index("company_tickers_company_idx").on(t.companyId)],
+);
+
+/** The schemes of `company_identifiers`: an ISIN (ISO 6166) of a listed share, a crypto asset's symbol. */
+export const identifierSchemes = ["isin", "crypto"] as const;
+export type IdentifierScheme = (typeof identifierSchemes)[number];
+
+/**
+ * Identifiers other than hosts and tickers that name one company each: the ISINs of its listed
+ * shares (`US0378331005`, check digit valid) and the symbols of its crypto assets (`BTC`), upper
+ * case. A value belongs to one company; a company may hold several. WITHOUT ROWID
+ * (migrations/0019), as company_tickers.
+ */
+export const companyIdentifiers = sqliteTable(
+  "company_identifiers",
+  {
+    scheme: text("scheme", { enum: identifierSchemes }).notNull(),
+    value: text("value").notNull(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.scheme, t.value] }), index("company_identifiers_company_idx").on(t.companyId)],
 );
 
 export const logoVariants = ["full", "icon"] as const;

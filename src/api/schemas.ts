@@ -57,7 +57,7 @@ export const CompanyHit = z
       .string()
       .nullable()
       .openapi({ description: "The company's brand colour (#rrggbb), where the catalogue knows it", example: "#635bff" }),
-    matchedBy: z.enum(["domain", "ticker", "name"]),
+    matchedBy: z.enum(["domain", "email", "ticker", "isin", "crypto", "name"]),
   })
   .openapi("CompanyHit");
 
@@ -87,6 +87,8 @@ export const Company = z
     domains: z.array(z.string()).openapi({ description: "Every host of the company, primary first" }),
     aliases: z.array(z.string()),
     tickers: z.array(z.object({ symbol: z.string(), exchange: z.string().nullable() })),
+    isins: z.array(z.string()).openapi({ description: "ISINs of its listed shares (ISO 6166)", example: ["US0378331005"] }),
+    crypto: z.array(z.string()).openapi({ description: "Symbols of its coins or tokens", example: ["BTC"] }),
     brandColor: z.string().nullable().openapi({ example: "#635bff" }),
     logos: z.array(Logo),
   })

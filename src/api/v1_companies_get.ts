@@ -2,8 +2,11 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { assetUrl } from "../images/assetUrls";
 import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
-import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByTicker } from "../catalogue/companies";
-import { findCompanyByName } from "../catalogue/search";
+import { type CompanyDetail, companyDetail, findCompanyByDomain } from "../catalogue/companies";
+import { emailDomain, PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
+import { parseCryptoSymbol, parseIsin } from "../catalogue/identifiers";
+import { findCompanyOf, type Subject } from "../catalogue/resolveLogo";
+import { fail, ok, type Result } from "../lib/errors";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
@@ -12,8 +15,9 @@ import { type ApiEnv, secretKeyRoute } from "./auth";
 import { commonErrors, Company, errorResponses, textParam } from "./schemas";
 
 /**
- * GET /v1/companies/{companyId} and GET /v1/companies/lookup?domain=|ticker=|name=:
- * a company's metadata (domains, tickers, brand colour) and its logos with URLs and sizes.
+ * GET /v1/companies/{companyId} and GET /v1/companies/lookup?domain=|ticker=|isin=|crypto=|email=|name=:
+ * a company's metadata (domains, tickers, ISINs, crypto symbols, brand colour) and its logos
+ * with URLs and sizes.
  */
 const responses = {
   200: { description: "The company", content: { "application/json": { schema: Company } } },
@@ -38,25 +42,53 @@ const byId = secretKeyRoute({
   responses,
 });
 
+const LOOKUP_KEYS = ["domain", "ticker", "isin", "crypto", "email", "name"] as const;
+
 const lookup = secretKeyRoute({
   method: "get",
   path: "/companies/lookup",
-  summary: "Find a company by domain, ticker or exact name",
-  description: "Give exactly one of domain, ticker or name.",
+  summary: "Find a company by domain, ticker, ISIN, crypto symbol, email address or exact name",
+  description:
+    "Give exactly one of domain, ticker, isin, crypto, email or name. An email address names its domain's company; " +
+    "a person's address at a mail provider (free or disposable) is a 404 that says so.",
   request: {
     query: z
       .object({
         domain: textParam("domain", 253).optional().openapi({ example: "stripe.com" }),
         ticker: textParam("ticker", 32).optional().openapi({ example: "NASDAQ:AAPL" }),
+        isin: textParam("isin", 12).optional().openapi({ description: "ISO 6166, check digit included", example: "US0378331005" }),
+        crypto: textParam("crypto", 12).optional().openapi({ description: "A coin's or token's symbol", example: "BTC" }),
+        email: textParam("email", 254).optional().openapi({ example: "jane@stripe.com" }),
         name: textParam("name", 500).optional().openapi({ example: "Stripe" }),
       })
-      .refine(
-        (q) => [q.domain, q.ticker, q.name].filter((v) => v !== undefined).length === 1,
-        "give exactly one of domain, ticker or name",
-      ),
+      .refine((q) => LOOKUP_KEYS.filter((key) => q[key] !== undefined).length === 1, `give exactly one of ${LOOKUP_KEYS.join(", ")}`),
   },
   responses,
 });
+
+/** The subject a lookup's query names, or the refusal it earns. */
+function subjectOfQuery(query: Partial<Record<(typeof LOOKUP_KEYS)[number], string>>): Result<Subject> {
+  const { domain, ticker, isin, crypto, email, name } = query;
+  if (domain !== undefined) {
+    const host = normaliseDomain(domain);
+    return host.ok ? ok({ kind: "domain", value: host.domain }) : fail("invalid_argument", "Invalid domain format");
+  }
+  if (ticker !== undefined) return ok({ kind: "ticker", value: ticker });
+  if (isin !== undefined) {
+    const parsed = parseIsin(isin);
+    return parsed.ok ? ok({ kind: "isin", value: parsed.value }) : parsed;
+  }
+  if (crypto !== undefined) {
+    const parsed = parseCryptoSymbol(crypto);
+    return parsed.ok ? ok({ kind: "crypto", value: parsed.value }) : parsed;
+  }
+  if (email !== undefined) {
+    const address = emailDomain(email);
+    if (address.kind === "invalid") return fail("invalid_argument", address.message);
+    return address.kind === "personal" ? fail("not_found", PERSONAL_ADDRESS) : ok({ kind: "domain", value: address.domain });
+  }
+  return ok({ kind: "name", value: name ?? "" });
+}
 
 function companyBody(base: string, company: CompanyDetail) {
   const { logos, ...rest } = company;
@@ -84,20 +116,14 @@ async function detailOf(db: CatalogueDb, companyId: number | undefined) {
 
 export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
   api.openapi(lookup, async (c) => {
-    const { domain, ticker, name } = c.req.valid("query");
+    const subject = subjectOfQuery(c.req.valid("query"));
+    if (!subject.ok) return jsonError(c, subject.error.code === "not_found" ? "not_found" : "invalid_argument", subject.error.message);
     let db = catalogueReader(c.env.DB);
-    let match;
-    if (domain !== undefined) {
-      const host = normaliseDomain(domain);
-      if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
-      match = await findCompanyByDomain(db, host.domain);
+    let match = await findCompanyOf(db, subject.value);
+    if (!match && subject.value.kind === "domain") {
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
-      const discovered = match ? null : await discoveredCatalogue(c.env, host.domain, c.get("key"));
-      if (discovered) match = await findCompanyByDomain((db = discovered), host.domain);
-    } else if (ticker !== undefined) {
-      match = await findCompanyByTicker(db, ticker);
-    } else {
-      match = await findCompanyByName(db, name ?? "");
+      const discovered = await discoveredCatalogue(c.env, subject.value.value, c.get("key"));
+      if (discovered) match = await findCompanyByDomain((db = discovered), subject.value.value);
     }
     const company = await detailOf(db, match?.companyId);
     if (!company) return jsonError(c, "not_found", "No company found");

@@ -4,13 +4,14 @@ import { catalogueReader } from "../lib/db";
 import { type ApiEnv, secretKeyRoute } from "./auth";
 import { CompanyHit, commonErrors, textParam } from "./schemas";
 
-/** GET /v1/companies/search: companies by name, domain or ticker, ranked as the MCP search ranks them. */
+/** GET /v1/companies/search: companies by name, domain, ticker, ISIN, email address or crypto symbol, ranked as the MCP search ranks them. */
 const route = secretKeyRoute({
   method: "get",
   path: "/companies/search",
   summary: "Search companies",
   description:
-    "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker. An exact domain, then an exact ticker, then names by closeness and prominence.",
+    "By name (word prefixes, aliases, case and punctuation ignored), domain or ticker; an ISIN, an email address or crypto:SYMBOL finds its one company. " +
+    "An exact domain, then an exact ticker, then names by closeness and prominence.",
   request: {
     query: z.object({
       q: textParam("q", 500).openapi({ example: "stripe" }),

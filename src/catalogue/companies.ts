@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { companies, companyDomains, companyTickers, logos } from "../../schema";
+import { companies, companyDomains, companyIdentifiers, companyTickers, logos } from "../../schema";
 import { type CompanyMatch, type Logo, withKeys } from "./entities";
 import type { CatalogueDb } from "../lib/db";
 import { registrableDomain } from "../lib/domain";
@@ -8,6 +8,7 @@ import { tickerSpellings } from "./names";
 
 /**
  * Finding a company by domain or ticker, or by id with everything the catalogue knows of it.
+ * Identifiers (ISINs, crypto symbols) are ./identifiers.ts's.
  * Every lookup is one statement of index reads. Names and search are ./search.ts's; logos,
  * ./logos.ts's.
  */
@@ -85,13 +86,17 @@ export interface CompanyDetail extends CompanyMatch {
   domains: string[];
   aliases: string[];
   tickers: { symbol: string; exchange: string | null }[];
+  /** ISINs of its listed shares. */
+  isins: string[];
+  /** Symbols of its crypto assets. */
+  crypto: string[];
   brandColor: string | null;
   logos: Logo[];
 }
 
-/** Everything the catalogue knows of a company: hosts (primary first), tickers, aliases, logos. */
+/** Everything the catalogue knows of a company: hosts (primary first), tickers, identifiers, aliases, logos. */
 export async function companyDetail(db: CatalogueDb, companyId: number): Promise<CompanyDetail | null> {
-  const [company, domains, tickers, companyLogos] = await db.batch([
+  const [company, domains, tickers, identifiers, companyLogos] = await db.batch([
     db.select().from(companies).where(eq(companies.id, companyId)),
     db
       .select()
@@ -99,6 +104,11 @@ export async function companyDetail(db: CatalogueDb, companyId: number): Promise
       .where(eq(companyDomains.companyId, companyId))
       .orderBy(desc(companyDomains.isPrimary), asc(companyDomains.domain)),
     db.select().from(companyTickers).where(eq(companyTickers.companyId, companyId)).orderBy(asc(companyTickers.ticker)),
+    db
+      .select()
+      .from(companyIdentifiers)
+      .where(eq(companyIdentifiers.companyId, companyId))
+      .orderBy(asc(companyIdentifiers.scheme), asc(companyIdentifiers.value)),
     db.select().from(logos).where(eq(logos.companyId, companyId)).orderBy(asc(logos.variant), asc(logos.id)),
   ]);
   const row = company[0];
@@ -111,6 +121,8 @@ export async function companyDetail(db: CatalogueDb, companyId: number): Promise
     domains: domains.map((d) => d.domain),
     aliases: row.aliases,
     tickers: tickers.map((t) => ({ symbol: t.ticker, exchange: t.exchange === "" ? null : t.exchange })),
+    isins: identifiers.filter((i) => i.scheme === "isin").map((i) => i.value),
+    crypto: identifiers.filter((i) => i.scheme === "crypto").map((i) => i.value),
     brandColor: row.brandColor,
     logos: companyLogos.map((logo) => withKeys(logo, primary.domain)),
   };

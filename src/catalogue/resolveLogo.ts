@@ -1,4 +1,4 @@
-import type { LogoTone, LogoVariant } from "../../schema";
+import type { IdentifierScheme, LogoTone, LogoVariant } from "../../schema";
 import type { RenditionSet } from "../images/objectKeys";
 import type { Logo } from "./entities";
 import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
@@ -10,11 +10,19 @@ import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
 import { findCompanyByDomain, findCompanyByTicker } from "./companies";
 import type { CompanyMatch } from "./entities";
 import { findCompanyByName } from "./search";
+import { findCompanyByIdentifier } from "./identifiers";
 import { logosOfCompany } from "./logos";
 import { MINUTE_MS } from "../lib/time";
 
-/** What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`) or a company name. */
-export type Subject = { kind: "domain"; value: string } | { kind: "ticker"; value: string } | { kind: "name"; value: string };
+/**
+ * What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`), a company name, or
+ * an identifier (an ISIN, a crypto symbol: ./identifiers.ts), each in its canonical form.
+ */
+export type Subject =
+  | { kind: "domain"; value: string }
+  | { kind: "ticker"; value: string }
+  | { kind: "name"; value: string }
+  | { kind: IdentifierScheme; value: string };
 
 /** The logo a lookup serves, with everything needed to answer without reading D1 again. */
 export interface ResolvedLogo {
@@ -60,11 +68,22 @@ export function chooseLogo(logos: Logo[], variant?: LogoVariant): { logo: Logo; 
   return { logo, fallback: variant !== undefined && logo.variant !== variant };
 }
 
+/** The company a subject names, by the key it gives. */
+export function findCompanyOf(db: CatalogueDb, subject: Subject): Promise<CompanyMatch | null> {
+  switch (subject.kind) {
+    case "domain":
+      return findCompanyByDomain(db, subject.value);
+    case "ticker":
+      return findCompanyByTicker(db, subject.value);
+    case "name":
+      return findCompanyByName(db, subject.value);
+    default:
+      return findCompanyByIdentifier(db, { scheme: subject.kind, value: subject.value });
+  }
+}
+
 async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<ResolvedLogo | null> {
-  let company: CompanyMatch | null;
-  if (subject.kind === "domain") company = await findCompanyByDomain(db, subject.value);
-  else if (subject.kind === "ticker") company = await findCompanyByTicker(db, subject.value);
-  else company = await findCompanyByName(db, subject.value);
+  const company = await findCompanyOf(db, subject);
   if (!company) return null;
   const logo = preferredLogo(await logosOfCompany(db, company));
   if (!logo) return null;
@@ -98,7 +117,7 @@ const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
 const ISOLATE_TTL_MS = MINUTE_MS;
 const isolateCache = expiringIsolateCache<string, ResolvedLogo | null>({
   name: "catalogue.resolved",
-  holds: "a subject (domain, ticker or name) and the logo it resolves to, or a miss",
+  holds: "a subject (domain, ticker, name, ISIN or crypto symbol) and the logo it resolves to, or a miss",
   capacity: 20_000,
   ttlMs: ISOLATE_TTL_MS,
   maxBytes: 8 * 1024 * 1024,

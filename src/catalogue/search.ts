@@ -1,10 +1,12 @@
 import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { companies, companyDomains } from "../../schema";
+import { companies, companyDomains, type IdentifierScheme } from "../../schema";
 import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { nameKey } from "./names";
 import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
-import { companyByDomain, companyByTicker } from "./companies";
+import { companyByDomain, companyByTicker, findCompanyByDomain } from "./companies";
+import { type EmailDomain, emailDomain } from "./emailAddresses";
+import { findCompanyByIdentifier, type Identifier, parseCryptoSymbol, parseIsin } from "./identifiers";
 import type { CompanyMatch } from "./entities";
 
 /**
@@ -120,13 +122,44 @@ export function withoutLegalForm(query: string): string[] {
 }
 
 export interface SearchHit extends CompanyMatch {
-  /** Why it matched: an exact domain or ticker outranks any name match. */
-  matchedBy: "domain" | "ticker" | "name";
+  /**
+   * Why it matched: an exact domain or ticker outranks any name match; an email address's
+   * domain, an ISIN or a crypto symbol (`crypto:BTC`) is the only match of its query.
+   */
+  matchedBy: "domain" | "email" | "ticker" | "isin" | "crypto" | "name";
+}
+
+/** What names one company by a key of its own, and so finds that company alone. */
+type KeyedQuery = { matchedBy: "email"; address: EmailDomain } | { matchedBy: IdentifierScheme; identifier: Identifier };
+
+const CRYPTO_QUERY = /^crypto:(.+)$/i;
+
+/**
+ * A query that is an email address (`jane@stripe.com`), an ISIN (`US0378331005`, its check
+ * digit valid) or a crypto symbol written `crypto:BTC` (a bare `BTC` is searched as any word,
+ * and finds the coin by its alias); null for any other.
+ */
+export function keyedQuery(query: string): KeyedQuery | null {
+  const trimmed = query.trim();
+  if (trimmed.includes("@") && !/^https?:/i.test(trimmed)) return { matchedBy: "email", address: emailDomain(trimmed) };
+  const isin = parseIsin(trimmed);
+  if (isin.ok) return { matchedBy: "isin", identifier: { scheme: "isin", value: isin.value } };
+  const crypto = CRYPTO_QUERY.exec(trimmed);
+  const symbol = crypto ? parseCryptoSymbol(crypto[1]!) : null;
+  return symbol?.ok ? { matchedBy: "crypto", identifier: { scheme: "crypto", value: symbol.value } } : null;
+}
+
+async function searchKeyed(db: CatalogueDb, keyed: KeyedQuery): Promise<SearchHit[]> {
+  let company: CompanyMatch | null = null;
+  if ("identifier" in keyed) company = await findCompanyByIdentifier(db, keyed.identifier);
+  else if (keyed.address.kind === "company") company = await findCompanyByDomain(db, keyed.address.domain);
+  return company ? [{ ...company, matchedBy: keyed.matchedBy }] : [];
 }
 
 /**
- * Search by name (prefix, alias-aware, tolerant of case and punctuation), domain and ticker.
- * Ranking: an exact domain, then an exact ticker, then names by closeness: the exact name,
+ * Search by name (prefix, alias-aware, tolerant of case and punctuation), domain and ticker;
+ * an email address, an ISIN or `crypto:SYMBOL` finds its one company (keyedQuery). Ranking:
+ * an exact domain, then an exact ticker, then names by closeness: the exact name,
  * then names that start with the query, each by prominence, then the other matches by
  * prominence: companies with a word (of the name, an alias or a ticker) starting with each
  * query word, and companies with a domain that starts with the query.
@@ -162,6 +195,8 @@ const DOMAIN_CANDIDATES = 200;
 const CHECKED_CANDIDATES = 200;
 
 export async function searchCompanies(db: CatalogueDb, query: string, limit: number): Promise<SearchHit[]> {
+  const keyed = keyedQuery(query);
+  if (keyed) return searchKeyed(db, keyed);
   const hits = await searchAsWritten(db, query, limit);
   // "Apple Inc." finds Apple: asked again without its legal form, when as written found
   // nothing, and then only a company of exactly that name or alias ("Facebook Inc" for Meta),

@@ -39,7 +39,8 @@ export function currentRequestId(): string | undefined {
 
 // API keys (`pk_`/`sk_` and 32 base62), OAuth tokens as the provider issues them
 // (`{accountId}:{16-char grant}:{32-char secret}`), bearer credentials of any shape, Stripe's
-// and the file API's secrets, signed-URL signatures, sessions and device cookies.
+// and the file API's secrets, signed-URL signatures, sessions and device cookies; and the local
+// part of an email address (a lookup's `/email/{address}`, a portal user's), plain or %-encoded.
 const SECRETS: [RegExp, (match: string, ...groups: string[]) => string][] = [
   [/\b(pk|sk)_([0-9A-Za-z]{6})[0-9A-Za-z]{26}\b/g, (_, type, start) => `${type}_${start}…`],
   [/\b(Bearer\s+)\S+/gi, (_, bearer) => `${bearer}…`],
@@ -47,6 +48,7 @@ const SECRETS: [RegExp, (match: string, ...groups: string[]) => string][] = [
   [/\b(whsec_|sk_live_|sk_test_|rk_live_|rk_test_|sk-ant-)[\w-]+/g, (_, kind) => `${kind}…`],
   [/\b(sig|signature|token|password|code|session|device)=([^&\s"']+)/gi, (_, name) => `${name}=…`],
   [/(__Host-(?:session|device)=)[^;\s"']+/g, (_, cookie) => `${cookie}…`],
+  [/[^\s/@"'<>()[\],;:=?&]{1,64}(@|%40)(?=(?:[\w-]+\.)+[a-z][a-z0-9-]+\b)/gi, (_, at) => `…${at}`],
 ];
 
 /** `text` with every secret it holds replaced by its non-secret prefix. */

@@ -4,11 +4,14 @@ import type { Density, RequestFormat } from "../images/transform";
 import { densityOf, densityRule, imageParams } from "../images/params";
 import { asciiBytes, isolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import { normaliseDomain } from "../lib/domain";
+import { emailDomain, PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
+import { parseCryptoSymbol, parseIsin } from "../catalogue/identifiers";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
 
 /**
  * What a lookup asks for, read from its URL: the options of its query (validated, remembered per
- * query string), and its subject, a domain, a ticker or a name (remembered per domain). Entries
+ * query string), and its subject, a domain, a ticker, an identifier, an email address's domain or
+ * a name (a domain remembered per domain). Entries
  * are pure functions of their inputs and never go stale.
  */
 
@@ -110,15 +113,38 @@ function domainSubject(raw: string): Subject | { invalid: string } {
 
 const TICKER = /^(?:[A-Za-z0-9]{1,12}:)?[A-Za-z0-9.&-]{1,20}$/;
 
+/** What a lookup path asks for: a subject, or why it names none (400), or a person's address (404). */
+export type AskedSubject = Subject | { invalid: string } | { personal: string };
+
+/** The paths that name a subject by a key of its own; any other path is a domain. */
+const KEYED: Record<string, (text: string) => AskedSubject> = {
+  ticker: (ticker) => (TICKER.test(ticker) ? { kind: "ticker", value: ticker.toUpperCase() } : { invalid: "Invalid ticker format" }),
+  isin: (text) => {
+    const isin = parseIsin(text);
+    return isin.ok ? { kind: "isin", value: isin.value } : { invalid: isin.error.message };
+  },
+  crypto: (text) => {
+    const symbol = parseCryptoSymbol(text);
+    return symbol.ok ? { kind: "crypto", value: symbol.value } : { invalid: symbol.error.message };
+  },
+  // The domain part alone goes further: the lookup, its caches and its logs never hold the rest.
+  email: (text) => {
+    const address = emailDomain(text);
+    if (address.kind === "invalid") return { invalid: address.message };
+    return address.kind === "personal" ? { personal: PERSONAL_ADDRESS } : { kind: "domain", value: address.domain };
+  },
+};
+
 /**
- * What a lookup path names: `/ticker/{t}`, `/name/{n}`, or a domain. Paths with more segments
- * ("github.com/about") are no domains either: the spec's 400, not a 404.
+ * What a lookup path names: `/ticker/{t}`, `/isin/{isin}`, `/crypto/{symbol}`, `/email/{address}`,
+ * `/name/{n}`, or a domain. Paths with more segments ("github.com/about", "/isin/X/Y") are no
+ * domains or keys either: the spec's 400, not a 404.
  */
-export function subjectOf(path: string): Subject | { invalid: string } {
-  if (path.startsWith("/ticker/")) {
-    const ticker = decodeURIComponentSafe(path.slice("/ticker/".length));
-    return TICKER.test(ticker) ? { kind: "ticker", value: ticker.toUpperCase() } : { invalid: "Invalid ticker format" };
-  }
+export function subjectOf(path: string): AskedSubject {
+  const slash = path.indexOf("/", 1);
+  const keyed = slash === -1 ? undefined : KEYED[path.slice(1, slash)];
+  // A slash, another segment's or an encoded one, is in no key: each refuses it.
+  if (keyed) return keyed(decodeURIComponentSafe(path.slice(slash + 1)));
   if (path.startsWith("/name/")) {
     // Another segment is no name; an encoded slash is part of one (`/name/shadcn%2Fui`).
     const segment = path.slice("/name/".length);

@@ -23,7 +23,9 @@ import { queryOf, subjectOf } from "./request";
 /**
  * The domain lookup (spec section 1): GET /{domain}?token=pk_…&size=&greyscale=&theme=, with
  * `format` (png, webp, avif, jpg, svg) and `dpr` (1–3, or `retina=true` for 2), and the same
- * by ticker (/ticker/{ticker}) and by name (/name/{name}).
+ * by ticker (/ticker/{ticker}), ISIN (/isin/{isin}), crypto symbol (/crypto/{symbol}), email
+ * address (/email/{address}: its domain's company; a person's address at a mail provider is a
+ * 404 that says so) and name (/name/{name}).
  *
  * Order of checks, each answering with the spec's status and plain-text message:
  * key (401) → origin and attribution (403) → parameters (400) → limits (429) → logo (404).
@@ -61,6 +63,8 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   const db = c.var.ctx.db;
   noteKeyUse(db, caller.key.id, defer, now);
 
+  // A person's address names no company: found or not, it is counted as any lookup is.
+  if ("personal" in subject) return plainText(subject.personal, 404, { ...caller.cors, ...limitHeaders });
   let logo = await resolveLogo(db, subject, now);
   let miss: MissAnswer | null = null;
   if (!logo && subject.kind === "domain") {

@@ -108,6 +108,6 @@ function parseWarmAsk(url: string): WarmAsk | null {
   const query = queryOf("publishable", url, () => firstValues(url.slice(queryStart)));
   if (query.token === undefined || !query.options.success || carriesSecretKey(url)) return null;
   const subject = subjectOf(url.slice(pathStart, queryStart));
-  if ("invalid" in subject) return null;
+  if ("invalid" in subject || "personal" in subject) return null;
   return { token: query.token, subject, options: query.options.data };
 }

@@ -3,10 +3,11 @@ import type { Logo } from "../catalogue/entities";
 import { findCompany, findCompanyByDomain } from "../catalogue/companies";
 import type { CompanyMatch } from "../catalogue/entities";
 import { findLogo, logosOfCompany } from "../catalogue/logos";
-import { hostOfUrl, searchCompanies } from "../catalogue/search";
+import { hostOfUrl, keyedQuery, searchCompanies } from "../catalogue/search";
+import { PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
 import { chooseLogo } from "../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../discovery/onMiss";
-import { normaliseDomain } from "../lib/domain";
+import { type DomainResult, normaliseDomain } from "../lib/domain";
 import { admitCompanies, checkCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
 import { fail, ok, type Result } from "../lib/errors";
 import type { ToolContext } from "./context";
@@ -46,7 +47,12 @@ type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
  */
 export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
   const trimmed = query.trim();
-  const host = normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
+  // An email address names its domain, as a domain does; a person's address names no company.
+  const keyed = keyedQuery(trimmed);
+  const address = keyed?.matchedBy === "email" ? keyed.address : null;
+  if (address?.kind === "invalid") return fail("invalid_argument", address.message);
+  if (address?.kind === "personal") return fail("not_found", PERSONAL_ADDRESS);
+  const host: DomainResult = address ? { ok: true, domain: address.domain } : normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   let catalogue = ctx.catalogue;
   const [hit] = await searchCompanies(catalogue, query, 1);
   let company: CompanyMatch | null | undefined = host.ok && hit?.matchedBy === "name" ? undefined : hit;

@@ -26,8 +26,8 @@ export function buildServer(ctx: ToolContext): McpServer {
     // Declared up front so that tools/list and resources/templates/list always answer.
     capabilities: { tools: {}, resources: {} },
     instructions: three
-      ? "Company logos: search_logos by name, domain or ticker, then get_logo as base64 or a signed URL, or get_company_logos for all of a company's logos."
-      : "Company logos: search_logos by name, domain or ticker; fetch_logo or get_logo for one logo as a public URL, base64 or a file; " +
+      ? "Company logos: search_logos by name, domain, ticker, ISIN, email address or crypto:SYMBOL, then get_logo as base64 or a signed URL, or get_company_logos for all of a company's logos."
+      : "Company logos: search_logos by name, domain, ticker, ISIN, email address or crypto:SYMBOL; fetch_logo or get_logo for one logo as a public URL, base64 or a file; " +
         "fetch_logos for many domains; get_company_logos for all of a company's logos; insert_logo to place one on a presentation slide; send_feedback to report problems.",
     // 2026-07-28 cache hints: the lists are the same for every caller of a form; a logo read
     // is the caller's own (it counts against their quota).

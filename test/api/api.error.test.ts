@@ -25,12 +25,19 @@ describe("REST API input errors", () => {
     ["/v1/companies/lookup?name=%20", "name must not be empty"],
     ["/v1/companies/lookup?domain=", "domain must not be empty"],
     ["/v1/companies/lookup?domain=a.com&domain=b.com", "domain must be given once"],
-    ["/v1/companies/lookup", "give exactly one of domain, ticker or name"],
-    ["/v1/companies/lookup?domain=a.com&name=a", "give exactly one of domain, ticker or name"],
+    ["/v1/companies/lookup", "give exactly one of domain, ticker, isin, crypto, email, name"],
+    ["/v1/companies/lookup?domain=a.com&name=a", "give exactly one of domain, ticker, isin, crypto, email, name"],
     ["/v1/companies/lookup?domain=not%20a%20domain", "Invalid domain format"],
     [`/v1/companies/lookup?domain=${"a".repeat(250)}.com`, "domain must be at most 253 characters"],
     [`/v1/companies/lookup?ticker=${"A".repeat(33)}`, "ticker must be at most 32 characters"],
     [`/v1/companies/lookup?name=${"n".repeat(501)}`, "name must be at most 500 characters"],
+    ["/v1/companies/lookup?isin=US8631111008", "Invalid ISIN: the check digit does not match"],
+    ["/v1/companies/lookup?isin=US863111100", "Invalid ISIN: two letters, nine letters or digits, and a check digit"],
+    ["/v1/companies/lookup?isin=US8631111007X", "isin must be at most 12 characters"],
+    ["/v1/companies/lookup?crypto=BT%24C", "Invalid crypto symbol: 1 to 12 letters or digits"],
+    ["/v1/companies/lookup?email=jane.stripe.com", "Invalid email address: no @"],
+    ["/v1/companies/lookup?email=jane%40localhost", "Invalid email address: its domain is not a public hostname"],
+    ["/v1/companies/lookup?email=%40stripe.com", "Invalid email address: 1 to 64 characters before the @, 254 in all"],
   ])("%s → 400 %s", async (path, message) => {
     const { key } = await secretKeyFor();
     const response = await rest(path, key);
@@ -46,6 +53,13 @@ describe("REST API input errors", () => {
     });
     expect((await rest(`/v1/companies/lookup?domain=${await emptySite()}`, key)).status).toBe(404);
     expect((await rest("/v1/companies/lookup?ticker=ZZZZ", key)).status).toBe(404);
+    expect((await rest("/v1/companies/lookup?isin=GB0002634946", key)).status).toBe(404);
+    expect((await rest("/v1/companies/lookup?crypto=ZZZZZZ", key)).status).toBe(404);
+    // A person's address names no company, though its provider may be one: it says so.
+    for (const email of ["jane@gmail.com", "jane@mailinator.com", "jane@mail.yahoo.co.jp"]) {
+      const personal = await rest(`/v1/companies/lookup?email=${encodeURIComponent(email)}`, key);
+      expect(await errorBody(personal), email).toEqual({ error: "Personal email address: no company logo", code: "not_found" });
+    }
     // EXCHANGE:SYMBOL at most: more after it is not the symbol's company.
     await stripe();
     expect((await rest("/v1/companies/lookup?ticker=NYSE:STRP", key)).status).toBe(200);

@@ -8,7 +8,7 @@ import { claimSite, image, page, png } from "../discovery/helpers";
 import { addCompany } from "../helpers/catalogue";
 import { fetchWith } from "../lookup/helpers";
 import { textOf } from "../web/helpers";
-import { BASE, rest, secretKeyFor, stripe } from "./helpers";
+import { BASE, rest, STRIPE_ISIN, secretKeyFor, stripe } from "./helpers";
 import { freezeClock } from "../helpers/clock";
 
 describe("REST API with a secret key", () => {
@@ -27,6 +27,32 @@ describe("REST API with a secret key", () => {
       }
     }
     expect(((await (await rest("/v1/companies/search?q=zzzz%20qqqq", key)).json()) as { results: unknown[] }).results).toEqual([]);
+  });
+
+  it("searches by ISIN, email address and crypto:SYMBOL, each finding its one company", async () => {
+    const company = await stripe();
+    const { key } = await secretKeyFor();
+    const search = async (q: string) =>
+      (
+        (await (await rest(`/v1/companies/search?q=${encodeURIComponent(q)}`, key)).json()) as {
+          results: { companyId: number; matchedBy: string }[];
+        }
+      ).results;
+    for (const [q, matchedBy] of [
+      [STRIPE_ISIN, "isin"],
+      ["jane@stripe.com", "email"],
+      ["crypto:strp", "crypto"],
+    ]) {
+      const results = await search(q!);
+      expect(
+        results.map((hit) => [hit.companyId, hit.matchedBy]),
+        q,
+      ).toEqual([[company.companyId, matchedBy]]);
+    }
+    // An address at a mail provider is a person's: no company, not the provider's.
+    expect(await search("jane@gmail.com")).toEqual([]);
+    // An ISIN whose check digit fails is no ISIN; searched as a word, it finds nothing.
+    expect(await search("US8631111008")).toEqual([]);
   });
 
   it("answers at most `limit` companies, 10 unless asked, 50 at most", async () => {
@@ -55,6 +81,8 @@ describe("REST API with a secret key", () => {
       domains: ["stripe.com", "stripe.dev"],
       aliases: ["Stripe Inc"],
       tickers: [{ symbol: "STRP", exchange: "NYSE" }],
+      isins: [STRIPE_ISIN],
+      crypto: ["STRP"],
       brandColor: "#635bff",
       logos: [
         expect.objectContaining({ logoId: company.full, variant: "full", format: "png", width: 40, height: 20 }),
@@ -65,7 +93,14 @@ describe("REST API with a secret key", () => {
     const image = await exports.default.fetch(logo.url);
     expect(new Uint8Array(await image.arrayBuffer())).toEqual(darkLogo40x20().files.master);
 
-    for (const query of ["domain=www.stripe.dev", "ticker=NYSE:STRP", "name=stripe"]) {
+    for (const query of [
+      "domain=www.stripe.dev",
+      "ticker=NYSE:STRP",
+      "name=stripe",
+      `isin=${STRIPE_ISIN.toLowerCase()}`,
+      "crypto=strp",
+      "email=Jane.Doe%2Binvoices%40stripe.dev",
+    ]) {
       const found = await rest(`/v1/companies/lookup?${query}`, key);
       expect(found.status, query).toBe(200);
       expect(((await found.json()) as { companyId: number }).companyId).toBe(company.companyId);

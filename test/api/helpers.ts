@@ -16,6 +16,9 @@ export async function secretKeyFor(plan: "free" | "launch" | "growth" | "enterpr
   return { account, key };
 }
 
+/** An ISIN its check digit passes, held by the test's Stripe. */
+export const STRIPE_ISIN = "US8631111007";
+
 export async function stripe() {
   const icon = await addCompany(
     {
@@ -23,6 +26,10 @@ export async function stripe() {
       domains: ["stripe.com", "stripe.dev"],
       aliases: ["Stripe Inc"],
       ticker: { symbol: "STRP", exchange: "NYSE" },
+      identifiers: [
+        { scheme: "isin", value: STRIPE_ISIN },
+        { scheme: "crypto", value: "STRP" },
+      ],
       brandColor: "#635bff",
       prominence: 5,
     },

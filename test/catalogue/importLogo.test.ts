@@ -6,6 +6,7 @@ import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/im
 import { nameKey } from "../../src/catalogue/names";
 import { DISCOVERED_PROMINENCE } from "../../src/catalogue/provenance";
 import { RETIRED_FOR_MS } from "../../src/catalogue/retiredObjects";
+import { findCompanyByIdentifier } from "../../src/catalogue/identifiers";
 import { findLogo } from "../../src/catalogue/logos";
 import { searchCompanies } from "../../src/catalogue/search";
 import { createDb } from "../../src/lib/db";
@@ -288,6 +289,29 @@ describe("importCompanyLogo", () => {
       ok(await preparedFrom(blackPng)),
     );
     expect(result).toEqual(fail("conflict", "ticker ACME already belongs to another company on NYSE"));
+    expect(await db.select().from(companies).all()).toHaveLength(1);
+  });
+
+  it("stores a company's ISINs and crypto symbols, keeps them on a row that omits them, and refuses one another company holds", async () => {
+    const identifiers = [
+      { scheme: "isin" as const, value: "US0000000000" },
+      { scheme: "crypto" as const, value: "ACME" },
+    ];
+    expect((await importCompanyLogo(db, env.LOGOS, await input({ identifiers }), async () => ok(await preparedFrom(blackPng)))).ok).toBe(
+      true,
+    );
+    await importCompanyLogo(db, env.LOGOS, await input(), async () => ok(await preparedFrom(blackPng)));
+    const [acme] = await db.select().from(companies).all();
+    expect(await findCompanyByIdentifier(db, identifiers[0]!)).toMatchObject({ companyId: acme!.id });
+    expect(await findCompanyByIdentifier(db, identifiers[1]!)).toMatchObject({ companyId: acme!.id });
+
+    const result = await importCompanyLogo(
+      db,
+      env.LOGOS,
+      await input({ name: "Copycat", domains: ["copycat.com"], ticker: undefined, identifiers: [{ scheme: "crypto", value: "ACME" }] }),
+      async () => ok(await preparedFrom(blackPng)),
+    );
+    expect(result).toEqual(fail("conflict", "crypto symbol ACME already belongs to another company"));
     expect(await db.select().from(companies).all()).toHaveLength(1);
   });
 

@@ -4,6 +4,7 @@ import { expect } from "vitest";
 import type { Plan } from "../../schema";
 import { oauthHelpers } from "../../src/oauth/authorizationServer";
 import { addCompany } from "../helpers/catalogue";
+import type { Identifier } from "../../src/catalogue/identifiers";
 import type { PreparedImage } from "../../src/catalogue/importLogo";
 import { darkLogo40x20 } from "../fixtures/images";
 import { fetchWith } from "../lookup/helpers";
@@ -86,6 +87,7 @@ export async function company(
     full?: boolean;
     icon?: boolean;
     ticker?: string;
+    identifiers?: Identifier[];
     aliases?: string[];
     prominence?: number;
     brandColor?: string;
@@ -99,6 +101,7 @@ export async function company(
     prominence: options.prominence ?? 0,
     brandColor: options.brandColor,
     ...(options.ticker ? { ticker: { symbol: options.ticker, exchange: "NYSE" } } : {}),
+    identifiers: options.identifiers,
   };
   const image = { ...(options.image ?? darkLogo40x20()), contentHash: `${++companies}`.padStart(64, "a") };
   const ids: { companyId: number; icon?: number; full?: number } = { companyId: 0 };

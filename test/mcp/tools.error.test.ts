@@ -77,6 +77,17 @@ describe("tool failures carry the spec's messages", () => {
     expect(structured(await call("search_logos", { query: "zzzz qqqq" }))).toEqual({ results: [] });
   });
 
+  it("a person's email address names no company; what is no address says why", async () => {
+    const { call } = await agent();
+    expect(failure(await call("fetch_logo", { query: "jane@gmail.com" }))).toBe("Personal email address: no company logo");
+    expect(failure(await call("fetch_logo", { query: "jane@localhost" }))).toBe(
+      "Invalid email address: its domain is not a public hostname",
+    );
+    expect(structured(await call("search_logos", { query: "jane@gmail.com" }))).toEqual({ results: [] });
+    // An ISIN whose check digit fails is no ISIN: searched as text, it finds nothing.
+    expect(structured(await call("search_logos", { query: "US0378331006" }))).toEqual({ results: [] });
+  });
+
   it("the three-tool form answers the same way", async () => {
     const { call } = await agent("launch", { toolset: "three" });
     expect(failure(await call("get_logo", { logoId: 999999 }))).toBe("Logo with ID 999999 not found");

@@ -218,6 +218,21 @@ describe("seven-tool form: fetching", () => {
     expect(typeof fellBack.base64).toBe("string");
   });
 
+  it("search_logos and fetch_logo find a company by ISIN, crypto:SYMBOL or an email address at its domain", async () => {
+    const held = await company("Keyholder Group", ["keyholder-group.com"], {
+      identifiers: [
+        { scheme: "isin", value: "US0378331005" },
+        { scheme: "crypto", value: "KEYH" },
+      ],
+    });
+    const { call } = await agent();
+    for (const query of ["us0378331005", "crypto:keyh", "Jane.Doe+news@Keyholder-Group.com"]) {
+      const { results } = structured(await call("search_logos", { query })) as { results: Array<Record<string, unknown>> };
+      expect(results, query).toEqual([expect.objectContaining({ companyId: held.companyId, companyName: "Keyholder Group" })]);
+      expect(structured(await call("fetch_logo", { query })), query).toMatchObject({ ok: true, logoId: held.icon });
+    }
+  });
+
   it("get_logo with returnType file uploads the PNG to the file API and returns its id", async () => {
     const acme = await company("Filer Inc", ["filer.example"]);
     const { call } = await agent();

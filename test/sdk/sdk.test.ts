@@ -653,6 +653,32 @@ describe("REST methods", () => {
     expect(await sdk.usage()).toMatchObject({ plan: "launch" });
   });
 
+  it("company finds by ISIN, crypto symbol and email address, and says why a key finds nothing", async () => {
+    const { companyId } = await addCompany(
+      {
+        name: "Keyed Holdings",
+        domains: ["keyed-holdings.com"],
+        identifiers: [
+          { scheme: "isin", value: "US5949181045" },
+          { scheme: "crypto", value: "KEYD" },
+        ],
+      },
+      { ...darkLogo40x20(), contentHash: "e".padStart(64, "c") },
+    );
+    const { sdk } = await client();
+    for (const key of [{ isin: "us5949181045" }, { crypto: "keyd" }, { email: "ops+bills@keyed-holdings.com" }]) {
+      expect(await sdk.company(key), JSON.stringify(key)).toMatchObject({ companyId, isins: ["US5949181045"], crypto: ["KEYD"] });
+    }
+    await expect(sdk.company({ isin: "US5949181046" })).rejects.toMatchObject({
+      constructor: InvalidRequestError,
+      message: "Invalid ISIN: the check digit does not match",
+    });
+    await expect(sdk.company({ email: "someone@gmail.com" })).rejects.toMatchObject({
+      constructor: NotFoundError,
+      message: "Personal email address: no company logo",
+    });
+  });
+
   it("search refuses a limit outside 1-50 before asking, as get does a size", async () => {
     await companies("limit-a.com", "limit-b.com");
     const asked: string[] = [];

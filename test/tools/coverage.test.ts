@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { buildSeedCatalogue, loadIconSets, readBrands, type SeedCompany } from "../../tools/seed/catalogue";
 import { consumerBrands, coverageOf, topSites } from "../../tools/seed/coverage";
 
-const company = (name: string, domains: string[]): SeedCompany => ({ name, domains, aliases: [], prominence: 1, logos: [] });
+const company = (name: string, domains: string[]): SeedCompany => ({
+  name,
+  domains,
+  aliases: [],
+  isins: [],
+  crypto: [],
+  prominence: 1,
+  logos: [],
+});
 const companies = [
   company("Acme", ["acme.com", "acme.co.uk"]),
   company("Acme Docs", ["docs.acme.com"]),

@@ -51,6 +51,27 @@ describe("import manifests", () => {
     ]);
   });
 
+  it("reads isins and crypto columns to their canonical forms, and refuses an ISIN whose check digit fails, naming it", async () => {
+    const json = await rowsOf(
+      "identifiers.jsonl",
+      [
+        row({ name: "Apple", isins: ["us0378331005", "US0378331005"], crypto: ["aapl"] }),
+        row({ name: "Broken", isins: ["US0378331006"] }),
+        row({ name: "Long", crypto: ["THIRTEENCHARS"] }),
+      ].join("\n"),
+    );
+    expect(json.map((r) => (r.ok ? [r.row.isins, r.row.crypto] : r.error))).toEqual([
+      [["US0378331005"], ["AAPL"]],
+      'isins: "US0378331006": Invalid ISIN: the check digit does not match',
+      'crypto: "THIRTEENCHARS": Invalid crypto symbol: 1 to 12 letters or digits',
+    ]);
+    const csv = await rowsOf(
+      "identifiers.csv",
+      "name,domains,variant,image,isins,crypto\nA,a.com,icon,a.png,US5949181045; US0378331005,BTC\n",
+    );
+    expect(csv.map((r) => r.ok && [r.row.isins, r.row.crypto])).toEqual([[["US5949181045", "US0378331005"], ["BTC"]]]);
+  });
+
   const csvHeader = "name,domains,variant,image\n";
 
   it("reports a CSV row with a quote inside an unquoted field at its own line, and reads the rows after it", async () => {

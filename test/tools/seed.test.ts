@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { parseCryptoSymbol } from "../../src/catalogue/identifiers";
 import { nameKey } from "../../src/catalogue/names";
 import { normaliseDomain } from "../../src/lib/domain";
 import { isValidIsin } from "../../src/lib/isin";
@@ -101,6 +102,26 @@ describe("the curated brand mapping", () => {
         expect(isValidIsin(isin), `${brand.file}:${brand.line} ${isin}`).toBe(true);
         expect(owners.get(isin), `${isin} is claimed by ${owners.get(isin)} and ${brand.name}`).toBeUndefined();
         owners.set(isin, brand.name);
+      }
+    }
+  });
+
+  it("gives each crypto symbol to one brand, one drawn by a crypto icon set, in the form /crypto/{symbol} finds", () => {
+    const owners = new Map<string, string>();
+    const withSymbols = brands.filter((b) => b.crypto);
+    // The coins and tokens the seed draws: hundreds, Bitcoin's and Ether's among them.
+    expect(withSymbols.length).toBeGreaterThanOrEqual(800);
+    expect(brands.find((b) => b.domains[0] === "bitcoin.org")?.crypto).toEqual(["BTC"]);
+    expect(brands.find((b) => b.domains[0] === "ethereum.org")?.crypto).toEqual(["ETH"]);
+    for (const brand of withSymbols) {
+      expect(
+        brand.web3icons ?? brand.cryptocurrencyIcons,
+        `${brand.file}:${brand.line} ${brand.name} has symbols but no crypto icon`,
+      ).toBeTruthy();
+      for (const symbol of brand.crypto!) {
+        expect(parseCryptoSymbol(symbol), `${brand.file}:${brand.line} ${symbol}`).toEqual({ ok: true, value: symbol });
+        expect(owners.get(symbol), `${symbol} is claimed by ${owners.get(symbol)} and ${brand.name}`).toBeUndefined();
+        owners.set(symbol, brand.name);
       }
     }
   });

@@ -4,7 +4,9 @@ import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse/sync";
 import { z } from "zod";
 import { logoVariants } from "../../schema";
+import { parseCryptoSymbol, parseIsin } from "../../src/catalogue/identifiers";
 import { normaliseDomain } from "../../src/lib/domain";
+import type { Result } from "../../src/lib/errors";
 
 /**
  * The import manifest: one logo per row, as JSON Lines (`.jsonl`, one object per line) or
@@ -16,6 +18,8 @@ import { normaliseDomain } from "../../src/lib/domain";
  *   image        required  file path (relative to the manifest) or http(s) URL; SVG, PNG, JPEG, WebP, GIF
  *   ticker                 stock ticker, e.g. AAPL; a share class after a space takes a dash (VPLAY B → VPLAY-B)
  *   exchange               exchange of the ticker, e.g. NASDAQ
+ *   isins                  ISINs of the company's listed shares, check digit valid (CSV: separated by `;`)
+ *   crypto                 symbols of its coins or tokens, e.g. BTC (CSV: separated by `;`)
  *   aliases                other names (CSV: separated by `;`)
  *   brand_color            `#rrggbb`
  *   source_set             where the image comes from (default `manifest`)
@@ -51,6 +55,21 @@ const domainList = list.pipe(z.array(z.string()).min(1, "at least one domain is 
   return domains;
 });
 
+/** A list of identifiers, each in its canonical form, or the first that is none and why (the column is named by the caller). */
+const identifierList = (parse: (text: string) => Result<string>) =>
+  list.optional().transform((values, ctx) => {
+    const canonical: string[] = [];
+    for (const value of values ?? []) {
+      const parsed = parse(value);
+      if (!parsed.ok) {
+        ctx.addIssue({ code: "custom", message: `"${value}": ${parsed.error.message}` });
+        return z.NEVER;
+      }
+      if (!canonical.includes(parsed.value)) canonical.push(parsed.value);
+    }
+    return canonical;
+  });
+
 const PROMINENCE = "prominence must be a whole number from 0 to 1000000";
 
 export const manifestRowSchema = z
@@ -76,6 +95,8 @@ export const manifestRowSchema = z
         .transform((value) => value.toUpperCase())
         .optional(),
     ),
+    isins: identifierList(parseIsin),
+    crypto: identifierList(parseCryptoSymbol),
     aliases: list.optional().transform((values) => values ?? []),
     brand_color: optionalText.pipe(
       z

@@ -283,6 +283,10 @@ function inputOf(row: ManifestRow, sourceHash: string): CompanyLogoInput {
     name: row.name,
     domains: row.domains,
     ticker: row.ticker ? { symbol: row.ticker, exchange: row.exchange ?? "" } : undefined,
+    identifiers: [
+      ...row.isins.map((value) => ({ scheme: "isin" as const, value })),
+      ...row.crypto.map((value) => ({ scheme: "crypto" as const, value })),
+    ],
     aliases: row.aliases,
     brandColor: row.brand_color,
     prominence: row.prominence,

@@ -31,9 +31,14 @@ export const brandSchema = z
     domains: z.array(z.string().min(1)).min(1),
     ticker: z.string().min(1).optional(),
     exchange: z.string().min(1).optional(),
-    /** ISINs of the company's primary listed share (ISO 6166, check digit included); data only for now. */
+    /** ISINs of the company's listed shares (ISO 6166, check digit included): `/isin/{isin}` finds it. */
     isins: z
       .array(z.string().refine(isValidIsin, "an ISIN: two capital letters of a country, nine characters, a valid check digit"))
+      .min(1)
+      .optional(),
+    /** Symbols of the brand's own coins or tokens, upper case: `/crypto/{symbol}` finds it. */
+    crypto: z
+      .array(z.string().regex(/^[A-Z0-9]{1,12}$/, "a crypto symbol: 1 to 12 capital letters or digits"))
       .min(1)
       .optional(),
     aliases: z.array(z.string().min(1)).optional(),
@@ -67,7 +72,10 @@ export const brandSchema = z
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;
-export type IconField = Exclude<keyof Brand, "name" | "domains" | "ticker" | "exchange" | "isins" | "aliases" | "color" | "prefer">;
+export type IconField = Exclude<
+  keyof Brand,
+  "name" | "domains" | "ticker" | "exchange" | "isins" | "crypto" | "aliases" | "color" | "prefer"
+>;
 
 export const brandsDir = join(dirname(fileURLToPath(import.meta.url)), "../../data/seed/brands");
 
@@ -102,6 +110,8 @@ export interface SeedCompany {
   domains: string[];
   ticker?: string | undefined;
   exchange?: string | undefined;
+  isins: string[];
+  crypto: string[];
   aliases: string[];
   brandColor?: string | undefined;
   prominence: number;
@@ -133,6 +143,8 @@ export function buildSeedCatalogue(brands: Brand[], sets: IconSets = loadIconSet
         domains: brand.domains,
         ticker: brand.ticker,
         exchange: brand.exchange,
+        isins: brand.isins ?? [],
+        crypto: brand.crypto ?? [],
         aliases,
         brandColor,
         // Brands drawn by several sets, and listed companies, are the better known ones.
@@ -177,6 +189,8 @@ export function seedSummary(companies: SeedCompany[] = buildSeedCatalogue(readBr
     logos: logos.length,
     domains: companies.reduce((n, c) => n + c.domains.length, 0),
     tickers: companies.filter((c) => c.ticker).length,
+    isins: companies.reduce((n, c) => n + c.isins.length, 0),
+    cryptoSymbols: companies.reduce((n, c) => n + c.crypto.length, 0),
     perSet: count((l) => l.sourceSet),
     perLicence: count((l) => l.licence),
     perSetAndLicence: count((l) => `${l.sourceSet} ${l.licence}`),

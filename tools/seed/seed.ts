@@ -36,6 +36,8 @@ export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; com
           domains: company.domains,
           ticker: company.ticker,
           exchange: company.exchange,
+          isins: company.isins.length > 0 ? company.isins : undefined,
+          crypto: company.crypto.length > 0 ? company.crypto : undefined,
           aliases: company.aliases,
           brand_color: company.brandColor,
           prominence: company.prominence,

@@ -2,7 +2,7 @@ import { ConfigurationError, errorForStatus, InvalidRequestError, type LogoLooku
 import { brokenOffAsNetworkError, logoOf } from "./answers.js";
 import { notADomain, parsedUrl } from "./domains.js";
 import { pause, Transport } from "./transport.js";
-import type { Listener, Logo, LogoLookupEvents, LogoLookupOptions, LogoOptions, LogoResult } from "./types.js";
+import type { CompanyKey, Listener, Logo, LogoLookupEvents, LogoLookupOptions, LogoOptions, LogoResult } from "./types.js";
 
 /**
  * The server SDK (docs/interface.md, section 5): logos by domain with a secret key, for Node 20+,
@@ -149,7 +149,7 @@ export class LogoLookup {
     }
   }
 
-  /** REST: companies by name, domain or ticker. */
+  /** REST: companies by name, domain or ticker; an email address, an ISIN or `crypto:SYMBOL` finds its one company. */
   search(
     query: string,
     options: { limit?: number } = {},
@@ -162,8 +162,12 @@ export class LogoLookup {
     return this.transport.json(`/v1/companies/search?${params}`);
   }
 
-  /** REST: a company's metadata and logos, by id or by one of domain, ticker or name. */
-  company(which: number | { domain: string } | { ticker: string } | { name: string }): Promise<Record<string, unknown>> {
+  /**
+   * REST: a company's metadata and logos, by id or by one key: its domain, ticker, ISIN, crypto
+   * symbol, an email address at its domain, or its name. A person's address at a free or
+   * disposable mail provider rejects with a NotFoundError that says so.
+   */
+  company(which: number | CompanyKey): Promise<Record<string, unknown>> {
     if (typeof which === "number") return this.transport.json(`/v1/companies/${which}`);
     return this.transport.json(`/v1/companies/lookup?${new URLSearchParams(which as Record<string, string>)}`);
   }

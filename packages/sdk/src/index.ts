@@ -1,5 +1,5 @@
 export { LogoLookup } from "./client.js";
-export type { Logo, LogoLookupEvents, LogoLookupOptions, LogoMetadata, LogoOptions, LogoResult } from "./types.js";
+export type { CompanyKey, Logo, LogoLookupEvents, LogoLookupOptions, LogoMetadata, LogoOptions, LogoResult } from "./types.js";
 export {
   AuthenticationError,
   ConfigurationError,

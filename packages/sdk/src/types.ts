@@ -67,6 +67,15 @@ export interface Logo extends LogoMetadata {
   bytes: Uint8Array;
 }
 
+/** One key `company()` finds a company by; each is one query parameter of /v1/companies/lookup. */
+export type CompanyKey =
+  | { domain: string }
+  | { ticker: string }
+  | { isin: string }
+  | { crypto: string }
+  | { email: string }
+  | { name: string };
+
 export type LogoResult = { domain: string; ok: true; logo: Logo } | { domain: string; ok: false; error: LogoLookupError };
 
 /** Event names and payloads, for `on(name, listener)`. */

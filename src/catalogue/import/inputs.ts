@@ -2,6 +2,7 @@ import type { LogoTone, LogoVariant } from "../../../schema";
 import type { RenditionSet } from "../../images/objectKeys";
 import type { RenditionFiles } from "../../images/renditionFiles";
 import type { Result } from "../../lib/errors";
+import type { Identifier } from "../identifiers";
 
 /** What an import is given: a company and its logo as an input row, with the image prepared from it. */
 export interface CompanyLogoInput {
@@ -9,6 +10,8 @@ export interface CompanyLogoInput {
   /** Normalised hosts, primary first. */
   domains: string[];
   ticker?: { symbol: string; exchange: string } | undefined;
+  /** ISINs and crypto symbols, canonical (../identifiers.ts); like domains and tickers, they only accumulate. */
+  identifiers?: Identifier[] | undefined;
   aliases: string[];
   brandColor?: string | undefined;
   /** Absent: the company keeps its prominence (a new one gets 0), as it keeps its colour. */

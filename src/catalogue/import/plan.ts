@@ -1,6 +1,6 @@
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { type Company, companies, companyDomains, companyTickers, logos } from "../../../schema";
+import { type Company, companies, companyDomains, companyIdentifiers, companyTickers, logos } from "../../../schema";
 import { logoObjectKeys } from "../../images/objectKeys";
 import { withKeys } from "../entities";
 import { RENDITIONS_VERSION } from "../../images/renditions";
@@ -8,13 +8,14 @@ import type { CatalogueDb } from "../../lib/db";
 import { fail, ok, type Result } from "../../lib/errors";
 import { nameKey, tickerSpellings } from "../names";
 import { type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "../searchPrefixes";
+import type { Identifier } from "../identifiers";
 import type { CompanyLogoInput, ImportOutcome, LogoImport } from "./inputs";
 import { type StoredImage, storedImage } from "./storedImage";
 
 /**
  * Deciding an import: what the catalogue holds of the companies the inputs name, read in one
  * round trip (readCatalogue), and each input decided in order against it as the inputs before
- * it leave it (planWrites): which company, domains, tickers and logo rows to write, and which
+ * it leave it (planWrites): which company, domains, tickers, identifiers and logo rows to write, and which
  * objects to put and retire. Nothing is written here (./write.ts does).
  */
 /** A company as the inputs decided so far leave it. */
@@ -55,7 +56,12 @@ export interface CatalogueState {
   domains: Map<string, CompanyState>;
   /** Tickers held, under every spelling a lookup tries for them (tickerSpellings). */
   tickers: Map<string, HeldTicker[]>;
+  /** ISINs and crypto symbols held (identifierKey), by their company. */
+  identifiers: Map<string, CompanyState>;
 }
+
+const identifierKey = ({ scheme, value }: Identifier) => `${scheme} ${value}`;
+const identifierLabel = { isin: "ISIN", crypto: "crypto symbol" } as const;
 
 interface HeldTicker {
   symbol: string;
@@ -119,7 +125,11 @@ export async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[])
   // Every listing of any spelling: which of them conflict is otherHolder's to say.
   const tickers = JSON.stringify([...new Set(inputs.flatMap((i) => (i.ticker ? tickerCandidates(i.ticker.symbol) : [])))]);
   const owningCompany = db.select({ id: companyDomains.companyId }).from(companyDomains).where(inArray(companyDomains.domain, named));
-  const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers] = await db.batch([
+  // Each scheme's values, read on the table's key (scheme, value).
+  const asked = inputs.flatMap((i) => i.identifiers ?? []);
+  const valuesOf = (scheme: Identifier["scheme"]) =>
+    sql`(SELECT value FROM json_each(${JSON.stringify([...new Set(asked.filter((i) => i.scheme === scheme).map((i) => i.value))])}))`;
+  const [owners, companyRows, domainRows, logoRows, tickerRows, heldTickers, identifierRows] = await db.batch([
     db
       .select({ domain: companyDomains.domain, companyId: companyDomains.companyId })
       .from(companyDomains)
@@ -135,6 +145,15 @@ export async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[])
       .select({ ticker: companyTickers.ticker, companyId: companyTickers.companyId })
       .from(companyTickers)
       .where(inArray(companyTickers.companyId, owningCompany)),
+    db
+      .select()
+      .from(companyIdentifiers)
+      .where(
+        or(
+          and(eq(companyIdentifiers.scheme, "isin"), inArray(companyIdentifiers.value, valuesOf("isin"))),
+          and(eq(companyIdentifiers.scheme, "crypto"), inArray(companyIdentifiers.value, valuesOf("crypto"))),
+        ),
+      ),
   ]);
   const byId = new Map<number, CompanyState>();
   const company = (id: number) => {
@@ -163,7 +182,11 @@ export async function readCatalogue(db: CatalogueDb, inputs: CompanyLogoInput[])
       keys,
     });
   }
-  const state: CatalogueState = { domains: new Map(owners.map((o) => [o.domain, company(o.companyId)])), tickers: new Map() };
+  const state: CatalogueState = {
+    domains: new Map(owners.map((o) => [o.domain, company(o.companyId)])),
+    tickers: new Map(),
+    identifiers: new Map(identifierRows.map((row) => [identifierKey(row), company(row.companyId)])),
+  };
   for (const t of tickerRows) holdTicker(state, { symbol: t.ticker, exchange: t.exchange, company: company(t.companyId) });
   return state;
 }
@@ -195,8 +218,19 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
       );
       continue;
     }
+    const identifiers = [...new Map((input.identifiers ?? []).map((i) => [identifierKey(i), i])).values()];
+    const heldElsewhere = identifiers.find((i) => {
+      const holder = state.identifiers.get(identifierKey(i));
+      return holder !== undefined && holder !== company;
+    });
+    if (heldElsewhere) {
+      plan.decisions.push(
+        fail("conflict", `${identifierLabel[heldElsewhere.scheme]} ${heldElsewhere.value} already belongs to another company`),
+      );
+      continue;
+    }
 
-    // What differs from the stored state. Domains, aliases and tickers only ever accumulate.
+    // What differs from the stored state. Domains, aliases, tickers and identifiers only ever accumulate.
     const newDomains = input.domains.filter((d) => !state.domains.has(d));
     const stored = company?.row;
     const aliases = [...new Set([...(stored?.aliases ?? []), ...input.aliases])].filter((a) => a !== input.name);
@@ -213,6 +247,7 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
     const { ticker } = input;
     const tickerMissing =
       ticker !== undefined && !state.tickers.get(ticker.symbol)?.some((h) => h.symbol === ticker.symbol && h.exchange === ticker.exchange);
+    const newIdentifiers = identifiers.filter((i) => !state.identifiers.has(identifierKey(i)));
     const licence = input.licence ?? existingLogo?.licence ?? "unknown";
     // Renditions made by an older renditions version are made again, as if the file had changed.
     const imageChanged =
@@ -223,7 +258,15 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
         existingLogo?.fetchedAt?.getTime() !== input.provenance.fetchedAt.getTime());
     const logoRowChanged = imageChanged || existingLogo.licence !== licence || provenanceChanged;
 
-    if (company && existingLogo && !companyChanged && newDomains.length === 0 && !tickerMissing && !logoRowChanged) {
+    if (
+      company &&
+      existingLogo &&
+      !companyChanged &&
+      newDomains.length === 0 &&
+      !tickerMissing &&
+      newIdentifiers.length === 0 &&
+      !logoRowChanged
+    ) {
       plan.decisions.push(ok({ outcome: "unchanged", company, logo: existingLogo }));
       continue;
     }
@@ -285,6 +328,10 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
       );
       holdTicker(state, { ...ticker, company: owner });
       owner.tickers.push(ticker.symbol);
+    }
+    if (newIdentifiers.length > 0) {
+      statements.push(db.insert(companyIdentifiers).values(newIdentifiers.map((i) => ({ ...i, companyId: companyRef as number }))));
+      for (const identifier of newIdentifiers) state.identifiers.set(identifierKey(identifier), owner);
     }
     // The search prefix lists follow the company's name, aliases, domains, tickers and prominence.
     if (companyChanged || newDomains.length > 0 || tickerMissing) {

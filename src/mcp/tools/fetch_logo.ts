@@ -7,7 +7,7 @@ import { registerScopedTool, toolError, toolResult } from "../results";
 import { deliveryRecordSchema, formatSchema, maxWidthSchema, querySchema, returnTypeSchema, variantSchema } from "../schemas";
 
 /**
- * fetch_logo (spec 2, seven-tool form): one logo by company name, domain or ticker, the best
+ * fetch_logo (spec 2, seven-tool form): one logo by company name, domain, ticker, ISIN, email address or crypto symbol, the best
  * match of search_logos, delivered as a URL or base64.
  */
 const inputSchema = z.object({
@@ -27,7 +27,7 @@ export function registerFetchLogo(server: McpServer, ctx: ToolContext) {
     {
       title: "Fetch a logo",
       description:
-        "Fetch the logo of one company by name, domain or ticker: a public image URL (default) or base64 image data, " +
+        "Fetch the logo of one company by name, domain, ticker, ISIN, email address or crypto:SYMBOL: a public image URL (default) or base64 image data, " +
         "optionally scaled down to maxWidth; PNG unless format asks for WebP, AVIF, JPEG or the SVG vector. Counts the company towards the daily unique-company quota.",
       inputSchema,
       outputSchema: deliveryRecordSchema.extend({ ok: z.literal(true), base64: z.string().optional() }),

@@ -10,12 +10,12 @@ import { registerScopedTool, toolResult } from "../results";
 import { logoMetadataSchema, querySchema, threeToolLogoSchema } from "../schemas";
 
 /**
- * search_logos (spec 2): companies by name, domain or ticker, and their logos as metadata
+ * search_logos (spec 2): companies by name, domain, ticker, ISIN, email address or crypto symbol, and their logos as metadata
  * only. Costs no unique-company quota. A company contributes its best logo of each variant,
  * companies in rank order, until `limit` records.
  */
 const inputSchema = z.object({
-  query: querySchema.describe("Company name (or its start), domain or stock ticker"),
+  query: querySchema.describe("Company name (or its start), domain, stock ticker, ISIN, email address or crypto:SYMBOL"),
   limit: z
     .number({ message: "limit must be a whole number from 1 to 20" })
     .int("limit must be a whole number from 1 to 20")
@@ -41,7 +41,8 @@ async function searchLogos(ctx: ToolContext, text: string, limit: number): Promi
 
 const TITLE = "Search logos";
 const DESCRIPTION =
-  "Search company logos by company name (prefix, case and punctuation ignored, aliases included), domain (stripe.com) or stock ticker (AAPL, NASDAQ:AAPL). " +
+  "Search company logos by company name (prefix, case and punctuation ignored, aliases included), domain (stripe.com), stock ticker (AAPL, NASDAQ:AAPL), " +
+  "ISIN (US0378331005), email address (its domain's company; a person's address at a mail provider finds none) or crypto symbol (crypto:BTC). " +
   "Exact domain and ticker matches come first, then names by closeness and prominence. Returns metadata only; fetch a logo with get_logo.";
 /** Spec "Errors, tool level": search failure. */
 const FAILURE = "Search failed. Try again later";
