@@ -4,6 +4,10 @@ import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByTicker } from "../catalogue/companies";
 import { findCompanyByName } from "../catalogue/search";
+import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
+import { overrideAsLogo, overridesOf, pinnedFor } from "../corrections/overrides";
+import type { LogoOverride } from "../../schema";
+import type { Context } from "hono";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
@@ -18,7 +22,7 @@ import { commonErrors, Company, errorResponses, textParam } from "./schemas";
 const responses = {
   200: { description: "The company", content: { "application/json": { schema: Company } } },
   ...commonErrors,
-  ...errorResponses(404),
+  ...errorResponses(404, 451),
 } as const;
 
 const byId = secretKeyRoute({
@@ -58,10 +62,14 @@ const lookup = secretKeyRoute({
   responses,
 });
 
-function companyBody(base: string, company: CompanyDetail) {
+function companyBody(base: string, company: CompanyDetail, pinned: LogoOverride | undefined) {
   const { logos, ...rest } = company;
+  const own = pinned && overrideAsLogo(pinned, undefined);
   return {
     ...rest,
+    override: own
+      ? { url: assetUrl(base, own.masterKey), width: own.width, height: own.height, updatedAt: own.updatedAt.toISOString() }
+      : null,
     logos: logos.map((logo) => ({
       logoId: logo.id,
       variant: logo.variant,
@@ -74,6 +82,7 @@ function companyBody(base: string, company: CompanyDetail) {
       source: logoSourceOf(logo.sourceSet),
       sourceUrl: logo.sourceUrl,
       fetchedAt: logo.fetchedAt?.toISOString() ?? null,
+      updatedAt: (logo.verifiedAt ?? logo.fetchedAt ?? logo.updatedAt).toISOString(),
     })),
   };
 }
@@ -91,6 +100,9 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
       const host = normaliseDomain(domain);
       if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
+      // A domain taken down is never discovered either.
+      const takenDown = await takedownOf(db, host.domain, match?.domain);
+      if (takenDown !== undefined) return jsonError(c, "taken_down", takenDownMessage(host.domain, takenDown));
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
       const discovered = match ? null : await discoveredCatalogue(c.env, host.domain, c.get("key"));
       if (discovered) match = await findCompanyByDomain((db = discovered), host.domain);
@@ -101,13 +113,23 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
     }
     const company = await detailOf(db, match?.companyId);
     if (!company) return jsonError(c, "not_found", "No company found");
-    return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
+    return answer(c, db, company);
   });
 
   api.openapi(byId, async (c) => {
     const { companyId } = c.req.valid("param");
-    const company = await companyDetail(catalogueReader(c.env.DB), companyId);
+    const db = catalogueReader(c.env.DB);
+    const company = await companyDetail(db, companyId);
     if (!company) return jsonError(c, "not_found", `No company found with ID ${companyId}`);
-    return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
+    return answer(c, db, company);
   });
+}
+
+/** The company as the key's account sees it, unless its logos were taken down (451). */
+async function answer(c: Context<ApiEnv>, db: CatalogueDb, company: CompanyDetail) {
+  const takenDown = await takedownOf(db, company.domain);
+  if (takenDown !== undefined) return jsonError(c, "taken_down", takenDownMessage(company.domain, takenDown));
+  const key = c.get("key");
+  const pinned = key.overrides ? pinnedFor(await overridesOf(db, key.accountId), ...company.domains) : undefined;
+  return c.json(companyBody(publicBase(c.env, c.req.url), company, pinned), 200);
 }
