@@ -73,10 +73,22 @@ export interface FetchLimits {
   /** A body over maxBytes: cut off and kept (`truncate`, pages) or refused (`refuse`, images). */
   overflow: "truncate" | "refuse";
   accept: string;
+  /** Request headers beside User-Agent and Accept: a re-check's If-None-Match and If-Modified-Since (RFC 9110 §13.1). */
+  conditional?: { ifNoneMatch?: string | null | undefined; ifModifiedSince?: string | null | undefined } | undefined;
 }
 
 export type Fetched =
-  | { ok: true; url: string; status: number; contentType: string | null; bytes: Uint8Array; truncated: boolean }
+  | {
+      ok: true;
+      url: string;
+      status: number;
+      contentType: string | null;
+      bytes: Uint8Array;
+      truncated: boolean;
+      /** The validators a later conditional request asks with. */
+      etag: string | null;
+      lastModified: string | null;
+    }
   /** `requested`: whether any request left the Worker. */
   | { ok: false; url: string; reason: string; requested: boolean };
 
@@ -94,7 +106,7 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
         method: "GET",
         redirect: "manual",
         signal,
-        headers: { "User-Agent": USER_AGENT, Accept: limits.accept },
+        headers: { "User-Agent": USER_AGENT, Accept: limits.accept, ...conditionalHeaders(limits.conditional) },
       });
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel();
@@ -117,13 +129,28 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
       if (body.truncated && limits.overflow === "refuse") {
         return { ok: false, url: current, reason: `larger than ${limits.maxBytes} bytes`, requested };
       }
-      return { ok: true, url: current, status: response.status, contentType: response.headers.get("content-type"), ...body };
+      return {
+        ok: true,
+        url: current,
+        status: response.status,
+        contentType: response.headers.get("content-type"),
+        ...body,
+        etag: response.headers.get("etag"),
+        lastModified: response.headers.get("last-modified"),
+      };
     }
     return { ok: false, url: current, reason: `more than ${MAX_REDIRECTS} redirects`, requested };
   } catch (error) {
     const reason = signal.aborted ? `no answer within ${limits.timeoutMs} ms` : `fetch failed: ${(error as Error).message}`;
     return { ok: false, url: current, reason, requested };
   }
+}
+
+function conditionalHeaders(conditional: FetchLimits["conditional"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (conditional?.ifNoneMatch) headers["If-None-Match"] = conditional.ifNoneMatch;
+  if (conditional?.ifModifiedSince) headers["If-Modified-Since"] = conditional.ifModifiedSince;
+  return headers;
 }
 
 /**
