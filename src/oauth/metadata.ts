@@ -44,9 +44,24 @@ for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"
   });
 }
 
-// The library routes by the request's own URL, whatever the mount.
-const libraryOwned = (c: Context<AppEnv>) =>
-  authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+// The library routes by the request's own URL, whatever the mount. Its errors are RFC 6749's
+// `{error, error_description}`; like every JSON error of the service they name the request too.
+const libraryOwned = async (c: Context<AppEnv>) => {
+  const response = await authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+  if (response.status < 400 || !response.headers.get("content-type")?.includes("application/json")) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  const named =
+    body && typeof body === "object" && !Array.isArray(body) ? JSON.stringify({ ...body, requestId: c.var.ctx.requestId }) : text;
+  return new Response(named, { status: response.status, statusText: response.statusText, headers });
+};
 
 wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server", localHostOnly, libraryOwned);
 wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server/*", localHostOnly, libraryOwned);

@@ -52,6 +52,7 @@ describe("readVars", () => {
       CLOUDFLARE_API_BASE: "https://api.example.com/client/v4",
       DNS_RESOLVER_URL: "https://dns.example.com/dns-query",
       ACCESS_LOG: "all",
+      DOCS_URL: "https://docs.example.com",
     };
     const names = Object.keys(varsSchema.shape);
     for (const name of names) {
