@@ -49,8 +49,9 @@ const sourcePreference: readonly string[] = sourceSets.map((s) => s.id);
 const ranked: Record<string, number> = { [OWNER_SOURCE_SET]: -2, [CORRECTED_SOURCE_SET]: -1, [DISCOVERED_SOURCE_SET]: 90 };
 export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
-    const source = ranked[logo.sourceSet] ?? sourcePreference.indexOf(logo.sourceSet);
-    return (logo.variant === variantFirst ? 0 : 100) + (source === -1 ? 50 : source);
+    const bundled = sourcePreference.indexOf(logo.sourceSet);
+    const source = ranked[logo.sourceSet] ?? (bundled === -1 ? 50 : bundled);
+    return (logo.variant === variantFirst ? 0 : 100) + source;
   };
   return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];
 }

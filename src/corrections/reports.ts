@@ -55,7 +55,7 @@ export interface FiledReport {
 /** What a report is about: the item's domain (the company's primary, where the catalogue knows it) and logo. */
 async function reportedLogo(db: CatalogueDb, input: ReportInput): Promise<Result<{ domain: string; logoId: number }>> {
   const logo = input.logoId === undefined ? null : await findLogo(db, input.logoId);
-  if (input.logoId !== undefined && !logo && input.domain === undefined) return fail("not_found", `No logo with id ${input.logoId}`);
+  if (input.logoId !== undefined && !logo) return fail("not_found", `No logo with id ${input.logoId}`);
   if (input.domain === undefined) {
     if (!logo) return fail("invalid_argument", "Name the domain or the logo id the report is about");
     return ok({ domain: logo.company.domain, logoId: logo.logo.id });

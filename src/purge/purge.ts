@@ -106,3 +106,9 @@ export async function readPurgeJournal(env: Env, now = clock.now()): Promise<voi
   follower.nextRead = now + PURGE_POLL_MS;
   await readJournal(env, now);
 }
+
+/** Forgets where this isolate is in the journal, as a new isolate would be: for tests, whose database is emptied under a running isolate. */
+export function forgetJournalPosition(): void {
+  follower.nextRead = 0;
+  follower.lastId = undefined;
+}
