@@ -93,6 +93,9 @@ export type Fetched =
   | { ok: false; url: string; reason: string; requested: boolean };
 
 /** GET a URL under the rules above. Never throws. */
+/** The reason a conditional request's 304 gives: the resource is as the validators say. */
+export const NOT_MODIFIED = "status 304";
+
 export async function fetchLimited(raw: string, limits: FetchLimits, resolve: ResolveMap = NO_RESOLVE): Promise<Fetched> {
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let current = raw;
@@ -108,6 +111,11 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
         signal,
         headers: { "User-Agent": USER_AGENT, Accept: limits.accept, ...conditionalHeaders(limits.conditional) },
       });
+      // Not Modified answers a conditional request (RFC 9110 §15.4.5): not a redirect, and nothing to read.
+      if (response.status === 304) {
+        await response.body?.cancel();
+        return { ok: false, url: current, reason: NOT_MODIFIED, requested };
+      }
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel();
         const location = response.headers.get("location");

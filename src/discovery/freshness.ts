@@ -7,7 +7,7 @@ import { sha256Hex } from "../lib/encoding";
 import { log } from "../lib/log";
 import { DAY_MS } from "../lib/time";
 import { ICON } from "./discover";
-import { fetchLimited, parseResolve } from "./fetcher";
+import { fetchLimited, NOT_MODIFIED, parseResolve } from "./fetcher";
 import { discoverAndRecord } from "./run";
 
 /**
@@ -68,7 +68,7 @@ export async function recheckDiscovered(env: Env, domain: string, now = Date.now
     { ...ICON, conditional: { ifNoneMatch: row.etag, ifModifiedSince: row.lastModified } },
     parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL),
   );
-  if (!fetched.ok && fetched.reason === "status 304") {
+  if (!fetched.ok && fetched.reason === NOT_MODIFIED) {
     await confirmed(db, row.id, now, {});
     return "unchanged";
   }
