@@ -2,7 +2,10 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { rest } from "../api/helpers";
 import { darkLogo40x20, redPng } from "../fixtures/images";
-import { addAccount, addKey } from "../helpers/catalogue";
+import { eq } from "drizzle-orm";
+import { accounts } from "../../schema";
+import { addAccount, addKey, db } from "../helpers/catalogue";
+import { signedUp, textOf } from "../web/helpers";
 import { assetKeyOf, BASE } from "../lookup/helpers";
 import { agent, company, structured } from "../mcp/helpers";
 
@@ -89,6 +92,32 @@ describe("an account's override", () => {
     expect(assetKeyOf(own.url)).toMatch(/\.override-/);
     expect(assetKeyOf(other.url)).not.toMatch(/override-/);
     expect((await exports.default.fetch(own.url)).status).toBe(200);
+  });
+
+  it("is uploaded from the portal's Corrections page, and removed there", async () => {
+    await company("Portal Pinned", ["portal-pinned.com"]);
+    const { browser, email } = await signedUp();
+    const form = new FormData();
+    form.set("domain", "portal-pinned.com");
+    form.set("file", new File([png()], "mine.png", { type: "image/png" }));
+    const uploaded = await browser.fetch("/portal/corrections/overrides", { method: "POST", body: form });
+    expect(uploaded.status).toBe(303);
+    const page = await textOf(await browser.fetch("/portal/corrections"));
+    expect(page).toContain("portal-pinned.com");
+
+    const account = (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get())!;
+    const publishable = await addKey(account.id, { type: "publishable" });
+    expect((await lookup(publishable, "portal-pinned.com")).headers.get("x-logo-source")).toBe("override");
+
+    const bad = new FormData();
+    bad.set("domain", "portal-pinned.com");
+    bad.set("file", new File([redPng], "tiny.png", { type: "image/png" }));
+    const refused = await browser.fetch("/portal/corrections/overrides", { method: "POST", body: bad });
+    expect(refused.status).toBe(400);
+    expect(await textOf(refused)).toContain("at least 16 px");
+
+    expect((await browser.postForm("/portal/corrections/overrides/remove", { domain: "portal-pinned.com" })).status).toBe(303);
+    expect((await lookup(publishable, "portal-pinned.com")).headers.get("x-logo-source")).toBe("catalogue");
   });
 
   it("refuses what imports refuse, and keys that may not pin", async () => {

@@ -37,6 +37,10 @@ describe("a takedown", () => {
       expect(await refused.text()).toBe(`Logo of ${domain} taken down: Removed at the trademark owner's request`);
     }
     expect((await get(`/www.${domain}?token=${token}`)).status).toBe(451);
+    // The public asset a redirect handed out a moment ago is refused too.
+    const gone = await get(new URL(asset, BASE).pathname);
+    expect(gone.status).toBe(451);
+    expect(await gone.text()).toContain("Removed at the trademark owner's request");
 
     expect(await listTakedowns(db)).toMatchObject({ ok: true, value: { takedowns: [expect.objectContaining({ domain })] } });
 
