@@ -113,6 +113,9 @@ describe("an owner's claim", () => {
     const page = await exports.default.fetch(`${BASE}/changes?domain=${domain}`, { headers: { Accept: "text/html" } });
     expect(page.status).toBe(200);
     expect(await textOf(page)).toContain("New Name");
+    // The landing page leads to it.
+    const landing = await exports.default.fetch(`${BASE}/`, { headers: { Accept: "text/html" } });
+    expect(await landing.text()).toContain('<a href="/changes">Change log</a>');
 
     // The proof is checked again a day on; still there, the brand stays.
     const verifiedAt = Date.now();
