@@ -64,6 +64,9 @@ describe("an account's override", () => {
 
     expect(await (await rest("/v1/overrides", mine.secret)).json()).toMatchObject({ overrides: [{ domain: "pinned-co.com" }] });
     expect(await (await rest("/v1/overrides", theirs.secret)).json()).toEqual({ overrides: [] });
+    // Another account can neither see nor remove it.
+    expect((await rest("/v1/overrides/pinned-co.com", theirs.secret, { method: "DELETE" })).status).toBe(404);
+    expect((await lookup(mine.publishable, "pinned-co.com")).headers.get("x-logo-source")).toBe("override");
 
     // Replacing it answers 200, and the new image is served.
     const again = await put(mine.secret, "pinned-co.com", svg, "image/svg+xml");

@@ -44,6 +44,10 @@ describe("reports reach the operators' queue", () => {
     });
     expect(sent.status).toBe(303);
 
+    // A second report of the same logo through the API says it was folded in.
+    const again = await report(key, { domain: `www.${domain}`, kind: "outdated", message: "Still wrong" });
+    expect(await again.json()).toMatchObject({ itemId: receipt.itemId, folded: true });
+
     const listed = await listReports(db, { open: true, domain });
     expect(listed.ok).toBe(true);
     if (!listed.ok) return;
@@ -54,6 +58,7 @@ describe("reports reach the operators' queue", () => {
       ["rest", "wrong_logo", "That is another company's mark"],
       ["mcp", "other", "Outdated mark, they rebranded"],
       ["portal", "poor_quality", "Blurry at 128 px"],
+      ["rest", "outdated", "Still wrong"],
     ]);
     expect(item!.reports[2]!.reporter).toBe(email);
 
@@ -98,9 +103,11 @@ describe("reports reach the operators' queue", () => {
     expect(page).toContain("Replaced with the mark from their press kit");
     expect(page).not.toContain("Waiting for an operator");
     expect(await openItem(db, itemId)).toMatchObject({ ok: false, error: { code: "conflict" } });
-    expect((await listReports(db, { open: true, domain })).ok && (await listReports(db, { open: true, domain }))).toMatchObject({
-      value: { items: [] },
-    });
+    // A report after the item closed opens a new one rather than folding into the closed.
+    await browser.postForm("/portal/corrections/report", { domain, kind: "other", message: "Better, but the colour is off" });
+    const reopened = await listReports(db, { open: true, domain });
+    expect(reopened.ok && reopened.value.items.map((i) => i.id)).not.toContain(itemId);
+    expect(reopened.ok && reopened.value.items).toHaveLength(1);
   });
 
   it("POST /v1/reports refuses what it cannot file, with the spec's JSON errors", async () => {

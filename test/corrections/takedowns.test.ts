@@ -72,6 +72,15 @@ describe("a takedown", () => {
     });
   });
 
+  it("the change log refuses what it cannot read, with 400s", async () => {
+    for (const query of ["limit=0", "limit=101", "limit=ten", "before=-1", "before=abc"]) {
+      const response = await get(`/v1/changes?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "invalid_argument" });
+    }
+    expect(await (await get("/v1/changes")).json()).toEqual({ changes: [], next: null });
+  });
+
   it("is refused without a reason or for something that is not a domain, and lifting an unknown one says so", async () => {
     expect(await addTakedown(db, "acme.com", "  ")).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
     expect(await addTakedown(db, "not a domain", "why")).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
