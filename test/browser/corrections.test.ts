@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/lib/db";
@@ -30,6 +31,14 @@ afterAll(async () => {
   await worker?.dispose();
 });
 
+/** No serious or critical accessibility violation on the page, as the portal's other pages are held to. */
+async function accessible(p: Page) {
+  await p.waitForLoadState("load");
+  const axe = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+}
+
 /** `npm run admin -- …` on the running Worker's storage. */
 function admin(...args: string[]) {
   const { d1, bucket } = worker.storage;
@@ -49,10 +58,12 @@ describe("Report this logo", () => {
     await page.getByRole("button", { name: "Show logo" }).click();
     await page.getByRole("link", { name: "Report this logo" }).click();
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Report the logo of github.com");
+    await accessible(page);
     await page.getByLabel("What is wrong?").selectOption("outdated");
     await page.getByLabel("Tell us more").fill("They changed their mark last year.");
     await page.getByRole("button", { name: "Send report" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toContain("your report of github.com's logo is in the queue");
+    await accessible(page);
     const reports = page.getByRole("region", { name: "Your reports" }).first();
     expect(await reports.textContent()).toContain("Waiting for an operator");
 
