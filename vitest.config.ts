@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 import { FAKE_FILES_API_KEY, startFakeFilesApi } from "./test/fakes/filesApi";
 import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi";
 import { startFakeWebsites } from "./test/fakes/websites";
+import { startFakeDns } from "./test/fakes/dnsOverHttps";
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
@@ -20,7 +21,12 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => {
             // Outside services run as small HTTP servers on 127.0.0.1 speaking their real wire format.
-            const [filesApi, stripe, websites] = await Promise.all([startFakeFilesApi(), startFakeStripe(), startFakeWebsites()]);
+            const [filesApi, stripe, websites, dns] = await Promise.all([
+              startFakeFilesApi(),
+              startFakeStripe(),
+              startFakeWebsites(),
+              startFakeDns(),
+            ]);
             return {
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
@@ -40,6 +46,8 @@ export default defineConfig({
                   STRIPE_PRICE_GROWTH: "price_growth_test",
                   DISCOVERY_RESOLVE: websites.resolve,
                   DISCOVERY_FAKE_SITES: websites.controlUrl,
+                  DNS_RESOLVER_URL: `${dns.url}/dns-query`,
+                  DNS_FAKE_CONTROL: dns.url,
                 },
               },
             };

@@ -176,6 +176,14 @@ export const logos = sqliteTable(
     sourceUrl: text("source_url"),
     /** When that URL was last fetched; discovered logos are refreshed 30 days after it. */
     fetchedAt: integer("fetched_at", { mode: "timestamp_ms" }),
+    /** The icon's `ETag` and `Last-Modified` when it was fetched: what a scheduled re-check asks with (a 304 keeps the logo). */
+    sourceEtag: text("source_etag"),
+    sourceLastModified: text("source_last_modified"),
+    /**
+     * When the image was last written or confirmed as it is (an import that changed it, a
+     * refresh, a re-check answered 304): `X-Logo-Updated`. Null for rows written before it was kept.
+     */
+    verifiedAt: integer("verified_at", { mode: "timestamp_ms" }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },

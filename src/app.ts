@@ -13,6 +13,7 @@ import { mcp } from "./mcp/endpoint";
 import { authorize } from "./oauth/authorize";
 import { oauthEndpoints, wellKnown } from "./oauth/metadata";
 import { loginOnly, portal } from "./portal/portal";
+import { changesPage } from "./web/changes";
 import { landing } from "./web/landing";
 import { portalPages } from "./web/web";
 
@@ -46,6 +47,8 @@ app.route("/mcp", mcp);
 // The web app: the portal's pages and the landing page (GET / with an HTML Accept only;
 // anything else at / falls through to the lookup).
 app.route("/portal", portalPages);
+// The public change log of owners' and operators' changes (docs/corrections.md).
+app.route("/changes", changesPage);
 app.route("/", landing);
 // A JSON client that misses a path gets a JSON answer, not a domain lookup's plain text.
 for (const prefix of ["/v1/*", "/apiaas/*", "/api/*"])

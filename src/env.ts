@@ -47,6 +47,19 @@ export const varsSchema = z.object({
   /** `host=127.0.0.1:PORT,…`: parsed and checked where it is used (src/discovery/fetcher.ts). */
   DISCOVERY_RESOLVE: z.string().default(""),
   /**
+   * The zone whose cache holds copies of logos (the CDN_URL's, and the Worker's own when it is
+   * on a zone): purges ask Cloudflare's purge API to drop its copies (src/purge/cdn.ts), with
+   * the secret CDN_PURGE_API_TOKEN. Empty: nothing outside this Worker's own caches is purged.
+   */
+  CDN_PURGE_ZONE_ID: z
+    .string()
+    .regex(/^(?:[0-9a-f]{32})?$/, "must be a zone id (32 hex digits) or empty")
+    .default(""),
+  /** Cloudflare's API, which purges go to (the tests point it at a stand-in on loopback). */
+  CLOUDFLARE_API_BASE: providerUrl("https://api.cloudflare.com/client/v4"),
+  /** The DNS-over-HTTPS resolver (JSON wire format, `application/dns-json`) that owners' TXT records are read through. */
+  DNS_RESOLVER_URL: providerUrl("https://cloudflare-dns.com/dns-query"),
+  /**
    * Which requests write an access-log line (src/lib/context.ts): "routed", every request but
    * the warm lookups answered before the router (Cloudflare's own invocation log records those,
    * under the same id), or "all", those too, at some 6 µs of CPU each (npm run bench).
@@ -68,6 +81,8 @@ interface Secrets {
   SIGNED_URL_SECRET?: string;
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
+  /** API token allowed to purge CDN_PURGE_ZONE_ID's cache (Zone → Cache Purge → Purge). */
+  CDN_PURGE_API_TOKEN?: string;
 }
 
 /**
@@ -75,11 +90,17 @@ interface Secrets {
  * `npm run deploy:check`, reported by /health and logged by each isolate once. A local server
  * (no PUBLIC_BASE_URL) may run without them.
  */
-export const productionSecrets: Record<keyof Secrets, { required: boolean; without: string }> = {
+export const productionSecrets: Record<keyof Secrets, { required: boolean; without: string; when?: (vars: Vars) => boolean }> = {
   STRIPE_SECRET_KEY: { required: true, without: "checkout and the token exchange fail" },
   STRIPE_WEBHOOK_SECRET: { required: true, without: "Stripe's webhooks are refused, so plans never change" },
   SIGNED_URL_SECRET: { required: true, without: "the three-tool get_logo cannot hand out URLs" },
   ANTHROPIC_API_KEY: { required: false, without: "get_logo files fall back to base64 and insert_logo fails" },
+  CDN_PURGE_API_TOKEN: {
+    required: false,
+    without: "purges leave the CDN's copies (CDN_PURGE_ZONE_ID) to last out their max-age",
+    // Only a deployment that names a zone to purge needs it.
+    when: (vars) => vars.CDN_PURGE_ZONE_ID !== "",
+  },
 };
 
 declare global {
@@ -157,12 +178,12 @@ export function publicBase(env: Env, requestUrl: string): string {
 /** On a deployment, the optional secrets not set, and what is unavailable without them: worth saying, not a fault. */
 export function optionalSecretsMissing(env: Env): string[] {
   const parsed = varsSchema.safeParse(env);
-  return parsed.success && parsed.data.PUBLIC_BASE_URL ? secretsNotSet(env, false) : [];
+  return parsed.success && parsed.data.PUBLIC_BASE_URL ? secretsNotSet(env, false, parsed.data) : [];
 }
 
-function secretsNotSet(env: Env, required: boolean): string[] {
+function secretsNotSet(env: Env, required: boolean, vars: Vars): string[] {
   return (Object.entries(productionSecrets) as [keyof Secrets, (typeof productionSecrets)[keyof Secrets]][])
-    .filter(([name, secret]) => secret.required === required && !env[name])
+    .filter(([name, secret]) => secret.required === required && !env[name] && (secret.when?.(vars) ?? true))
     .map(([name, secret]) => `${name} is not set: ${secret.without}`);
 }
 
@@ -173,5 +194,5 @@ function secretsNotSet(env: Env, required: boolean): string[] {
 export function configurationProblems(env: Env): string[] {
   const parsed = varsSchema.safeParse(env);
   if (!parsed.success) return parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  return parsed.data.PUBLIC_BASE_URL ? secretsNotSet(env, true) : [];
+  return parsed.data.PUBLIC_BASE_URL ? secretsNotSet(env, true, parsed.data) : [];
 }

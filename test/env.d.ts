@@ -6,6 +6,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** Control address of the fake websites (test/fakes/websites.ts). */
       DISCOVERY_FAKE_SITES: string;
+      /** Control address of the fake DNS-over-HTTPS resolver (test/fakes/dnsOverHttps.ts). */
+      DNS_FAKE_CONTROL: string;
     }
   }
 }

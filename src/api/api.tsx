@@ -10,10 +10,13 @@ import { type OpenApiDocument, ReferencePage } from "./reference";
 import { registerGetCompany } from "./v1_companies_get";
 import { registerSearchCompanies } from "./v1_companies_search";
 import { registerUsage } from "./v1_usage";
+import { registerChanges } from "./v1_changes_list";
+import { registerOverrides } from "./v1_overrides";
+import { registerCreateReport } from "./v1_reports_create";
 
 /**
  * The REST API for servers holding a secret key: company search, company metadata, usage,
- * mounted at /v1 (src/app.ts). Routes are declared with their zod schemas (@hono/zod-openapi),
+ * reports and the account's own logos; and the public change log. Mounted at /v1 (src/app.ts). Routes are declared with their zod schemas (@hono/zod-openapi),
  * which validate requests and generate `/openapi.json`; `/docs` renders the same document for
  * people (`apiReference`).
  */
@@ -34,6 +37,9 @@ restApi.openAPIRegistry.registerComponent("securitySchemes", "secretKey", {
 registerSearchCompanies(restApi);
 registerGetCompany(restApi);
 registerUsage(restApi);
+registerCreateReport(restApi);
+registerOverrides(restApi);
+registerChanges(restApi);
 
 /** Where src/app.ts mounts restApi: the document names every path under it. */
 const MOUNTED_AT = "/v1";

@@ -21,6 +21,7 @@ const errorMeanings: Record<ErrorStatus, string> = {
   409: "Conflicts with the current state",
   413: "Request body too large",
   429: "Rate limit exceeded (Retry-After, X-RateLimit-Reset)",
+  451: "The domain's logos were taken down (the message gives the reason)",
   500: "Unexpected failure; the detail is logged, never returned",
   503: "A dependency did not answer; retry after Retry-After",
 };
@@ -48,6 +49,13 @@ export const textParam = (name: string, max: number) =>
 /** What every REST call may answer besides its own result. */
 export const commonErrors = errorResponses(400, 401, 429, 500, 503);
 
+/** A JSON body of a route, with the message a malformed one gets. */
+export const jsonBody = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  required: true,
+  content: { "application/json": { schema } },
+});
+
 export const CompanyHit = z
   .object({
     companyId: z.number().int().openapi({ example: 42 }),
@@ -71,11 +79,13 @@ export const Logo = z
     url: z.url().openapi({ description: "Public, permanent PNG URL; add ?maxWidth=N to scale down" }),
     sourceSet: z.string(),
     licence: z.string(),
-    source: z
-      .enum(["catalogue", "discovered"])
-      .openapi({ description: "Imported into the catalogue, or discovered on the company's own site" }),
+    source: z.enum(["catalogue", "discovered", "owner", "override"]).openapi({
+      description:
+        "Imported into the catalogue, discovered on the company's own site, set by the domain's verified owner, or your account's own override",
+    }),
     sourceUrl: z.string().nullable().openapi({ description: "Where a discovered logo was fetched from" }),
     fetchedAt: z.string().nullable().openapi({ description: "When a discovered logo was fetched (ISO 8601)" }),
+    updatedAt: z.string().openapi({ description: "When the image was last written or confirmed as it is (ISO 8601)" }),
   })
   .openapi("Logo");
 
@@ -91,6 +101,17 @@ export const Company = z
     crypto: z.array(z.string()).openapi({ description: "Symbols of its coins or tokens", example: ["BTC"] }),
     brandColor: z.string().nullable().openapi({ example: "#635bff" }),
     logos: z.array(Logo),
+    override: z
+      .object({
+        url: z.url().openapi({ description: "Public PNG URL of the logo your account pinned" }),
+        width: z.number().int(),
+        height: z.number().int(),
+        updatedAt: z.string(),
+      })
+      .nullable()
+      .openapi({
+        description: "The logo your account pinned for this company's domain (PUT /v1/overrides/{domain}), which your lookups answer",
+      }),
   })
   .openapi("Company");
 

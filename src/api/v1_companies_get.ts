@@ -6,7 +6,11 @@ import { type CompanyDetail, companyDetail, findCompanyByDomain } from "../catal
 import { emailDomain, PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
 import { parseCryptoSymbol, parseIsin } from "../catalogue/identifiers";
 import { findCompanyOf, type Subject } from "../catalogue/resolveLogo";
+import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
+import { overrideAsLogo, overridesOf, pinnedFor } from "../corrections/overrides";
 import { fail, ok, type Result } from "../lib/errors";
+import type { LogoOverride } from "../../schema";
+import type { Context } from "hono";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
@@ -22,7 +26,7 @@ import { commonErrors, Company, errorResponses, textParam } from "./schemas";
 const responses = {
   200: { description: "The company", content: { "application/json": { schema: Company } } },
   ...commonErrors,
-  ...errorResponses(404),
+  ...errorResponses(404, 451),
 } as const;
 
 const byId = secretKeyRoute({
@@ -90,10 +94,14 @@ function subjectOfQuery(query: Partial<Record<(typeof LOOKUP_KEYS)[number], stri
   return ok({ kind: "name", value: name ?? "" });
 }
 
-function companyBody(base: string, company: CompanyDetail) {
+function companyBody(base: string, company: CompanyDetail, pinned: LogoOverride | undefined) {
   const { logos, ...rest } = company;
+  const own = pinned && overrideAsLogo(pinned, undefined);
   return {
     ...rest,
+    override: own
+      ? { url: assetUrl(base, own.masterKey), width: own.width, height: own.height, updatedAt: own.updatedAt.toISOString() }
+      : null,
     logos: logos.map((logo) => ({
       logoId: logo.id,
       variant: logo.variant,
@@ -106,6 +114,7 @@ function companyBody(base: string, company: CompanyDetail) {
       source: logoSourceOf(logo.sourceSet),
       sourceUrl: logo.sourceUrl,
       fetchedAt: logo.fetchedAt?.toISOString() ?? null,
+      updatedAt: (logo.verifiedAt ?? logo.fetchedAt ?? logo.updatedAt).toISOString(),
     })),
   };
 }
@@ -120,6 +129,12 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
     if (!subject.ok) return jsonError(c, subject.error.code === "not_found" ? "not_found" : "invalid_argument", subject.error.message);
     let db = catalogueReader(c.env.DB);
     let match = await findCompanyOf(db, subject.value);
+    if (subject.value.kind === "domain") {
+      const host = subject.value.value;
+      // A domain taken down is never discovered either.
+      const takenDown = await takedownOf(db, host, match?.domain);
+      if (takenDown !== undefined) return jsonError(c, "taken_down", takenDownMessage(host, takenDown));
+    }
     if (!match && subject.value.kind === "domain") {
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
       const discovered = await discoveredCatalogue(c.env, subject.value.value, c.get("key"));
@@ -127,13 +142,23 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
     }
     const company = await detailOf(db, match?.companyId);
     if (!company) return jsonError(c, "not_found", "No company found");
-    return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
+    return answer(c, db, company);
   });
 
   api.openapi(byId, async (c) => {
     const { companyId } = c.req.valid("param");
-    const company = await companyDetail(catalogueReader(c.env.DB), companyId);
+    const db = catalogueReader(c.env.DB);
+    const company = await companyDetail(db, companyId);
     if (!company) return jsonError(c, "not_found", `No company found with ID ${companyId}`);
-    return c.json(companyBody(publicBase(c.env, c.req.url), company), 200);
+    return answer(c, db, company);
   });
+}
+
+/** The company as the key's account sees it, unless its logos were taken down (451). */
+async function answer(c: Context<ApiEnv>, db: CatalogueDb, company: CompanyDetail) {
+  const takenDown = await takedownOf(db, company.domain);
+  if (takenDown !== undefined) return jsonError(c, "taken_down", takenDownMessage(company.domain, takenDown));
+  const key = c.get("key");
+  const pinned = key.overrides ? pinnedFor(await overridesOf(db, key.accountId), ...company.domains) : undefined;
+  return c.json(companyBody(publicBase(c.env, c.req.url), company, pinned), 200);
 }

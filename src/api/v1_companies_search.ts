@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { searchCompanies } from "../catalogue/search";
+import { takenDownAmong } from "../catalogue/takedowns";
 import { catalogueReader } from "../lib/db";
 import { type ApiEnv, secretKeyRoute } from "./auth";
 import { CompanyHit, commonErrors, textParam } from "./schemas";
@@ -36,7 +37,13 @@ const route = secretKeyRoute({
 export function registerSearchCompanies(api: OpenAPIHono<ApiEnv>) {
   api.openapi(route, async (c) => {
     const { q, limit } = c.req.valid("query");
-    const results = await searchCompanies(catalogueReader(c.env.DB), q, limit);
-    return c.json({ results }, 200);
+    const db = catalogueReader(c.env.DB);
+    const found = await searchCompanies(db, q, limit);
+    // A company whose logos were taken down is not found (docs/corrections.md#takedowns).
+    const takenDown = await takenDownAmong(
+      db,
+      found.map((hit) => hit.domain),
+    );
+    return c.json({ results: found.filter((hit) => !takenDown.has(hit.domain)) }, 200);
   });
 }

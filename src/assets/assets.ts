@@ -2,11 +2,13 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import { namesGrey } from "../catalogue/logos";
+import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
 import type { AppEnv } from "../lib/context";
 import { makeGrey } from "../images/greyOnDemand";
 import { isVectorKey, sourceSetOfKey, vectorKey } from "../images/objectKeys";
 import { MAX_OUTPUT_WIDTH, MIME_TYPES, type OutputFormat, scaledHeight, transformImage, withinHeight } from "../images/transform";
 import { asciiBytes, isolateByteCache, isolateCache, MAP_ENTRY_BYTES, objectBytes } from "../lib/isolateCaches";
+import { domainCacheTag } from "../lib/cacheTags";
 import { createDb } from "../lib/db";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { firstMessage, integerParam } from "../lib/params";
@@ -41,7 +43,11 @@ const recent = isolateByteCache<{ body: ArrayBuffer; headers: [string, string][]
   name: "assets.recent",
   holds: "an asset answer's bytes and headers, by what it is (key, width, format, page)",
   capacity: 4 * 1024 * 1024,
+  ofDomain: (id, domain) => domainOfAsset(decodeAssetKey(id.slice(CACHE_ORIGIN.length + 1).split("/")[0] ?? "")) === domain,
 });
+
+/** The company's primary domain an object's key names (`logos/<domain>/…`): what a takedown or a purge of it concerns. */
+const domainOfAsset = (key: string | null) => (key === null ? null : (key.split("/")[1] ?? null));
 const MAX_WIDTH = MAX_OUTPUT_WIDTH;
 // v3: an entry's Content-Type is the type made (v2's was the type asked for).
 const CACHE_ORIGIN = "https://assets.logo-lookup.internal/v3";
@@ -75,6 +81,10 @@ assets.use("/*", async (c, next) => {
 assets.on(["GET", "HEAD"], "/:key", async (c) => {
   const key = decodeAssetKey(c.req.param("key"));
   if (key === null) return notFound();
+  // A taken-down domain's objects are refused before any cache answers (docs/corrections.md#takedowns).
+  const domain = domainOfAsset(key)!;
+  const takenDown = await takedownOf(c.var.ctx.db, domain);
+  if (takenDown !== undefined) return plainText(takenDownMessage(domain, takenDown), 451, { "Cache-Control": "public, max-age=60" });
   const url = new URL(c.req.url);
   // Each parameter once: a repeated one would be read one way here and another by the signature.
   if (new Set(url.searchParams.keys()).size !== [...url.searchParams.keys()].length)
@@ -179,7 +189,10 @@ assets.on(["GET", "HEAD"], "/:key", async (c) => {
   }
   const response = new Response(bytes, { status: 200, headers });
   recent.set(cacheId, { body: bytes, headers: [...headers] }, bytes.byteLength);
-  c.var.ctx.defer(storeResponse(null, cacheRequest, response.clone()));
+  // Tagged for a zone's purge of the domain (src/purge/cdn.ts); the tag is not sent to clients.
+  const tagged = response.clone();
+  tagged.headers.set("Cache-Tag", domainCacheTag(domain));
+  c.var.ctx.defer(storeResponse(null, cacheRequest, tagged));
   return finish(c.req.raw, response, fallback);
 });
 
@@ -202,6 +215,7 @@ const storedObjects = isolateCache<string, StoredObject>({
   holds: "a stored object's key and what the route needs of it (ETag, width, height)",
   capacity: 4096,
   entryBytes: asciiBytes(340) + objectBytes(3) + asciiBytes(40) + MAP_ENTRY_BYTES,
+  ofDomain: (key, _stored, domain) => domainOfAsset(key) === domain,
 });
 
 async function storedObject(

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, type SQL } from "drizzle-orm";
-import { companies, companyDomains, logos } from "../../schema";
-import { greyKeyParts } from "../images/objectKeys";
+import { companies, companyDomains, logoOverrides, logos } from "../../schema";
+import { type GreyKeyParts, greyKeyParts } from "../images/objectKeys";
+import { OVERRIDE_SOURCE_SET_PREFIX } from "./provenance";
 import { type Logo, withKeys } from "./entities";
 import type { CatalogueDb } from "../lib/db";
 import { retiredAmong } from "./retiredObjects";
@@ -79,7 +80,26 @@ export async function logosInIdOrder(db: CatalogueDb, options: { where?: SQL; af
 export async function namesGrey(db: CatalogueDb, key: string): Promise<boolean> {
   const parts = greyKeyParts(key);
   if (!parts) return false;
-  const row = await db
+  const row = parts.sourceSet.startsWith(OVERRIDE_SOURCE_SET_PREFIX) ? await overrideNamed(db, parts) : await logoNamed(db, parts);
+  const { version, light, dark } = row?.renditions ?? {};
+  const named =
+    row?.contentHash.startsWith(parts.hash16) &&
+    version === parts.version &&
+    (parts.colour === "master" || (parts.colour === "light" ? light : dark) === true);
+  return named || (await retiredAmong(db, [key])).has(key);
+}
+
+/** An account's override the key names (src/corrections/overrides.ts): its objects are named as a logo's are. */
+function overrideNamed(db: CatalogueDb, parts: GreyKeyParts) {
+  return db
+    .select({ contentHash: logoOverrides.contentHash, renditions: logoOverrides.renditions })
+    .from(logoOverrides)
+    .where(and(eq(logoOverrides.domain, parts.primaryDomain), eq(logoOverrides.sourceSet, parts.sourceSet)))
+    .get();
+}
+
+function logoNamed(db: CatalogueDb, parts: GreyKeyParts) {
+  return db
     .select({ contentHash: logos.contentHash, renditions: logos.renditions })
     .from(companyDomains)
     .innerJoin(
@@ -88,10 +108,4 @@ export async function namesGrey(db: CatalogueDb, key: string): Promise<boolean> 
     )
     .where(and(eq(companyDomains.domain, parts.primaryDomain), eq(companyDomains.isPrimary, true)))
     .get();
-  const { version, light, dark } = row?.renditions ?? {};
-  const named =
-    row?.contentHash.startsWith(parts.hash16) &&
-    version === parts.version &&
-    (parts.colour === "master" || (parts.colour === "light" ? light : dark) === true);
-  return named || (await retiredAmong(db, [key])).has(key);
 }

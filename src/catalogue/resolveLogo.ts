@@ -3,10 +3,11 @@ import type { RenditionSet } from "../images/objectKeys";
 import type { Logo } from "./entities";
 import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
 import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
-import { cachedResponse, storeResponse } from "../lib/dependencies";
+import { domainCacheTag } from "../lib/cacheTags";
+import { cachedResponse, deleteCached, storeResponse } from "../lib/dependencies";
 import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
-import { DISCOVERED_SOURCE_SET, logoSourceOf } from "./provenance";
+import { CORRECTED_SOURCE_SET, DISCOVERED_SOURCE_SET, logoSourceOf, OWNER_SOURCE_SET, type StoredLogoSource } from "./provenance";
 import { findCompanyByDomain, findCompanyByTicker } from "./companies";
 import type { CompanyMatch } from "./entities";
 import { findCompanyByName } from "./search";
@@ -38,22 +39,27 @@ export interface ResolvedLogo {
   contentHash: string;
   masterKey: string;
   renditions: RenditionSet;
-  /** `X-Logo-Source`: imported into the catalogue, or discovered on the domain's site. */
-  source: "catalogue" | "discovered";
+  /** `X-Logo-Source`: imported into the catalogue, discovered on the domain's site, set by its verified owner, or the account's override. */
+  source: StoredLogoSource;
   /** When a discovered logo was fetched (Unix ms); null for imported logos. */
   fetchedAt: number | null;
+  /** When the image was last written or confirmed as it is (Unix ms): `X-Logo-Updated`. */
+  updatedAt: number;
 }
 
 /**
  * The default logo of a company: an icon before a wordmark (a hotlinked logo is usually shown
- * small and square), then by source set in the bundled sets' order (full-colour sets before the
- * monochrome ones), then a manifest's, and last a logo discovered on the company's own site.
+ * small and square), then the one its verified owner set, then one an operator put right, then
+ * by source set in the bundled sets' order (full-colour sets before the monochrome ones), then a
+ * manifest's, and last a logo discovered on the company's own site.
  */
 const sourcePreference: readonly string[] = sourceSets.map((s) => s.id);
+const ranked: Record<string, number> = { [OWNER_SOURCE_SET]: -2, [CORRECTED_SOURCE_SET]: -1, [DISCOVERED_SOURCE_SET]: 90 };
 export function preferredLogo(logos: Logo[], variantFirst: LogoVariant = "icon"): Logo | undefined {
   const rank = (logo: Logo) => {
-    const source = logo.sourceSet === DISCOVERED_SOURCE_SET ? 90 : sourcePreference.indexOf(logo.sourceSet);
-    return (logo.variant === variantFirst ? 0 : 100) + (source === -1 ? 50 : source);
+    const bundled = sourcePreference.indexOf(logo.sourceSet);
+    const source = ranked[logo.sourceSet] ?? (bundled === -1 ? 50 : bundled);
+    return (logo.variant === variantFirst ? 0 : 100) + source;
   };
   return [...logos].sort((a, b) => rank(a) - rank(b) || a.id - b.id)[0];
 }
@@ -99,20 +105,26 @@ async function resolveFromDb(db: CatalogueDb, subject: Subject): Promise<Resolve
     renditions: logo.renditions,
     source: logoSourceOf(logo.sourceSet),
     fetchedAt: logo.fetchedAt?.getTime() ?? null,
+    updatedAt: (logo.verifiedAt ?? logo.fetchedAt ?? logo.updatedAt).getTime(),
   };
 }
 
 /**
  * Repeat lookups must not touch D1: a resolved subject is kept in the isolate for a minute and
- * in the data centre's Cache API for five, misses included (for a minute), so that unknown
- * domains cannot hammer the database either. An isolate keeps what it reads from the Cache API
- * only as long as the entry has left, so an import reaches lookups within five minutes (a
- * lookup missed before it, within one).
+ * in the data centre's Cache API for five (a ticker or a name for one), misses included (for a
+ * minute), so that unknown domains cannot hammer the database either. An isolate keeps what it
+ * reads from the Cache API only as long as the entry has left. A change made through the
+ * service (an owner's, an operator's, a refresh) purges the domain's entries: this isolate's at
+ * once, every other isolate's and its data centre's within PURGE_POLL_MS (src/purge/purge.ts);
+ * a ticker or name resolving to the domain lasts out its minute. A bulk import purges nothing
+ * and reaches lookups within five minutes (a lookup missed before it, within one).
  */
 export const RESOLVE_TTL_SECONDS = 300;
 export const MISS_TTL_SECONDS = 60;
+/** Tickers and names are not purged by domain (their keys do not name it): they last a minute. */
+export const NAMED_TTL_SECONDS = 60;
 // The version names the shape of ResolvedLogo: entries of an older shape are never read.
-const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v2";
+const CACHE_ORIGIN = "https://resolve.logo-lookup.internal/v3";
 
 const ISOLATE_TTL_MS = MINUTE_MS;
 const isolateCache = expiringIsolateCache<string, ResolvedLogo | null>({
@@ -122,12 +134,20 @@ const isolateCache = expiringIsolateCache<string, ResolvedLogo | null>({
   ttlMs: ISOLATE_TTL_MS,
   maxBytes: 8 * 1024 * 1024,
   sizeOf: (key, logo) => asciiBytes(key.length) + (logo ? resolvedBytes(logo) : 8) + EXPIRING_ENTRY_BYTES + MAP_ENTRY_BYTES,
+  // The domain's own subject and its subdomains', and whatever resolved to its company.
+  ofDomain: (key, logo, domain) => logo?.domain === domain || namesDomain(key, domain),
 });
+
+/** Whether a cache key names `domain` or one of its subdomains (`domain/shop.acme.com` for acme.com). */
+function namesDomain(key: string, domain: string): boolean {
+  const named = encodeURIComponent(domain);
+  return key === `domain/${named}` || (key.startsWith("domain/") && key.endsWith(`.${named}`));
+}
 
 /** What a resolved logo takes: its fields, and its strings (a company's name in any script). */
 function resolvedBytes(logo: ResolvedLogo): number {
   return (
-    objectBytes(15) +
+    objectBytes(16) +
     stringBytes(logo.companyName.length) +
     asciiBytes(logo.domain.length) +
     asciiBytes(logo.contentHash.length) +
@@ -171,12 +191,25 @@ export async function resolveLogo(db: CatalogueDb, subject: Subject, now = Date.
 /** Resolves from D1, past both caches, and caches the answer: after a discovery wrote the subject's logo. */
 export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.now()): Promise<ResolvedLogo | null> {
   const logo = await resolveFromDb(db, subject);
-  const ttl = logo ? RESOLVE_TTL_SECONDS : MISS_TTL_SECONDS;
+  const ttl = !logo ? MISS_TTL_SECONDS : subject.kind === "domain" ? RESOLVE_TTL_SECONDS : NAMED_TTL_SECONDS;
+  const domains = [...new Set([subject.kind === "domain" ? subject.value : undefined, logo?.domain].filter((d) => d !== undefined))];
   await storeResponse(
     "resolve",
     cacheRequest(subject),
-    Response.json(logo, { headers: { "Cache-Control": `max-age=${ttl}`, [EXPIRES_HEADER]: String(now + ttl * 1000) } }),
+    Response.json(logo, {
+      headers: {
+        "Cache-Control": `max-age=${ttl}`,
+        [EXPIRES_HEADER]: String(now + ttl * 1000),
+        // What a zone's purge by tag drops (src/purge/cdn.ts), in every data centre at once.
+        ...(domains.length > 0 ? { "Cache-Tag": domains.map(domainCacheTag).join(",") } : {}),
+      },
+    }),
   );
   isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
+}
+
+/** Forgets this data centre's cached resolution of `domain` (its own subject; subdomains' and names' last out their TTLs). */
+export async function forgetCachedResolution(domain: string): Promise<void> {
+  await deleteCached("resolve", cacheRequest({ kind: "domain", value: domain }));
 }

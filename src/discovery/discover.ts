@@ -33,7 +33,7 @@ const MANIFEST = {
   overflow: "refuse",
   accept: "application/manifest+json,application/json;q=0.9,*/*;q=0.1",
 } as const;
-const ICON = {
+export const ICON = {
   maxBytes: 5 * 1024 * 1024,
   timeoutMs: 5000,
   overflow: "refuse",
@@ -92,6 +92,9 @@ export interface DiscoveryReport {
 interface Candidate extends CandidateReport {
   decoded?: DecodedIcon;
   bytes?: Uint8Array;
+  /** The icon's validators as fetched, for the scheduled re-checks' conditional requests. */
+  etag?: string | null;
+  lastModified?: string | null;
 }
 
 /** A refresh's discovered logo as it is stored: what a new winner must match. */
@@ -177,7 +180,12 @@ export async function discoverDomain(
       licence: "unknown",
       sourceHash: await sha256Hex(bytes!),
       brandColor: brandColor ?? undefined,
-      provenance: { sourceUrl: isDataUrl(winner.url) ? `${origin} (inline data: URL)` : winner.url, fetchedAt: now },
+      provenance: {
+        sourceUrl: isDataUrl(winner.url) ? `${origin} (inline data: URL)` : winner.url,
+        fetchedAt: now,
+        etag: winner.etag ?? null,
+        lastModified: winner.lastModified ?? null,
+      },
       // A page's title and theme colour name a new company; a catalogued one keeps its own.
       keepCompany: true,
     },
@@ -362,6 +370,8 @@ async function examine(env: DiscoveryEnv, candidate: Candidate, resolve: Resolve
     const fetched = await fetchLimited(candidate.url, ICON, resolve);
     if (!fetched.ok) return void (candidate.refused = fetched.reason);
     bytes = fetched.bytes;
+    candidate.etag = fetched.etag;
+    candidate.lastModified = fetched.lastModified;
   }
   const format = sniffFormat(bytes);
   if (!format) return void (candidate.refused = "not an image (by its first bytes)");

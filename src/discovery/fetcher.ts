@@ -73,14 +73,29 @@ export interface FetchLimits {
   /** A body over maxBytes: cut off and kept (`truncate`, pages) or refused (`refuse`, images). */
   overflow: "truncate" | "refuse";
   accept: string;
+  /** Request headers beside User-Agent and Accept: a re-check's If-None-Match and If-Modified-Since (RFC 9110 §13.1). */
+  conditional?: { ifNoneMatch?: string | null | undefined; ifModifiedSince?: string | null | undefined } | undefined;
 }
 
 export type Fetched =
-  | { ok: true; url: string; status: number; contentType: string | null; bytes: Uint8Array; truncated: boolean }
+  | {
+      ok: true;
+      url: string;
+      status: number;
+      contentType: string | null;
+      bytes: Uint8Array;
+      truncated: boolean;
+      /** The validators a later conditional request asks with. */
+      etag: string | null;
+      lastModified: string | null;
+    }
   /** `requested`: whether any request left the Worker. */
   | { ok: false; url: string; reason: string; requested: boolean };
 
 /** GET a URL under the rules above. Never throws. */
+/** The reason a conditional request's 304 gives: the resource is as the validators say. */
+export const NOT_MODIFIED = "status 304";
+
 export async function fetchLimited(raw: string, limits: FetchLimits, resolve: ResolveMap = NO_RESOLVE): Promise<Fetched> {
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let current = raw;
@@ -94,8 +109,13 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
         method: "GET",
         redirect: "manual",
         signal,
-        headers: { "User-Agent": USER_AGENT, Accept: limits.accept },
+        headers: { "User-Agent": USER_AGENT, Accept: limits.accept, ...conditionalHeaders(limits.conditional) },
       });
+      // Not Modified answers a conditional request (RFC 9110 §15.4.5): not a redirect, and nothing to read.
+      if (response.status === 304) {
+        await response.body?.cancel();
+        return { ok: false, url: current, reason: NOT_MODIFIED, requested };
+      }
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel();
         const location = response.headers.get("location");
@@ -117,13 +137,28 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
       if (body.truncated && limits.overflow === "refuse") {
         return { ok: false, url: current, reason: `larger than ${limits.maxBytes} bytes`, requested };
       }
-      return { ok: true, url: current, status: response.status, contentType: response.headers.get("content-type"), ...body };
+      return {
+        ok: true,
+        url: current,
+        status: response.status,
+        contentType: response.headers.get("content-type"),
+        ...body,
+        etag: response.headers.get("etag"),
+        lastModified: response.headers.get("last-modified"),
+      };
     }
     return { ok: false, url: current, reason: `more than ${MAX_REDIRECTS} redirects`, requested };
   } catch (error) {
     const reason = signal.aborted ? `no answer within ${limits.timeoutMs} ms` : `fetch failed: ${(error as Error).message}`;
     return { ok: false, url: current, reason, requested };
   }
+}
+
+function conditionalHeaders(conditional: FetchLimits["conditional"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (conditional?.ifNoneMatch) headers["If-None-Match"] = conditional.ifNoneMatch;
+  if (conditional?.ifModifiedSince) headers["If-Modified-Since"] = conditional.ifModifiedSince;
+  return headers;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DISCOVERED_REFRESH_MS } from "../catalogue/provenance";
+import { DISCOVERED_REFRESH_MS, type StoredLogoSource } from "../catalogue/provenance";
 import { readVars } from "../env";
 import { asciiBytes, isolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import { type CatalogueDb, catalogueWriter, createDb } from "../lib/db";
@@ -79,7 +79,7 @@ const refreshAsked = isolateCache<string, number>({
  */
 export function refreshIfStale(
   env: Env,
-  logo: { source: "catalogue" | "discovered"; fetchedAt: number | null; domain: string },
+  logo: { source: StoredLogoSource; fetchedAt: number | null; domain: string },
   defer: (work: Promise<unknown>) => void,
   now = Date.now(),
 ): void {

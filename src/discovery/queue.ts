@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { DiscoveryMessage } from "./coordinator";
 import { askDiscovery } from "./coordinatorClient";
+import { recheckDiscovered } from "./freshness";
 import { log } from "../lib/log";
 import { MINUTE_MS } from "../lib/time";
 
@@ -12,7 +13,12 @@ import { MINUTE_MS } from "../lib/time";
  */
 const QUEUE_BUDGET_MS = MINUTE_MS;
 
-const messageSchema = z.object({ domain: z.string().min(1).max(253), refresh: z.boolean().default(false) });
+const messageSchema = z.object({
+  domain: z.string().min(1).max(253),
+  refresh: z.boolean().default(false),
+  /** A scheduled re-check of a discovered icon (./freshness.ts): a conditional request, the site read only if it changed. */
+  recheck: z.boolean().default(false),
+});
 
 export async function consumeDiscoveries(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   await Promise.all(
@@ -22,7 +28,17 @@ export async function consumeDiscoveries(batch: MessageBatch<unknown>, env: Env)
         log.error("discovery.queue_message_malformed");
         return message.ack();
       }
-      const { domain, refresh }: DiscoveryMessage = parsed.data;
+      const { domain, refresh, recheck } = parsed.data;
+      if (recheck) {
+        try {
+          const outcome = await recheckDiscovered(env, domain);
+          log.info("discovery.recheck", { domain, outcome });
+        } catch (error) {
+          // The next run queues it again if it is still due; the 30-day refresh remains behind it.
+          log.error("discovery.recheck_failed", { domain, error });
+        }
+        return message.ack();
+      }
       try {
         const outcome = await askDiscovery(env, domain, { budgetMs: QUEUE_BUDGET_MS, refresh });
         if (outcome.status === "pending") message.retry();

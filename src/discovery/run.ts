@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray } from "drizzle-orm";
 import { companyDomains, logos } from "../../schema";
 import { DISCOVERED_REFRESH_MS, DISCOVERED_SOURCE_SET } from "../catalogue/provenance";
+import { recordChanges } from "../catalogue/changes";
 import { findCompanyByDomain } from "../catalogue/companies";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
@@ -9,6 +10,7 @@ import { type CurrentLogo, discoverDomain, type DiscoveryReport, score } from ".
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
 import { log } from "../lib/log";
+import { requestPurge } from "../purge/journal";
 
 /**
  * One discovery of one registrable domain, as the coordinator runs it: nothing is fetched
@@ -112,8 +114,14 @@ export async function discoverAndRecord(
   const current = options.refresh ? await currentDiscoveredLogo(db, domain) : undefined;
   const report = await discoverDomain(env, db, domain, parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL), new Date(now), current);
   log.info("discovery.outcome", { ...summary(report), refresh: options.refresh });
-  if (report.outcome === "found") await forgetMiss(db, domain);
-  else if (options.refresh) {
+  if (report.outcome === "found") {
+    await forgetMiss(db, domain);
+    // A refresh that replaced the icon: entered in the public change log, and the domain's cached answers purged.
+    if (options.refresh && report.chosen?.written === "updated") {
+      await recordChanges(db, [{ domain, change: "icon", detail: "the site's icon changed", method: "refresh" }], new Date(now));
+      await requestPurge(db, [domain], now);
+    }
+  } else if (options.refresh) {
     // An icon that could not be stored is tried again by the next day's lookups.
     if (!report.storageFailed) await refreshed(db, domain, now);
   } else {

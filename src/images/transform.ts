@@ -1,4 +1,5 @@
 import { decode, encode } from "fast-png";
+import { domainCacheTag } from "../lib/cacheTags";
 import { cachedResponse, dependency, storeResponse } from "../lib/dependencies";
 import { makeGrey } from "./greyOnDemand";
 import { isolateByteCache } from "../lib/isolateCaches";
@@ -187,6 +188,7 @@ const recent = isolateByteCache<Transformed>({
   name: "images.rendered",
   holds: "a rendered image's bytes and type, by what it is (key, width, format, page)",
   capacity: 4 * 1024 * 1024,
+  ofDomain: (id, domain) => id.startsWith(`${RENDER_CACHE}/${encodeURIComponent(`logos/${domain}/`)}`),
 });
 
 /**
@@ -232,7 +234,12 @@ export async function renderImage(
       "render",
       id,
       new Response(rendered.bytes, {
-        headers: { "Content-Type": rendered.contentType, "Cache-Control": "public, max-age=31536000, immutable" },
+        headers: {
+          "Content-Type": rendered.contentType,
+          "Cache-Control": "public, max-age=31536000, immutable",
+          // What a zone's purge of the domain drops (src/purge/cdn.ts): the object's key names its company's domain.
+          "Cache-Tag": domainCacheTag(key.split("/")[1] ?? ""),
+        },
       }),
     ),
   );

@@ -1,5 +1,5 @@
-import { and, eq, type SQL } from "drizzle-orm";
-import { accounts, apiKeys, type KeyType, type LookupFallback, type Plan } from "../../schema";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { accounts, apiKeys, type KeyType, logoOverrides, type LookupFallback, type Plan } from "../../schema";
 import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
 import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes } from "../lib/isolateCaches";
 import type { Db } from "../lib/db";
@@ -15,6 +15,11 @@ export interface VerifiedKey {
   perMinuteOverride: number | null;
   /** The key's answer to a domain without a logo when the URL does not say (null: 404). */
   fallback: LookupFallback | null;
+  /**
+   * Whether the key's account has pinned any logo of its own (src/corrections/overrides.ts): read
+   * with the key, so the lookups of every other account never look for one, on the warm path or off it.
+   */
+  overrides: boolean;
 }
 
 /**
@@ -34,7 +39,7 @@ const cache = expiringIsolateCache<string, VerifiedKey | null>({
   sizeOf: (presented, key) =>
     asciiBytes(presented.length) +
     (key
-      ? objectBytes(8) +
+      ? objectBytes(9) +
         asciiBytes(key.id.length) +
         asciiBytes(key.accountId.length) +
         objectBytes(key.allowedOrigins.length) +
@@ -57,6 +62,14 @@ export function forgetKey(keyId: string): void {
   cache.deleteWhere((key) => key?.id === keyId);
 }
 
+/**
+ * Forgets an account's keys in this isolate (its overrides changed, so their records say
+ * otherwise now). Other isolates read them again within KEY_CACHE_TTL_MS.
+ */
+export function forgetAccountKeys(accountId: string): void {
+  cache.deleteWhere((key) => key?.accountId === accountId);
+}
+
 /** The live key behind a presented value, or null for anything unknown, malformed or revoked. */
 export async function verifyKey(db: Db, presented: string, now = Date.now()): Promise<VerifiedKey | null> {
   const known = knownKey(presented, now);
@@ -77,8 +90,8 @@ export async function accountKey(db: Db, accountId: string, keyId: string): Prom
 
 function liveKey(row: Awaited<ReturnType<typeof keyRecord>>): VerifiedKey | null {
   if (!row || row.revokedAt !== null) return null;
-  const { revokedAt: _revoked, ...key } = row;
-  return key;
+  const { revokedAt: _revoked, overrides, ...key } = row;
+  return { ...key, overrides: Boolean(overrides) };
 }
 
 function keyRecord(db: Db, which: SQL) {
@@ -92,6 +105,7 @@ function keyRecord(db: Db, which: SQL) {
       requireAttribution: apiKeys.requireAttribution,
       perMinuteOverride: apiKeys.perMinuteOverride,
       fallback: apiKeys.fallback,
+      overrides: sql<number>`EXISTS (SELECT 1 FROM ${logoOverrides} WHERE ${logoOverrides.accountId} = ${apiKeys.accountId})`,
       revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)

@@ -92,6 +92,11 @@ export class BoundedCache<K, V> {
     for (const [key, value] of this.entries) if (matches(value)) this.delete(key);
   }
 
+  /** Drops every entry whose key and value match (a purge of one domain's entries). */
+  deleteWhereEntry(matches: (key: K, value: V) => boolean): void {
+    for (const [key, value] of this.entries) if (matches(key, value)) this.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
     this.sizes?.clear();
@@ -146,6 +151,11 @@ export class ExpiringCache<K, V> {
   /** Drops every entry whose value matches. */
   deleteWhere(matches: (value: V) => boolean): void {
     this.entries.deleteWhere((entry) => matches(entry.value));
+  }
+
+  /** Drops every entry whose key and value match, expired or not. */
+  deleteWhereEntry(matches: (key: K, value: V) => boolean): void {
+    this.entries.deleteWhereEntry((key, entry) => matches(key, entry.value));
   }
 
   clear(): void {

@@ -158,3 +158,13 @@ export async function storeResponse(name: string | null, request: Request | stri
     log.warn("cache.write_failed", { cache: name ?? "default", error });
   }
 }
+
+/** Drops a cached answer; like the rest of the Cache API, never a dependency (false when it failed). */
+export async function deleteCached(name: string | null, request: Request | string): Promise<boolean> {
+  try {
+    return await (await openCache(name)).delete(request);
+  } catch (error) {
+    log.warn("cache.delete_failed", { cache: name ?? "default", error });
+    return false;
+  }
+}

@@ -11,6 +11,8 @@ export const errorCodes = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  /** The domain's logos were taken down at its owner's request (RFC 7725). */
+  taken_down: 451,
   internal: 500,
   /** A dependency (database, storage, a limiter) did not answer; retrying may help. */
   unavailable: 503,

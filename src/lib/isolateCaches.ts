@@ -38,15 +38,24 @@ interface Described {
   capacity: number;
 }
 
+/**
+ * What a cache holds of a domain, for a purge (purgeDomainHere): whether an entry answers for
+ * the domain (its logo, its objects, what is known of it). A cache without it holds nothing a
+ * domain's purge must drop (parsed URLs, keys, limits).
+ */
+type OfDomain<K, V> = (key: K, value: V, domain: string) => boolean;
+
 /** A cache whose entries each take at most `entryBytes`, key and value together, by the model above. */
-export interface CountedCacheSpec extends Described {
+export interface CountedCacheSpec<K = unknown, V = unknown> extends Described {
   entryBytes: number;
+  ofDomain?: OfDomain<K, V>;
 }
 
 /** A cache whose entries vary in size: held to `maxBytes` by `sizeOf` as well as to its capacity. */
 export interface SizedCacheSpec<K, V> extends Described {
   maxBytes: number;
   sizeOf: (key: K, value: V) => number;
+  ofDomain?: OfDomain<K, V>;
 }
 
 export interface RegisteredCache extends Described {
@@ -56,42 +65,65 @@ export interface RegisteredCache extends Described {
   size(): number;
   /** Drops every entry: tests start from an empty isolate. */
   clear(): void;
+  /** Drops the entries of a domain; absent for caches that hold none (ofDomain). */
+  dropDomain?: (domain: string) => void;
 }
 
 const registry = new Map<string, RegisteredCache>();
 
-function register(described: Described, worstBytes: number, cache: { readonly size: number; clear(): void }): void {
+function register(
+  described: Described,
+  worstBytes: number,
+  cache: { readonly size: number; clear(): void },
+  dropDomain?: (domain: string) => void,
+): void {
   if (registry.has(described.name)) throw new Error(`isolate cache ${described.name} is made twice`);
   const { name, holds, capacity } = described;
-  registry.set(name, { name, holds, capacity, worstBytes, size: () => cache.size, clear: () => cache.clear() });
+  registry.set(name, { name, holds, capacity, worstBytes, size: () => cache.size, clear: () => cache.clear(), dropDomain });
 }
 
-const isSized = <K, V>(spec: CountedCacheSpec | SizedCacheSpec<K, V>): spec is SizedCacheSpec<K, V> => "maxBytes" in spec;
+const isSized = <K, V>(spec: CountedCacheSpec<K, V> | SizedCacheSpec<K, V>): spec is SizedCacheSpec<K, V> => "maxBytes" in spec;
+
+/** How a keyed cache drops a domain's entries, when its spec says which they are. */
+const dropper =
+  <K, V>(cache: { deleteWhereEntry(matches: (key: K, value: V) => boolean): void }, ofDomain: OfDomain<K, V> | undefined) =>
+  (domain: string) =>
+    ofDomain && cache.deleteWhereEntry((key, value) => ofDomain(key, value, domain));
 
 /** A cache of at most `capacity` entries (and, sized, `maxBytes`), oldest dropped first. */
-export function isolateCache<K, V>(spec: CountedCacheSpec | SizedCacheSpec<K, V>): BoundedCache<K, V> {
+export function isolateCache<K, V>(spec: CountedCacheSpec<K, V> | SizedCacheSpec<K, V>): BoundedCache<K, V> {
   const cache = new BoundedCache<K, V>(spec.capacity, isSized(spec) ? spec : undefined);
-  register(spec, isSized(spec) ? spec.maxBytes : spec.capacity * spec.entryBytes, cache);
+  register(spec, isSized(spec) ? spec.maxBytes : spec.capacity * spec.entryBytes, cache, spec.ofDomain && dropper(cache, spec.ofDomain));
   return cache;
 }
 
 /** A cache whose entries are trusted for `ttlMs` after they were stored; entryBytes counts the value's expiry wrapper. */
-export function expiringIsolateCache<K, V>(spec: (CountedCacheSpec | SizedCacheSpec<K, V>) & { ttlMs: number }): ExpiringCache<K, V> {
+export function expiringIsolateCache<K, V>(spec: (CountedCacheSpec<K, V> | SizedCacheSpec<K, V>) & { ttlMs: number }): ExpiringCache<K, V> {
   const cache = new ExpiringCache<K, V>(spec.capacity, spec.ttlMs, isSized(spec) ? spec : undefined);
-  register(spec, isSized(spec) ? spec.maxBytes : spec.capacity * spec.entryBytes, cache);
+  register(spec, isSized(spec) ? spec.maxBytes : spec.capacity * spec.entryBytes, cache, spec.ofDomain && dropper(cache, spec.ofDomain));
   return cache;
 }
 
 /** A cache of values within a byte budget: `capacity` is the bytes, each entry counted at its size and overhead. */
-export function isolateByteCache<V>(spec: Described): RecentBytes<V> {
+export function isolateByteCache<V>(spec: Described & { ofDomain?: (id: string, domain: string) => boolean }): RecentBytes<V> {
   const cache = new RecentBytes<V>(spec.capacity);
-  register(spec, spec.capacity, cache);
+  const { ofDomain } = spec;
+  register(spec, spec.capacity, cache, ofDomain && ((domain) => cache.deleteWhere((id) => ofDomain(id, domain))));
   return cache;
 }
 
 /** Every isolate cache made so far (each is made when its module loads). */
 export function isolateCaches(): RegisteredCache[] {
   return [...registry.values()];
+}
+
+/**
+ * Drops what this isolate holds of a domain, in every cache that holds answers for one (its
+ * resolutions, overrides, rendered images, asset answers, takedowns). Other isolates drop theirs
+ * when they read the purge journal (src/purge/purge.ts); until then their own TTLs bound them.
+ */
+export function purgeDomainHere(domain: string): void {
+  for (const cache of registry.values()) cache.dropDomain?.(domain);
 }
 
 /** Empties every isolate cache: what a fresh isolate would have. For tests. */

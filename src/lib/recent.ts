@@ -24,6 +24,15 @@ export class RecentBytes<V> {
     this.total = 0;
   }
 
+  /** Drops every entry whose id matches (a purge of one domain's entries). */
+  deleteWhere(matches: (id: string) => boolean): void {
+    for (const [id, entry] of this.entries) {
+      if (!matches(id)) continue;
+      this.entries.delete(id);
+      this.total -= entry.bytes;
+    }
+  }
+
   get(id: string): V | undefined {
     return this.entries.get(id)?.value;
   }

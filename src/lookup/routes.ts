@@ -2,6 +2,8 @@ import { type Context, Hono } from "hono";
 import { checkedVars } from "../env";
 import { reresolve, resolveLogo } from "../catalogue/resolveLogo";
 import { namesGrey } from "../catalogue/logos";
+import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
+import { overrideFor } from "../corrections/overrides";
 import { discoverOnMiss, type MissAnswer, refreshIfStale } from "../discovery/onMiss";
 import { MIME_TYPES, renderImage } from "../images/transform";
 import { SVG_HEADERS } from "../images/svgPolicy";
@@ -65,10 +67,16 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
 
   // A person's address names no company: found or not, it is counted as any lookup is.
   if ("personal" in subject) return plainText(subject.personal, 404, { ...caller.cors, ...limitHeaders });
+  const host = subject.kind === "domain" ? subject.value : null;
   let logo = await resolveLogo(db, subject, now);
+  // A domain taken down (docs/corrections.md#takedowns) answers 451 on every route, found or not, and is never discovered.
+  const takenDown = await takedownOf(db, host, logo?.domain);
+  if (takenDown !== undefined) return takenDownResponse(host ?? logo!.domain, takenDown, { ...caller.cors, ...limitHeaders });
+  // The account's own logo for the subject, where it pinned one; the catalogue's company stays.
+  if (caller.key.overrides) logo = (await overrideFor(db, caller.key.accountId, subject, logo, now)) ?? logo;
   let miss: MissAnswer | null = null;
-  if (!logo && subject.kind === "domain") {
-    miss = await discoverOnMiss(c.env, subject.value, caller.key, now);
+  if (!logo && host !== null) {
+    miss = await discoverOnMiss(c.env, host, caller.key, now);
     if (miss.found) logo = await reresolve(db, subject);
   }
   if (!logo) {
@@ -89,6 +97,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   headers.set("X-Logo-Source", logo.source);
   if (caller.kind === "secret") {
     for (const [name, value] of Object.entries(metadataHeaders(logo, served.width))) headers.set(name, value);
+    headers.set("X-Logo-Updated", new Date(logo.updatedAt).toUTCString());
   }
   // A HEAD says what a GET would send without making it, but for an AVIF, which Cloudflare may
   // make as WebP or JPEG instead (transform.ts): only the image made says which.
@@ -110,6 +119,14 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   headers.set("Content-Type", image.contentType);
   headers.set("Content-Length", String(image.bytes.byteLength));
   return new Response(c.req.method === "HEAD" ? null : image.bytes, { status: 200, headers });
+}
+
+/**
+ * A taken-down domain (RFC 7725, 451 Unavailable For Legal Reasons): the short reason in plain
+ * text, as every lookup error is; cached a minute, since a takedown can be lifted.
+ */
+function takenDownResponse(domain: string, reason: string, headers: Record<string, string>): Response {
+  return plainText(takenDownMessage(domain, reason), 451, { ...headers, "Cache-Control": "public, max-age=60" });
 }
 
 /** CORS preflight: the key in the URL decides which origin may read the answer. */

@@ -1,5 +1,7 @@
 import { checkedVars, type Vars } from "../env";
 import { knownResolution, type Subject } from "../catalogue/resolveLogo";
+import { knownTakedowns, takenDownIn } from "../catalogue/takedowns";
+import { knownOverride } from "../corrections/overrides";
 import { refreshIfStale } from "../discovery/onMiss";
 import { carriesSecretKey, visiblePrefix } from "../keys/format";
 import { knownKey } from "../keys/verify";
@@ -29,8 +31,18 @@ export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): R
   const now = clock.now();
   const key = knownKey(asked.token, now);
   if (key?.type !== "publishable") return undefined;
-  const logo = knownResolution(asked.subject, now);
+  let logo = knownResolution(asked.subject, now);
   if (!logo) return undefined;
+  // Taken down, or a list of takedowns not held fresh: the router answers (451, or reads the list).
+  const takedowns = knownTakedowns(now);
+  if (!takedowns || takenDownIn(takedowns, asked.subject.kind === "domain" ? asked.subject.value : null, logo.domain) !== undefined)
+    return undefined;
+  // An account with logos of its own: its override for this subject, when the isolate knows it.
+  if (key.overrides) {
+    const pinned = knownOverride(key.accountId, asked.subject, now);
+    if (pinned === undefined) return undefined;
+    if (pinned) logo = pinned;
+  }
   const identified = publishableCaller(request.headers, key);
   if (!identified.ok) return answered(identified.response, request, vars.value, asked.token, now);
   const decision = spendLease(key, now);

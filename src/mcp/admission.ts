@@ -5,7 +5,9 @@ import type { CompanyMatch } from "../catalogue/entities";
 import { findLogo, logosOfCompany } from "../catalogue/logos";
 import { hostOfUrl, keyedQuery, searchCompanies } from "../catalogue/search";
 import { PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
-import { chooseLogo } from "../catalogue/resolveLogo";
+import { chooseLogo, preferredLogo } from "../catalogue/resolveLogo";
+import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
+import { overrideAsLogo, pinnedFor } from "../corrections/overrides";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { type DomainResult, normaliseDomain } from "../lib/domain";
 import { admitCompanies, checkCompanies, type CompanyUsage } from "../limits/companyQuotaClient";
@@ -21,7 +23,45 @@ import type { ToolContext } from "./context";
  * missing subject, the quota's own message otherwise).
  */
 export function admit(ctx: ToolContext, companyIds: number[]): Promise<Result<CompanyUsage>> {
-  return admitCompanies(ctx.env, ctx.caller.accountId, ctx.caller.plan, companyIds);
+  // An override of a domain the catalogue does not know (company 0) is the account's own logo: no company to count.
+  return admitCompanies(
+    ctx.env,
+    ctx.caller.accountId,
+    ctx.caller.plan,
+    companyIds.filter((id) => id !== 0),
+  );
+}
+
+/** A domain taken down (docs/corrections.md#takedowns), as the tools say it: `taken_down`, with the reason. */
+export async function refusedIfTakenDown(ctx: ToolContext, ...domains: (string | null | undefined)[]): Promise<Result<true>> {
+  const reason = await takedownOf(ctx.catalogue, ...domains);
+  const named = domains.find((d) => d);
+  return reason === undefined ? ok(true) : fail("taken_down", takenDownMessage(named ?? "", reason));
+}
+
+/**
+ * The logo the account gets for a company's: its own override of the company's domain (or of the
+ * domain asked), standing in for the catalogue's (docs/corrections.md, "Fixing a logo for yourself").
+ */
+export async function asAccountSees(
+  ctx: ToolContext,
+  company: CompanyMatch,
+  logo: Logo,
+  ...asked: (string | null | undefined)[]
+): Promise<Logo> {
+  const pinned = pinnedFor(await ctx.overrides(), ...asked, company.domain);
+  return pinned ? overrideAsLogo(pinned, logo) : logo;
+}
+
+/** An override of a domain the catalogue has no company for: the account's logo, under a company of its own (id 0). */
+async function pinnedOnly(ctx: ToolContext, host: string): Promise<Match | null> {
+  const pinned = pinnedFor(await ctx.overrides(), host);
+  if (!pinned) return null;
+  return {
+    company: { companyId: 0, companyName: pinned.domain, domain: pinned.domain, brandColor: null },
+    logo: overrideAsLogo(pinned, undefined, 0),
+    fallback: false,
+  };
 }
 
 type Admitted<T> = Result<T & { usage: CompanyUsage }>;
@@ -34,7 +74,10 @@ async function admitted<T extends { company: CompanyMatch }>(ctx: ToolContext, s
 /** A logo by id and its company, not admitted yet (get_logo, the logo resource). */
 export async function foundLogo(ctx: ToolContext, logoId: number): Promise<Result<{ logo: Logo; company: CompanyMatch }>> {
   const found = await findLogo(ctx.catalogue, logoId);
-  return found ? ok(found) : fail("not_found", `Logo with ID ${logoId} not found`);
+  if (!found) return fail("not_found", `Logo with ID ${logoId} not found`);
+  const allowed = await refusedIfTakenDown(ctx, found.company.domain);
+  if (!allowed.ok) return allowed;
+  return ok({ company: found.company, logo: await asAccountSees(ctx, found.company, found.logo) });
 }
 
 type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
@@ -53,16 +96,22 @@ export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVa
   if (address?.kind === "invalid") return fail("invalid_argument", address.message);
   if (address?.kind === "personal") return fail("not_found", PERSONAL_ADDRESS);
   const host: DomainResult = address ? { ok: true, domain: address.domain } : normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
+  const asked = host.ok ? host.domain : null;
   let catalogue = ctx.catalogue;
   const [hit] = await searchCompanies(catalogue, query, 1);
   let company: CompanyMatch | null | undefined = host.ok && hit?.matchedBy === "name" ? undefined : hit;
-  if (!company && host.ok) {
-    const discovered = await discoveredCatalogue(ctx.env, host.domain, ctx.caller);
-    if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
+  const allowed = await refusedIfTakenDown(ctx, asked, company?.domain);
+  if (!allowed.ok) return allowed;
+  if (!company && asked !== null) {
+    // The account's own logo of a domain the catalogue does not know: no need to ask the site.
+    const pinned = await pinnedOnly(ctx, asked);
+    if (pinned) return ok(pinned);
+    const discovered = await discoveredCatalogue(ctx.env, asked, ctx.caller);
+    if (discovered) company = await findCompanyByDomain((catalogue = discovered), asked);
   }
   const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
-  return ok({ company, ...chosen });
+  return ok({ company, ...chosen, logo: await asAccountSees(ctx, company, chosen.logo, asked) });
 }
 
 /** Whether the companies would be admitted now, counting nothing: for work that must succeed before a company counts. */
@@ -103,7 +152,13 @@ export async function admittedCompany(
 ): Promise<Admitted<{ company: CompanyMatch; logos: Logo[] }>> {
   const company = await findCompany(ctx.catalogue, companyId);
   if (!company) return fail("not_found", `No company found with ID ${companyId}`);
-  const logos = (await logosOfCompany(ctx.catalogue, company)).filter((logo) => only === undefined || logo.variant === only);
+  const allowed = await refusedIfTakenDown(ctx, company.domain);
+  if (!allowed.ok) return allowed;
+  const all = await logosOfCompany(ctx.catalogue, company);
+  // The account's override stands in for the company's default icon.
+  const icon = preferredLogo(all.filter((logo) => logo.variant === "icon"));
+  const seen = icon ? await asAccountSees(ctx, company, icon) : undefined;
+  const logos = all.map((logo) => (logo === icon && seen ? seen : logo)).filter((logo) => only === undefined || logo.variant === only);
   return admitted(ctx, { company, logos }, logos.length > 0);
 }
 

@@ -1,4 +1,4 @@
-import type { Plan } from "../../schema";
+import type { LogoOverride, Plan } from "../../schema";
 import type { CatalogueDb, Db } from "../lib/db";
 import type { Toolset } from "../limits/mcpLimits";
 
@@ -19,6 +19,8 @@ export interface McpCaller {
 
 /** Everything a tool or resource handler works with: one per request, never shared. */
 export interface ToolContext {
+  /** The account's own logos by domain (src/corrections/overrides.ts), read once per request when a tool first asks. */
+  overrides: () => Promise<ReadonlyMap<string, LogoOverride>>;
   caller: McpCaller;
   env: Env;
   /** Accounts, limits, feedback: the primary database. */

@@ -25,6 +25,8 @@ import { authorizationServer, type GrantProps, MCP_SCOPE, resourceOf } from "../
 import { protectedResourceMetadataUrl } from "../oauth/metadata";
 import type { McpCaller } from "./context";
 import { MAX_REQUEST_BASE64_CHARS } from "./delivery";
+import { overridesOf } from "../corrections/overrides";
+import type { LogoOverride } from "../../schema";
 import { MAX_MCP_BODY_BYTES, serveMcp } from "./server";
 import { DAY_S } from "../lib/time";
 
@@ -164,11 +166,14 @@ mcp.all("/", async (c) => {
     requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,
   };
   const request = body.text === null ? c.req.raw : new Request(c.req.raw, { body: body.text });
+  const catalogue = catalogueReader(c.env.DB);
+  let overrides: Promise<ReadonlyMap<string, LogoOverride>> | undefined;
   return serveMcp(request, {
     caller,
     env: c.env,
     db,
-    catalogue: catalogueReader(c.env.DB),
+    catalogue,
+    overrides: () => (overrides ??= overridesOf(catalogue, accountId)),
     defer: c.var.ctx.defer,
     base64Left: MAX_REQUEST_BASE64_CHARS,
   });

@@ -93,7 +93,7 @@ export const deliveryRecordSchema = logoIdentitySchema.extend({
   sourceHeight: dimension,
   dimensionsStatus: z.enum(["known", "unknown"]),
   /** Provenance, as X-Logo-Source on image answers. */
-  source: z.enum(["catalogue", "discovered"]),
+  source: z.enum(["catalogue", "discovered", "owner", "override"]),
 });
 
 export const usageSchema = z.object({

@@ -157,7 +157,7 @@ dashboardPages.get("/", signedIn, async (c) => {
       account={account}
       overview={await overview(c.env, account, now)}
       welcome={c.req.query("welcome") === "1"}
-      playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey }}
+      playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey, reportable: true }}
     />,
     status,
   );

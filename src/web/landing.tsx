@@ -197,6 +197,9 @@ function Documentation(props: { docsUrl: string }) {
         <li>
           <a href="/licences">Licences</a> of the logo sets the catalogue draws from
         </li>
+        <li>
+          <a href="/changes">Change log</a>: every logo, name and colour a verified owner changed, and every takedown
+        </li>
       </ul>
     </section>
   );

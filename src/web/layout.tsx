@@ -11,7 +11,7 @@ import { assetPaths } from "./staticFiles";
  * the one script served as files, and a Content Security Policy that allows nothing inline.
  * Hono JSX escapes every interpolated value.
  */
-export type Section = "dashboard" | "keys" | "usage" | "billing" | "connections";
+export type Section = "dashboard" | "keys" | "usage" | "billing" | "connections" | "corrections";
 
 const sections: Array<{ id: Section; href: string; label: string }> = [
   { id: "dashboard", href: "/portal", label: "Dashboard" },
@@ -19,6 +19,7 @@ const sections: Array<{ id: Section; href: string; label: string }> = [
   { id: "usage", href: "/portal/usage", label: "Usage" },
   { id: "billing", href: "/portal/billing", label: "Plan" },
   { id: "connections", href: "/portal/connections", label: "Connections" },
+  { id: "corrections", href: "/portal/corrections", label: "Corrections" },
 ];
 
 export interface PageProps {

@@ -2,6 +2,8 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { readVars } from "../env";
 import { type ResolvedLogo, resolveLogo } from "../catalogue/resolveLogo";
+import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
+import { overrideFor } from "../corrections/overrides";
 import { scaledHeight } from "../images/transform";
 import type { ListedKey } from "../keys/apiKeys";
 import { noteKeyUse } from "../keys/lastUsed";
@@ -53,6 +55,8 @@ async function resolveTyped(db: Db, typed: string): Promise<{ domain: string; lo
   const normalised = normaliseDomain(hostOf(typed));
   if (!normalised.ok) return { domain: typed, error: `“${typed}” is not a domain name. Try one like github.com.` };
   const logo = await resolveLogo(db, { kind: "domain", value: normalised.domain });
+  const takenDown = await takedownOf(db, normalised.domain, logo?.domain);
+  if (takenDown !== undefined) return { domain: normalised.domain, error: `${takenDownMessage(normalised.domain, takenDown)}.` };
   if (!logo) return { domain: normalised.domain, error: `No logo for ${normalised.domain} yet.` };
   return { domain: normalised.domain, logo };
 }
@@ -150,6 +154,8 @@ export function Playground(props: {
   keys?: ListedKey[];
   selectedKey?: ListedKey | undefined;
   headingLevel?: 2 | 3;
+  /** A signed-in account may report the logo shown (docs/corrections.md). */
+  reportable?: boolean;
 }) {
   const Heading = props.headingLevel === 3 ? "h3" : "h2";
   const result = props.result;
@@ -201,6 +207,17 @@ export function Playground(props: {
           <>
             <p>
               <strong>{result.logo.companyName}</strong> <span class="muted">({result.domain})</span>
+              {props.reportable && (
+                <>
+                  {" "}
+                  <a
+                    class="report-link"
+                    href={`/portal/corrections/report?${new URLSearchParams({ domain: result.domain, logoId: String(result.logo.logoId) })}`}
+                  >
+                    Report this logo
+                  </a>
+                </>
+              )}
             </p>
             <div class="swatches">
               {PLAYGROUND_THEMES.map((theme) => (
@@ -285,7 +302,12 @@ playgroundImages.get("/playground/logo", signedIn, async (c) => {
   const headers = { "Cache-Control": "no-store", ...rateLimitHeaders(decision) };
   if (!decision.allowed) return plainText("Rate limit exceeded", 429, { ...headers, "Retry-After": retryAfter(decision.resetAt, now) });
   noteKeyUse(db, key.id, defer, now);
-  const logo = await resolveLogo(db, { kind: "domain", value: domain.domain });
+  const subject = { kind: "domain", value: domain.domain } as const;
+  let logo = await resolveLogo(db, subject);
+  const takenDown = await takedownOf(db, domain.domain, logo?.domain);
+  if (takenDown !== undefined) return plainText(takenDownMessage(domain.domain, takenDown), 451, headers);
+  // As a lookup with the key would: the account's own logo where it pinned one.
+  if (key.overrides) logo = (await overrideFor(db, key.accountId, subject, logo, now)) ?? logo;
   if (!logo) return plainText("Logo not found", 404, headers);
   const format = query.data.format === "svg" && !(logo.renditions.vector && logo.source === "catalogue") ? "png" : query.data.format;
   const location = lookupTarget(c.env, readVars(c.env).PUBLIC_BASE_URL, logo, query.data.size, query.data.theme, format);

@@ -73,6 +73,13 @@ pre { background: var(--wash); border: 1px solid var(--line); border-radius: 6px
 .badge { display: inline-block; margin-left: .4rem; vertical-align: middle; font-size: .8rem; font-weight: 600; padding: .1rem .5rem; border-radius: 99px; border: 1px solid var(--line); background: var(--wash); }
 .badge.live { border-color: var(--ok); color: var(--ok); }
 .badge.revoked { color: var(--muted); }
+.badge.resolved, .badge.verified { border-color: var(--ok); color: var(--ok); }
+.badge.dismissed, .badge.lapsed { color: var(--muted); }
+.claim { border-top: 1px solid var(--line); margin-top: 1rem; padding-top: .5rem; }
+.claim h3 { font-size: 1.05rem; margin: .25rem 0 .5rem; overflow-wrap: anywhere; }
+.claim pre, .claim code { overflow-wrap: anywhere; white-space: pre-wrap; }
+.report-link { margin-left: .5rem; font-size: .9rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .playground form { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; }
 .playground form > div { flex: 1 1 14rem; }
 .playground form label { margin-top: 0; }

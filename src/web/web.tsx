@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
@@ -8,6 +8,7 @@ import { logFailure, retryLater } from "../lib/responses";
 import { authPages } from "./auth";
 import { billingPages } from "./billing";
 import { connectionsPages } from "./connections";
+import { correctionsPages, MAX_UPLOAD_FORM_BYTES, UPLOAD_FORM_PATHS } from "./corrections";
 import { dashboardPages } from "./dashboard";
 import { keysPages } from "./apiKeys";
 import { currentSession } from "../accounts/browserSessions";
@@ -26,21 +27,22 @@ import { staticFiles } from "./staticFiles";
  */
 export const portalPages = new Hono<WebEnv>();
 
-const formLimit = bodyLimit({
-  maxSize: MAX_FORM_BYTES,
-  onError: (c) =>
-    render(
-      c,
-      <Page title="Too large" narrow>
-        <h1>This form is too large</h1>
-        <p>
-          Nothing was saved. <a href="/portal">Back to the portal</a>
-        </p>
-      </Page>,
-      413,
-    ),
-});
-for (const path of ["/", "/*"]) portalPages.use(path, csrf(), formLimit);
+const tooLarge = (c: Context) =>
+  render(
+    c,
+    <Page title="Too large" narrow>
+      <h1>This form is too large</h1>
+      <p>
+        Nothing was saved. <a href="/portal">Back to the portal</a>
+      </p>
+    </Page>,
+    413,
+  );
+const formLimit = bodyLimit({ maxSize: MAX_FORM_BYTES, onError: tooLarge });
+// Forms that carry an image (src/web/corrections.tsx) are held to an image's size instead.
+const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD_FORM_BYTES, onError: tooLarge });
+for (const path of ["/", "/*"])
+  portalPages.use(path, csrf(), (c, next) => (UPLOAD_FORM_PATHS.some((p) => p.test(c.req.path)) ? uploadLimit : formLimit)(c, next));
 portalPages.route("/assets", staticFiles);
 // `/portal/` and `/portal/keys/` are the pages without the slash.
 portalPages.get("/*", async (c, next) => {
@@ -48,7 +50,7 @@ portalPages.get("/*", async (c, next) => {
   if (!url.pathname.endsWith("/")) return next();
   return c.redirect(`${url.pathname.replace(/\/+$/, "")}${url.search}`, 301);
 });
-for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages])
+for (const pages of [authPages, dashboardPages, keysPages, usagePages, billingPages, connectionsPages, playgroundImages, correctionsPages])
   portalPages.route("/", pages);
 // Any other path under /portal is a missing page of the portal, not a domain to look up; a
 // signed-in visitor keeps the portal's navigation.

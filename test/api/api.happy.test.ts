@@ -88,6 +88,8 @@ describe("REST API with a secret key", () => {
         expect.objectContaining({ logoId: company.full, variant: "full", format: "png", width: 40, height: 20 }),
         expect.objectContaining({ logoId: company.icon, variant: "icon", format: "png", width: 40, height: 20, licence: "CC0-1.0" }),
       ],
+      // No logo of the account's own for stripe.com (docs/corrections.md).
+      override: null,
     });
     const logo = (body.logos as { url: string }[])[1]!;
     const image = await exports.default.fetch(logo.url);
@@ -167,9 +169,13 @@ describe("REST API with a secret key", () => {
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/changes",
       "/v1/companies/lookup",
       "/v1/companies/search",
       "/v1/companies/{companyId}",
+      "/v1/overrides",
+      "/v1/overrides/{domain}",
+      "/v1/reports",
       "/v1/usage",
     ]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Company", "CompanyHit", "Logo", "Usage", "Error"]));

@@ -169,6 +169,9 @@ function syntheticLogos(random: () => number): SyntheticLogo[] {
       // Imported, not discovered: no fetch provenance.
       sourceUrl: null,
       fetchedAt: null,
+      sourceEtag: null,
+      sourceLastModified: null,
+      verifiedAt: null,
     };
   });
 }

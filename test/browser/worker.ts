@@ -23,6 +23,8 @@ export const STRIPE_WEBHOOK_SECRET = "whsec_browser_0123456789abcdef";
 export interface RunningWorker {
   base: string;
   stripe: string;
+  /** The Worker's own D1 and R2, as the operator tools open a platform: what `npm run admin` works on. */
+  storage: { d1: D1Database; bucket: R2Bucket };
   dispose(): Promise<void>;
 }
 
@@ -50,10 +52,12 @@ export async function startWorker(): Promise<RunningWorker> {
     for (const migration of await readD1Migrations(join(projectRoot, "migrations"))) {
       await d1.batch(migration.queries.map((query) => d1.prepare(query)));
     }
-    await addGitHub(d1, (await mf.getR2Bucket("LOGOS")) as unknown as R2Bucket);
+    const bucket = (await mf.getR2Bucket("LOGOS")) as unknown as R2Bucket;
+    await addGitHub(d1, bucket);
     return {
       base,
       stripe: stripe.url,
+      storage: { d1, bucket },
       dispose: async () => {
         await mf.dispose();
         stripe.server.close();

@@ -18,7 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  * HTML page that never ends), size? (bytes of a PNG-looking body streamed, never held),
  * drip?: true (its body at once, then a space every 100 ms, never ending), declaredLength?
  * (the Content-Length sent instead of the true one; a body shorter than declared is cut off
- * by closing the connection, as a lying server's would be), stall? (that many bytes of the body
+ * by closing the connection, as a lying server's would be), etag? (sent as the ETag; an If-None-Match naming it is answered 304), stall? (that many bytes of the body
  * at once, the rest only when the test resumes the site's bodies: a slow body whose slowness
  * the test decides), redirects? (with `location`: that many redirects in a row, the path
  * answering 302 to itself with `?hop=n` until the last hop goes to `location`)}.
@@ -40,6 +40,8 @@ export interface Route {
   declaredLength?: number;
   stall?: number;
   redirects?: number;
+  /** Sent as the ETag; a request whose If-None-Match names it is answered 304 without a body (RFC 9110 §13.1.2). */
+  etag?: string;
 }
 
 interface Site {
@@ -69,6 +71,13 @@ function serve(site: Pick<Site, "routes" | "requests" | "sent" | "stalled">, req
   }
   const headers: Record<string, string> = { "Content-Type": route.type ?? "text/html" };
   if (route.location) headers.Location = route.location;
+  if (route.etag !== undefined) {
+    headers.ETag = route.etag;
+    if (req.headers["if-none-match"] === route.etag) {
+      res.writeHead(304, { ETag: route.etag });
+      return res.end();
+    }
+  }
   if (route.endless || route.size !== undefined) {
     res.writeHead(route.status ?? 200, headers);
     let written = 0;

@@ -2,6 +2,7 @@ import { applyD1Migrations, reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from "vitest";
 import { clearIsolateCaches } from "../../src/lib/isolateCaches";
+import { forgetJournalPosition } from "../../src/purge/purge";
 import { checkRefusedFetches, installOutboundGuard } from "./outboundGuard";
 
 /**
@@ -116,6 +117,8 @@ beforeAll(() => {
 beforeEach(async () => {
   await reset();
   await Promise.all([emptyDatabase(), fetch(`${env.ANTHROPIC_BASE_URL}/_uploads`, { method: "DELETE" })]);
+  // The purge journal starts again with the database: this isolate's place in the old one means nothing.
+  forgetJournalPosition();
 });
 
 afterEach(() => {

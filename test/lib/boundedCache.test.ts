@@ -48,6 +48,9 @@ describe("readVars", () => {
       DISCOVERY_BUDGET_MS: "100",
       DISCOVERY_MISS_TTL_S: "60",
       DISCOVERY_RESOLVE: "a.test=127.0.0.1:9",
+      CDN_PURGE_ZONE_ID: "0123456789abcdef0123456789abcdef",
+      CLOUDFLARE_API_BASE: "https://api.example.com/client/v4",
+      DNS_RESOLVER_URL: "https://dns.example.com/dns-query",
       ACCESS_LOG: "all",
       DOCS_URL: "https://docs.example.com",
     };

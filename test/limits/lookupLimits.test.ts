@@ -29,6 +29,7 @@ const key = (
   requireAttribution: false,
   perMinuteOverride,
   fallback: null,
+  overrides: false,
 });
 
 describe("lookup limits", () => {

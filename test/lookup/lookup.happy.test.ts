@@ -241,7 +241,10 @@ describe("the secret-key path (server SDK)", () => {
       "x-source-width": "40",
       "x-source-height": "20",
       "x-logo-source": "catalogue",
+      // When the image was last written or confirmed (here: imported just now), as an HTTP date.
+      "x-logo-updated": expect.stringMatching(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/),
     });
+    expect(Date.now() - Date.parse(response.headers.get("x-logo-updated")!)).toBeLessThan(60_000);
     expect(await imageInfo(response)).toMatchObject({ width: 1200, height: 600 });
   });
 });

@@ -208,6 +208,7 @@ describe("daily unique companies", () => {
       },
       env: Object.create(env, { SIGNED_URL_SECRET: { value: undefined } }) as Env,
       db: createDb(env.DB),
+      overrides: async () => new Map(),
       catalogue: catalogueReader(env.DB),
       defer: () => undefined,
       base64Left: MAX_REQUEST_BASE64_CHARS,

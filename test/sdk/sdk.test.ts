@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import {
   AuthenticationError,
@@ -11,12 +11,15 @@ import {
   NotFoundError,
   RateLimitError,
   ServerError,
+  TakenDownError,
 } from "../../packages/sdk/src";
+import { addTakedown } from "../../src/corrections/takedowns";
+import { readPurgeJournal } from "../../src/purge/purge";
 import { normaliseDomain } from "../../src/lib/domain";
 import { errorCodes } from "../../src/lib/errors";
 import { emptySite } from "../discovery/helpers";
 import { freezeClock } from "../helpers/clock";
-import { addAccount, addCompany, addKey } from "../helpers/catalogue";
+import { addAccount, addCompany, addKey, db } from "../helpers/catalogue";
 import { darkLogo40x20 } from "../fixtures/images";
 
 /** The SDK against the Worker itself: its fetch is the Worker's own entry point. */
@@ -693,5 +696,31 @@ describe("REST methods", () => {
     }
     expect(asked).toEqual([]);
     expect((await sdk.search("limit", { limit: 1 })).results).toHaveLength(1);
+  });
+});
+
+describe("the SDK and logos put right (docs/corrections.md)", () => {
+  it("answers the account's own override as source override, and a takedown as TakenDownError", async () => {
+    await companies("sdk-pinned.com", "sdk-gone.com");
+    const { sdk, secretKey } = await client();
+    expect(await sdk.get("sdk-pinned.com")).toMatchObject({ source: "catalogue", updatedAt: expect.any(Date) });
+    const pinned = await exports.default.fetch(`${BASE}/v1/overrides/sdk-pinned.com`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${secretKey}`, "Content-Type": "image/png" },
+      body: darkLogo40x20().files.master,
+    });
+    expect(pinned.status).toBe(201);
+    expect(await sdk.get("sdk-pinned.com")).toMatchObject({ source: "override" });
+    // Another account's client still gets the catalogue's.
+    expect(await (await client()).sdk.get("sdk-pinned.com")).toMatchObject({ source: "catalogue" });
+
+    await addTakedown(db, "sdk-gone.com", "At the owner's request");
+    // What every isolate does within ten seconds of the operator's command.
+    await readPurgeJournal(env);
+    await expect(sdk.get("sdk-gone.com")).rejects.toBeInstanceOf(TakenDownError);
+    await expect(sdk.get("sdk-gone.com")).rejects.toMatchObject({
+      status: 451,
+      message: "Logo of sdk-gone.com taken down: At the owner's request",
+    });
   });
 });

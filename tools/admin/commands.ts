@@ -5,6 +5,8 @@ import type { Db } from "../../src/lib/db";
 import type { Result } from "../../src/lib/errors";
 import { createKey, revokeKey } from "../../src/keys/apiKeys";
 import { type CommandIo, parseCommandLine, passwordOf, passwordOptions, storageOptions, UsageError, wholeNumber } from "../args";
+import type { Platform } from "../platform";
+import { correctionCommands } from "./corrections";
 import { discoveryCommands } from "./discovery";
 
 /**
@@ -18,7 +20,8 @@ export interface Command {
 }
 interface Job {
   storage: { remote: boolean; persistTo?: string | undefined };
-  run: (db: Db) => Promise<Result<unknown>>;
+  /** The work, on the platform's database (and, for the few that write objects, its bucket). */
+  run: (db: Db, platform: Platform) => Promise<Result<unknown>>;
 }
 
 const storage = (values: { remote: boolean; "persist-to"?: string | undefined }) => ({
@@ -150,4 +153,5 @@ export const commands: Record<string, Command> = {
     },
   },
   ...discoveryCommands,
+  ...correctionCommands,
 };

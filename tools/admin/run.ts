@@ -34,7 +34,7 @@ export async function runAdmin(
     const job = await command.parse(rest, io);
     const platform = await open(job.storage);
     try {
-      const result = await job.run(platform.db);
+      const result = await job.run(platform.db, platform);
       if (!result.ok) return failWith(result.error.code, result.error.message, statusOf(result.error.code) === 400 ? 2 : 1);
       io.stdout.write(`${JSON.stringify(result.value)}\n`);
       return 0;

@@ -25,7 +25,9 @@ export function brokenOffAsNetworkError(body: ReadableStream<Uint8Array>): Reada
   });
 }
 
-const sourceOf = (value: string): LogoMetadata["source"] => (value === "discovered" || value === "monogram" ? value : "catalogue");
+const SOURCES: readonly string[] = ["catalogue", "discovered", "owner", "override", "monogram"] satisfies LogoMetadata["source"][];
+const sourceOf = (value: string): LogoMetadata["source"] => (SOURCES.includes(value) ? (value as LogoMetadata["source"]) : "catalogue");
+const dateOf = (value: string): Date | null => (value && !Number.isNaN(Date.parse(value)) ? new Date(value) : null);
 
 function metadataOf(response: Response): LogoMetadata {
   const header = (name: string) => response.headers.get(name) ?? "";
@@ -42,6 +44,7 @@ function metadataOf(response: Response): LogoMetadata {
     sourceHeight: number("x-source-height"),
     contentType: header("content-type"),
     source: sourceOf(header("x-logo-source")),
+    updatedAt: dateOf(header("x-logo-updated")),
     format: formatOf(header("content-type")),
     brandColor: /^#[0-9a-f]{6}$/.test(header("x-brand-color")) ? header("x-brand-color") : null,
   };

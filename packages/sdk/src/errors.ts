@@ -38,6 +38,10 @@ export class PermissionError extends LogoLookupError {
 export class NotFoundError extends LogoLookupError {
   override readonly name = "NotFoundError";
 }
+/** 451: the domain's logos were taken down at its owner's request; the message gives the reason. */
+export class TakenDownError extends LogoLookupError {
+  override readonly name = "TakenDownError";
+}
 /** 429 after the retries were spent (or when waiting would take too long). */
 export class RateLimitError extends LogoLookupError {
   override readonly name = "RateLimitError";
@@ -82,6 +86,7 @@ const CODES: Record<number, string> = {
   409: "conflict",
   413: "payload_too_large",
   429: "rate_limited",
+  451: "taken_down",
   500: "internal",
   503: "unavailable",
 };
@@ -97,6 +102,7 @@ export function errorForStatus(status: number, message: string, code: string | n
   if (status === 401) return new AuthenticationError(message, status, code);
   if (status === 403) return new PermissionError(message, status, code);
   if (status === 404) return new NotFoundError(message, status, code);
+  if (status === 451) return new TakenDownError(message, status, code);
   if (status >= 500) return new ServerError(message, status, code);
   return new LogoLookupError(message, status, code);
 }

@@ -10,4 +10,5 @@ export {
   PermissionError,
   RateLimitError,
   ServerError,
+  TakenDownError,
 } from "./errors.js";

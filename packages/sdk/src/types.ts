@@ -55,8 +55,13 @@ export interface LogoMetadata {
   sourceWidth: number;
   sourceHeight: number;
   contentType: string;
-  /** Where the image comes from: the catalogue, discovered on the domain's own site, or a generated monogram. */
-  source: "catalogue" | "discovered" | "monogram";
+  /**
+   * Where the image comes from: the catalogue, discovered on the domain's own site, set by the
+   * domain's verified owner, your account's own override, or a generated monogram.
+   */
+  source: "catalogue" | "discovered" | "owner" | "override" | "monogram";
+  /** When the image was last written or confirmed as it is (`X-Logo-Updated`); null when the service did not say. */
+  updatedAt: Date | null;
   /** The format served: the one asked for, or png where an svg was asked of a raster-only logo. */
   format: string;
   /** The company's brand colour (`#rrggbb`), where the catalogue knows it. */

@@ -23,7 +23,7 @@ export interface CompanyLogoInput {
   /** SHA-256 of the file as imported: an unchanged file is never converted or written again. */
   sourceHash: string;
   /** Where a discovered logo came from and when it was fetched; a refetch of the same file updates only these. */
-  provenance?: { sourceUrl: string; fetchedAt: Date } | undefined;
+  provenance?: { sourceUrl: string; fetchedAt: Date; etag?: string | null; lastModified?: string | null } | undefined;
   /**
    * A company that already owns one of `domains` keeps its name, aliases, colour and
    * prominence: the input only adds or replaces its logo. Discovery's name and colour are what

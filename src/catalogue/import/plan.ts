@@ -342,7 +342,16 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
       const logoValues = {
         licence,
         updatedAt: now,
-        ...(input.provenance ? { sourceUrl: input.provenance.sourceUrl, fetchedAt: input.provenance.fetchedAt } : {}),
+        // The image as this write leaves it was seen now: written, or fetched again unchanged.
+        verifiedAt: now,
+        ...(input.provenance
+          ? {
+              sourceUrl: input.provenance.sourceUrl,
+              fetchedAt: input.provenance.fetchedAt,
+              sourceEtag: input.provenance.etag ?? null,
+              sourceLastModified: input.provenance.lastModified ?? null,
+            }
+          : {}),
         ...(put ? { ...put.columns, sourceHash: input.sourceHash } : {}),
       };
       if (existingLogo) {

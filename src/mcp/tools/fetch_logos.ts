@@ -8,7 +8,8 @@ import { chooseLogo } from "../../catalogue/resolveLogo";
 import { discoveredCatalogue } from "../../discovery/onMiss";
 import { normaliseDomain } from "../../lib/domain";
 import { base64Length } from "../../lib/encoding";
-import { admissible, admit } from "../admission";
+import { admissible, admit, asAccountSees, refusedIfTakenDown } from "../admission";
+import { overrideAsLogo, pinnedFor } from "../../corrections/overrides";
 import type { ToolContext } from "../context";
 import { base64Within, type Delivery, deliveryRecord, MAX_BASE64_CHARS, readDelivered } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
@@ -58,12 +59,20 @@ async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["var
   if (!host.ok) return { domain, ok: false, error: "Invalid domain format" };
   let catalogue = ctx.catalogue;
   let company = await findCompanyByDomain(catalogue, host.domain);
+  const allowed = await refusedIfTakenDown(ctx, host.domain, company?.domain);
+  if (!allowed.ok) return { domain, ok: false, error: allowed.error.message };
+  // The account's own logo of a domain the catalogue does not know is answered as it is, the site never asked.
+  const pinned = company ? undefined : pinnedFor(await ctx.overrides(), host.domain);
+  if (pinned) {
+    const own = { companyId: 0, companyName: pinned.domain, domain: pinned.domain, brandColor: null };
+    return { domain, ok: true, company: own, logo: overrideAsLogo(pinned, undefined, 0), fallback: false };
+  }
   const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain, ctx.caller);
   if (discovered) company = await findCompanyByDomain((catalogue = discovered), host.domain);
   if (!company) return { domain, ok: false, error: `No company found for domain ${domain}` };
   const chosen = chooseLogo(await logosOfCompany(catalogue, company), wanted);
   if (!chosen) return { domain, ok: false, error: `No logo found for domain ${domain}` };
-  return { domain, ok: true, company, ...chosen };
+  return { domain, ok: true, company, ...chosen, logo: await asAccountSees(ctx, company, chosen.logo, host.domain) };
 }
 
 const successEntrySchema = deliveryRecordSchema.omit({ domain: true }).extend({

@@ -4,6 +4,7 @@ import type { Logo } from "../../catalogue/entities";
 import { logosOfCompanies } from "../../catalogue/logos";
 import { type SearchHit, searchCompanies } from "../../catalogue/search";
 import { preferredLogo } from "../../catalogue/resolveLogo";
+import { takenDownAmong } from "../../catalogue/takedowns";
 import type { ToolContext } from "../context";
 import { metadataRecord, resourceUri, threeToolRecord } from "../delivery";
 import { registerScopedTool, toolResult } from "../results";
@@ -26,7 +27,13 @@ const inputSchema = z.object({
 });
 
 async function searchLogos(ctx: ToolContext, text: string, limit: number): Promise<{ hit: SearchHit; logo: Logo }[]> {
-  const hits = await searchCompanies(ctx.catalogue, text, limit);
+  const matched = await searchCompanies(ctx.catalogue, text, limit);
+  // A company whose logos were taken down is not found at all (docs/corrections.md#takedowns).
+  const takenDown = await takenDownAmong(
+    ctx.catalogue,
+    matched.map((hit) => hit.domain),
+  );
+  const hits = matched.filter((hit) => !takenDown.has(hit.domain));
   const logos = await logosOfCompanies(ctx.catalogue, hits);
   const found: { hit: SearchHit; logo: Logo }[] = [];
   for (const hit of hits) {

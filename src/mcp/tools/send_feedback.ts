@@ -1,7 +1,9 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { feedbackCategories } from "../../../schema";
+import { fileReport } from "../../corrections/reports";
 import { submitFeedback } from "../../feedback/feedback";
+import { log } from "../../lib/log";
 import type { ToolContext } from "../context";
 import { SERVER_INFO } from "../serverInfo";
 import { registerScopedTool, toolError, toolResult } from "../results";
@@ -10,6 +12,7 @@ import { logoIdSchema } from "../schemas";
 /**
  * send_feedback (spec 2, seven-tool form): a report about the data or the service, stored in
  * D1 with the account, its API client and the OAuth client attached. 5 per client per UTC day.
+ * `data_quality` naming a domain or a logo also files a report in the operators' queue.
  */
 const inputSchema = z.object({
   category: z
@@ -54,6 +57,19 @@ export function registerSendFeedback(server: McpServer, ctx: ToolContext) {
         ...args,
       });
       if (!stored.ok) return toolError(stored.error.message);
+      // Data quality about a domain or a logo is a report too, in the operators' queue (docs/corrections.md).
+      if (args.category === "data_quality" && (args.domain !== undefined || args.logoId !== undefined)) {
+        const filed = await fileReport(ctx.catalogue, {
+          domain: args.domain,
+          logoId: args.logoId,
+          kind: "other",
+          message: args.message,
+          accountId: ctx.caller.accountId,
+          via: "mcp",
+          feedbackId: Number(stored.value.referenceId.split("-").at(-1)),
+        });
+        if (!filed.ok) log.warn("mcp.feedback_not_reported", { reason: filed.error.message });
+      }
       return toolResult({ ok: true, ...stored.value, serverVersion: SERVER_INFO.version });
     },
   );
