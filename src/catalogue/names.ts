@@ -1,3 +1,5 @@
+import { domainToUnicode } from "node:url";
+import { registrableName } from "../lib/domain";
 import { foldText } from "./searchPrefixes";
 
 /**
@@ -28,4 +30,31 @@ export function tickerSpellings(symbol: string): string[] {
     if (bare.length <= 4) spellings.push(bare.padStart(4, "0"), bare);
   }
   return [...new Set(spellings)];
+}
+
+/** The registrable label of a domain in Unicode (`xn--bcher-kva.ch` → `bücher`); the domain itself when it has none. */
+export function domainLabel(domain: string): string {
+  const label = registrableName(domain) ?? domain;
+  return domainToUnicode(label) || label;
+}
+
+/** A domain's label as a name: words at hyphens, each capitalised (`quillstone-labs.com` → "Quillstone Labs"). */
+export function domainName(domain: string): string {
+  return domainLabel(domain)
+    .split(/[-_.]+/)
+    .filter(Boolean)
+    .map((word) => {
+      const [first = "", ...rest] = Array.from(word);
+      return first.toLocaleUpperCase() + rest.join("");
+    })
+    .join(" ");
+}
+
+/**
+ * The name key a discovered company is found by: its domain's name (domainName), folded. A
+ * discovered company answers a name only where the name is derived from its own domain, never
+ * where its site merely says it (src/catalogue/search.ts).
+ */
+export function domainNameKey(domain: string): string {
+  return nameKey(domainName(domain));
 }

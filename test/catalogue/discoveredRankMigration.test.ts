@@ -19,8 +19,8 @@ const at = migrations.findIndex((m) => m.name.startsWith("0013_"));
 
 beforeEach(async () => {
   await reset();
-  // The catalogue before 0013, written by today's write path, which needs 0014's table too.
-  await applyD1Migrations(env.DB, [...migrations.slice(0, at), ...migrations.filter((m) => m.name.startsWith("0014_"))]);
+  // The catalogue before 0013, written by today's write path, which needs 0014's table and 0017's columns too.
+  await applyD1Migrations(env.DB, [...migrations.slice(0, at), ...migrations.filter((m) => /^001[47]_/.test(m.name))]);
 });
 
 describe("migration 0013", () => {
