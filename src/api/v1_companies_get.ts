@@ -3,6 +3,7 @@ import { assetUrl } from "../images/assetUrls";
 import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { type CompanyDetail, companyDetail, findCompanyByDomain, findCompanyByTicker } from "../catalogue/companies";
+import { shownName } from "../catalogue/names";
 import { findCompanyByName } from "../catalogue/search";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
@@ -62,6 +63,7 @@ function companyBody(base: string, company: CompanyDetail) {
   const { logos, ...rest } = company;
   return {
     ...rest,
+    companyName: shownName(company),
     logos: logos.map((logo) => ({
       logoId: logo.id,
       variant: logo.variant,

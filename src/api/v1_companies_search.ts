@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { shownName } from "../catalogue/names";
 import { searchCompanies } from "../catalogue/search";
 import { catalogueReader } from "../lib/db";
 import { type ApiEnv, secretKeyRoute } from "./auth";
@@ -36,6 +37,6 @@ export function registerSearchCompanies(api: OpenAPIHono<ApiEnv>) {
   api.openapi(route, async (c) => {
     const { q, limit } = c.req.valid("query");
     const results = await searchCompanies(catalogueReader(c.env.DB), q, limit);
-    return c.json({ results }, 200);
+    return c.json({ results: results.map((hit) => ({ ...hit, companyName: shownName(hit) })) }, 200);
   });
 }

@@ -58,3 +58,41 @@ export function domainName(domain: string): string {
 export function domainNameKey(domain: string): string {
   return nameKey(domainName(domain));
 }
+
+/**
+ * Text a stranger gave, as the service keeps and shows it: whitespace collapsed; control
+ * characters and the invisible marks that reorder or hide text dropped (so that a name cannot
+ * display as another); markup and markup-like characters (`<`, `>`, backquotes, braces)
+ * dropped, so that no page or prompt it is pasted into gets markup; at most `max` code points,
+ * a longer text cut with an ellipsis. Null when nothing is left.
+ */
+const INVISIBLE = /[\p{Cc}\u00AD\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\uFFF9-\uFFFB]/gu;
+export const MAX_SITE_NAME = 60;
+export function plainName(text: string | null | undefined, max = MAX_SITE_NAME): string | null {
+  const whole = (text ?? "")
+    .replace(/\s/g, " ")
+    .replace(INVISIBLE, "")
+    .replace(/<[^>]*>?/g, " ")
+    .replace(/[<>`{}]/g, "")
+    .replace(/ +/g, " ")
+    .trim();
+  const cut = Array.from(whole.slice(0, max * 2).toWellFormed());
+  const value = (
+    cut.length > max
+      ? `${cut
+          .slice(0, max - 1)
+          .join("")
+          .trimEnd()}…`
+      : cut.join("")
+  ).trim();
+  return value === "" ? null : value;
+}
+
+/**
+ * A company's name as the REST API and the MCP tools hand it out: the catalogue's as it is; a
+ * discovered company's (its site's words, or its domain's) plain and short, whatever was stored
+ * before names were earned. `nameSource` beside it says which it is.
+ */
+export function shownName(company: { companyName: string; nameSource: string; domain: string }): string {
+  return company.nameSource === "catalogue" ? company.companyName : (plainName(company.companyName) ?? domainName(company.domain));
+}

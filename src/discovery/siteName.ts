@@ -1,4 +1,4 @@
-import { domainLabel, domainName } from "../catalogue/names";
+import { domainLabel, domainName, MAX_SITE_NAME, plainName } from "../catalogue/names";
 import { withoutLegalForm } from "../catalogue/search";
 import { foldText } from "../catalogue/searchPrefixes";
 
@@ -20,9 +20,6 @@ export interface EarnedName {
   name: string;
   source: SiteNameSource;
 }
-
-/** Longest name kept of what a site says, in code points. */
-export const MAX_SITE_NAME = 60;
 
 /** Separators sites put between their name and the rest of a title. */
 const SEPARATORS = /\s+[|\u2013\u2014\u00B7\u2022:»›/-]\s+|\s*[|\u2013\u2014\u00B7\u2022»›]\s*|:\s+/u;
@@ -178,32 +175,8 @@ export function isStandInPage(title: string | null): boolean {
   return title !== null && NOT_THE_SITE.some((pattern) => pattern.test(title.trim()));
 }
 
-/**
- * Text a site gives as it should be kept and shown: whitespace collapsed; control characters
- * and the invisible marks that reorder or hide text dropped (so a name cannot display as
- * another); markup-like characters (`<`, `>`, backquotes, braces) dropped, so that no
- * consumer that pastes it into a page or a prompt gets markup; at most `max` code points.
- */
-const INVISIBLE = /[\p{Cc}\u00AD\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\uFFF9-\uFFFB]/gu;
-export function plainSiteText(text: string | null | undefined, max = MAX_SITE_NAME): string | null {
-  const whole = (text ?? "")
-    .replace(/\s/g, " ")
-    .replace(INVISIBLE, "")
-    .replace(/<[^>]*>?/g, " ")
-    .replace(/[<>`{}]/g, "")
-    .replace(/ +/g, " ")
-    .trim();
-  const cut = Array.from(whole.slice(0, max * 2).toWellFormed());
-  const value = (
-    cut.length > max
-      ? `${cut
-          .slice(0, max - 1)
-          .join("")
-          .trimEnd()}…`
-      : cut.join("")
-  ).trim();
-  return value === "" ? null : value;
-}
+/** Text a site gives, plain and short (plainName): no markup, control or bidi characters. */
+export const plainSiteText = (text: string | null | undefined, max = MAX_SITE_NAME) => plainName(text, max);
 
 /** A title's parts, as sites join their name with the rest ("Acme | Home", "Welcome – Acme"). */
 export function titleParts(title: string): string[] {

@@ -17,7 +17,7 @@ describe("discovery behind every surface that takes a domain", () => {
     const response = await rest(`/v1/companies/lookup?domain=${site.host}`, key);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { companyName: string; logos: Array<Record<string, unknown>> };
-    expect(body.companyName).toBe(domainName(site.host));
+    expect(body).toMatchObject({ companyName: domainName(site.host), nameSource: "domain" });
     expect(body.logos[0]).toMatchObject({
       source: "discovered",
       sourceSet: "discovered",

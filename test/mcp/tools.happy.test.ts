@@ -40,6 +40,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
         logoId: acme.full,
         companyId: acme.companyId,
         companyName: "Acme Rockets",
+        nameSource: "catalogue",
         domain: "acmerockets.example",
         variant: "full",
         sourceWidth: 40,
@@ -49,6 +50,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
         logoId: acme.icon,
         companyId: acme.companyId,
         companyName: "Acme Rockets",
+        nameSource: "catalogue",
         domain: "acmerockets.example",
         variant: "icon",
         sourceWidth: 40,
@@ -401,6 +403,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
         logoId: acme.full,
         companyId: acme.companyId,
         companyName: "Triple Co",
+        nameSource: "catalogue",
         domain: "triple.example",
         variant: "full",
         width: 40,
@@ -411,6 +414,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
         logoId: acme.icon,
         companyId: acme.companyId,
         companyName: "Triple Co",
+        nameSource: "catalogue",
         domain: "triple.example",
         variant: "icon",
         width: 40,
@@ -434,6 +438,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
       width: 40,
       height: 20,
       companyName: "Signed Co",
+      nameSource: "catalogue",
     });
 
     const linked = structured<{ url: string; expiresIn: number }>(await call("get_logo", { logoId: acme.icon, returnType: "url" }));
@@ -444,6 +449,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
       width: 40,
       height: 20,
       companyName: "Signed Co",
+      nameSource: "catalogue",
     });
     const url = new URL(linked.url);
     expect(url.searchParams.get("signature")).toMatch(/^[\w-]{43}$/);
