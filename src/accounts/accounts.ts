@@ -4,6 +4,7 @@ import { accounts, apiClients, apiKeys, type Plan, plans, sessions } from "../..
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { hashPassword } from "./passwords";
+import { weakPasswordReason } from "./passwordStrength";
 
 export const emailSchema = z
   .string()
@@ -11,8 +12,20 @@ export const emailSchema = z
   .toLowerCase()
   .pipe(z.email({ message: "must be an email address" }).max(254));
 
-/** Long enough to resist guessing, short enough that PBKDF2 input stays cheap. */
-export const passwordSchema = z.string().min(10, "must be at least 10 characters").max(256, "must be at most 256 characters");
+/**
+ * Long enough to resist guessing, short enough that PBKDF2 input stays cheap, and none of the
+ * passwords guessed first (./passwordStrength.ts). Its check is asynchronous: parse it with
+ * safeParseAsync.
+ */
+export const passwordSchema = z
+  .string()
+  .min(10, "must be at least 10 characters")
+  .max(256, "must be at most 256 characters")
+  .superRefine(async (password, ctx) => {
+    if (password.length < 10 || password.length > 256) return;
+    const weak = await weakPasswordReason(password);
+    if (weak) ctx.addIssue({ code: "custom", message: weak });
+  });
 
 export const createAccountInput = z.object({
   email: emailSchema,
@@ -30,7 +43,7 @@ export interface AccountSummary {
 
 /** Creates an account with its first API client, the one MCP access and feedback belong to. */
 export async function createAccount(db: Db, raw: z.input<typeof createAccountInput>): Promise<Result<AccountSummary>> {
-  const parsed = createAccountInput.safeParse(raw);
+  const parsed = await createAccountInput.safeParseAsync(raw);
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
   const { email, password, plan } = parsed.data;
 
@@ -73,7 +86,7 @@ export async function setPlan(db: Db, accountId: string, plan: string): Promise<
  * (revoke those in the portal or with `key revoke`).
  */
 export async function setPassword(db: Db, accountId: string, password: string): Promise<Result<{ id: string; sessionsEnded: number }>> {
-  const parsed = passwordSchema.safeParse(password);
+  const parsed = await passwordSchema.safeParseAsync(password);
   if (!parsed.success) return fail("invalid_argument", `password ${parsed.error.issues[0]!.message}`);
   const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { id: true } });
   if (!existing) return fail("not_found", `No account with id ${accountId}`);

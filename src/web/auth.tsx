@@ -205,7 +205,7 @@ authPages.post("/signup", async (c) => {
   if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
   const form = await formFields(c.req);
   const email = field(form, "email");
-  const parsed = signUpInput.safeParse({ email, password: field(form, "password") });
+  const parsed = await signUpInput.safeParseAsync({ email, password: field(form, "password") });
   if (!parsed.success) {
     const fieldErrors: FormState["fieldErrors"] = {};
     for (const issue of parsed.error.issues) {
@@ -291,7 +291,7 @@ authPages.post("/password", signedIn, async (c) => {
   const account = c.get("account");
   const form = await formFields(c.req);
   const db = c.var.ctx.db;
-  const fresh = passwordSchema.safeParse(field(form, "password"));
+  const fresh = await passwordSchema.safeParseAsync(field(form, "password"));
   if (!fresh.success)
     return render(
       c,
