@@ -107,6 +107,16 @@ export function signUpAllowed(env: Env, address: string): Promise<{ allowed: boo
   return allowedBy(env, [[limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress]]);
 }
 
+/**
+ * The OAuth authorization step from one address: /authorize pages, sign-in and consent, and
+ * the client metadata document fetched for each. Generous for a person connecting clients,
+ * tight for a script making the Worker fetch strangers' documents.
+ */
+export const AUTHORIZE_PER_ADDRESS_PER_MINUTE = 30;
+export function authorizeAllowed(env: Env, address: string): Promise<{ allowed: boolean; retryAfter: number }> {
+  return allowedBy(env, [[limiterNames.authorizeAddress(address), AUTHORIZE_PER_ADDRESS_PER_MINUTE]]);
+}
+
 /** Each limiter in turn: its minute's limit, and a day's where one is given. */
 async function allowedBy(
   env: Env,

@@ -1,4 +1,6 @@
 import { cors } from "hono/cors";
+import { guardedOutbound } from "../lib/outboundGuard";
+import { CLIENT_METADATA_URLS } from "../lib/strangerUrls";
 import { eq } from "drizzle-orm";
 import {
   classifyInboundRequest,
@@ -111,7 +113,7 @@ mcp.all("/", async (c) => {
   const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", invalidChallenge);
   const validated = await dependency(
     "authorization server",
-    authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env),
+    guardedOutbound(CLIENT_METADATA_URLS, () => authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env)),
   );
   if (!validated) return invalid();
   // The grant is what the user approved: a token without `logos` (an older grant of only

@@ -3,6 +3,8 @@ import { type Context, Hono } from "hono";
 import { publicBase } from "../env";
 import type { AppEnv } from "../lib/context";
 import { localHostOnly } from "../lib/localHostOnly";
+import { guardedOutbound } from "../lib/outboundGuard";
+import { CLIENT_METADATA_URLS } from "../lib/strangerUrls";
 import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServer";
 import { DAY_S } from "../lib/time";
 
@@ -44,9 +46,13 @@ for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"
   });
 }
 
-// The library routes by the request's own URL, whatever the mount.
+// The library routes by the request's own URL, whatever the mount. What it fetches on a
+// client's say-so (a client_id's metadata document at the token endpoint, its jwks_uri) passes
+// the outbound guard first.
 const libraryOwned = (c: Context<AppEnv>) =>
-  authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+  guardedOutbound(CLIENT_METADATA_URLS, () =>
+    authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext),
+  );
 
 wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server", localHostOnly, libraryOwned);
 wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server/*", localHostOnly, libraryOwned);
