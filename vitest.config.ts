@@ -49,16 +49,19 @@ export default defineConfig({
           name: "worker",
           include: ["test/**/*.test.ts"],
           exclude: ["test/tools/**", "test/browser/**", "test/**/*.node.test.ts"],
-          setupFiles: ["./test/helpers/applyMigrations.ts"],
-          // One runtime for all the Worker's test files instead of a fresh Miniflare and module
-          // graph per file (about 2 s each, most of the suite's time). Storage is reset before
-          // every test (applyMigrations.ts); isolate memory is shared, as it already was between
-          // the tests of one file. One file at a time: the storage is the runtime's, and a file
-          // running beside another had its rows reset under it, or found the other's rows in
-          // its fresh storage. Vitest runs such a project in a group of its own, after the others.
+          setupFiles: ["./test/helpers/setup.ts"],
+          // A runtime serves file after file instead of a fresh Miniflare and module graph per
+          // file (about 2 s each, most of the suite's time). Storage is reset before every test,
+          // isolate memory and the fake sites before every file (setup.ts). A runtime runs one
+          // file at a time (its storage is the runtime's: a file running beside another had its
+          // rows reset under it). Up to maxWorkers runtimes, each with its own storage and fakes
+          // (the options function above runs once per runtime), share the cores with the
+          // other projects' files: vitest runs the projects in one group, so that no core idles
+          // while the other works through a project alone.
           isolate: false,
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          // A test that loops thousands of times (test/limits) can take seconds on a loaded
+          // machine: a hang still fails, and a slow machine does not.
+          testTimeout: 30_000,
         },
       },
       {

@@ -52,6 +52,8 @@ export const varsSchema = z.object({
    * under the same id), or "all", those too, at some 6 µs of CPU each (npm run bench).
    */
   ACCESS_LOG: z.enum(["routed", "all"]).default("routed"),
+  /** Where the landing page sends readers for the guides (the repository's docs/, say); empty, it links the API reference alone. */
+  DOCS_URL: optionalUrl.default(""),
 });
 
 /**

@@ -14,11 +14,10 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { unstable_readConfig } from "wrangler";
-import { productionSecrets, varsSchema } from "../src/env";
+import { productionSecrets } from "../src/env";
 import { parseCommandLine, UsageError } from "./args";
-import { stripeClient } from "../src/billing/stripe";
 import { type DeploymentConfig, deploymentProblems } from "./deploy/checks";
-import { webhookProblems } from "./deploy/stripeWebhook";
+import { stripeWebhookProblems } from "./deploy/stripeWebhook";
 import { projectRoot } from "./platform";
 
 const wrangler = join(projectRoot, "node_modules", ".bin", "wrangler");
@@ -31,19 +30,6 @@ function secretsOnWorker(): string[] {
   });
   if (listed.status !== 0) throw new Error(`wrangler secret list failed (are you logged in?):\n${listed.stderr}`);
   return (JSON.parse(listed.stdout) as { name: string }[]).map((secret) => secret.name);
-}
-
-/** The Stripe account's webhook endpoints, asked with the key in the operator's environment, if any. */
-async function stripeWebhookProblems(config: DeploymentConfig): Promise<string[]> {
-  const vars = varsSchema.safeParse(config.vars);
-  if (!vars.success || !vars.data.PUBLIC_BASE_URL) return [];
-  // The client the Worker's billing makes, with the deployment's vars (STRIPE_API_BASE).
-  const stripe = await stripeClient({ ...config.vars, STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY } as unknown as Env);
-  if (!stripe) {
-    console.log("Stripe's webhook endpoints not checked (set STRIPE_SECRET_KEY in the environment, the deployment's key, to check them).");
-    return [];
-  }
-  return webhookProblems(stripe, vars.data.PUBLIC_BASE_URL);
 }
 
 try {

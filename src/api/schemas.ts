@@ -6,6 +6,10 @@ export const ErrorBody = z
   .object({
     error: z.string().openapi({ description: "What went wrong, for people", example: "Invalid domain format" }),
     code: z.enum(errorCodeList).openapi({ description: "What went wrong, for programs; decides the status" }),
+    requestId: z.string().optional().openapi({
+      description: "The request's id, as in its X-Request-Id header: what the service's logs know it by",
+      example: "8f1e2d3c4b5a6978-LHR",
+    }),
   })
   .openapi("Error");
 

@@ -26,6 +26,24 @@ export const CHANGES = "Rendered to PNG, resized, and (monochrome icons) painted
 
 export const sourceSets = [
   {
+    id: "ft-logo-images",
+    title: "Financial Times logo images, published by the Financial Times (`@financial-times/logo-images`)",
+    licence: "MIT",
+    licenceUrl: "https://opensource.org/licenses/MIT",
+    link: "https://github.com/Financial-Times/logo-images",
+    attribution:
+      'Financial Times logo images, Copyright (c) The Financial Times Limited, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the images are provided "as is", without warranty of any kind.',
+  },
+  {
+    id: "bbc-psammead",
+    title: "BBC blocks from Psammead, the BBC's component library (`@bbc/psammead-assets`)",
+    licence: "Apache-2.0",
+    licenceUrl: "https://www.apache.org/licenses/LICENSE-2.0",
+    link: "https://github.com/bbc/psammead",
+    attribution:
+      "The BBC blocks, from Psammead assets by the BBC (https://github.com/bbc/psammead), licensed under the Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0). Rendered to PNG, resized, and painted in the brand's colour in place of the placeholder grey the package draws them in.",
+  },
+  {
     id: "iconify-logos",
     title: "SVG Logos by Gil Barbara (Iconify set `logos`)",
     licence: "CC0-1.0",
@@ -126,6 +144,33 @@ export const sourceSets = [
     link: "https://github.com/file-icons/icons",
     attribution:
       'File Icons, Copyright (c) 2016-2020, John Gardner, released under the ISC License: permission to use, copy, modify and/or distribute for any purpose with or without fee is granted, provided the copyright notice and permission notice appear in all copies; provided "as is", without warranty.',
+  },
+  {
+    id: "super-tiny-icons",
+    title: "Super Tiny Icons by Terence Eden and contributors",
+    licence: "MIT",
+    licenceUrl: "https://github.com/edent/SuperTinyIcons/blob/master/LICENSE",
+    link: "https://github.com/edent/SuperTinyIcons",
+    attribution:
+      'Super Tiny Icons, Copyright (c) 2017 Terence Eden, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
+  },
+  {
+    id: "tabler-brands",
+    title: "Tabler Icons, brands, by Paweł Kuna (Iconify set `tabler`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/tabler/tabler-icons/blob/master/LICENSE",
+    link: "https://tabler.io/icons",
+    attribution:
+      'Tabler Icons, Copyright (c) Paweł Kuna, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
+  },
+  {
+    id: "css-gg",
+    title: "css.gg by Astrit Malsija (Iconify set `gg`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/astrit/css.gg/blob/master/LICENSE",
+    link: "https://css.gg",
+    attribution:
+      'css.gg, Copyright (c) Astrit Malsija, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
 ] as const satisfies readonly SourceSet[];
 

@@ -48,11 +48,26 @@ for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"
 
 // The library routes by the request's own URL, whatever the mount. What it fetches on a
 // client's say-so (a client_id's metadata document at the token endpoint, its jwks_uri) passes
-// the outbound guard first.
-const libraryOwned = (c: Context<AppEnv>) =>
-  guardedOutbound(CLIENT_METADATA_URLS, () =>
+// the outbound guard first. Its errors are RFC 6749's `{error, error_description}`; like every
+// JSON error of the service they name the request too.
+const libraryOwned = async (c: Context<AppEnv>) => {
+  const response = await guardedOutbound(CLIENT_METADATA_URLS, () =>
     authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext),
   );
+  if (response.status < 400 || !response.headers.get("content-type")?.includes("application/json")) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  const named =
+    body && typeof body === "object" && !Array.isArray(body) ? JSON.stringify({ ...body, requestId: c.var.ctx.requestId }) : text;
+  return new Response(named, { status: response.status, statusText: response.statusText, headers });
+};
 
 wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server", localHostOnly, libraryOwned);
 wellKnown.on(["GET", "OPTIONS"], "/oauth-authorization-server/*", localHostOnly, libraryOwned);

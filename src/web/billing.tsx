@@ -11,8 +11,8 @@ import { formFields } from "../lib/params";
 import { retryLater } from "../lib/responses";
 import { planLimits } from "../limits/plans";
 import type { SessionAccount } from "../accounts/browserSessions";
-import { planNames } from "./dashboard";
-import { count, dateTime } from "./format";
+import { PlanLimits, planNames, planPrice } from "./plans";
+import { dateTime } from "./format";
 import { Page, render } from "./layout";
 import { field, signedIn, type WebEnv } from "./session";
 
@@ -30,17 +30,6 @@ type Subscription = typeof billingAccounts.$inferSelect;
 interface Outcome {
   tone: "notice" | "warning" | "alert";
   message: string;
-}
-
-function mcpLine(plan: (typeof plans)[number]): string {
-  const { perDay, perMinute } = planLimits[plan].mcp;
-  return perDay !== null ? `${count(perDay)} MCP calls a day` : `${count(perMinute ?? 0)} MCP calls a minute`;
-}
-
-function price(plan: (typeof plans)[number]): string {
-  const usd = planLimits[plan].monthlyUsd;
-  if (usd === null) return "Custom";
-  return usd === 0 ? "Free" : `$${count(usd)} a month`;
 }
 
 function BillingPage(props: {
@@ -93,7 +82,7 @@ function BillingPage(props: {
       <h2>Plans</h2>
       <div class="plans">
         {plans.map((plan) => {
-          const limits = planLimits[plan];
+          const _limits = planLimits[plan];
           const isCurrent = plan === current;
           const upgrade = (props.purchasable as string[]).includes(plan) && rank(plan) > rank(current);
           const canBuy = upgrade && !subscribed && !unsettled;
@@ -104,13 +93,8 @@ function BillingPage(props: {
                 {planNames[plan]}
                 {isCurrent && <span class="badge live"> current</span>}
               </h3>
-              <p class="price">{price(plan)}</p>
-              <ul>
-                <li>{count(limits.lookup.perMonth)} lookups a month</li>
-                <li>{count(limits.lookup.perMinute)} lookups a minute per key</li>
-                <li>{mcpLine(plan)}</li>
-                <li>{count(limits.companiesPerDay)} companies a day through MCP</li>
-              </ul>
+              <p class="price">{planPrice(plan)}</p>
+              <PlanLimits plan={plan} />
               {canBuy && (
                 <form method="post" action="/portal/billing/checkout">
                   <input type="hidden" name="plan" value={plan} />

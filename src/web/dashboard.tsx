@@ -1,3 +1,4 @@
+import { planNames } from "./plans";
 import { Hono } from "hono";
 import { publicBase } from "../env";
 import { listKeys } from "../keys/apiKeys";
@@ -18,13 +19,6 @@ import { signedIn, type WebEnv } from "./session";
  * discovered domains against the daily caps, when each resets, and the playground.
  */
 export const dashboardPages = new Hono<WebEnv>();
-
-export const planNames: Record<SessionAccount["plan"], string> = {
-  free: "Free",
-  launch: "Launch",
-  growth: "Growth",
-  enterprise: "Enterprise",
-};
 
 interface Overview {
   /** Every key's lookups this month, those revoked this month included: what the monthly quota counts. */

@@ -12,7 +12,7 @@ import { normaliseDomain } from "../lib/domain";
 import { plainText, rateLimitHeaders, retryAfter } from "../lib/responses";
 import { consumeLookup } from "../limits/lookupLimits";
 import { askLimiter, limiterNames } from "../limits/rateLimiterClient";
-import { lookKey } from "../images/objectKeys";
+import { lookKey, vectorKey } from "../images/objectKeys";
 import { redirectTarget } from "../images/assetUrls";
 import { keyLabel } from "./format";
 import { signedIn, type WebEnv } from "./session";
@@ -27,7 +27,11 @@ import { signedIn, type WebEnv } from "./session";
  */
 export const PLAYGROUND_SIZES = [32, 64, 128] as const;
 export const PLAYGROUND_THEMES = ["light", "dark"] as const;
+/** The formats shown side by side, at 128 px on a light page (SVG too where the logo has a vector). */
+export const PLAYGROUND_FORMATS = ["png", "webp", "avif", "jpg"] as const;
+const FORMAT_SIZE = 128;
 type Theme = (typeof PLAYGROUND_THEMES)[number];
+type Format = (typeof PLAYGROUND_FORMATS)[number] | "svg";
 /** Domains a minute a visitor without an account may try on the landing page. */
 export const GUEST_TRIES_PER_MINUTE = 30;
 /** Domains a minute a signed-in account may try on its dashboard. */
@@ -36,6 +40,7 @@ export const ACCOUNT_TRIES_PER_MINUTE = 60;
 export interface PlaygroundImage {
   size: number;
   theme: Theme;
+  format: Format;
   src: string;
   width: number;
   height: number;
@@ -62,35 +67,50 @@ function hostOf(typed: string): string {
   }
 }
 
-function images(logo: ResolvedLogo, src: (size: number, theme: Theme) => string): PlaygroundImage[] {
-  return PLAYGROUND_THEMES.flatMap((theme) =>
+function images(logo: ResolvedLogo, src: (size: number, theme: Theme, format: Format) => string): PlaygroundImage[] {
+  const height = (size: number) => scaledHeight(logo.width, logo.height, size);
+  const sized = PLAYGROUND_THEMES.flatMap((theme) =>
     PLAYGROUND_SIZES.map((size) => ({
       size,
       theme,
-      src: src(size, theme),
+      format: "png" as const,
+      src: src(size, theme, "png"),
       width: size,
-      height: scaledHeight(logo.width, logo.height, size),
+      height: height(size),
     })),
   );
+  // A vector is served as it is only where the catalogue holds one of its own (never a site's markup).
+  const formats: Format[] = [...PLAYGROUND_FORMATS, ...(logo.renditions.vector && logo.source === "catalogue" ? ["svg" as const] : [])];
+  const formatted = formats
+    .filter((format) => format !== "png")
+    .map((format) => ({
+      size: FORMAT_SIZE,
+      theme: "light" as const,
+      format,
+      src: src(FORMAT_SIZE, "light", format),
+      width: FORMAT_SIZE,
+      height: height(FORMAT_SIZE),
+    }));
+  return [...sized, ...formatted];
 }
 
 /** Images for a signed-in account: lookups with its key `keyId`. */
 export function keyImages(logo: ResolvedLogo, domain: string, keyId: string): PlaygroundImage[] {
-  return images(logo, (size, theme) => `/portal/playground/logo?${new URLSearchParams({ key: keyId, domain, size: String(size), theme })}`);
+  return images(
+    logo,
+    (size, theme, format) => `/portal/playground/logo?${new URLSearchParams({ key: keyId, domain, size: String(size), theme, format })}`,
+  );
 }
 
-/** Where a lookup of `logo` at `size` on a `theme` page redirects to, as the lookup route builds it. */
-function lookupTarget(env: Env, base: string, logo: ResolvedLogo, size: number, theme: Theme): string {
-  const key = lookKey(logo, { theme, greyscale: false });
-  return redirectTarget(
-    { cdn: readVars(env).CDN_URL, base, secret: env.SIGNED_URL_SECRET },
-    { key, format: "png", width: size, page: theme },
-  );
+/** Where a lookup of `logo` at `size` on a `theme` page, in `format`, redirects to, as the lookup route builds it. */
+function lookupTarget(env: Env, base: string, logo: ResolvedLogo, size: number, theme: Theme, format: Format = "png"): string {
+  const key = format === "svg" ? vectorKey(logo.masterKey, logo.renditions.version) : lookKey(logo, { theme, greyscale: false });
+  return redirectTarget({ cdn: readVars(env).CDN_URL, base, secret: env.SIGNED_URL_SECRET }, { key, format, width: size, page: theme });
 }
 
 /** Images for a visitor: the public, permanent asset URLs a lookup would redirect to. */
 export function assetImages(env: Env, base: string, logo: ResolvedLogo): PlaygroundImage[] {
-  return images(logo, (size, theme) => lookupTarget(env, base, logo, size, theme));
+  return images(logo, (size, theme, format) => lookupTarget(env, base, logo, size, theme, format));
 }
 
 /**
@@ -186,7 +206,7 @@ export function Playground(props: {
               {PLAYGROUND_THEMES.map((theme) => (
                 <div class={`swatch ${theme}`}>
                   {result.images
-                    .filter((image) => image.theme === theme)
+                    .filter((image) => image.theme === theme && image.format === "png")
                     .map((image) => (
                       <figure>
                         <img
@@ -202,6 +222,22 @@ export function Playground(props: {
                     ))}
                 </div>
               ))}
+            </div>
+            <h3>In every format</h3>
+            <div class="formats">
+              {result.images
+                .filter((image) => image.format !== "png")
+                .map((image) => (
+                  <figure>
+                    <img
+                      src={image.src}
+                      alt={`${result.logo.companyName} logo as ${image.format.toUpperCase()}, ${image.size} pixels wide`}
+                      width={image.width}
+                      height={image.height}
+                    />
+                    <figcaption>{image.format.toUpperCase()}</figcaption>
+                  </figure>
+                ))}
             </div>
             <h3>Embed it</h3>
             <pre id="snippet">
@@ -224,6 +260,7 @@ const imageQuery = z.object({
   domain: z.string().min(1).max(253),
   size: z.coerce.number().int().min(1).max(800),
   theme: z.enum(PLAYGROUND_THEMES),
+  format: z.enum([...PLAYGROUND_FORMATS, "svg"]).default("png"),
 });
 
 /**
@@ -250,6 +287,7 @@ playgroundImages.get("/playground/logo", signedIn, async (c) => {
   noteKeyUse(db, key.id, defer, now);
   const logo = await resolveLogo(db, { kind: "domain", value: domain.domain });
   if (!logo) return plainText("Logo not found", 404, headers);
-  const location = lookupTarget(c.env, readVars(c.env).PUBLIC_BASE_URL, logo, query.data.size, query.data.theme);
+  const format = query.data.format === "svg" && !(logo.renditions.vector && logo.source === "catalogue") ? "png" : query.data.format;
+  const location = lookupTarget(c.env, readVars(c.env).PUBLIC_BASE_URL, logo, query.data.size, query.data.theme, format);
   return new Response(null, { status: 302, headers: { ...headers, Location: location } });
 });

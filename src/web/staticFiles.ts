@@ -98,6 +98,15 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1r
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
 .hero { padding: 1rem 0 .5rem; }
+.wall { list-style: none; margin: 0; padding: 1rem; display: flex; flex-wrap: wrap; gap: 1rem 1.25rem; align-items: center; justify-content: center; min-height: 0; }
+.wall li { display: flex; align-items: center; justify-content: center; width: 48px; height: 48px; }
+.wall img { max-width: 48px; max-height: 48px; width: auto; height: auto; }
+.snippets { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 24rem), 1fr)); gap: 1.25rem; }
+.snippet { min-width: 0; }
+.snippet .actions { margin: .5rem 0 0; }
+.formats { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-end; margin: 0 0 1rem; }
+.formats figure { margin: 0; text-align: center; }
+.formats figcaption { font-size: .8rem; }
 .hero p { font-size: 1.1rem; max-width: 40rem; }
 @media (max-width: 40rem) {
   h1 { font-size: 1.35rem; }

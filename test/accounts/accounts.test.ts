@@ -6,7 +6,7 @@ import { createAccount, deleteAccount, setPlan } from "../../src/accounts/accoun
 import { stillChargeable } from "../../src/billing/checkouts";
 import { startSession } from "../../src/accounts/browserSessions";
 import { darkLogo40x20 } from "../fixtures/images";
-import { addAccount, addCompany, addKey } from "../helpers/catalogue";
+import { addAccount, addCompany, addKey, createdAccount, insertAccount } from "../helpers/catalogue";
 import { DECOY_HASH, hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "../../src/accounts/passwords";
 import { createDb } from "../../src/lib/db";
 
@@ -25,6 +25,23 @@ describe("createAccount", () => {
     expect(await db.select().from(apiClients).all()).toEqual([
       expect.objectContaining({ id: created.value.clientId, accountId: created.value.id }),
     ]);
+  });
+
+  it("writes what the tests' insertAccount writes, which hashes the password once per isolate", async () => {
+    const made = await createdAccount("made@example.com", "correct horse battery", "growth");
+    const inserted = await insertAccount({ email: "inserted@example.com", password: "correct horse battery", plan: "growth" });
+    const rowsOf = async (id: string) => {
+      const [account] = await db.select().from(accounts).where(eq(accounts.id, id));
+      const clients = await db.select().from(apiClients).where(eq(apiClients.accountId, id));
+      expect(await verifyPassword("correct horse battery", account!.passwordHash)).toBe(true);
+      // What differs between any two accounts: ids, email, times, the hash's salt.
+      const { id: _id, email: _email, passwordHash: _hash, createdAt: _created, updatedAt: _updated, ...rest } = account!;
+      return { account: rest, clients: clients.map(({ id: _client, accountId: _account, createdAt: _at, ...client }) => client) };
+    };
+    const [a, b] = [await rowsOf(made.id), await rowsOf(inserted.id)];
+    expect(b.account).toEqual(a.account);
+    expect(b.clients).toEqual(a.clients);
+    expect(Object.keys(inserted).sort()).toEqual(Object.keys(made).sort());
   });
 
   it("defaults to the free plan", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { emptySite } from "../discovery/helpers";
 import { rest, secretKeyFor, stripe } from "./helpers";
 import { errorBody } from "../helpers/errors";
 
@@ -43,7 +44,7 @@ describe("REST API input errors", () => {
       error: "No company found with ID 999999",
       code: "not_found",
     });
-    expect((await rest("/v1/companies/lookup?domain=unknown-company.com", key)).status).toBe(404);
+    expect((await rest(`/v1/companies/lookup?domain=${await emptySite()}`, key)).status).toBe(404);
     expect((await rest("/v1/companies/lookup?ticker=ZZZZ", key)).status).toBe(404);
     // EXCHANGE:SYMBOL at most: more after it is not the symbol's company.
     await stripe();

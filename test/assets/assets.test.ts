@@ -288,24 +288,79 @@ describe("GET /assets/{key}", () => {
 });
 
 describe("asset key codec", () => {
+  /** R2 keys of logos as the importer names them (src/images/keys.ts): PNG renditions and vectors, public. */
+  const label = fc.stringMatching(/^[a-z0-9-]{1,12}$/);
+  const publicKey = fc
+    .tuple(
+      label,
+      fc.constantFrom("icon", "full"),
+      label,
+      fc.stringMatching(/^[0-9a-f]{16}$/),
+      fc.constantFrom(".png", ".v3.png", ".v2.svg"),
+    )
+    .map(([domain, variant, source, hash, ending]) => `logos/${domain}.com/${variant}.${source}.${hash}${ending}`);
+  /** Keys one step from a public one: an original, another prefix or ending, a path trick, a control character. */
+  const nearMiss = fc
+    .tuple(publicKey, fc.integer({ min: 0, max: 6 }))
+    .map(
+      ([key, how]) =>
+        [
+          key.replace(/(\.v\d)?\.(png|svg)$/, ".original.png"),
+          key.replace("logos/", "logo/"),
+          key.replace(".com/", ".com//"),
+          key.replace(".com/", ".com/../"),
+          `${key}\u0007`,
+          key.replace(/\.(png|svg)$/, ".jpg"),
+          key.replace(/\.v\d\.svg$/, ".svg"),
+        ][how]!,
+    );
+  const anyKey = fc.oneof(publicKey, nearMiss, fc.string({ maxLength: 100 }));
+  /** What the asset route may serve (spec, Public asset): renditions and vectors of a logo, never an original or a path trick. */
+  const isPublic = (key: string) =>
+    key.startsWith("logos/") &&
+    !/\.\.|\/\/|[\u0000-\u001f\u007f-\u009f\\]/.test(key) &&
+    !key.includes(".original.") &&
+    (key.endsWith(".png") || /\.v\d+\.svg$/.test(key));
+
   it("round-trips logo keys and rejects everything else without throwing", () => {
     expect(decodeAssetKey(encodeAssetKey("logos/github.com/icon.simple-icons.0123456789abcdef.png"))).toBe(
       "logos/github.com/icon.simple-icons.0123456789abcdef.png",
     );
+    // Anything at all, and encodings of keys whole, cut short or lengthened: what decodes is a
+    // public logo key whose canonical encoding is what was asked.
+    let decoded = 0;
     fc.assert(
-      fc.property(fc.string({ maxLength: 200 }), (text) => {
-        const key = decodeAssetKey(text);
-        if (key !== null) expect(key.startsWith("logos/") && key.endsWith(".png")).toBe(true);
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          anyKey.map(encodeAssetKey),
+          anyKey.map((key) => encodeAssetKey(key).slice(0, -1)),
+          anyKey.map((key) => `${encodeAssetKey(key)}A`),
+        ),
+        (text) => {
+          const key = decodeAssetKey(text);
+          if (key === null) return;
+          decoded++;
+          expect(isPublic(key), key).toBe(true);
+          expect(encodeAssetKey(key)).toBe(text);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    // The branch that checks a decoded key ran, and often.
+    expect(decoded).toBeGreaterThan(150);
+    // Every key: decoded back to itself when the asset route may serve it, refused otherwise.
+    const seen = { served: 0, refused: 0 };
+    fc.assert(
+      fc.property(anyKey, (key) => {
+        const served = isPublic(key) && decodeAssetKey(encodeAssetKey(key)) !== null;
+        seen[served ? "served" : "refused"]++;
+        expect(decodeAssetKey(encodeAssetKey(key))).toBe(isPublic(key) ? key : null);
       }),
       { numRuns: 3000 },
     );
-    fc.assert(
-      fc.property(fc.string({ maxLength: 100 }), (key) => {
-        const decoded = decodeAssetKey(encodeAssetKey(key));
-        expect(decoded === null || decoded === key).toBe(true);
-      }),
-      { numRuns: 3000 },
-    );
+    expect(seen.served).toBeGreaterThan(300);
+    expect(seen.refused).toBeGreaterThan(300);
   });
 
   it("never answers a 5xx", async () => {

@@ -111,6 +111,35 @@ describe("a customer's journey through the portal", () => {
           .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
       )
       .toBe(128);
+    // The other formats side by side, each a real image of its own type.
+    for (const format of ["WEBP", "AVIF", "JPG", "SVG"]) {
+      await expect
+        .poll(() =>
+          page
+            .getByRole("img", { name: `GitHub logo as ${format}, 128 pixels wide` })
+            .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+        )
+        .toBeGreaterThan(0);
+    }
+    // The wall shows the catalogue's logos, real images on a light and a dark page.
+    for (const page_ of ["light", "dark"]) {
+      const wall = page.getByRole("list", { name: `Logos on a ${page_} page` });
+      await expect
+        .poll(() => wall.getByRole("img", { name: "GitHub" }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+        .toBe(48);
+    }
+    // Every snippet is written with this deployment's own address.
+    for (const id of ["snippet-html", "snippet-curl", "snippet-sdk", "snippet-mcp"]) {
+      expect(await page.locator(`#${id}`).textContent(), id).toContain(worker.base);
+    }
+    expect(JSON.parse((await page.locator("#snippet-mcp").textContent())!)).toEqual({
+      mcpServers: { "logo-lookup": { url: `${worker.base}/mcp` } },
+    });
+    await page.getByRole("button", { name: "Copy" }).nth(3).click();
+    await expect.poll(() => page.locator("#snippet-mcp-status").textContent()).toBe("Copied");
+    expect(await page.evaluate("navigator.clipboard.readText()")).toContain(`${worker.base}/mcp`);
+    // The plans, as billing sells them.
+    expect(await page.getByRole("region", { name: "Plans" }).textContent()).toContain("Launch$29 a month5,000,000 lookups a month");
     await review(page, "landing");
     // A warning quoting what was typed, one long word, wraps too.
     await page.goto("/?domain=not_a_domain_because_it_is_a_very_long_unbroken_token_typed_by_someone");
@@ -164,12 +193,13 @@ describe("a customer's journey through the portal", () => {
     const today = page.locator("tbody tr").first();
     expect(await today.locator("th").textContent()).toBe(new Date().toISOString().slice(0, 10));
     // The key's column, then lookups in all, MCP calls, companies.
-    expect(await today.locator("td").allTextContents()).toEqual(["6", "6", "0", "0"]);
+    // Three sizes on two pages, and WebP, AVIF, JPG and SVG: ten lookups.
+    expect(await today.locator("td").allTextContents()).toEqual(["10", "10", "0", "0"]);
     expect(await page.locator("svg.chart").count()).toBe(3);
     const download = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
     const csv = await (await fetch(new URL("/portal/usage.csv", worker.base), { headers: { Cookie: await cookieHeader() } })).text();
     expect(download[0].suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-\d{2}\.csv$/);
-    expect(csv.trim().split("\r\n").at(-1)).toBe(`${new Date().toISOString().slice(0, 10)},6,6,0,0`);
+    expect(csv.trim().split("\r\n").at(-1)).toBe(`${new Date().toISOString().slice(0, 10)},10,10,0,0`);
     await review(page, "usage");
   });
 

@@ -1,9 +1,10 @@
 /// <reference types="vite/client" />
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { emptySite } from "../discovery/helpers";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany } from "../helpers/catalogue";
-import { assetKeyOf, BASE, freshKey } from "../lookup/helpers";
+import { assetKeyOf, BASE, fetchWith, freshKey } from "../lookup/helpers";
 
 // The curated mapping itself, as the seed reads it: a brand's other hosts are whatever it lists.
 const files = import.meta.glob("../../data/seed/brands/*.jsonl", { query: "?raw", import: "default", eager: true }) as Record<
@@ -25,7 +26,7 @@ const brandOwning = (host: string) => {
 const get = (path: string) => exports.default.fetch(`${BASE}${path}`, { redirect: "manual" });
 let token: string;
 
-// Storage starts empty for every test (test/helpers/applyMigrations.ts).
+// Storage starts empty for every test (test/helpers/setup.ts).
 beforeEach(async () => {
   // Each brand written as the seed writes it: one company with all its mapped hosts.
   for (const primary of [
@@ -38,6 +39,10 @@ beforeEach(async () => {
     "reddit.com",
     "amazon.com",
     "forms.gle",
+    "bbc.co.uk",
+    "aws.amazon.com",
+    "wordpress.com",
+    "blogger.com",
   ]) {
     const brand = brandOwning(primary);
     await addCompany({ name: brand.name, domains: brand.domains }, darkLogo40x20());
@@ -64,6 +69,11 @@ describe("lookups through a brand's other hosts", () => {
       ["amzn.to", "amazon.com"],
       ["amazon.co.jp", "amazon.com"],
       ["m.media-amazon.com", "amazon.com"],
+      ["www.bbc.com", "bbc.co.uk"],
+      ["s3.amazonaws.com", "aws.amazon.com"],
+      ["files.wordpress.com", "wordpress.com"],
+      // Under blogspot.com, a private suffix: Blogger's own image host, held as such.
+      ["1.bp.blogspot.com", "blogger.com"],
     ] as const) {
       const response = await get(`/${asked}?token=${token}`);
       expect(response.status, asked).toBe(302);
@@ -84,7 +94,10 @@ describe("lookups through a brand's other hosts", () => {
   });
 
   it("misses a look-alike host the brand does not own", async () => {
-    // Same label under another registrable domain: no fallback to the brand.
-    expect((await get(`/youtu.be.example.com?token=${token}`)).status).toBe(404);
+    // Same label under another registrable domain (one nobody knows): no fallback to the brand.
+    expect((await get(`/youtu.be.${await emptySite()}?token=${token}`)).status).toBe(404);
+    // A user's blog under blogspot.com, a private suffix, is no host of Blogger's (and, the
+    // catalogue alone asked, not looked for on the internet).
+    expect((await fetchWith({ DISCOVERY: "off" }, `${BASE}/someone.blogspot.com?token=${token}`)).status).toBe(404);
   });
 });

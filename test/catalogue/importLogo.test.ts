@@ -308,16 +308,29 @@ describe("importCompanyLogo", () => {
     expect(await objectKeys()).toEqual([]);
   });
 
-  /** The bucket, with its `failing`-th put (from 1) refused and every other one slowed by `delayMs`. */
+  /**
+   * The bucket, with its `failing`-th put (from 1) refused and every other one slowed by
+   * `delayMs`; `settled()` resolves once every put started has finished, those started while
+   * waiting too.
+   */
   const flakyBucket = (failing: number, delayMs = 0) => {
     let puts = 0;
-    return new Proxy(env.LOGOS, {
+    const pending = new Set<Promise<unknown>>();
+    const bucket = new Proxy(env.LOGOS, {
       get: (target, name) => {
         if (name === "put") {
-          return async (...args: Parameters<R2Bucket["put"]>) => {
-            if (++puts === failing) throw new Error("R2 put failed");
-            await new Promise((resolve) => setTimeout(resolve, delayMs));
-            return target.put(...args);
+          return (...args: Parameters<R2Bucket["put"]>) => {
+            const put = (async () => {
+              if (++puts === failing) throw new Error("R2 put failed");
+              await new Promise((resolve) => setTimeout(resolve, delayMs));
+              return target.put(...args);
+            })();
+            pending.add(put);
+            put.then(
+              () => pending.delete(put),
+              () => pending.delete(put),
+            );
+            return put;
           };
         }
         // The binding's own methods, called on the binding.
@@ -325,14 +338,21 @@ describe("importCompanyLogo", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
+    const settled = async () => {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    };
+    return { bucket, settled, started: () => puts };
   };
 
   it("leaves no object behind when a put fails while others are under way", async () => {
-    const result = await importCompanyLogo(db, flakyBucket(1, 30), await input(), async () => ok(await preparedFrom(blackPng)));
+    const flaky = flakyBucket(1, 30);
+    const result = await importCompanyLogo(db, flaky.bucket, await input(), async () => ok(await preparedFrom(blackPng)));
     expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("object storage write failed") } });
     expect(await db.select().from(companies).all()).toEqual([]);
-    // Nothing lands after the answer either.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Others were under way when the first failed; nothing lands after the answer either, once
+    // every one of them has finished.
+    expect(flaky.started()).toBeGreaterThan(1);
+    await flaky.settled();
     expect(await objectKeys()).toEqual([]);
   });
 
@@ -344,7 +364,7 @@ describe("importCompanyLogo", () => {
     // Black back, its third object refused: the first two were put again over the retired ones.
     const back = await importCompanyLogo(
       db,
-      flakyBucket(3),
+      flakyBucket(3).bucket,
       await input(),
       async () => ok(await preparedFrom(blackPng)),
       new Date(replacedAt + 3_600_000),

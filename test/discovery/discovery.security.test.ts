@@ -8,7 +8,7 @@ import { searchCompanies } from "../../src/catalogue/search";
 import type { CoordinatedOutcome } from "../../src/discovery/coordinator";
 import { discoveryFor } from "../../src/discovery/coordinatorClient";
 import { discoverDomain } from "../../src/discovery/discover";
-import { checkUrl, parseResolve } from "../../src/discovery/fetcher";
+import { checkUrl, fetchLimited, MAX_REDIRECTS, parseResolve } from "../../src/discovery/fetcher";
 import { readManifest, readPage } from "../../src/discovery/page";
 import { vectorKey } from "../../src/images/objectKeys";
 import { DISCOVERY_COUNTER, discoveryWindows } from "../../src/limits/discoveryLimits";
@@ -124,16 +124,73 @@ describe("SSRF: URLs a site names are checked before anything is fetched", () =>
   it("sends a fixed User-Agent and nothing of the caller's request", async () => {
     const site = await claimSite({ "/": page('<link rel="icon" href="/i.png">'), "/i.png": image(png(64, 64)) });
     const token = await freshKey();
-    await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, {
+    const response = await exports.default.fetch(`${BASE}/${site.host}?token=${token}`, {
       redirect: "manual",
       headers: { Cookie: "__Host-session=secret", Authorization: "Bearer x", Referer: "https://customer.example/" },
     });
-    for (const { headers } of await site.requests()) {
+    // Discovery ran and found the icon: the site was asked for its page and the icon at least.
+    expect(response.status).toBe(302);
+    const requests = await site.requests();
+    expect(requests.map((r) => r.path)).toEqual(expect.arrayContaining(["/", "/i.png"]));
+    for (const { headers } of requests) {
       expect(headers["user-agent"]).toMatch(/^logo-lookup-discovery\//);
       expect(headers.cookie).toBeUndefined();
       expect(headers.authorization).toBeUndefined();
       expect(headers.referer).toBeUndefined();
     }
+  });
+});
+
+describe("what a site sends is held to the fetcher's limits", () => {
+  it("follows five redirects, and refuses a sixth without fetching where it leads", async () => {
+    expect(MAX_REDIRECTS).toBe(5);
+    const site = await claimSite({
+      "/five": { redirects: 5, location: "/five.png" },
+      "/six": { redirects: 6, location: "/six.png" },
+      "/five.png": image(png(32, 32)),
+      "/six.png": image(png(512, 512, [30, 30, 200, 255])),
+    });
+    // Each URL fetched on its own: a whole discovery also stops at its ceiling of requests
+    // (DISCOVERY_MAX_REQUESTS, test/discovery/bounded.test.ts), which the two would pass.
+    const limits = { maxBytes: 1024 * 1024, timeoutMs: 5000, accept: "*/*", overflow: "refuse" as const };
+    const five = await fetchLimited(`https://${site.host}/five`, limits, { resolve: resolve() });
+    expect(five).toMatchObject({ ok: true, status: 200 });
+    const six = await fetchLimited(`https://${site.host}/six`, limits, { resolve: resolve() });
+    expect(six).toMatchObject({ ok: false, reason: "more than 5 redirects" });
+    const paths = (await site.requests()).map((r) => r.path);
+    expect(paths.filter((p) => p.startsWith("/five"))).toEqual(["/five", ...[1, 2, 3, 4].map((n) => `/five?hop=${n}`), "/five.png"]);
+    // Six requests, each answered with a redirect; the seventh, its target, never asked.
+    expect(paths.filter((p) => p.startsWith("/six"))).toEqual(["/six", ...[1, 2, 3, 4, 5].map((n) => `/six?hop=${n}`)]);
+  });
+
+  it("refuses an icon whose declared Content-Length is over the limit before reading any of it", async () => {
+    // The body is a small, good PNG: only the length the site claims can refuse it.
+    const site = await claimSite({
+      "/": page('<link rel="icon" href="/claims-6mb.png"><link rel="icon" href="/honest.png">'),
+      "/claims-6mb.png": { ...image(png(64, 64)), declaredLength: 6 * 1024 * 1024 },
+      "/honest.png": image(png(48, 48)),
+    });
+    const report = await discoverDomain(env, db, site.host, resolve());
+    const refused = report.candidates.find((c) => c.url.endsWith("/claims-6mb.png"))?.refused;
+    expect(refused).toBe(`larger than ${5 * 1024 * 1024} bytes`);
+    expect(report.chosen).toMatchObject({ url: `https://${site.host}/honest.png` });
+  });
+
+  it("gives up an image whose body stops coming, and keeps a page as far as it came", async () => {
+    const head = '<!doctype html><html><head><title>Stalled Co</title><link rel="icon" href="/i.png"></head>';
+    const site = await claimSite({
+      "/stalled.png": { ...image(png(64, 64)), stall: 40 },
+      "/": { type: "text/html", body: `${head}<body>${"text ".repeat(2000)}</body></html>`, stall: head.length },
+    });
+    const limits = { maxBytes: 1024 * 1024, timeoutMs: 200, accept: "*/*" };
+    // The bodies stall until the site is resumed, which happens only after the fetches gave up.
+    const icon = await fetchLimited(`https://${site.host}/stalled.png`, { ...limits, overflow: "refuse" }, { resolve: resolve() });
+    expect(icon).toMatchObject({ ok: false, reason: "no answer within 200 ms", requested: true });
+    const fetched = await fetchLimited(`https://${site.host}/`, { ...limits, overflow: "truncate" }, { resolve: resolve() });
+    expect(fetched).toMatchObject({ ok: true, status: 200, truncated: true });
+    expect(new TextDecoder().decode(fetched.ok ? fetched.bytes : new Uint8Array())).toBe(head);
+    expect((await readPage(fetched.ok ? fetched.bytes : new Uint8Array())).title).toBe("Stalled Co");
+    await site.resume();
   });
 });
 

@@ -5,7 +5,9 @@ import type { Route } from "../fakes/websites";
 
 /**
  * Fake company websites for discovery (test/fakes/websites.ts): each test claims a site of
- * its own, so nothing an isolate remembers about one domain carries over to another test.
+ * its own, so nothing an isolate remembers about one domain carries over to another test. The
+ * sites a file claimed are handed back after it (test/helpers/setup.ts), and claimed again only
+ * once every other one has been.
  */
 export type { Route } from "../fakes/websites";
 
@@ -17,6 +19,8 @@ export interface FakeSite {
   /** Body bytes the site wrote in all. */
   sent(): Promise<number>;
   set(routes: Record<string, Route>): Promise<void>;
+  /** Sends the rest of every body the site stalled (Route `stall`). */
+  resume(): Promise<void>;
 }
 
 const control = (path: string, init?: RequestInit) => fetch(`${env.DISCOVERY_FAKE_SITES}${path}`, init);
@@ -31,9 +35,21 @@ export async function claimSite(routes: Record<string, Route>): Promise<FakeSite
     set: async (next) => {
       await control(`/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes: next }) });
     },
+    resume: async () => {
+      await control(`/sites/${host}/resume`, { method: "POST" });
+    },
   };
   await site.set(routes);
   return site;
+}
+
+/**
+ * A domain nobody knows, as a lookup test needs one: a fake site whose every page is a 404, so
+ * that discovery asks it (never the internet, test/helpers/outboundGuard.ts) and finds nothing.
+ * Its host is handed back after the file, with the rest (test/helpers/setup.ts).
+ */
+export async function emptySite(): Promise<string> {
+  return (await claimSite({})).host;
 }
 
 export async function elsewhereRequests(): Promise<unknown[]> {

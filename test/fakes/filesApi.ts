@@ -12,7 +12,8 @@ import { createServer, type Server } from "node:http";
  * `DELETE /v1/files/{id}` removes a file (`{ id, type: "file_deleted" }`, 404 for an unknown id).
  * Any path under `/_moved/` answers `307` to the same path without it, as a gateway that
  * moved would. `GET /_uploads?filename=…` lets tests see what arrived (size, SHA-256, type, headers) and
- * whether it was deleted since.
+ * whether it was deleted since; `DELETE /_uploads` forgets every upload (the worker tests'
+ * setup, before each test: file names repeat once the database's ids start again from 1).
  */
 export const FAKE_FILES_API_KEY = "sk-ant-test-0123456789";
 
@@ -30,7 +31,9 @@ interface Received {
 const errorBody = (type: string, message: string) => JSON.stringify({ type: "error", error: { type, message } });
 
 export async function startFakeFilesApi(): Promise<{ url: string; server: Server }> {
-  const received: Received[] = [];
+  let received: Received[] = [];
+  // Ids stay unique across forgetting: a file id is never handed out twice.
+  let uploads = 0;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -40,6 +43,10 @@ export async function startFakeFilesApi(): Promise<{ url: string; server: Server
       res.end(body);
     };
 
+    if (req.method === "DELETE" && url.pathname === "/_uploads") {
+      received = [];
+      return reply(200, "{}");
+    }
     if (req.method === "GET" && url.pathname === "/_uploads") {
       const filename = url.searchParams.get("filename");
       return reply(200, JSON.stringify(received.filter((r) => filename === null || r.filename === filename)));
@@ -80,7 +87,7 @@ export async function startFakeFilesApi(): Promise<{ url: string; server: Server
     if (file.name.includes("upload-fails")) return reply(500, errorBody("api_error", "Internal server error"));
 
     const bytes = Buffer.from(await file.arrayBuffer());
-    const id = `file_${createHash("sha256").update(bytes).update(String(received.length)).digest("hex").slice(0, 24)}`;
+    const id = `file_${createHash("sha256").update(bytes).update(String(uploads++)).digest("hex").slice(0, 24)}`;
     received.push({
       id,
       filename: file.name,

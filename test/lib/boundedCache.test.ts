@@ -49,6 +49,7 @@ describe("readVars", () => {
       DISCOVERY_MISS_TTL_S: "60",
       DISCOVERY_RESOLVE: "a.test=127.0.0.1:9",
       ACCESS_LOG: "all",
+      DOCS_URL: "https://docs.example.com",
     };
     const names = Object.keys(varsSchema.shape);
     for (const name of names) {

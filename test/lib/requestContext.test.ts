@@ -90,6 +90,20 @@ describe("the request id", () => {
   });
 });
 
+describe("JSON error bodies", () => {
+  it("of the OAuth endpoints, RFC 6749's {error, error_description}, name the request too", async () => {
+    const response = await exports.default.fetch(`${BASE}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "grant_type=authorization_code&code=nothing&client_id=nobody",
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ error: expect.any(String) });
+    expect(body.requestId).toBe(response.headers.get("x-request-id"));
+  });
+});
+
 describe("the access log", () => {
   it("writes one line per request: method, route pattern, status, duration and the key's prefix, never the key", async () => {
     const { key } = await secretKeyFor();

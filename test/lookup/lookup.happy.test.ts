@@ -2,7 +2,9 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies } from "../../schema";
+import { emptySite } from "../discovery/helpers";
 import { addCompany, db } from "../helpers/catalogue";
+import { freezeClock } from "../helpers/clock";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 import { encode } from "fast-png";
 import { darkLogo40x20, preparedFrom, redPng } from "../fixtures/images";
@@ -102,12 +104,36 @@ describe("GET /{domain}: redirect (the default)", () => {
   });
 
   it("answers HEAD with the same status and headers and no body", async () => {
+    // One minute for both: only the count of requests left tells them apart.
+    freezeClock();
+    const headers = (response: Response) => Object.fromEntries(response.headers);
     const { domain } = await freshCompany();
     const token = await freshKey();
-    const response = await get(`/${domain}?token=${token}`, { method: "HEAD" });
-    expect(response.status).toBe(302);
-    expect(response.headers.get("location")).toContain("/assets/");
-    expect(await response.text()).toBe("");
+    const secret = await freshKey({ type: "secret" });
+    const unknown = await emptySite();
+    for (const [mode, path, init] of [
+      ["redirect", `/${domain}?token=${token}`, {}],
+      ["bytes", `/${domain}?token=${token}&size=64`, {}],
+      ["redirect", `/${unknown}?token=${token}`, {}],
+      ["redirect", `/${domain}?size=1200`, { headers: { Authorization: `Bearer ${secret}` } }],
+    ] as const) {
+      const vars = { LOOKUP_RESPONSE: mode };
+      const got = await fetchWith(vars, `${BASE}${path}`, { redirect: "manual", ...init });
+      const head = await fetchWith(vars, `${BASE}${path}`, { redirect: "manual", method: "HEAD", ...init });
+      const label = `${mode} ${path}`;
+      expect(head.status, label).toBe(got.status);
+      const left = Number(got.headers.get("x-ratelimit-remaining"));
+      expect(left, label).toBeGreaterThan(0);
+      // RFC 9110 §9.3.2: HEAD may leave out Content-Length, which the runtime works out from a body.
+      // Each is a request of its own, with an id of its own.
+      const { "content-length": length, "x-request-id": getId, ...expected } = headers(got);
+      const { "content-length": headLength, "x-request-id": headId, ...received } = headers(head);
+      expect(received, label).toEqual({ ...expected, "x-ratelimit-remaining": String(left - 1) });
+      expect([getId, headId].every((id) => /^[\w-]+$/.test(id ?? "")) && getId !== headId, label).toBe(true);
+      expect([undefined, length], label).toContain(headLength);
+      expect(await head.text(), label).toBe("");
+      expect((await got.arrayBuffer()).byteLength > 0, label).toBe(got.status !== 302);
+    }
   });
 });
 

@@ -1,5 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emptySite } from "../discovery/helpers";
+import { freezeClock } from "../helpers/clock";
 import { BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
 const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
@@ -81,15 +83,25 @@ describe("a page's script", () => {
   });
 
   it("may read the limits of a lookup answered with bytes, a miss or a refusal", async () => {
+    // Three requests of a key allowed two a minute, in one minute.
+    freezeClock({ secondsIntoMinute: 10 });
     const { domain } = await freshCompany();
-    const token = await freshKey();
+    const token = await freshKey({ type: "publishable", perMinute: 2 });
     const exposed = (response: Response) => (response.headers.get("access-control-expose-headers") ?? "").split(/,\s*/);
+    const limits = ["X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
     const bytes = await fetchWith({ LOOKUP_RESPONSE: "bytes" }, `${BASE}/${domain}?token=${token}`, { headers: page });
     expect(bytes.status).toBe(200);
-    expect(exposed(bytes)).toEqual(expect.arrayContaining(["X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]));
-    const miss = await get(`/no-such-company-${crypto.randomUUID().slice(0, 8)}.com?token=${token}`, page);
+    expect(exposed(bytes)).toEqual(expect.arrayContaining(limits));
+    const miss = await get(`/${await emptySite()}?token=${token}`, page);
     expect(miss.status).toBe(404);
-    expect(exposed(miss)).toContain("X-RateLimit-Remaining");
+    expect(exposed(miss)).toEqual(expect.arrayContaining(limits));
+    // The refusal is what a page's script most needs to read: when it may ask again.
+    const refused = await get(`/${domain}?token=${token}`, page);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect(exposed(refused)).toEqual(expect.arrayContaining(limits));
+    expect([refused.headers.get("x-ratelimit-remaining"), refused.headers.get("retry-after")]).toEqual(["0", "50"]);
+    expect(refused.headers.get("x-ratelimit-reset")).toMatch(/^\d+$/);
   });
 
   it("gets 405, not 404, for another method on a lookup or asset URL", async () => {
@@ -127,12 +139,13 @@ describe("keys that require attribution", () => {
 describe("secret keys", () => {
   it("are never logged", async () => {
     const secret = await freshKey({ type: "secret" });
+    const unknown = await emptySite();
     const logged: string[] = [];
     const original = { log: console.log, error: console.error, warn: console.warn };
     for (const level of ["log", "error", "warn"] as const) console[level] = (...args: unknown[]) => logged.push(args.map(String).join(" "));
     try {
-      await get(`/github.com?token=${secret}`);
-      await get(`/github.com`, { Authorization: `Bearer ${secret}` });
+      await get(`/${unknown}?token=${secret}`);
+      await get(`/${unknown}`, { Authorization: `Bearer ${secret}` });
     } finally {
       Object.assign(console, original);
     }
@@ -143,10 +156,11 @@ describe("secret keys", () => {
     const { domain } = await freshCompany();
     const secret = await freshKey({ type: "secret" });
     const auth = { Authorization: `Bearer ${secret}` };
+    const unknown = await emptySite();
     for (const [path, status] of [
       [`/${domain}?size=1200`, 200],
-      ["/no-logo-here-at-all.com?fallback=monogram", 200],
-      ["/no-logo-here-at-all.com", 404],
+      [`/${unknown}?fallback=monogram`, 200],
+      [`/${unknown}`, 404],
     ] as const) {
       const response = await get(path, auth);
       expect([response.status, response.headers.get("vary")]).toEqual([status, "Authorization"]);

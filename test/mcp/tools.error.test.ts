@@ -2,6 +2,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { findLogo } from "../../src/catalogue/logos";
+import { emptySite } from "../discovery/helpers";
 import { db } from "../helpers/catalogue";
 import { agent, company, failure, structured } from "./helpers";
 
@@ -70,7 +71,8 @@ describe("tool failures carry the spec's messages", () => {
     expect(failure(await call("get_logo", { logoId: 999999 }))).toBe("Logo with ID 999999 not found");
     expect(failure(await call("get_company_logos", { companyId: 424242 }))).toBe("No company found with ID 424242");
     expect(failure(await call("fetch_logo", { query: "no such company anywhere" }))).toBe('No logo found for "no such company anywhere"');
-    expect(failure(await call("insert_logo", { query: "nothing-here.com" }))).toBe('No logo found for "nothing-here.com"');
+    const nobody = await emptySite();
+    expect(failure(await call("insert_logo", { query: nobody }))).toBe(`No logo found for "${nobody}"`);
     // A search that finds nothing is an empty result, not an error.
     expect(structured(await call("search_logos", { query: "zzzz qqqq" }))).toEqual({ results: [] });
   });

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
 import { feedback } from "../../schema";
+import { emptySite } from "../discovery/helpers";
 import { db } from "../helpers/catalogue";
 import { darkLogo40x20, vectorLogo40x20, webpForAvif } from "../fixtures/images";
 import { BASE } from "../oauth/helpers";
@@ -302,9 +303,10 @@ describe("seven-tool form: fetching", () => {
     const a = await company("Alpha Batch", ["alpha-batch.com"], { full: true });
     const b = await company("Beta Batch", ["beta-batch.com"]);
     const { call } = await agent();
+    const unknown = await emptySite();
     const batch = structured<{ results: Record<string, unknown>[]; summary: unknown }>(
       await call("fetch_logos", {
-        domains: ["beta-batch.com", "not a domain", "WWW.Alpha-Batch.com", "unknown-batch.com"],
+        domains: ["beta-batch.com", "not a domain", "WWW.Alpha-Batch.com", unknown],
         variant: "full",
       }),
     );
@@ -326,7 +328,7 @@ describe("seven-tool form: fetching", () => {
         logoId: a.full,
         variant: "full",
       }),
-      { domain: "unknown-batch.com", ok: false, error: "No company found for domain unknown-batch.com" },
+      { domain: unknown, ok: false, error: `No company found for domain ${unknown}` },
     ]);
     expect(batch.results[2]).not.toHaveProperty("variantFallback");
     expect(batch.summary).toEqual({ requested: 4, resolved: 2, failed: 2 });

@@ -1,7 +1,6 @@
 import { env, exports } from "cloudflare:workers";
-import { createAccount } from "../../src/accounts/accounts";
-import { db } from "../helpers/catalogue";
-import { withinOneMinute } from "../helpers/minutes";
+import { insertAccount } from "../helpers/catalogue";
+import { clockFrozen } from "../helpers/clock";
 import { rateLimiterFor } from "../../src/limits/rateLimiterClient";
 
 export const BASE = "https://logos.test";
@@ -41,9 +40,7 @@ export class Browser {
 let n = 0;
 export async function mcpAccount(plan: "free" | "launch" | "growth" | "enterprise" = "free") {
   const email = `mcp${++n}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const created = await createAccount(db, { email, password: PASSWORD, plan });
-  if (!created.ok) throw new Error(created.error.message);
-  return created.value;
+  return insertAccount({ email, password: PASSWORD, plan });
 }
 
 export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
@@ -169,11 +166,11 @@ export async function atConsent(clientName = "Test Agent") {
 
 /**
  * Counts `attempts` sign-in attempts against the limiter `name` in one call, as that many
- * attempts would. In a minute with 10 s or more left: the test's requests after it must fall in
- * the same minute (a test calling it has the time to wait).
+ * attempts would. The test's requests after it must fall in the same minute: the test freezes
+ * the clock first (test/helpers/clock.ts), so they do.
  */
 export async function spendSignIns(name: string, limit: number, attempts: number): Promise<void> {
-  await withinOneMinute(10_000);
+  if (!clockFrozen()) throw new Error("spendSignIns counts in calendar minutes: freeze the clock first (freezeClock)");
   const decision = await rateLimiterFor(env, name).consume([{ name: "sign-in", period: "minute", limit }], attempts);
   if (!decision.allowed) throw new Error(`could not spend ${attempts} sign-in attempts of ${name}`);
 }

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { SIGN_IN_LIMITS } from "../../src/accounts/signIn";
+import { freezeClock } from "../helpers/clock";
 import { limiterNames } from "../../src/limits/rateLimiterClient";
 import { oauthHelpers } from "../../src/oauth/authorizationServer";
 import {
@@ -209,12 +210,13 @@ describe("sign-in and consent pages", () => {
     expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
-  it("limits sign-in attempts on the page per account", { timeout: 30_000 }, async () => {
+  it("limits sign-in attempts on the page per account", async () => {
+    freezeClock();
     const account = await mcpAccount();
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
     const url = authorizeUrl(clientId, challenge);
-    // All but one attempt of the minute spent at once (a loop of real attempts could straddle a minute).
+    // All but one attempt of the minute spent at once.
     await spendSignIns(
       limiterNames.signInAccountAtAddress(account.email, "unknown"),
       SIGN_IN_LIMITS.perAccountAndAddress,
@@ -226,7 +228,8 @@ describe("sign-in and consent pages", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
-  it("limits sign-in attempts on the page per address, whatever the email", { timeout: 30_000 }, async () => {
+  it("limits sign-in attempts on the page per address, whatever the email", async () => {
+    freezeClock();
     const clientId = await registerClient();
     const { challenge } = await pkcePair();
     const url = authorizeUrl(clientId, challenge);
@@ -480,6 +483,51 @@ describe("tokens", () => {
     // Once the new refresh token is used, the old one is finished.
     expect((await refresh(rotated.refresh_token)).status).toBe(200);
     expect((await refresh(tokens.refresh_token)).status).toBe(400);
+  });
+
+  it("keeps the old refresh token working until the new one is used, so that a lost answer can be asked again", async () => {
+    const account = await mcpAccount();
+    const tokens = await tokensFor(account.email);
+    const refresh = async (token: string) => {
+      const response = await exports.default.fetch(`${BASE}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token, client_id: tokens.clientId }).toString(),
+      });
+      return { status: response.status, body: (await response.json()) as { refresh_token?: string; access_token?: string } };
+    };
+    // The client never got the answer of its first refresh, and asks again with the same token.
+    const lost = await refresh(tokens.refresh_token);
+    expect(lost.status).toBe(200);
+    const again = await refresh(tokens.refresh_token);
+    expect(again.status).toBe(200);
+    expect(again.body.refresh_token).not.toBe(lost.body.refresh_token);
+    expect((await callMcp(again.body.access_token)).status).toBe(200);
+    // The token of the answer it did get is used: from then on the old one is finished, and so
+    // is the one of the lost answer, which nobody used.
+    expect((await refresh(again.body.refresh_token!)).status).toBe(200);
+    expect((await refresh(tokens.refresh_token)).status).toBe(400);
+    expect((await refresh(lost.body.refresh_token!)).status).toBe(400);
+  });
+
+  it("gives an access token an hour: accepted to its last second, refused after", async () => {
+    const clock = freezeClock();
+    const account = await mcpAccount();
+    const clientId = await registerClient();
+    const { verifier, challenge } = await pkcePair();
+    const back = await approveAs(new Browser(), authorizeUrl(clientId, challenge), account.email);
+    const issued = (await (await exchangeCode(clientId, back.searchParams.get("code")!, verifier)).json()) as {
+      access_token: string;
+      expires_in: number;
+    };
+    expect(issued.expires_in).toBe(3600);
+    // Its expiry is the hour's last second, still accepted; the next is not.
+    clock.advance(3600_000);
+    expect((await callMcp(issued.access_token)).status).toBe(200);
+    clock.advance(1_000);
+    const expired = await callMcp(issued.access_token);
+    expect(expired.status).toBe(401);
+    expect(await errorBody(expired)).toEqual({ error: "Invalid or expired token", code: "unauthorized" });
   });
 
   it("does not accept a token at another resource", async () => {

@@ -24,7 +24,15 @@ beforeAll(() => {
   const [{ filename, files }] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
   // What ships: the build, its declarations, the README and the licence; never the sources' tests or configs.
   expect(files.map((f) => f.path).sort()).toEqual(
-    expect.arrayContaining(["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "package.json"]),
+    expect.arrayContaining([
+      "LICENSE",
+      "README.md",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/react.js",
+      "dist/react.d.ts",
+      "package.json",
+    ]),
   );
   expect(files.some((f) => f.path.startsWith("src/") || f.path === "tsconfig.json")).toBe(false);
   writeFileSync(join(customer, "package.json"), JSON.stringify({ name: "customer", private: true, type: "module" }));

@@ -1,6 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import sharp from "sharp";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ConvertPool, startConvertPool } from "../../tools/importer/convertPool";
 
 const png = async () =>
@@ -10,13 +12,23 @@ const png = async () =>
       .toBuffer(),
   );
 
-/** Blurred circles: few enough for the drawing-cost check, each still costing librsvg some 0.2 s at the master's size. */
-const blurredCircles = (count: number) =>
-  new TextEncoder().encode(
-    '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs><filter id="f"><feGaussianBlur stdDeviation="30"/></filter></defs>' +
-      '<circle r="40" cx="50" cy="50" filter="url(#f)"/>'.repeat(count) +
-      "</svg>",
-  );
+/**
+ * Conversions that take as long as the test says (./heldConvertThread.ts): a held image holds
+ * its thread, as a render librsvg cannot be stopped in does, until the test lets it end. No
+ * test depends on how fast this machine draws an SVG.
+ */
+const HELD = new URL("./heldConvertThread.ts", import.meta.url);
+let holds: string | undefined;
+afterEach(() => {
+  // Renders still held end with the test, so that their threads exit.
+  if (holds) for (const name of ["0", "1", "2"]) writeFileSync(join(holds, name), "");
+  holds = undefined;
+});
+function heldRender(index: number) {
+  holds ??= mkdtempSync(join(tmpdir(), "logo-lookup-holds-"));
+  const file = join(holds, String(index));
+  return { image: new TextEncoder().encode(`HOLD ${file}`), end: () => writeFileSync(file, "") };
+}
 
 /** A pool whose threads cannot start: their loader cannot be found, as when sharp's native module fails to load. */
 function poolThatCannotStart(): ConvertPool {
@@ -40,11 +52,12 @@ const cannotStart = {
 
 describe("the conversion pool", () => {
   it("fails a conversion that runs past its time limit, and converts the next file on a fresh thread", async () => {
-    const pool = startConvertPool(1, { timeoutMs: 500 });
+    const pool = startConvertPool(1, { timeoutMs: 1000, thread: HELD });
     try {
-      expect(await pool.convert(blurredCircles(8))).toEqual({
+      // Held until after the answer: only the time limit can end this conversion.
+      expect(await pool.convert(heldRender(0).image)).toEqual({
         ok: false,
-        error: { code: "invalid_argument", message: "image conversion took longer than 0.5 s" },
+        error: { code: "invalid_argument", message: "image conversion took longer than 1 s" },
       });
       expect(await pool.convert(await png())).toMatchObject({ ok: true, value: { width: 16, height: 16 } });
     } finally {
@@ -66,7 +79,7 @@ describe("the conversion pool", () => {
     const pool = poolThatCannotStart();
     try {
       // The threads die before any image reaches them, as they did behind a slow staging.
-      await sleep(1000);
+      await vi.waitFor(() => expect(pool.live).toBe(0), { timeout: 9_000, interval: 10 });
       expect(await pool.convert(await png())).toEqual(cannotStart);
     } finally {
       await pool.close();
@@ -75,26 +88,25 @@ describe("the conversion pool", () => {
 });
 
 describe("conversions given up on", () => {
-  it("hold no more threads than the pool has: past that, images fail at once until a render ends", { timeout: 60_000 }, async () => {
-    const pool = startConvertPool(1, { timeoutMs: 300 });
+  it("hold no more threads than the pool has: past that, images fail at once until a render ends", async () => {
+    const pool = startConvertPool(1, { timeoutMs: 1000, thread: HELD });
+    const renders = [heldRender(0), heldRender(1)];
     try {
-      // Each of these renders on for seconds after it is given up; the second leaves no thread.
-      for (let i = 0; i < 2; i++)
-        expect(await pool.convert(blurredCircles(20))).toMatchObject({
+      // Each of these renders on after it is given up; the second leaves no thread.
+      for (const render of renders)
+        expect(await pool.convert(render.image)).toMatchObject({
           ok: false,
-          error: { message: "image conversion took longer than 0.3 s" },
+          error: { message: "image conversion took longer than 1 s" },
         });
+      expect(pool.live).toBe(0);
       expect(await pool.convert(await png())).toEqual({
         ok: false,
-        error: { code: "internal", message: "image conversion failed: 2 images whose conversion took over 0.3 s still hold the cores" },
+        error: { code: "internal", message: "image conversion failed: 2 images whose conversion took over 1 s still hold the cores" },
       });
       // Once their renders end, a thread takes their place again.
-      let converted = await pool.convert(await png());
-      for (let waited = 0; !converted.ok && waited < 40; waited++) {
-        await sleep(1000);
-        converted = await pool.convert(await png());
-      }
-      expect(converted).toMatchObject({ ok: true, value: { width: 16, height: 16 } });
+      for (const render of renders) render.end();
+      await vi.waitFor(() => expect(pool.live).toBe(1), { timeout: 10_000, interval: 10 });
+      expect(await pool.convert(await png())).toMatchObject({ ok: true, value: { width: 16, height: 16 } });
     } finally {
       await pool.close();
     }

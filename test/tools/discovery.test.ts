@@ -7,7 +7,8 @@ import { logosInIdOrder } from "../../src/catalogue/logos";
 import { createAccount } from "../../src/accounts/accounts";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
-import { freshState, root, withPlatform } from "./helpers";
+import { runAdmin } from "../../tools/admin/run";
+import { freshState, inProcess, root, withPlatform } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
 let control: string;
@@ -24,7 +25,7 @@ afterAll(() => state.cleanup());
  * The admin command as an operator runs it, but without blocking this process: the fake
  * websites it discovers from are served by this process's event loop.
  */
-function admin(...args: string[]): Promise<{ status: number | null; stderr: string; json: () => any }> {
+function adminProcess(...args: string[]): Promise<{ status: number | null; stderr: string; json: () => any }> {
   const child = spawn(join(root, "node_modules", ".bin", "tsx"), [join(root, "tools/admin.ts"), ...args, "--persist-to", state.dir], {
     cwd: root,
     env: { ...process.env, CI: "true", NO_COLOR: "1" },
@@ -37,6 +38,9 @@ function admin(...args: string[]): Promise<{ status: number | null; stderr: stri
     child.on("close", (status) => resolve({ status, stderr, json: () => JSON.parse(stdout.trim().split("\n").at(-1)!) }));
   });
 }
+/** The same command in this process: the program itself runs once, for discover. */
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io));
+
 const png = (size: number) =>
   Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString(
     "base64",
@@ -55,7 +59,7 @@ describe("npm run admin: discovery", () => {
     };
     await fetch(`${control}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
 
-    const discovered = await admin("discover", `--domain=WWW.${host.toUpperCase()}`);
+    const discovered = await adminProcess("discover", `--domain=WWW.${host.toUpperCase()}`);
     expect(discovered.stderr).toBe("");
     expect(discovered.status).toBe(0);
     const report = discovered.json();

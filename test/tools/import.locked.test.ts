@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { companies } from "../../schema";
 import { importCommand } from "../../tools/importer/command";
 import { type ConvertPool, startConvertPool } from "../../tools/importer/convertPool";
@@ -40,13 +40,30 @@ describe("an import while another process holds the database's write lock", () =
     const file = readdirSync(d1).find((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")!;
     const holder = new DatabaseSync(join(d1, file));
     holder.exec("BEGIN IMMEDIATE");
+    // workerd reports every query SQLite refuses on its standard error, which Miniflare logs.
+    const logError = console.error;
+    const refused = new Promise<void>((resolve) => {
+      const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+        if (args.map(String).join(" ").includes("database is locked: SQLITE_BUSY")) {
+          spy.mockRestore();
+          resolve();
+        }
+        logError(...args);
+      });
+    });
     let finished = false;
     const importing = inProcess((io) => importCommand([manifest, "--persist-to", state.dir], io, { writer, pool })).finally(
       () => (finished = true),
     );
 
-    // The lock refuses the writer's reads as well as its writes; it waits and tries again.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The lock refuses the writer's reads as well as its writes; it waits and tries again. Once
+    // it has been refused, the lock is let go, and the import goes on.
+    await Promise.race([
+      refused,
+      importing.then(() => {
+        throw new Error("the import ended before the lock refused it anything");
+      }),
+    ]);
     expect(finished).toBe(false);
     holder.exec("ROLLBACK");
     holder.close();

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { nameKey } from "../../src/catalogue/names";
 import { normaliseDomain } from "../../src/lib/domain";
+import { isValidIsin } from "../../src/lib/isin";
 import { RESTRICTIVE_LICENCE, sourceSets } from "../../src/licences/sources";
 import { type IconField, buildSeedCatalogue, loadIconSets, readBrands, seedSummary } from "../../tools/seed/catalogue";
 
@@ -90,6 +91,20 @@ describe("the curated brand mapping", () => {
     }
   });
 
+  it("gives ISINs only to listed brands, each with a valid check digit and claimed by one brand", () => {
+    // The listed companies the seed holds, 300 and more of them, the largest by market value first.
+    expect(brands.filter((b) => b.isins).length).toBeGreaterThanOrEqual(300);
+    const owners = new Map<string, string>();
+    for (const brand of brands.filter((b) => b.isins)) {
+      expect(brand.ticker, `${brand.file}:${brand.line} ${brand.name} has ISINs but no ticker`).toBeTruthy();
+      for (const isin of brand.isins!) {
+        expect(isValidIsin(isin), `${brand.file}:${brand.line} ${isin}`).toBe(true);
+        expect(owners.get(isin), `${isin} is claimed by ${owners.get(isin)} and ${brand.name}`).toBeUndefined();
+        owners.set(isin, brand.name);
+      }
+    }
+  });
+
   it("writes each ticker as lookups and search find it: upper case, a share class after a dash or a dot", () => {
     // The symbols src/lookup/request.ts (`/ticker/{t}`) and search accept; no spaces.
     for (const brand of brands.filter((b) => b.ticker)) expect(brand.ticker, `${brand.file}:${brand.line}`).toMatch(/^[A-Z0-9.&-]{1,20}$/);
@@ -128,7 +143,14 @@ describe("the curated brand mapping", () => {
       };
       return info.license.spdx;
     };
+    // The Financial Times publishes its logo images under the MIT licence its README states.
+    const ftReadme = readFileSync(join("node_modules", "@financial-times/logo-images", "README.md"), "utf8");
     const packages: Record<string, string> = {
+      "ft-logo-images": /published by the Financial Times under the \[MIT licence\]/.test(ftReadme) ? "MIT" : "unknown",
+      "bbc-psammead": declared("@bbc/psammead-assets"),
+      "super-tiny-icons": declared("super-tiny-icons"),
+      "tabler-brands": iconify("@iconify-json/tabler"),
+      "css-gg": iconify("@iconify-json/gg"),
       "simple-icons": declared("simple-icons"),
       "lobe-icons": declared("@lobehub/icons-static-svg"),
       "iconify-logos": iconify("@iconify-json/logos"),
@@ -175,12 +197,16 @@ describe("the seed catalogue", () => {
   it("prefers a full-colour drawing and paints monochrome ones in the brand colour", () => {
     const google = byDomain.get("google.com")!;
     expect(google.logos.map((l) => `${l.sourceSet}:${l.variant}`).sort()).toEqual(["iconify-logos:full", "iconify-logos:icon"]);
-    // GitHub's only icon is simple-icons' single path: painted in GitHub's colour.
+    // GitHub's colour is simple-icons' for it.
     const github = byDomain.get("github.com")!;
-    const hex = sets.simpleIcons.get("github")!.hex;
-    expect(github.brandColor).toBe(`#${hex.toLowerCase()}`);
-    const simple = catalogue.flatMap((c) => c.logos).find((l) => l.file === "simple-icons.github.svg");
-    if (simple) expect(simple.svg).toContain(`fill="#${hex}"`);
+    expect(github.brandColor).toBe(`#${sets.simpleIcons.get("github")!.hex.toLowerCase()}`);
+    // A simple-icons drawing is a single monochrome path: each is painted in its brand's colour.
+    const simple = catalogue.flatMap((c) => c.logos).filter((l) => l.sourceSet === "simple-icons");
+    expect(simple.length).toBeGreaterThan(100);
+    for (const logo of simple) {
+      const slug = /^simple-icons\.(.+)\.svg$/.exec(logo.file)![1]!;
+      expect(logo.svg, logo.file).toContain(`fill="#${sets.simpleIcons.get(slug)!.hex}"`);
+    }
     for (const logo of catalogue.flatMap((c) => c.logos)) expect(logo.svg).not.toContain("currentColor");
   });
 
@@ -196,6 +222,14 @@ describe("the seed catalogue", () => {
     expect(owner("redd.it")).toBe("Reddit");
     expect(owner("amzn.to")).toBe("Amazon");
     expect(owner("amazon.de")).toBe("Amazon");
+    // Hosts that serve a brand under another name: its CDN, storage, mail and page hosts.
+    expect(owner("bp.blogspot.com")).toBe("Blogger");
+    expect(owner("amazonaws.com")).toBe("AWS");
+    expect(owner("azurefd.net")).toBe("Microsoft Azure");
+    expect(owner("office.com")).toBe("Microsoft");
+    expect(owner("list-manage.com")).toBe("Mailchimp");
+    expect(owner("guardian.co.uk")).toBe("The Guardian");
+    expect(owner("bbc.com")).toBe("BBC");
     // A host that serves another product stays that product's company.
     expect(owner("forms.gle")).toBe("Google Forms");
     expect(owner("music.youtube.com")).toBe("YouTube Music");
@@ -211,6 +245,12 @@ describe("the seed catalogue", () => {
       "deepseek.com",
       "bitcoin.org",
       "binance.com",
+      "bbc.co.uk",
+      "ft.com",
+      "www.gov.uk",
+      "walmart.com",
+      "disney.com",
+      "mercedes-benz.com",
     ]) {
       expect(byDomain.get(domain)?.logos.length, domain).toBeGreaterThan(0);
     }

@@ -3,9 +3,11 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { apiKeys, billingAccounts } from "../../schema";
 import { deliver, event, sentToStripe, subscription } from "../billing/helpers";
-import { db } from "../helpers/catalogue";
-import { freshCompany } from "../lookup/helpers";
+import { addCompany, db } from "../helpers/catalogue";
+import { darkLogo40x20 } from "../fixtures/images";
+import { fetchWith, freshCompany } from "../lookup/helpers";
 import { authorizeUrl, mcpAccount, pkcePair, registerClient, tokensFor } from "../oauth/helpers";
+import { reresolve } from "../../src/catalogue/resolveLogo";
 import { revokeKey } from "../../src/keys/apiKeys";
 import { verifyKey } from "../../src/keys/verify";
 import { admitCompanies } from "../../src/limits/companyQuotaClient";
@@ -161,13 +163,22 @@ describe("playground and usage", () => {
     const html = await page.text();
     expect(html).toContain(name);
     const images = [...html.matchAll(/src="(\/portal\/playground\/logo\?[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
-    expect(images).toHaveLength(6);
+    // Three sizes on two pages, and the other formats at 128 px (a raster logo has no SVG).
+    expect(images).toHaveLength(9);
+    const locations = [];
     for (const src of images) {
       const image = await browser.fetch(src);
       expect(image.status).toBe(302);
-      // Ladder widths, served as asked without a signature.
-      expect(image.headers.get("location")).toMatch(/^\/assets\/[\w-]+\?width=(32|64|128)$/);
       expect(image.headers.get("cache-control")).toBe("no-store");
+      locations.push(image.headers.get("location"));
+    }
+    // Ladder widths, served as asked without a signature; each format as the lookup redirects to it.
+    expect(locations.filter((l) => /^\/assets\/[\w-]+\?width=(32|64|128)$/.test(l!))).toHaveLength(6);
+    for (const format of ["webp", "avif", "jpg"]) {
+      expect(
+        locations.filter((l) => new RegExp(`^/assets/[\\w-]+\\?width=128&format=${format}$`).test(l!)),
+        format,
+      ).toHaveLength(1);
     }
     expect(html).toContain(`token=${key.slice(0, 9)}…${key.slice(-4)}&amp;size=128`);
 
@@ -178,7 +189,7 @@ describe("playground and usage", () => {
     await spendDiscovery(env, { accountId, plan: "free" });
 
     const usage = await textOf(await browser.fetch("/portal/usage"));
-    expect(usage).toContain(`${today()} 6 6 2 3`);
+    expect(usage).toContain(`${today()} 9 9 2 3`);
     const csv = await browser.fetch("/portal/usage.csv");
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="usage-\d{4}-\d{2}-\d{2}\.csv"$/);
@@ -188,10 +199,10 @@ describe("playground and usage", () => {
     const rows = new TextDecoder().decode(bytes).trim().split("\r\n");
     expect(rows[0]).toBe(`date,lookups ${key.slice(0, 9)}…${key.slice(-4)},lookups,mcp_calls,companies`);
     expect(rows).toHaveLength(31);
-    expect(rows.at(-1)).toBe(`${today()},6,6,2,3`);
+    expect(rows.at(-1)).toBe(`${today()},9,9,2,3`);
 
     const dashboard = await textOf(await browser.fetch("/portal"));
-    expect(dashboard).toContain("Lookups this month 6");
+    expect(dashboard).toContain("Lookups this month 9");
     expect(dashboard).toContain("MCP calls today 2");
     expect(dashboard).toContain("Companies today 3");
     expect(dashboard).toContain("Domains discovered today 1");
@@ -235,8 +246,49 @@ describe("playground and usage", () => {
     expect(response.status).toBe(200);
     const html = await response.text();
     expect(html).toContain(name);
-    expect([...html.matchAll(/src="(https:\/\/logos\.test\/assets\/[^"]+)"/g)]).toHaveLength(6);
+    const sources = [...html.matchAll(/src="(https:\/\/logos\.test\/assets\/[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
+    // Three sizes on two pages, and the other formats at 128 px.
+    expect(sources).toHaveLength(9);
+    for (const format of ["webp", "avif", "jpg"])
+      expect(
+        sources.filter((src) => src.endsWith(`&format=${format}`)),
+        format,
+      ).toHaveLength(1);
     expect(html).toContain("token=YOUR_PUBLISHABLE_KEY");
+  });
+});
+
+describe("the landing page", () => {
+  it("shows the catalogue's logos on light and dark, never a discovered one, and snippets with the deployment's address", async () => {
+    await addCompany({ name: "Figma", domains: ["figma.com"] }, darkLogo40x20());
+    await addCompany({ name: "Shopify Site", domains: ["shopify.com"], sourceSet: "discovered", prominence: -1 }, darkLogo40x20());
+    // Another test's landing page may have remembered them as misses: resolved afresh, as an import's lookups are within minutes.
+    for (const domain of ["figma.com", "shopify.com"]) await reresolve(db, { kind: "domain", value: domain });
+    const response = await fetchWith({ PUBLIC_BASE_URL: "https://logos.example.com" }, `${BASE}/`, { headers: { Accept: "text/html" } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    const wall = (page: string) => new RegExp(`<ul class="wall swatch ${page}"[^>]*>([\\s\\S]*?)</ul>`).exec(html)?.[1] ?? "";
+    for (const page of ["light", "dark"]) {
+      expect(wall(page), page).toMatch(/<img src="https:\/\/logos\.example\.com\/assets\/[\w-]+\?width=48" alt="Figma"/);
+      expect(wall(page), page).not.toContain("Shopify");
+    }
+    // The dark page's image is the logo's dark rendition, not the light one again.
+    expect(wall("light").match(/assets\/([\w-]+)/)![1]).not.toBe(wall("dark").match(/assets\/([\w-]+)/)![1]);
+    const text = await textOf(new Response(html));
+    expect(text).toContain('<img src="https://logos.example.com/figma.com?token=YOUR_PUBLISHABLE_KEY&size=128" alt="Figma logo"');
+    expect(text).toContain('new LogoLookup({ baseUrl: "https://logos.example.com"');
+    expect(text).toContain('"url": "https://logos.example.com/mcp"');
+    expect(text).toContain("Growth $99 a month 25,000,000 lookups a month 20,000 lookups a minute per key");
+  });
+
+  it("links the guides where DOCS_URL says, and the API reference always", async () => {
+    const plain = await (await fetchWith({}, `${BASE}/`, { headers: { Accept: "text/html" } })).text();
+    expect(plain).toContain('href="/docs"');
+    expect(plain).not.toContain(">Guides<");
+    const linked = await (
+      await fetchWith({ DOCS_URL: "https://docs.example.com/logo-lookup" }, `${BASE}/`, { headers: { Accept: "text/html" } })
+    ).text();
+    expect(linked).toContain('<a href="https://docs.example.com/logo-lookup">Guides</a>');
   });
 });
 

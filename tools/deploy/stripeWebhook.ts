@@ -1,5 +1,8 @@
 import type Stripe from "stripe";
 import { handledEvents } from "../../src/billing/events";
+import { stripeClient } from "../../src/billing/stripe";
+import { varsSchema } from "../../src/env";
+import type { DeploymentConfig } from "./checks";
 
 /** Where Stripe sends the events the service handles: its own endpoint, or the gateway path. */
 export const webhookPaths = ["/apiaas/billing/webhook", "/api/billing/webhook"];
@@ -34,4 +37,17 @@ export async function webhookProblems(stripe: Stripe, base: string): Promise<str
   return [
     `[stripe] the webhook endpoint for ${targets[0]} is not sent ${missing.join(", ")}: add ${missing.length === 1 ? "it" : "them"} to its events (the service handles ${events})`,
   ];
+}
+
+/** The Stripe account's webhook endpoints, asked with the key in the operator's environment, if any. */
+export async function stripeWebhookProblems(config: DeploymentConfig, log: (line: string) => void = console.log): Promise<string[]> {
+  const vars = varsSchema.safeParse(config.vars);
+  if (!vars.success || !vars.data.PUBLIC_BASE_URL) return [];
+  // The client the Worker's billing makes, with the deployment's vars (STRIPE_API_BASE).
+  const stripe = await stripeClient({ ...config.vars, STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY } as unknown as Env);
+  if (!stripe) {
+    log("Stripe's webhook endpoints not checked (set STRIPE_SECRET_KEY in the environment, the deployment's key, to check them).");
+    return [];
+  }
+  return webhookProblems(stripe, vars.data.PUBLIC_BASE_URL);
 }

@@ -10,6 +10,8 @@ import { fail, ok, type Result } from "../../src/lib/errors";
  */
 export interface ConvertPool {
   readonly threads: number;
+  /** Threads started or starting, and not given up on. */
+  readonly live: number;
   convert(bytes: Uint8Array): Promise<Result<PreparedImage>>;
   close(): Promise<void>;
 }
@@ -34,7 +36,13 @@ type Reply = "ready" | { ok: true; image: PreparedImage } | { ok: false; error: 
  */
 export const CONVERSION_TIMEOUT_MS = 60_000;
 
-export function startConvertPool(threads = availableParallelism(), { timeoutMs = CONVERSION_TIMEOUT_MS } = {}): ConvertPool {
+/** The script each thread runs; tests give one whose conversions take as long as they say. */
+const THREAD = new URL("./convertThread.ts", import.meta.url);
+
+export function startConvertPool(
+  threads = availableParallelism(),
+  { timeoutMs = CONVERSION_TIMEOUT_MS, thread = THREAD }: { timeoutMs?: number; thread?: URL } = {},
+): ConvertPool {
   // Under tsx the loader comes along in execArgv; elsewhere (the test runner) it is added. The
   // V8 flag below applies to every thread of the process already, and a Worker refuses it.
   const inherited = process.execArgv.filter((arg) => arg !== SINGLE_THREADED_GC);
@@ -92,7 +100,7 @@ export function startConvertPool(threads = availableParallelism(), { timeoutMs =
   };
 
   const start = () => {
-    const worker = new Worker(new URL("./convertThread.ts", import.meta.url), { execArgv });
+    const worker = new Worker(thread, { execArgv });
     live.add(worker);
     let started = false;
     worker.on("message", (reply: Reply) => {
@@ -122,6 +130,9 @@ export function startConvertPool(threads = availableParallelism(), { timeoutMs =
 
   return {
     threads: count,
+    get live() {
+      return live.size;
+    },
     convert: (bytes) =>
       new Promise((resolve) => {
         queue.push({ bytes, resolve });

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { LogoVariant } from "../../schema";
 import { nameKey } from "../../src/catalogue/names";
+import { isValidIsin } from "../../src/lib/isin";
 import { type SourceSetId, sourceSets } from "../../src/licences/sources";
 import { type IconSets, loadIconSets, type SetLogo } from "./sets";
 
@@ -30,6 +31,11 @@ export const brandSchema = z
     domains: z.array(z.string().min(1)).min(1),
     ticker: z.string().min(1).optional(),
     exchange: z.string().min(1).optional(),
+    /** ISINs of the company's primary listed share (ISO 6166, check digit included); data only for now. */
+    isins: z
+      .array(z.string().refine(isValidIsin, "an ISIN: two capital letters of a country, nine characters, a valid check digit"))
+      .min(1)
+      .optional(),
     aliases: z.array(z.string().min(1)).optional(),
     /** Brand colour (`#rrggbb`) for brands simple-icons does not colour; paints monochrome icons. */
     color: z
@@ -41,6 +47,8 @@ export const brandSchema = z
       .object({ icon: z.enum(setIds).optional(), full: z.enum(setIds).optional(), because: z.string().min(10) })
       .strict()
       .optional(),
+    ftLogoImages: names,
+    bbcPsammead: names,
     simpleIcons: names,
     iconify: names,
     lobeIcons: names,
@@ -53,10 +61,13 @@ export const brandSchema = z
     boxicons: names,
     streamlineLogos: names,
     fileIcons: names,
+    superTinyIcons: names,
+    tablerBrands: names,
+    cssGg: names,
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;
-export type IconField = Exclude<keyof Brand, "name" | "domains" | "ticker" | "exchange" | "aliases" | "color" | "prefer">;
+export type IconField = Exclude<keyof Brand, "name" | "domains" | "ticker" | "exchange" | "isins" | "aliases" | "color" | "prefer">;
 
 export const brandsDir = join(dirname(fileURLToPath(import.meta.url)), "../../data/seed/brands");
 

@@ -2,6 +2,7 @@ import { type SourceSet, type SourceSetId, sourceSets } from "../../../src/licen
 import { iconifySet } from "./iconify";
 import { lobeIconsSet } from "./lobeIcons";
 import { type SimpleIcon, simpleIconsSet } from "./simpleIcons";
+import { bbcPsammeadSet, svgFolderSet } from "./svgFiles";
 import type { BrandSet } from "./types";
 
 export type { BrandSet, SetLogo } from "./types";
@@ -20,6 +21,8 @@ export interface IconSets {
 export function loadIconSets(): IconSets {
   const simpleIcons = simpleIconsSet(source("simple-icons"));
   const loaders: Record<SourceSetId, () => BrandSet> = {
+    "ft-logo-images": () => svgFolderSet(source("ft-logo-images"), "ftLogoImages", "@financial-times/logo-images", "src"),
+    "bbc-psammead": () => bbcPsammeadSet(source("bbc-psammead")),
     "iconify-logos": () => iconifySet(source("iconify-logos"), "iconify", "@iconify-json/logos"),
     "lobe-icons": () => lobeIconsSet(source("lobe-icons")),
     devicon: () => iconifySet(source("devicon"), "devicon", "@iconify-json/devicon"),
@@ -32,6 +35,9 @@ export function loadIconSets(): IconSets {
     "boxicons-brands": () => iconifySet(source("boxicons-brands"), "boxicons", "@iconify-json/bxl"),
     "file-icons": () => iconifySet(source("file-icons"), "fileIcons", "@iconify-json/file-icons"),
     "streamline-logos": () => iconifySet(source("streamline-logos"), "streamlineLogos", "@iconify-json/streamline-logos"),
+    "super-tiny-icons": () => svgFolderSet(source("super-tiny-icons"), "superTinyIcons", "super-tiny-icons", "images/svg"),
+    "tabler-brands": () => iconifySet(source("tabler-brands"), "tablerBrands", "@iconify-json/tabler"),
+    "css-gg": () => iconifySet(source("css-gg"), "cssGg", "@iconify-json/gg"),
   };
   return { all: sourceSets.map((s) => loaders[s.id]()), simpleIcons: simpleIcons.icons };
 }
