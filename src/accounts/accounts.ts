@@ -31,6 +31,8 @@ export const createAccountInput = z.object({
   email: emailSchema,
   password: passwordSchema,
   plan: z.enum(plans).default("free"),
+  /** The address is known to be the owner's (an operator made the account): nothing to confirm. */
+  emailConfirmed: z.boolean().default(false),
 });
 
 export interface AccountSummary {
@@ -45,7 +47,7 @@ export interface AccountSummary {
 export async function createAccount(db: Db, raw: z.input<typeof createAccountInput>): Promise<Result<AccountSummary>> {
   const parsed = await createAccountInput.safeParseAsync(raw);
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
-  const { email, password, plan } = parsed.data;
+  const { email, password, plan, emailConfirmed } = parsed.data;
 
   const emailTaken = async () =>
     (await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } })) !== undefined;
@@ -59,7 +61,9 @@ export async function createAccount(db: Db, raw: z.input<typeof createAccountInp
   // One batch is one transaction in D1: never an account without its client.
   try {
     await db.batch([
-      db.insert(accounts).values({ id, email, passwordHash, plan, createdAt: now, updatedAt: now }),
+      db
+        .insert(accounts)
+        .values({ id, email, passwordHash, plan, emailConfirmedAt: emailConfirmed ? now : null, createdAt: now, updatedAt: now }),
       db.insert(apiClients).values({ id: clientId, accountId: id, name: "Default", createdAt: now }),
     ]);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { requestAddress } from "../lib/address";
 import { assetUrl } from "../images/assetUrls";
 import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
@@ -94,7 +95,9 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
       if (!host.ok) return jsonError(c, "invalid_argument", "Invalid domain format");
       match = await findCompanyByDomain(db, host.domain);
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
-      const discovered = match ? null : await discoveredCatalogue(c.env, host.domain, c.get("key"));
+      const discovered = match
+        ? null
+        : await discoveredCatalogue(c.env, host.domain, { ...c.get("key"), address: requestAddress(c.req.raw) });
       if (discovered) match = await findCompanyByDomain((db = discovered), host.domain);
     } else if (ticker !== undefined) {
       match = await findCompanyByTicker(db, ticker);

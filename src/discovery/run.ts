@@ -4,7 +4,7 @@ import { DISCOVERED_REFRESH_MS, DISCOVERED_SOURCE_SET } from "../catalogue/prove
 import { findCompanyByDomain } from "../catalogue/companies";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
-import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";
+import { type DiscoveryAsker, type SpentBudget, spendDiscovery } from "../limits/discoveryLimits";
 import { type CurrentLogo, discoverDomain, type DiscoveryReport, score } from "./discover";
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
@@ -30,8 +30,8 @@ export type DiscoveryOutcome =
       brandColor: string | null;
       /** Until when the miss is remembered (Unix ms); null when it is not (a refresh, a discovery that failed). */
       missedUntil: number | null;
-      /** The account asking had spent its day's discoveries: nothing was fetched. */
-      budgetSpent?: true;
+      /** A budget of the asker's (its account's, its address's, the deployment's) was spent for the day: nothing was fetched. */
+      budgetSpent?: SpentBudget;
     };
 
 const FAILED_MISS_TTL_S = 600;
@@ -64,14 +64,15 @@ export async function runDiscovery(
   }
   // Only a discovery that will fetch the site is counted (a limiter that does not answer
   // fails it, as limits fail closed); past the day's budget nothing is fetched or remembered.
-  if (options.asker && !(await spendDiscovery(env, options.asker, now))) {
+  const spent = options.asker ? await spendDiscovery(env, options.asker, now) : ({ allowed: true } as const);
+  if (!spent.allowed) {
     return {
       status: "nothing",
-      reason: "the account's discoveries for the day are spent",
+      reason: `the ${spent.budget}'s discoveries for the day are spent`,
       siteName: null,
       brandColor: null,
       missedUntil: null,
-      budgetSpent: true,
+      budgetSpent: { budget: spent.budget, resetAt: spent.resetAt },
     };
   }
   let report: DiscoveryReport;

@@ -16,6 +16,7 @@ import { dependency } from "../lib/dependencies";
  *   authorize:address:<ip>               OAuth /authorize requests from an address
  *   discovery:address:<ip>               the discoveries requests from an address started
  *   discovery:deployment                 every discovery the deployment started
+ *   confirmation-mail:<accountId>        confirmation links an account had mailed
  *   playground:address:<ip>              the landing page's playground, for visitors without an account
  *   playground:account:<accountId>       the dashboard's playground, for an account
  */
@@ -31,6 +32,7 @@ export const limiterNames = {
   authorizeAddress: (address: string) => `authorize:address:${address}`,
   discoveryAddress: (address: string) => `discovery:address:${address}`,
   discoveryDeployment: () => "discovery:deployment",
+  confirmationMail: (accountId: string) => `confirmation-mail:${accountId}`,
   playgroundAddress: (address: string) => `playground:address:${address}`,
   playgroundAccount: (accountId: string) => `playground:account:${accountId}`,
 };

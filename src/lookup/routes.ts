@@ -1,4 +1,5 @@
 import { type Context, Hono } from "hono";
+import { requestAddress } from "../lib/address";
 import { checkedVars } from "../env";
 import { reresolve, resolveLogo } from "../catalogue/resolveLogo";
 import { namesGrey } from "../catalogue/logos";
@@ -64,7 +65,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   let logo = await resolveLogo(db, subject, now);
   let miss: MissAnswer | null = null;
   if (!logo && subject.kind === "domain") {
-    miss = await discoverOnMiss(c.env, subject.value, caller.key, now);
+    miss = await discoverOnMiss(c.env, subject.value, { ...caller.key, address: requestAddress(c.req.raw) }, now);
     if (miss.found) logo = await reresolve(db, subject);
   }
   if (!logo) {

@@ -35,8 +35,11 @@ describe("createAccount", () => {
       const clients = await db.select().from(apiClients).where(eq(apiClients.accountId, id));
       expect(await verifyPassword("correct horse battery", account!.passwordHash)).toBe(true);
       // What differs between any two accounts: ids, email, times, the hash's salt.
-      const { id: _id, email: _email, passwordHash: _hash, createdAt: _created, updatedAt: _updated, ...rest } = account!;
-      return { account: rest, clients: clients.map(({ id: _client, accountId: _account, createdAt: _at, ...client }) => client) };
+      const { id: _id, email: _email, passwordHash: _hash, createdAt: _created, updatedAt: _updated, emailConfirmedAt, ...rest } = account!;
+      return {
+        account: { ...rest, confirmed: emailConfirmedAt !== null },
+        clients: clients.map(({ id: _client, accountId: _account, createdAt: _at, ...client }) => client),
+      };
     };
     const [a, b] = [await rowsOf(made.id), await rowsOf(inserted.id)];
     expect(b.account).toEqual(a.account);

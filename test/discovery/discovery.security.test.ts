@@ -11,7 +11,8 @@ import { discoverDomain } from "../../src/discovery/discover";
 import { checkUrl, fetchLimited, MAX_REDIRECTS, parseResolve } from "../../src/discovery/fetcher";
 import { readManifest, readPage } from "../../src/discovery/page";
 import { vectorKey } from "../../src/images/objectKeys";
-import { DISCOVERY_COUNTER, discoveryWindows } from "../../src/limits/discoveryLimits";
+import { readVars } from "../../src/env";
+import { DISCOVERY_COUNTER, discoveryAsker, discoveryWindows } from "../../src/limits/discoveryLimits";
 import { planLimits } from "../../src/limits/plans";
 import { limiterNames, rateLimiterFor } from "../../src/limits/rateLimiterClient";
 import { preparedFrom } from "../fixtures/images";
@@ -410,7 +411,12 @@ describe("an account's daily budget of discoveries", () => {
   async function discoveriesLeft(left: number) {
     const account = await addAccount("free");
     const limiter = rateLimiterFor(env, limiterNames.discovery(account.id));
-    await limiter.consume(discoveryWindows("free"), planLimits.free.discoveriesPerDay - left, Date.now(), DISCOVERY_COUNTER);
+    await limiter.consume(
+      discoveryWindows(planLimits.free.discoveriesPerDay),
+      planLimits.free.discoveriesPerDay - left,
+      Date.now(),
+      DISCOVERY_COUNTER,
+    );
     return { account, token: await addKey(account.id), limiter };
   }
 
@@ -444,7 +450,7 @@ describe("an account's daily budget of discoveries", () => {
     );
     expect(lookups.map((response) => response.status)).toEqual([302, 302, 302]);
     expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
-    const [usage] = await limiter.usage(discoveryWindows("free"));
+    const [usage] = await limiter.usage(discoveryWindows(planLimits.free.discoveriesPerDay));
     expect(usage!.used).toBe(planLimits.free.discoveriesPerDay);
   });
 
@@ -455,14 +461,18 @@ describe("an account's daily budget of discoveries", () => {
 
     // Two visitors' lookups of one new domain reach its coordinator together, the spent account's first.
     const coordinator = discoveryFor(env, site.host);
-    const ask = (accountId: string) => coordinator.discover(site.host, { budgetMs: 10_000, asker: { accountId, plan: "free" } });
+    const ask = (accountId: string) =>
+      coordinator.discover(site.host, {
+        budgetMs: 10_000,
+        asker: discoveryAsker(readVars(env), { accountId, plan: "free", emailConfirmed: true, address: null }),
+      });
     const [refused, joined] = await Promise.all([ask(spent.account.id), ask(other.id)]);
-    expect(refused).toMatchObject({ status: "nothing", budgetSpent: true });
+    expect(refused).toMatchObject({ status: "nothing", budgetSpent: { budget: "account" } });
     expect(joined).toEqual({ status: "found", companyId: expect.any(Number) });
     expect((await site.requests()).filter((request) => request.path === "/")).toHaveLength(1);
 
     // Counted once, against the account whose lookup fetched the site.
-    const [usage] = await rateLimiterFor(env, limiterNames.discovery(other.id)).usage(discoveryWindows("free"));
+    const [usage] = await rateLimiterFor(env, limiterNames.discovery(other.id)).usage(discoveryWindows(planLimits.free.discoveriesPerDay));
     expect(usage!.used).toBe(1);
     const found = await exports.default.fetch(`${BASE}/${site.host}?token=${spent.token}`, { redirect: "manual" });
     expect(found.headers.get("x-logo-source")).toBe("discovered");

@@ -52,7 +52,7 @@ export async function ensureDemoAccount(db: Db, password: string, previousKeyIds
   const account = await db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL), columns: { id: true, passwordHash: true } });
   let accountId: string;
   if (!account) {
-    const created = await createAccount(db, { email: DEMO_EMAIL, password, plan: "growth" });
+    const created = await createAccount(db, { email: DEMO_EMAIL, password, plan: "growth", emailConfirmed: true });
     if (!created.ok) return fail(created.error.code, `demo account: ${created.error.message}`);
     accountId = created.value.id;
   } else {
