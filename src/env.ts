@@ -46,8 +46,8 @@ export const varsSchema = z.object({
   DISCOVERY_MISS_TTL_S: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(86_400)),
   /**
    * Discoveries a UTC day (src/limits/discoveryLimits.ts): of an account whose email is not
-   * confirmed (a confirmed or paying one gets its plan's), of one address whatever accounts it
-   * uses, and of the whole deployment.
+   * confirmed (a confirmed or paying one gets its plan's), of one address whatever Free accounts
+   * it uses, and of the whole deployment.
    */
   DISCOVERY_UNCONFIRMED_PER_DAY: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(20)),
   DISCOVERY_ADDRESS_PER_DAY: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(1_000)),

@@ -12,7 +12,10 @@ import { askLimiter, limiterNames } from "./rateLimiterClient";
  *  - the account's: its plan's `discoveriesPerDay` once its email is confirmed (or it pays:
  *    Stripe has its address), DISCOVERY_UNCONFIRMED_PER_DAY until then, since an account costs
  *    nothing to make;
- *  - the address's the request came from (DISCOVERY_ADDRESS_PER_DAY), whatever accounts it uses;
+ *  - the address's the request came from (DISCOVERY_ADDRESS_PER_DAY), whatever Free accounts it
+ *    uses: what one machine making accounts can get. A paying account is known to Stripe, and
+ *    its requests may all come from one server (a secret key's) or one agent platform (MCP), so
+ *    its discoveries count only against its own budget and the deployment's;
  *  - the deployment's (DISCOVERY_DEPLOYMENT_PER_DAY), whoever asks.
  *
  * A refusal is remembered by the isolate until its budget's day ends (`knownSpent`), so that a
@@ -65,7 +68,7 @@ export function discoveryAsker(
 ): DiscoveryAsker {
   return {
     accountId: requester.accountId,
-    address: requester.address,
+    address: requester.plan === "free" ? requester.address : null,
     accountPerDay: accountDiscoveriesPerDay(requester, vars),
     addressPerDay: vars.DISCOVERY_ADDRESS_PER_DAY,
     deploymentPerDay: vars.DISCOVERY_DEPLOYMENT_PER_DAY,

@@ -106,6 +106,12 @@ describe("ceilings beside the account's", () => {
     expect(usage!.used).toBe(0);
     // Another address is not held to it.
     expect(await discoverOnMiss(ceiling, two.host, requester(c.id, "203.0.113.9"))).toMatchObject({ found: true });
+    // Nor is a paying account, whose requests may all come from one server.
+    const paying = await addAccount("launch");
+    const three = await site();
+    expect(await discoverOnMiss(ceiling, three.host, { ...requester(paying.id, "198.51.100.7"), plan: "launch" })).toMatchObject({
+      found: true,
+    });
   });
 
   it("the deployment discovers at most DISCOVERY_DEPLOYMENT_PER_DAY a day, whoever asks", async () => {
