@@ -54,7 +54,7 @@ async function overview(env: Env, account: SessionAccount, now: number): Promise
 /** An unconfirmed account is told why its discoveries are few, and can have the link mailed again. */
 function ConfirmEmailNotice(props: { email: string; sent: boolean }) {
   return (
-    <section class="notice" role="status" aria-labelledby="confirm-heading">
+    <section class="notice" aria-labelledby="confirm-heading">
       <h2 id="confirm-heading">Confirm your email address</h2>
       <p>
         {props.sent ? "We mailed a new link" : "We mailed a link"} to {props.email}. Until you open it, lookups discover few unknown domains

@@ -12,7 +12,7 @@ import { accounts } from "../../schema";
 import { eq } from "drizzle-orm";
 
 /**
- * Issue 40's budgets that hold: an account whose email is not confirmed discovers few domains a
+ * Budgets that hold: an account whose email is not confirmed discovers few domains a
  * day (DISCOVERY_UNCONFIRMED_PER_DAY, 20), an address and the deployment have daily ceilings of
  * their own, and a budget the isolate knows is spent costs no Durable Object and no database read.
  */

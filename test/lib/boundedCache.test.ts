@@ -48,6 +48,11 @@ describe("readVars", () => {
       DISCOVERY_BUDGET_MS: "100",
       DISCOVERY_MISS_TTL_S: "60",
       DISCOVERY_RESOLVE: "a.test=127.0.0.1:9",
+      DISCOVERY_UNCONFIRMED_PER_DAY: "5",
+      DISCOVERY_ADDRESS_PER_DAY: "50",
+      DISCOVERY_DEPLOYMENT_PER_DAY: "500",
+      MAIL_API_BASE: "https://mail.example.com",
+      MAIL_FROM: "other@example.com",
       ACCESS_LOG: "all",
       DOCS_URL: "https://docs.example.com",
     };
