@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { FAKE_FILES_API_KEY, startFakeFilesApi } from "./test/fakes/filesApi";
+import { FAKE_MAIL_FROM, FAKE_MAIL_TOKEN, startFakeMailApi } from "./test/fakes/mailApi";
 import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi";
 import { startFakeWebsites } from "./test/fakes/websites";
 import { startFakeDns } from "./test/fakes/dnsOverHttps";
@@ -21,11 +22,12 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => {
             // Outside services run as small HTTP servers on 127.0.0.1 speaking their real wire format.
-            const [filesApi, stripe, websites, dns] = await Promise.all([
+            const [filesApi, stripe, websites, dns, mail] = await Promise.all([
               startFakeFilesApi(),
               startFakeStripe(),
               startFakeWebsites(),
               startFakeDns(),
+              startFakeMailApi(),
             ]);
             return {
               wrangler: { configPath: "./wrangler.toml" },
@@ -44,6 +46,9 @@ export default defineConfig({
                   STRIPE_WEBHOOK_SECRET: "whsec_test_0123456789abcdef",
                   STRIPE_PRICE_LAUNCH: "price_launch_test",
                   STRIPE_PRICE_GROWTH: "price_growth_test",
+                  MAIL_API_BASE: mail.url,
+                  MAIL_API_TOKEN: FAKE_MAIL_TOKEN,
+                  MAIL_FROM: FAKE_MAIL_FROM,
                   DISCOVERY_RESOLVE: websites.resolve,
                   DISCOVERY_FAKE_SITES: websites.controlUrl,
                   DNS_RESOLVER_URL: `${dns.url}/dns-query`,

@@ -12,6 +12,12 @@ export const accounts = sqliteTable("accounts", {
   /** PBKDF2-SHA-256 as `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`. */
   passwordHash: text("password_hash").notNull(),
   plan: text("plan", { enum: plans }).notNull().default("free"),
+  /**
+   * When the owner proved the email address is theirs (the link mailed at sign-up), or when an
+   * operator made the account; null until then. An unconfirmed account gets a small discovery
+   * budget, not its plan's (src/limits/discoveryLimits.ts).
+   */
+  emailConfirmedAt: integer("email_confirmed_at", { mode: "timestamp_ms" }),
   /** Operators can switch MCP access off for one account (abuse), whatever its plan. */
   mcpAccess: integer("mcp_access", { mode: "boolean" }).notNull().default(true),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),

@@ -19,6 +19,9 @@ import { fromHex, toHex } from "../src/lib/encoding";
  * derive them from the row and the company's primary domain, which triggers of
  * migrations/0010_derived_logo_keys.sql keep as it is while the company has logos.
  */
+export const nameSources = ["catalogue", "site", "domain"] as const;
+export type NameSource = (typeof nameSources)[number];
+
 export const companies = sqliteTable(
   "companies",
   {
@@ -26,6 +29,13 @@ export const companies = sqliteTable(
     name: text("name").notNull(),
     /** `name` folded as search folds words, without spaces (nameKey): the key of `/name/{name}` lookups. */
     nameKey: text("name_key").notNull(),
+    /**
+     * Where the name comes from: `catalogue` (an import), `site` (what a discovered company's own
+     * site says, agreeing with its domain) or `domain` (a discovered company named after its
+     * domain). A discovered company's name key is its domain's (domainNameKey), whatever its
+     * name: it answers a name only where that name is derived from its own domain.
+     */
+    nameSource: text("name_source", { enum: nameSources }).notNull().default("catalogue"),
     /** Other names the company goes by, as a JSON array of strings. */
     aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** Brand colour as `#rrggbb`, when known. */

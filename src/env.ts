@@ -44,6 +44,22 @@ export const varsSchema = z.object({
   DISCOVERY: z.enum(["on", "off"]).default("on"),
   DISCOVERY_BUDGET_MS: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).max(30_000).default(2500)),
   DISCOVERY_MISS_TTL_S: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(86_400)),
+  /**
+   * Discoveries a UTC day (src/limits/discoveryLimits.ts): of an account whose email is not
+   * confirmed (a confirmed or paying one gets its plan's), of one address whatever Free accounts
+   * it uses, and of the whole deployment.
+   */
+  DISCOVERY_UNCONFIRMED_PER_DAY: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(20)),
+  DISCOVERY_ADDRESS_PER_DAY: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(1_000)),
+  DISCOVERY_DEPLOYMENT_PER_DAY: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).default(100_000)),
+  /**
+   * The transactional mail API that sends sign-up's confirmation links (Postmark's wire format,
+   * src/accounts/mail.ts), its token the secret MAIL_API_TOKEN; and the sender, an address the
+   * mail provider accepts for this deployment. Without a token or a sender, no mail is sent and
+   * the link goes to the log (what `npm start` shows).
+   */
+  MAIL_API_BASE: providerUrl("https://api.postmarkapp.com"),
+  MAIL_FROM: z.union([z.literal(""), z.email()]).default(""),
   /** `host=127.0.0.1:PORT,…`: parsed and checked where it is used (src/discovery/fetcher.ts). */
   DISCOVERY_RESOLVE: z.string().default(""),
   /**
@@ -83,6 +99,8 @@ interface Secrets {
   STRIPE_WEBHOOK_SECRET?: string;
   /** API token allowed to purge CDN_PURGE_ZONE_ID's cache (Zone → Cache Purge → Purge). */
   CDN_PURGE_API_TOKEN?: string;
+  /** Server token of the mail API (Postmark's X-Postmark-Server-Token): sign-up's confirmation mail. */
+  MAIL_API_TOKEN?: string;
 }
 
 /**
@@ -94,6 +112,10 @@ export const productionSecrets: Record<keyof Secrets, { required: boolean; witho
   STRIPE_SECRET_KEY: { required: true, without: "checkout and the token exchange fail" },
   STRIPE_WEBHOOK_SECRET: { required: true, without: "Stripe's webhooks are refused, so plans never change" },
   SIGNED_URL_SECRET: { required: true, without: "the three-tool get_logo cannot hand out URLs" },
+  MAIL_API_TOKEN: {
+    required: false,
+    without: "no confirmation mail is sent: accounts keep the unconfirmed discovery budget unless an operator confirms them",
+  },
   ANTHROPIC_API_KEY: { required: false, without: "get_logo files fall back to base64 and insert_logo fails" },
   CDN_PURGE_API_TOKEN: {
     required: false,

@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import type { OutboundHook } from "./outbound/toolWorkerOutbound";
 import { join, resolve } from "node:path";
 import { createDb, type Db } from "../src/lib/db";
 import { UsageError } from "./args";
@@ -84,6 +85,8 @@ export async function startToolWorker(
   configPath: string,
   options: PlatformOptions,
   vars: Record<string, string> = {},
+  /** Every fetch the worker makes, handed to Node (wrangler's outboundService): the guard of tools/outbound/. */
+  outbound?: OutboundHook,
 ): Promise<ToolWorker> {
   // Tool workers never read `request.cf`; don't ask Cloudflare for its data.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
@@ -102,6 +105,7 @@ export async function startToolWorker(
       logLevel: "error",
       watch: false,
       registry: undefined,
+      ...(outbound ? { outboundService: outbound } : {}),
     },
   } as Parameters<Awaited<ReturnType<typeof wrangler>>["unstable_startWorker"]>[0]);
   await worker.ready;

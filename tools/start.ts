@@ -60,7 +60,7 @@ async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
 
 // Checked before anything is started or written.
 const devVars = join(projectRoot, ".dev.vars");
-const password = demoPassword(process.env, publicAddressSet(devVars));
+const password = await demoPassword(process.env, publicAddressSet(devVars));
 if (!password.ok) stop(password.error.message);
 
 log("Applying migrations to the local database…");

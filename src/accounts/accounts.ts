@@ -4,6 +4,7 @@ import { accounts, apiClients, apiKeys, type Plan, plans, sessions } from "../..
 import type { Db } from "../lib/db";
 import { fail, ok, type Result } from "../lib/errors";
 import { hashPassword } from "./passwords";
+import { weakPasswordReason } from "./passwordStrength";
 
 export const emailSchema = z
   .string()
@@ -11,13 +12,27 @@ export const emailSchema = z
   .toLowerCase()
   .pipe(z.email({ message: "must be an email address" }).max(254));
 
-/** Long enough to resist guessing, short enough that PBKDF2 input stays cheap. */
-export const passwordSchema = z.string().min(10, "must be at least 10 characters").max(256, "must be at most 256 characters");
+/**
+ * Long enough to resist guessing, short enough that PBKDF2 input stays cheap, and none of the
+ * passwords guessed first (./passwordStrength.ts). Its check is asynchronous: parse it with
+ * safeParseAsync.
+ */
+export const passwordSchema = z
+  .string()
+  .min(10, "must be at least 10 characters")
+  .max(256, "must be at most 256 characters")
+  .superRefine(async (password, ctx) => {
+    if (password.length < 10 || password.length > 256) return;
+    const weak = await weakPasswordReason(password);
+    if (weak) ctx.addIssue({ code: "custom", message: weak });
+  });
 
 export const createAccountInput = z.object({
   email: emailSchema,
   password: passwordSchema,
   plan: z.enum(plans).default("free"),
+  /** The address is known to be the owner's (an operator made the account): nothing to confirm. */
+  emailConfirmed: z.boolean().default(false),
 });
 
 export interface AccountSummary {
@@ -30,9 +45,9 @@ export interface AccountSummary {
 
 /** Creates an account with its first API client, the one MCP access and feedback belong to. */
 export async function createAccount(db: Db, raw: z.input<typeof createAccountInput>): Promise<Result<AccountSummary>> {
-  const parsed = createAccountInput.safeParse(raw);
+  const parsed = await createAccountInput.safeParseAsync(raw);
   if (!parsed.success) return fail("invalid_argument", z.prettifyError(parsed.error));
-  const { email, password, plan } = parsed.data;
+  const { email, password, plan, emailConfirmed } = parsed.data;
 
   const emailTaken = async () =>
     (await db.query.accounts.findFirst({ where: eq(accounts.email, email), columns: { id: true } })) !== undefined;
@@ -46,7 +61,9 @@ export async function createAccount(db: Db, raw: z.input<typeof createAccountInp
   // One batch is one transaction in D1: never an account without its client.
   try {
     await db.batch([
-      db.insert(accounts).values({ id, email, passwordHash, plan, createdAt: now, updatedAt: now }),
+      db
+        .insert(accounts)
+        .values({ id, email, passwordHash, plan, emailConfirmedAt: emailConfirmed ? now : null, createdAt: now, updatedAt: now }),
       db.insert(apiClients).values({ id: clientId, accountId: id, name: "Default", createdAt: now }),
     ]);
   } catch (error) {
@@ -73,7 +90,7 @@ export async function setPlan(db: Db, accountId: string, plan: string): Promise<
  * (revoke those in the portal or with `key revoke`).
  */
 export async function setPassword(db: Db, accountId: string, password: string): Promise<Result<{ id: string; sessionsEnded: number }>> {
-  const parsed = passwordSchema.safeParse(password);
+  const parsed = await passwordSchema.safeParseAsync(password);
   if (!parsed.success) return fail("invalid_argument", `password ${parsed.error.issues[0]!.message}`);
   const existing = await db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { id: true } });
   if (!existing) return fail("not_found", `No account with id ${accountId}`);

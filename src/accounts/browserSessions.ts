@@ -65,18 +65,22 @@ export interface SessionAccount {
   id: string;
   email: string;
   plan: (typeof accounts.$inferSelect)["plan"];
+  /** Whether the owner confirmed the address (emailConfirmation.ts). */
+  emailConfirmed: boolean;
 }
 
 /** The account behind a cookie value, or null for an unknown, expired or ended session. */
 export async function sessionAccount(db: Db, id: string | undefined, now = new Date()): Promise<SessionAccount | null> {
   if (!id || id.length > 100) return null;
   const row = await db
-    .select({ id: accounts.id, email: accounts.email, plan: accounts.plan })
+    .select({ id: accounts.id, email: accounts.email, plan: accounts.plan, emailConfirmedAt: accounts.emailConfirmedAt })
     .from(sessions)
     .innerJoin(accounts, eq(accounts.id, sessions.accountId))
     .where(and(eq(sessions.idHash, await sha256Hex(id)), gt(sessions.expiresAt, now)))
     .get();
-  return row ?? null;
+  if (!row) return null;
+  const { emailConfirmedAt, ...account } = row;
+  return { ...account, emailConfirmed: emailConfirmedAt !== null };
 }
 
 export async function endSession(db: Db, id: string | undefined): Promise<void> {

@@ -107,6 +107,22 @@ export function signUpAllowed(env: Env, address: string): Promise<{ allowed: boo
   return allowedBy(env, [[limiterNames.signInAddress(address), SIGN_IN_LIMITS.perAddress]]);
 }
 
+/**
+ * The OAuth authorization step from one address: /authorize pages, sign-in and consent, and
+ * the client metadata document fetched for each. Generous for a person connecting clients,
+ * tight for a script making the Worker fetch strangers' documents.
+ */
+export const AUTHORIZE_PER_ADDRESS_PER_MINUTE = 30;
+export function authorizeAllowed(env: Env, address: string): Promise<{ allowed: boolean; retryAfter: number }> {
+  return allowedBy(env, [[limiterNames.authorizeAddress(address), AUTHORIZE_PER_ADDRESS_PER_MINUTE]]);
+}
+
+/** Confirmation mails an account may ask for: each one is a mail to an address nobody confirmed. */
+export const CONFIRMATION_MAILS_PER_DAY = 5;
+export function confirmationMailAllowed(env: Env, accountId: string): Promise<{ allowed: boolean; retryAfter: number }> {
+  return allowedBy(env, [[limiterNames.confirmationMail(accountId), CONFIRMATION_MAILS_PER_DAY, CONFIRMATION_MAILS_PER_DAY]]);
+}
+
 /** Each limiter in turn: its minute's limit, and a day's where one is given. */
 async function allowedBy(
   env: Env,

@@ -56,10 +56,17 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description: string) =>
   content: { "application/json": { schema } },
 });
 
+/** Where a company's name comes from: what a stranger's site says is marked as such. */
+export const NameSourceSchema = z.enum(["catalogue", "site", "domain"]).openapi({
+  description:
+    "Where the name comes from: `catalogue` (curated), `site` (what a discovered company's own site says, plain text agreeing with its domain, not verified), or `domain` (a discovered company named after its domain)",
+});
+
 export const CompanyHit = z
   .object({
     companyId: z.number().int().openapi({ example: 42 }),
     companyName: z.string().openapi({ example: "Stripe" }),
+    nameSource: NameSourceSchema,
     domain: z.string().openapi({ example: "stripe.com" }),
     brandColor: z
       .string()
@@ -93,6 +100,7 @@ export const Company = z
   .object({
     companyId: z.number().int(),
     companyName: z.string(),
+    nameSource: NameSourceSchema,
     domain: z.string().openapi({ description: "Primary domain" }),
     domains: z.array(z.string()).openapi({ description: "Every host of the company, primary first" }),
     aliases: z.array(z.string()),

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { requestAddress } from "../lib/address";
 import { assetUrl } from "../images/assetUrls";
 import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
@@ -11,6 +12,7 @@ import { overrideAsLogo, overridesOf, pinnedFor } from "../corrections/overrides
 import { fail, ok, type Result } from "../lib/errors";
 import type { LogoOverride } from "../../schema";
 import type { Context } from "hono";
+import { shownName } from "../catalogue/names";
 import { normaliseDomain } from "../lib/domain";
 import { type CatalogueDb, catalogueReader } from "../lib/db";
 import { jsonError } from "../lib/responses";
@@ -99,6 +101,7 @@ function companyBody(base: string, company: CompanyDetail, pinned: LogoOverride 
   const own = pinned && overrideAsLogo(pinned, undefined);
   return {
     ...rest,
+    companyName: shownName(company),
     override: own
       ? { url: assetUrl(base, own.masterKey), width: own.width, height: own.height, updatedAt: own.updatedAt.toISOString() }
       : null,
@@ -137,7 +140,7 @@ export function registerGetCompany(api: OpenAPIHono<ApiEnv>) {
     }
     if (!match && subject.value.kind === "domain") {
       // Unknown to the catalogue: the domain's own site is asked, within the lookup's budget.
-      const discovered = await discoveredCatalogue(c.env, subject.value.value, c.get("key"));
+      const discovered = await discoveredCatalogue(c.env, subject.value.value, { ...c.get("key"), address: requestAddress(c.req.raw) });
       if (discovered) match = await findCompanyByDomain((db = discovered), subject.value.value);
     }
     const company = await detailOf(db, match?.companyId);

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { shownName } from "../catalogue/names";
 import { searchCompanies } from "../catalogue/search";
 import { takenDownAmong } from "../catalogue/takedowns";
 import { catalogueReader } from "../lib/db";
@@ -44,6 +45,7 @@ export function registerSearchCompanies(api: OpenAPIHono<ApiEnv>) {
       db,
       found.map((hit) => hit.domain),
     );
-    return c.json({ results: found.filter((hit) => !takenDown.has(hit.domain)) }, 200);
+    const results = found.filter((hit) => !takenDown.has(hit.domain));
+    return c.json({ results: results.map((hit) => ({ ...hit, companyName: shownName(hit) })) }, 200);
   });
 }

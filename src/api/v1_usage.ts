@@ -1,4 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { readVars } from "../env";
+import { accountDiscoveriesPerDay } from "../limits/discoveryLimits";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../schema";
 import { lookupUsage } from "../limits/lookupLimits";
@@ -22,9 +24,16 @@ const route = secretKeyRoute({
 export function registerUsage(api: OpenAPIHono<ApiEnv>) {
   api.openapi(route, async (c) => {
     const key = c.get("key");
-    const account = await c.var.ctx.db.query.accounts.findFirst({ where: eq(accounts.id, key.accountId), columns: { plan: true } });
+    const account = await c.var.ctx.db.query.accounts.findFirst({
+      where: eq(accounts.id, key.accountId),
+      columns: { plan: true, emailConfirmedAt: true },
+    });
     const plan = account?.plan ?? key.plan;
-    const [lookups, usage] = await Promise.all([lookupUsage(c.env, { ...key, plan }), accountUsage(c.env, key.accountId, plan)]);
+    const perDay = accountDiscoveriesPerDay(
+      { plan, emailConfirmed: account ? account.emailConfirmedAt !== null : key.emailConfirmed },
+      readVars(c.env),
+    );
+    const [lookups, usage] = await Promise.all([lookupUsage(c.env, { ...key, plan }), accountUsage(c.env, key.accountId, plan, perDay)]);
     return c.json(
       {
         plan,

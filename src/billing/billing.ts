@@ -1,10 +1,11 @@
 import { and, eq, isNull } from "drizzle-orm";
+import { accountDiscoveriesPerDay } from "../limits/discoveryLimits";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type Stripe from "stripe";
 import { z } from "zod";
 import { accounts, apiKeys, billingAccounts, checkoutSessions } from "../../schema";
-import { publicBase } from "../env";
+import { publicBase, readVars } from "../env";
 import type { AppEnv } from "../lib/context";
 import { createKey, MAX_LISTED_KEYS } from "../keys/apiKeys";
 import { unknownKeysRefusal } from "../keys/unknownKeys";
@@ -47,7 +48,7 @@ billing.get("/status", async (c) => {
   if (caller === "refused") return unknownKeysRefused(c);
   if (!caller) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
   const [account, subscription] = await Promise.all([
-    db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true } }),
+    db.query.accounts.findFirst({ where: eq(accounts.id, caller.accountId), columns: { plan: true, emailConfirmedAt: true } }),
     db.query.billingAccounts.findFirst({ where: eq(billingAccounts.accountId, caller.accountId) }),
   ]);
   if (!account) return jsonError(c, "unauthorized", NOT_SIGNED_IN);
@@ -61,7 +62,12 @@ billing.get("/status", async (c) => {
     .orderBy(apiKeys.createdAt, apiKeys.id)
     .limit(MAX_LISTED_KEYS);
   const [usage, month, minutes] = await Promise.all([
-    accountUsage(c.env, caller.accountId, plan),
+    accountUsage(
+      c.env,
+      caller.accountId,
+      plan,
+      accountDiscoveriesPerDay({ plan, emailConfirmed: account.emailConfirmedAt !== null }, readVars(c.env)),
+    ),
     // The month is the account's, every key's together; the minute is each key's own.
     accountLookupUsage(c.env, caller.accountId, plan),
     Promise.all(keys.map((key) => keyMinuteUsage(c.env, { ...key, plan }))),

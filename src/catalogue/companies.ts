@@ -14,7 +14,13 @@ import { tickerSpellings } from "./names";
  */
 export const companyWithPrimaryDomain = (db: CatalogueDb) =>
   db
-    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
+    .select({
+      companyId: companies.id,
+      companyName: companies.name,
+      nameSource: companies.nameSource,
+      domain: companyDomains.domain,
+      brandColor: companies.brandColor,
+    })
     .from(companies)
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)));
 
@@ -35,7 +41,13 @@ export function companyByDomain(db: CatalogueDb, host: string) {
   const registrable = registrableDomain(host);
   if (registrable && registrable !== host) candidates.push(registrable);
   return db
-    .select({ companyId: companies.id, companyName: companies.name, domain: companyDomains.domain, brandColor: companies.brandColor })
+    .select({
+      companyId: companies.id,
+      companyName: companies.name,
+      nameSource: companies.nameSource,
+      domain: companyDomains.domain,
+      brandColor: companies.brandColor,
+    })
     .from(matchedDomain)
     .innerJoin(companies, eq(companies.id, matchedDomain.companyId))
     .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
@@ -117,6 +129,7 @@ export async function companyDetail(db: CatalogueDb, companyId: number): Promise
   return {
     companyId: row.id,
     companyName: row.name,
+    nameSource: row.nameSource,
     domain: primary.domain,
     domains: domains.map((d) => d.domain),
     aliases: row.aliases,

@@ -1,4 +1,4 @@
-import type { LogoRow } from "../../schema";
+import type { LogoRow, NameSource } from "../../schema";
 import { type LogoKeys, logoKeys } from "../images/objectKeys";
 
 /**
@@ -10,6 +10,11 @@ import { type LogoKeys, logoKeys } from "../images/objectKeys";
 export interface CompanyMatch {
   companyId: number;
   companyName: string;
+  /**
+   * Where the name comes from: the catalogue's own, what a discovered company's site says of
+   * itself (agreeing with its domain), or its domain's (src/discovery/siteName.ts).
+   */
+  nameSource: NameSource;
   /** The company's primary domain. */
   domain: string;
   /** `#rrggbb`, where the catalogue knows it. */

@@ -20,6 +20,7 @@ export async function findLogo(db: CatalogueDb, logoId: number): Promise<{ logo:
       logo: logos,
       companyId: companies.id,
       companyName: companies.name,
+      nameSource: companies.nameSource,
       domain: companyDomains.domain,
       brandColor: companies.brandColor,
     })

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { companies, companyDomains, type IdentifierScheme } from "../../schema";
+import { companies, companyDomains, type IdentifierScheme, type NameSource } from "../../schema";
 import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
-import { nameKey } from "./names";
+import { domainNameKey, nameKey } from "./names";
 import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
 import { companyByDomain, companyByTicker, findCompanyByDomain } from "./companies";
 import { type EmailDomain, emailDomain } from "./emailAddresses";
@@ -16,10 +16,13 @@ import type { CompanyMatch } from "./entities";
 
 /**
  * Exact name, ignoring case, accents and punctuation; the most prominent company wins a tie.
- * A company discovery named after what its site says of itself (prominence below 0) answers
- * only when no company of the catalogue has that name, as written or without its legal form,
- * nor has it as an alias: a site calling itself "Twitter" does not take the name from the
- * company whose alias it is, nor one calling itself "Zorvex Inc" from the catalogue's Zorvex.
+ *
+ * A company discovery made (prominence below 0) never owns a name its site gave: it answers
+ * only a name derived from its own domain (domainNameKey: "Quillstone Labs" for
+ * quillstone-labs.com), and only when no company of the catalogue has that name, as written or
+ * without its legal form, nor has it as an alias. Between discovered companies no tie goes to
+ * whoever came first: two of one domain name (acme.com and acme.de, both discovered) answer
+ * neither.
  */
 export async function findCompanyByName(db: CatalogueDb, name: string): Promise<CompanyMatch | null> {
   let discovered: CompanyMatch | null = null;
@@ -30,6 +33,7 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
       .select({
         companyId: companies.id,
         companyName: companies.name,
+        nameSource: companies.nameSource,
         domain: companyDomains.domain,
         brandColor: companies.brandColor,
         prominence: companies.prominence,
@@ -38,16 +42,23 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
       .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
       .where(eq(companies.nameKey, key))
       .orderBy(desc(companies.prominence), asc(companies.id))
-      .get();
-    if (!found) continue;
-    const { prominence, ...match } = found;
-    if (prominence >= 0) return match;
+      .limit(NAMESAKES)
+      .all();
+    const catalogued = found.find((row) => row.prominence >= 0);
+    if (catalogued) return withoutProminence(catalogued);
+    if (found.length === 0) continue;
+    // A site calling itself "Twitter" leaves the name to the company whose alias it is.
     const aliased = await catalogueCompanyAliased(db, asked, key);
     if (aliased) return aliased;
-    discovered ??= match;
+    const owners = found.filter((row) => domainNameKey(row.domain) === key);
+    if (owners.length === 1) discovered ??= withoutProminence(owners[0]!);
   }
   return discovered;
 }
+
+/** Companies of one name key read at most: the catalogue's first, then enough discovered ones to see a tie. */
+const NAMESAKES = 8;
+const withoutProminence = ({ prominence: _prominence, ...match }: CompanyMatch & { prominence: number }): CompanyMatch => match;
 
 /**
  * The best known company of the catalogue (not one discovery made) with an alias whose name key
@@ -66,7 +77,15 @@ async function catalogueCompanyAliased(db: CatalogueDb, asked: string, key: stri
     owners.map((row) => row.companyId),
   );
   const owner = owners.find((row) => kept.get(row.companyId)?.aliases.some((alias) => nameKey(alias) === key));
-  return owner ? { companyId: owner.companyId, companyName: owner.companyName, domain: owner.domain, brandColor: owner.brandColor } : null;
+  return owner
+    ? {
+        companyId: owner.companyId,
+        companyName: owner.companyName,
+        nameSource: owner.nameSource,
+        domain: owner.domain,
+        brandColor: owner.brandColor,
+      }
+    : null;
 }
 
 /** Search's last tier read for this many hits when an alias's owner is looked for: some 200 companies, the best known first. */
@@ -247,7 +266,7 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
   // a row again each time a sort or a window passes it, so each arm sorts only what it must.
   const arms: SQL[] = [];
   const exact = (tier: number, statement: SQLWrapper) =>
-    sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.domain AS domain, q.brand_color AS brandColor, NULL AS indexed FROM (${statement}) q`;
+    sql`SELECT ${tier} AS tier, 0 AS a, 0 AS b, 0 AS c, q.id AS companyId, q.name AS companyName, q.name_source AS nameSource, q.domain AS domain, q.brand_color AS brandColor, NULL AS indexed FROM (${statement}) q`;
   if (host.ok) arms.push(exact(TIER_DOMAIN, companyByDomain(db, host.domain)));
   if (byTicker) arms.push(exact(TIER_TICKER, byTicker));
   // The other matches are read only when the name tiers found fewer candidates than they
@@ -279,24 +298,45 @@ async function searchAsWritten(db: CatalogueDb, query: string, limit: number): P
       }
       seen.add(row.companyId);
       const matchedBy = row.tier === TIER_DOMAIN ? "domain" : row.tier === TIER_TICKER ? "ticker" : "name";
-      hits.push({ companyId: row.companyId, companyName: row.companyName, domain: row.domain, brandColor: row.brandColor, matchedBy });
+      hits.push({
+        companyId: row.companyId,
+        companyName: row.companyName,
+        nameSource: row.nameSource,
+        domain: row.domain,
+        brandColor: row.brandColor,
+        matchedBy,
+      });
     }
     return hits;
   };
   // Every row ranked alike, whichever arm found it: a name that starts with the query is a name
   // match (the name tiers may have had no room for it), and a company discovery made comes after
-  // the catalogue's matches, its name matches before its other ones. The answer then does not
+  // the catalogue's matches, its name matches before its other ones. A discovered company's
+  // name, for this, is its domain's (domainNameKey), never what its site says; and discovered
+  // companies that tie are ordered by domain, not by which came first. The answer then does not
   // depend on how many the limit let the name tiers read.
   const ranked = (found: typeof rows) =>
     found
       .map((row) => {
+        if (row.tier === TIER_DOMAIN || row.tier === TIER_TICKER) return row;
+        if (row.prominence < 0) {
+          const named = byName ? domainNameKey(row.domain) : "";
+          if (byName && named.startsWith(key)) return { ...row, tier: TIER_DISCOVERED, distant: named === key ? 0 : 1 };
+          return { ...row, tier: TIER_DISCOVERED, distant: 2 };
+        }
         if (row.tier !== TIER_OTHER) return row;
         const named = byName ? nameKey(row.companyName) : "";
-        if (byName && named.startsWith(key))
-          return { ...row, tier: row.prominence < 0 ? TIER_DISCOVERED : TIER_NAMED, distant: named === key ? 0 : 1 };
-        return row.prominence < 0 ? { ...row, tier: TIER_DISCOVERED, distant: 2 } : row;
+        if (byName && named.startsWith(key)) return { ...row, tier: TIER_NAMED, distant: named === key ? 0 : 1 };
+        return row;
       })
-      .sort((x, y) => x.tier - y.tier || x.distant - y.distant || y.prominence - x.prominence || x.companyId - y.companyId);
+      .sort(
+        (x, y) =>
+          x.tier - y.tier ||
+          x.distant - y.distant ||
+          y.prominence - x.prominence ||
+          (x.tier === TIER_DISCOVERED ? (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : 0) : 0) ||
+          x.companyId - y.companyId,
+      );
   const hits = take(ranked(rows));
   // The name tiers were full but their words did not match often enough: the other matches
   // after all, in a statement of their own, ranked with the first ones.
@@ -326,6 +366,7 @@ function rowsOf(db: CatalogueDb, arms: SQL) {
       prominence: sql<number>`-b`,
       companyId: sql<number>`companyId`,
       companyName: sql<string>`companyName`,
+      nameSource: sql<NameSource>`nameSource`,
       domain: sql<string>`domain`,
       brandColor: sql<string | null>`brandColor`,
       indexed: sql<string | null>`indexed`,
@@ -368,7 +409,7 @@ function namedCandidates(key: string, wanted: number): SQL {
           ORDER BY name_key, prominence DESC LIMIT ${RANGE_CANDIDATES})`;
   // The catalogue's names first: a company discovery made takes a place only where they leave one.
   return sql`SELECT CASE WHEN r.prominence < 0 THEN ${TIER_DISCOVERED} ELSE ${TIER_NAMED} END AS tier, r.distant AS a, -r.prominence AS b, r.id AS c,
-      c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
+      c.id AS companyId, c.name AS companyName, c.name_source AS nameSource, d.domain AS domain, c.brand_color AS brandColor, ${indexedText(sql`c`)} AS indexed
     FROM (
       SELECT * FROM (${candidates}) ORDER BY prominence < 0, distant, prominence DESC, id LIMIT ${wanted}
     ) r
@@ -396,7 +437,7 @@ function otherCandidates(words: string[], limit: number, needed: SQL | null): SQ
       : sql`SELECT company_id AS id, prominence FROM search_prefixes WHERE kind = 'word' AND prefix = ${longestShort}
           ORDER BY prominence DESC, company_id LIMIT ${bounded(taken, needed)}`;
   return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
-      c.id AS companyId, c.name AS companyName, d.domain AS domain, c.brand_color AS brandColor, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
+      c.id AS companyId, c.name AS companyName, c.name_source AS nameSource, d.domain AS domain, c.brand_color AS brandColor, ${partial ? indexedText(sql`c`) : sql`NULL`} AS indexed
     FROM (${best}) r
     JOIN companies c ON c.id = r.id
     JOIN company_domains d ON d.company_id = r.id AND d.is_primary = 1`;
@@ -422,9 +463,9 @@ function fullTextCandidates(words: string[], count: SQL, full: number): SQL {
  */
 function domainCandidates(start: string, limit: number, needed: SQL | null): SQL {
   return sql`SELECT ${TIER_OTHER} AS tier, 0 AS a, -r.prominence AS b, r.id AS c,
-      r.id AS companyId, r.name AS companyName, d.domain AS domain, r.brand_color AS brandColor, NULL AS indexed
+      r.id AS companyId, r.name AS companyName, r.name_source AS nameSource, d.domain AS domain, r.brand_color AS brandColor, NULL AS indexed
     FROM (
-      SELECT DISTINCT c.id, c.name, c.brand_color, c.prominence FROM (
+      SELECT DISTINCT c.id, c.name, c.name_source, c.brand_color, c.prominence FROM (
         SELECT company_id FROM company_domains WHERE domain >= ${start} AND domain < ${`${start}\u{10FFFF}`} LIMIT ${bounded(DOMAIN_CANDIDATES, needed)}
       ) m JOIN companies c ON c.id = m.company_id
       ORDER BY c.prominence DESC, c.id LIMIT ${limit * (PREFIX_CANDIDATES_PER_HIT + 1) + 2}

@@ -23,10 +23,18 @@ export interface DiscoveryMessage {
   refresh: boolean;
 }
 
-/** The discovery in flight, and the account it was started for (none for the queue's and refreshes' calls). */
+/** The discovery in flight, and whom it was started for (none for the queue's and refreshes' calls). */
 interface Running {
   outcome: Promise<DiscoveryOutcome>;
-  askerId: string | undefined;
+  asker: DiscoveryAsker | undefined;
+}
+
+/** Whether a discovery refused for `starter`'s spent budget is refused for `joiner` too: the same budget is spent. */
+function sharesSpentBudget(outcome: DiscoveryOutcome, starter: DiscoveryAsker | undefined, joiner: DiscoveryAsker | undefined): boolean {
+  if (outcome.status !== "nothing" || !outcome.budgetSpent) return true;
+  if (outcome.budgetSpent.budget === "deployment") return true;
+  if (outcome.budgetSpent.budget === "address") return starter?.address === joiner?.address;
+  return starter?.accountId === joiner?.accountId;
 }
 
 export class DiscoveryCoordinator extends DurableObject<Env> {
@@ -38,9 +46,10 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
    * (runDiscovery charges it only past the catalogue's answer): joining the one running costs
    * nothing, and neither do the queue's and refreshes' calls, which have no asker.
    *
-   * A discovery refused because the account that started it had spent its day's budget says
-   * nothing of the callers that joined it: each of those starts it again for itself (or joins
-   * the one another joiner started), within what is left of its own budget.
+   * A discovery refused because the account (or the address) that started it had spent its
+   * day's budget says nothing of the callers that joined it: each of those starts it again for
+   * itself (or joins the one another joiner started), within what is left of its own budgets.
+   * The deployment's budget spent is spent for everyone.
    */
   async discover(domain: string, options: { budgetMs: number; refresh?: boolean; asker?: DiscoveryAsker }): Promise<CoordinatedOutcome> {
     const refresh = options.refresh ?? false;
@@ -49,7 +58,7 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
       const run = this.running ?? this.start(domain, refresh, options.asker);
       const outcome = await settledWithin(run.outcome, deadline - Date.now());
       if (outcome === "pending") break;
-      if (outcome.status === "nothing" && outcome.budgetSpent && run.askerId !== options.asker?.accountId) continue;
+      if (!sharesSpentBudget(outcome, run.asker, options.asker)) continue;
       return outcome;
     }
     if (!this.queued) {
@@ -75,7 +84,7 @@ export class DiscoveryCoordinator extends DurableObject<Env> {
       .finally(() => {
         this.running = null;
       });
-    this.running = { outcome, askerId: asker?.accountId };
+    this.running = { outcome, asker };
     return this.running;
   }
 }

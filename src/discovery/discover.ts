@@ -5,9 +5,11 @@ import type { Db } from "../lib/db";
 import { registrableDomain, registrableName } from "../lib/domain";
 import { sha256Hex } from "../lib/encoding";
 import { ok } from "../lib/errors";
-import { decodeDataUrl, fetchLimited, type Fetched, type ResolveMap } from "./fetcher";
+import { decodeDataUrl, FetchBudget, type Fetched, fetchLimited, type ResolveMap } from "./fetcher";
 import { decodeIcon, type DecodedIcon, prepareIcon } from "./image";
 import { brandColour, type DeclaredIcon, type ManifestFacts, type PageFacts, readManifest, readPage } from "./page";
+import { domainName } from "../catalogue/names";
+import { earnedName, isStandInPage, type SiteNameSource } from "./siteName";
 import { type IconFormat, sniffFormat } from "./sniff";
 
 /**
@@ -39,9 +41,16 @@ export const ICON = {
   overflow: "refuse",
   accept: "image/svg+xml,image/png,image/x-icon,image/*;q=0.9,*/*;q=0.1",
 } as const;
-/** Candidates fetched per round, best declared first, and at most this many rounds of what the page names. */
-const FETCHED_PER_ROUND = 4;
-const MAX_NAMED = 12;
+/**
+ * What one discovery may cost the site and the Worker, whatever the site serves: requests
+ * (redirects included), body bytes (page, manifest and icons together), icons fetched at once,
+ * and the candidates the page and manifest may name. Icons are asked only of the site's own
+ * registrable domain and of one other host (a CDN), never of every host a page names.
+ */
+export const DISCOVERY_MAX_REQUESTS = 10;
+export const DISCOVERY_MAX_BYTES = 6 * 1024 * 1024;
+const FETCHED_PER_ROUND = 2;
+const MAX_NAMED = 8;
 const MIN_EDGE = 32;
 
 export interface DiscoveryEnv {
@@ -72,11 +81,21 @@ export interface DiscoveryReport {
   outcome: "found" | "nothing";
   /** Why nothing was taken (outcome `nothing`). */
   reason?: string;
+  /**
+   * Set when the site did not answer as itself: no answer, a 5xx, 429 or 403, or a page that
+   * stands in for it (a bot check, an error page, a parked domain). Such a miss is remembered
+   * minutes, not the day a site that answered with nothing usable gets.
+   */
+  unanswered?: true;
   /** Set when the icon was found but could not be stored (D1 or R2 failing): a miss to try again soon. */
   storageFailed?: true;
   page: string | null;
   name: string;
+  /** Whether the name is one the site gave that agrees with the domain, or the domain's own (siteName.ts). */
+  nameSource: SiteNameSource;
   brandColor: string | null;
+  /** Requests the discovery made (redirects included) and body bytes it read. */
+  spent: { requests: number; bytes: number };
   chosen?: {
     url: string;
     format: IconFormat;
@@ -120,7 +139,9 @@ export async function discoverDomain(
   now = new Date(),
   current?: CurrentLogo,
 ): Promise<DiscoveryReport> {
-  const site = await readSite(domain, resolve);
+  const budget = new FetchBudget(DISCOVERY_MAX_REQUESTS, DISCOVERY_MAX_BYTES);
+  const hosts = new HostRule(domain);
+  const site = await readSite(domain, resolve, budget, hosts);
   const landed = site.landedUrl === null ? null : registrableDomain(new URL(site.landedUrl).hostname);
   // A home page that redirects to another registrable domain (a social profile, a domain
   // seller's page, a parent brand) is that site's page: its name is the other site's, never
@@ -129,11 +150,41 @@ export async function discoverDomain(
   // (acme.de → acme.com): a country site sent to the company's main one, the same mark.
   const ownSite = landed === null || landed === registrableDomain(domain);
   const sameBrand = ownSite || registrableName(landed!) === registrableName(domain);
-  const brandColor = sameBrand ? (brandColour(site.manifest?.themeColor) ?? brandColour(site.page?.themeColor)) : null;
-  const name = (ownSite ? (site.manifest?.name ?? site.page?.siteName ?? site.page?.applicationName ?? site.page?.title) : null) ?? domain;
-  const report: DiscoveryReport = { domain, outcome: "nothing", page: site.pageUrl, name, brandColor, candidates: [] };
+  if (sameBrand && landed !== null) hosts.own(landed);
+  const brandColor = sameBrand && !site.unanswered ? (brandColour(site.manifest?.themeColor) ?? brandColour(site.page?.themeColor)) : null;
+  const earned =
+    ownSite && !site.unanswered
+      ? earnedName(domain, {
+          structuredName: site.page?.structuredName,
+          siteName: site.page?.siteName,
+          applicationName: site.page?.applicationName,
+          manifestName: site.manifest?.name,
+          manifestShortName: site.manifest?.shortName,
+          title: site.page?.title,
+        })
+      : { name: domainName(domain), source: "domain" as const };
+  const report: DiscoveryReport = {
+    domain,
+    outcome: "nothing",
+    page: site.pageUrl,
+    name: earned.name,
+    nameSource: earned.source,
+    brandColor,
+    candidates: [],
+    spent: { requests: 0, bytes: 0 },
+  };
+  const spent = () => (report.spent = { requests: budget.requestsMade, bytes: budget.bytesRead });
   if (!sameBrand) {
     report.reason = `the site redirects to another site (${landed})`;
+    spent();
+    return report;
+  }
+  if (site.unanswered) {
+    // A site that did not answer as itself is asked again in minutes; nothing of a challenge
+    // or a parking page (its icon is the parking company's) is taken meanwhile.
+    report.reason = `the site did not answer (${site.unanswered})`;
+    report.unanswered = true;
+    spent();
     return report;
   }
 
@@ -148,12 +199,14 @@ export async function discoverDomain(
     ] satisfies Candidate[]
   ).filter((candidate) => !named.some((c) => c.url === candidate.url));
   const examined = [...named];
-  let winner = await bestOf(env, named, resolve);
+  const fetching: Fetching = { resolve, budget, hosts };
+  let winner = await bestOf(env, named, fetching);
   if (!usable(winner)) {
     examined.push(...wellKnown);
-    winner = await bestOf(env, wellKnown, resolve, winner);
+    winner = await bestOf(env, wellKnown, fetching, winner);
   }
   report.candidates = examined.map(({ decoded: _decoded, bytes: _bytes, ...shown }) => shown);
+  spent();
   if (!winner) {
     report.reason = site.pageUrl === null ? "the site did not answer" : "no usable icon";
     return report;
@@ -170,7 +223,8 @@ export async function discoverDomain(
     db,
     env.LOGOS,
     {
-      name,
+      name: report.name,
+      nameSource: report.nameSource,
       domains: [domain],
       aliases: [],
       prominence: DISCOVERED_PROMINENCE,
@@ -210,6 +264,36 @@ export async function discoverDomain(
   return report;
 }
 
+/**
+ * The hosts a discovery asks for a manifest and icons: its own registrable domain (and that of
+ * a same-name site its page redirected to), and the first other host it is sent to, at most:
+ * a page naming a dozen hosts makes the Worker ask one of them, not a dozen.
+ */
+class HostRule {
+  private readonly owned = new Set<string>();
+  private other: string | null = null;
+  constructor(domain: string) {
+    this.own(domain);
+  }
+  own(domain: string): void {
+    this.owned.add(registrableDomain(domain) ?? domain);
+  }
+  /** Why `url` may not be asked (the slot for another host is taken), or null. */
+  readonly admits = (url: URL): string | null => {
+    const host = url.hostname.toLowerCase();
+    if (this.owned.has(registrableDomain(host) ?? host)) return null;
+    this.other ??= host;
+    return host === this.other ? null : `a third host (${host}): icons come from the site's own domain and one other host only`;
+  };
+}
+
+/** How a discovery fetches: its loopback stand-ins, its budget, its host rule. */
+interface Fetching {
+  resolve: ResolveMap;
+  budget: FetchBudget;
+  hosts: HostRule;
+}
+
 interface Site {
   /**
    * The page's own URL, after redirects: where the well-known paths (/favicon.ico) are asked
@@ -228,23 +312,50 @@ interface Site {
   /** The manifest's URL after its redirects: what its icons resolve against, as browsers resolve them. */
   manifestUrl: string | null;
   manifest: ManifestFacts | null;
+  /** Why the site did not answer as itself (no answer, a 5xx, a challenge or parking page); undefined when it did. */
+  unanswered?: string;
 }
 
 /** Whether a URL is a data: URL; URL schemes are case-insensitive, so `DATA:` is one too. */
 const isDataUrl = (url: string) => /^data:/i.test(url);
 
-async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
-  const first: Fetched = await fetchLimited(`https://${domain}/`, PAGE, resolve);
-  const fetched = first.ok ? first : await fetchLimited(`https://www.${domain}/`, PAGE, resolve);
+/**
+ * Whether a failed fetch of the page means the site did not answer as itself, and why: no
+ * answer, a server error, a 429, or a 403 (how bot checks refuse); a 404 or a redirect the
+ * rules refuse is the site's own answer.
+ */
+function unansweredBy(fetched: Fetched): string | undefined {
+  if (fetched.ok) return undefined;
+  if (fetched.failure === "unanswered") return fetched.reason;
+  if (fetched.failure === "status" && (fetched.status! >= 500 || fetched.status === 429 || fetched.status === 403)) return fetched.reason;
+  return undefined;
+}
+
+async function readSite(domain: string, resolve: ResolveMap, budget: FetchBudget, hosts: HostRule): Promise<Site> {
+  const first: Fetched = await fetchLimited(`https://${domain}/`, PAGE, { resolve, budget });
+  const fetched = first.ok ? first : await fetchLimited(`https://www.${domain}/`, PAGE, { resolve, budget });
   if (!fetched.ok) {
     const elsewhere = [first.url, fetched.url].find(
       (url) => URL.canParse(url) && registrableDomain(new URL(url).hostname) !== registrableDomain(domain),
     );
-    return { pageUrl: null, landedUrl: elsewhere ?? null, baseUrl: null, page: null, manifestUrl: null, manifest: null };
+    const unanswered = elsewhere ? undefined : (unansweredBy(fetched) ?? unansweredBy(first));
+    return { pageUrl: null, landedUrl: elsewhere ?? null, baseUrl: null, page: null, manifestUrl: null, manifest: null, unanswered };
   }
   // A page the rewriter cannot read is a page that names nothing: the well-known paths remain.
   const page = await readPage(fetched.bytes, fetched.contentType).catch(() => null);
   if (!page) return { pageUrl: fetched.url, landedUrl: fetched.url, baseUrl: fetched.url, page: null, manifestUrl: null, manifest: null };
+  if (fetched.headers.get("cf-mitigated") === "challenge" || isStandInPage(page.title)) {
+    const unanswered = `a page standing in for the site: ${JSON.stringify((page.title ?? "challenge").slice(0, 80))}`;
+    return {
+      pageUrl: fetched.url,
+      landedUrl: fetched.url,
+      baseUrl: fetched.url,
+      page: null,
+      manifestUrl: null,
+      manifest: null,
+      unanswered,
+    };
+  }
   // Browsers ignore a data: or javascript: base (HTML § 4.2.3, "set the frozen base URL"), and
   // no other scheme but http(s) can resolve an icon's path: such a base leaves the page's URL.
   const declaredBase = resolveUrl(page.baseHref, fetched.url);
@@ -252,7 +363,9 @@ async function readSite(domain: string, resolve: ResolveMap): Promise<Site> {
   let manifestUrl = resolveUrl(page.manifestHref, base);
   let manifest: ManifestFacts | null = null;
   if (manifestUrl && !isDataUrl(manifestUrl)) {
-    const file = await fetchLimited(manifestUrl, MANIFEST, resolve);
+    // The page's own domain, as the icons' host rule counts it, whatever its <base>.
+    if (registrableDomain(new URL(fetched.url).hostname) === registrableDomain(domain)) hosts.own(new URL(fetched.url).hostname);
+    const file = await fetchLimited(manifestUrl, MANIFEST, { resolve, budget, admits: hosts.admits });
     if (file.ok) {
       manifestUrl = file.url;
       manifest = readManifest(file.bytes);
@@ -337,13 +450,14 @@ const usable = (best: Candidate | null) => best !== null && best.score! >= 0;
 export async function bestOf(
   env: DiscoveryEnv,
   candidates: Candidate[],
-  resolve: ResolveMap,
+  fetching: Fetching | ResolveMap,
   bestSoFar: Candidate | null = null,
 ): Promise<Candidate | null> {
+  const how: Pick<Fetching, "resolve"> & Partial<Fetching> = "resolve" in fetching ? fetching : { resolve: fetching as ResolveMap };
   let best = bestSoFar;
   for (let start = 0; start < candidates.length && !usable(best); start += FETCHED_PER_ROUND) {
     const round = candidates.slice(start, start + FETCHED_PER_ROUND);
-    await Promise.all(round.map((candidate) => examine(env, candidate, resolve)));
+    await Promise.all(round.map((candidate) => examine(env, candidate, how)));
     for (const candidate of round) {
       if (candidate.score !== undefined && (!best || candidate.score > best.score!)) {
         if (best) letGo(best);
@@ -360,14 +474,14 @@ function letGo(candidate: Candidate): void {
   delete candidate.decoded;
 }
 
-async function examine(env: DiscoveryEnv, candidate: Candidate, resolve: ResolveMap): Promise<void> {
+async function examine(env: DiscoveryEnv, candidate: Candidate, how: Pick<Fetching, "resolve"> & Partial<Fetching>): Promise<void> {
   let bytes: Uint8Array;
   if (isDataUrl(candidate.url)) {
     const inline = decodeDataUrl(candidate.url, ICON.maxBytes);
     if (!inline) return void (candidate.refused = "unreadable data: URL");
     bytes = inline.bytes;
   } else {
-    const fetched = await fetchLimited(candidate.url, ICON, resolve);
+    const fetched = await fetchLimited(candidate.url, ICON, { resolve: how.resolve, budget: how.budget, admits: how.hosts?.admits });
     if (!fetched.ok) return void (candidate.refused = fetched.reason);
     bytes = fetched.bytes;
     candidate.etag = fetched.etag;

@@ -1,14 +1,15 @@
-import { parse } from "tldts";
+import { SITE_URLS, strangerUrlProblem } from "../lib/strangerUrls";
 
 /**
  * Fetching URLs that strangers choose (a site's page, its manifest, its icons), with the
  * rules that keep such fetches from reaching anything but public web servers (SSRF):
  *
- *  - only `http:` and `https:`, only on ports 80 and 443, no credentials in the URL;
- *  - no IP-literal host (the URL parser turns `0x7f.1`, `2130706433` and the like into
- *    dotted IPv4 first, so every spelling is caught) and no host outside the ICANN section
- *    of the Public Suffix List (`localhost`, `.local`, `.internal`, …);
+ *  - every URL and every redirect's target passes the service's one guard for strangers'
+ *    URLs (src/lib/strangerUrls.ts): http(s) on ports 80 and 443, no credentials, no IP
+ *    literal, only public names and none known to resolve to a private address;
  *  - redirects followed by hand, at most MAX_REDIRECTS, every hop checked again;
+ *  - a discovery's fetches draw on one FetchBudget: a ceiling of requests (redirects
+ *    included) and of bytes for the whole discovery, and the hosts it may ask;
  *  - a timeout on every fetch, bodies read as a stream and cut off at a byte limit, a
  *    declared Content-Length over the limit refused before reading;
  *  - nothing of the client's request is forwarded: a fixed User-Agent and Accept only.
@@ -54,14 +55,9 @@ export function checkUrl(raw: string | URL, resolve: ResolveMap = NO_RESOLVE): U
   } catch {
     return { ok: false, reason: "not a URL" };
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: `scheme ${url.protocol} refused` };
-  if (url.port !== "" && url.port !== "80" && url.port !== "443") return { ok: false, reason: `port ${url.port} refused` };
-  if (url.username !== "" || url.password !== "") return { ok: false, reason: "credentials in URL refused" };
+  const problem = strangerUrlProblem(url, SITE_URLS);
+  if (problem !== null) return { ok: false, reason: problem };
   const host = url.hostname.toLowerCase();
-  if (host.startsWith("[") || /^[\d.]+$/.test(host)) return { ok: false, reason: `IP address ${host} refused` };
-  const parsed = parse(host);
-  if (parsed.isIp || parsed.domain === null || !parsed.isIcann) return { ok: false, reason: `host ${host} is not a public name` };
-
   const target = resolve.get(host.replace(/^www\./, ""));
   const fetchUrl = target ? `http://${target}${url.pathname}${url.search}` : url.href;
   return { ok: true, url, fetchUrl };
@@ -77,12 +73,20 @@ export interface FetchLimits {
   conditional?: { ifNoneMatch?: string | null | undefined; ifModifiedSince?: string | null | undefined } | undefined;
 }
 
+/**
+ * Why a fetch came to nothing, as a miss is remembered by it: `refused` before asking (a URL,
+ * a host or a budget the rules refuse), `status` an answer other than 2xx, `unanswered` no
+ * answer at all (a timeout, a connection that failed), `too large` over its byte limit.
+ */
+export type FetchFailure = "refused" | "status" | "unanswered" | "too large";
+
 export type Fetched =
   | {
       ok: true;
       url: string;
       status: number;
       contentType: string | null;
+      headers: Headers;
       bytes: Uint8Array;
       truncated: boolean;
       /** The validators a later conditional request asks with. */
@@ -90,20 +94,54 @@ export type Fetched =
       lastModified: string | null;
     }
   /** `requested`: whether any request left the Worker. */
-  | { ok: false; url: string; reason: string; requested: boolean };
+  | { ok: false; url: string; reason: string; requested: boolean; failure: FetchFailure; status?: number };
+
+/**
+ * What a whole discovery may still spend, shared by all its fetches: requests (each redirect
+ * one more) and body bytes. `admits` says which hosts a fetch may ask (null: any the URL guard
+ * lets through); it is asked before every hop, redirects included.
+ */
+export class FetchBudget {
+  requestsMade = 0;
+  bytesRead = 0;
+  constructor(
+    readonly maxRequests: number,
+    readonly maxBytes: number,
+  ) {}
+  get requestsLeft(): number {
+    return this.maxRequests - this.requestsMade;
+  }
+  get bytesLeft(): number {
+    return Math.max(0, this.maxBytes - this.bytesRead);
+  }
+}
+
+export interface FetchOptions {
+  resolve?: ResolveMap;
+  budget?: FetchBudget;
+  /** Why a hop's URL may not be asked by this fetch (a host rule of the caller's), or null. */
+  admits?: (url: URL) => string | null;
+}
 
 /** GET a URL under the rules above. Never throws. */
 /** The reason a conditional request's 304 gives: the resource is as the validators say. */
 export const NOT_MODIFIED = "status 304";
 
-export async function fetchLimited(raw: string, limits: FetchLimits, resolve: ResolveMap = NO_RESOLVE): Promise<Fetched> {
+export async function fetchLimited(raw: string, limits: FetchLimits, options: FetchOptions = {}): Promise<Fetched> {
+  const { resolve = NO_RESOLVE, budget, admits } = options;
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let current = raw;
   let requested = false;
+  const refused = (reason: string): Fetched => ({ ok: false, url: current, reason, requested, failure: "refused" });
   try {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       const checked = checkUrl(current, resolve);
-      if (!checked.ok) return { ok: false, url: current, reason: checked.reason, requested };
+      if (!checked.ok) return refused(checked.reason);
+      const hostRule = admits?.(checked.url) ?? null;
+      if (hostRule !== null) return refused(hostRule);
+      if (budget && budget.requestsLeft <= 0) return refused(`the discovery's ${budget.maxRequests} requests are spent`);
+      if (budget && budget.bytesLeft <= 0) return refused("the discovery's byte budget is spent");
+      if (budget) budget.requestsMade++;
       requested = true;
       const response = await fetch(checked.fetchUrl, {
         method: "GET",
@@ -114,43 +152,56 @@ export async function fetchLimited(raw: string, limits: FetchLimits, resolve: Re
       // Not Modified answers a conditional request (RFC 9110 §15.4.5): not a redirect, and nothing to read.
       if (response.status === 304) {
         await response.body?.cancel();
-        return { ok: false, url: current, reason: NOT_MODIFIED, requested };
+        return { ok: false, url: current, reason: NOT_MODIFIED, requested, failure: "status", status: 304 };
       }
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel();
         const location = response.headers.get("location");
-        if (!location) return { ok: false, url: current, reason: `redirect ${response.status} without Location`, requested };
+        if (!location)
+          return {
+            ok: false,
+            url: current,
+            reason: `redirect ${response.status} without Location`,
+            requested,
+            failure: "status",
+            status: response.status,
+          };
         // Relative locations resolve against the URL as the site sees it, not the loopback one.
         current = new URL(location, checked.url).href;
         continue;
       }
       if (!response.ok) {
         await response.body?.cancel();
-        return { ok: false, url: current, reason: `status ${response.status}`, requested };
+        return { ok: false, url: current, reason: `status ${response.status}`, requested, failure: "status", status: response.status };
       }
+      // The discovery's bytes left cap this body as its own limit does.
+      const maxBytes = Math.min(limits.maxBytes, budget?.bytesLeft ?? Infinity);
+      const overBudget = maxBytes < limits.maxBytes ? "the discovery's byte budget is spent" : `larger than ${limits.maxBytes} bytes`;
       const declared = Number(response.headers.get("content-length") ?? NaN);
-      if (limits.overflow === "refuse" && declared > limits.maxBytes) {
+      if (limits.overflow === "refuse" && declared > maxBytes) {
         await response.body?.cancel();
-        return { ok: false, url: current, reason: `larger than ${limits.maxBytes} bytes`, requested };
+        return { ok: false, url: current, reason: overBudget, requested, failure: "too large" };
       }
-      const body = await readCapped(response.body, limits.maxBytes, limits.overflow === "truncate");
+      const body = await readCapped(response.body, maxBytes, limits.overflow === "truncate");
+      if (budget) budget.bytesRead += body.bytes.byteLength;
       if (body.truncated && limits.overflow === "refuse") {
-        return { ok: false, url: current, reason: `larger than ${limits.maxBytes} bytes`, requested };
+        return { ok: false, url: current, reason: overBudget, requested, failure: "too large" };
       }
       return {
         ok: true,
         url: current,
         status: response.status,
         contentType: response.headers.get("content-type"),
+        headers: response.headers,
         ...body,
         etag: response.headers.get("etag"),
         lastModified: response.headers.get("last-modified"),
       };
     }
-    return { ok: false, url: current, reason: `more than ${MAX_REDIRECTS} redirects`, requested };
+    return { ok: false, url: current, reason: `more than ${MAX_REDIRECTS} redirects`, requested, failure: "refused" };
   } catch (error) {
     const reason = signal.aborted ? `no answer within ${limits.timeoutMs} ms` : `fetch failed: ${(error as Error).message}`;
-    return { ok: false, url: current, reason, requested };
+    return { ok: false, url: current, reason, requested, failure: "unanswered" };
   }
 }
 

@@ -66,7 +66,7 @@ export async function recheckDiscovered(env: Env, domain: string, now = Date.now
   const fetched = await fetchLimited(
     row.sourceUrl,
     { ...ICON, conditional: { ifNoneMatch: row.etag, ifModifiedSince: row.lastModified } },
-    parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL),
+    { resolve: parseResolve(vars.DISCOVERY_RESOLVE, vars.PUBLIC_BASE_URL) },
   );
   if (!fetched.ok && fetched.reason === NOT_MODIFIED) {
     await confirmed(db, row.id, now, {});

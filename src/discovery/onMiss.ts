@@ -3,7 +3,7 @@ import { readVars } from "../env";
 import { asciiBytes, isolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import { type CatalogueDb, catalogueWriter, createDb } from "../lib/db";
 import { registrableDomain } from "../lib/domain";
-import type { DiscoveryAsker } from "../limits/discoveryLimits";
+import { type DiscoveryRequester, discoveryAsker, knownSpent, rememberSpent } from "../limits/discoveryLimits";
 import { askDiscovery } from "./coordinatorClient";
 import { rememberedMiss } from "./misses";
 import { queueRefresh } from "./queue";
@@ -13,8 +13,13 @@ import { DAY_MS } from "../lib/time";
 /**
  * What every surface that takes a domain (the lookup routes, the REST lookup, the MCP tools)
  * does when the catalogue has no logo for it: ask the domain's coordinator to discover one,
- * waiting at most DISCOVERY_BUDGET_MS, within the asking account's daily budget of discoveries
- * (planLimits.discoveriesPerDay). Never throws: a discovery that fails is a miss.
+ * waiting at most DISCOVERY_BUDGET_MS, within the budgets of discoveries of the asking account,
+ * its address and the deployment (src/limits/discoveryLimits.ts). Never throws: a discovery
+ * that fails is a miss.
+ *
+ * A budget the isolate knows is spent for the day answers at once, a miss nothing remembers:
+ * no Durable Object is asked and no database read. The isolate learns it from the coordinator's
+ * answer when a discovery is refused.
  */
 export type MissAnswer =
   | { found: true }
@@ -32,21 +37,21 @@ export type MissAnswer =
 
 const NEVER_ASKED: MissAnswer = { found: false, site: null, retryAt: null };
 
-export async function discoverOnMiss(env: Env, host: string, asker: DiscoveryAsker, now = Date.now()): Promise<MissAnswer> {
+export async function discoverOnMiss(env: Env, host: string, requester: DiscoveryRequester, now = Date.now()): Promise<MissAnswer> {
   const vars = readVars(env);
   const domain = registrableDomain(host);
   if (vars.DISCOVERY === "off" || !domain) return NEVER_ASKED;
+  const asker = discoveryAsker(vars, requester);
+  if (knownSpent(asker, now)) return { found: false, site: null, retryAt: now };
   try {
     const miss = await rememberedMiss(createDb(env.DB), domain, now);
     if (miss) return { found: false, site: { name: miss.siteName, brandColor: miss.brandColor }, retryAt: miss.missedUntil };
     // Counted against the asker's daily budget only if it starts a discovery that fetches the
     // site; past the budget the answer is a miss nothing remembers (missedUntil null).
-    const outcome = await askDiscovery(env, domain, {
-      budgetMs: vars.DISCOVERY_BUDGET_MS,
-      asker: { accountId: asker.accountId, plan: asker.plan },
-    });
+    const outcome = await askDiscovery(env, domain, { budgetMs: vars.DISCOVERY_BUDGET_MS, asker });
     if (outcome.status === "found") return { found: true };
     if (outcome.status === "pending") return { found: false, site: null, retryAt: now };
+    if (outcome.budgetSpent) rememberSpent(asker, outcome.budgetSpent);
     return { found: false, site: { name: outcome.siteName, brandColor: outcome.brandColor }, retryAt: outcome.missedUntil ?? now };
   } catch (error) {
     log.error("discovery.unavailable", { domain, error });
@@ -60,8 +65,8 @@ export async function discoverOnMiss(env: Env, host: string, asker: DiscoveryAsk
  * session to read it with (one on the primary, where the discovery wrote and a replica may not
  * have caught up yet), or null when nothing was found.
  */
-export async function discoveredCatalogue(env: Env, host: string, asker: DiscoveryAsker): Promise<CatalogueDb | null> {
-  return (await discoverOnMiss(env, host, asker)).found ? catalogueWriter(env.DB) : null;
+export async function discoveredCatalogue(env: Env, host: string, requester: DiscoveryRequester): Promise<CatalogueDb | null> {
+  return (await discoverOnMiss(env, host, requester)).found ? catalogueWriter(env.DB) : null;
 }
 
 // One refresh request per domain and isolate a day is plenty: the queue does the rest.

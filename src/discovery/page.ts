@@ -22,11 +22,47 @@ export interface PageFacts {
   themeColor: string | null;
   siteName: string | null;
   applicationName: string | null;
+  /** The name a JSON-LD `Organization` (or a kind of one) or `WebSite` gives. */
+  structuredName: string | null;
   title: string | null;
 }
 
 const MAX_ICONS = 64;
 const MAX_TEXT = 200;
+/** JSON-LD read at most, all blocks together: names sit near the top of a page. */
+const MAX_STRUCTURED = 64 * 1024;
+/** Schema.org types whose `name` is the site's or the company's own. */
+const NAMED_TYPES = new Set(["Organization", "Corporation", "OnlineStore", "LocalBusiness", "Brand", "WebSite", "NewsMediaOrganization"]);
+
+/**
+ * The first name an Organization (or a kind of one) or a WebSite gives in JSON-LD blocks
+ * (`@graph` lists read too); null when none does or the blocks do not parse.
+ */
+export function structuredName(blocks: string[]): string | null {
+  const visit = (node: unknown, depth: number): string | null => {
+    if (depth > 4 || node === null || typeof node !== "object") return null;
+    if (Array.isArray(node)) {
+      for (const item of node.slice(0, 32)) {
+        const found = visit(item, depth + 1);
+        if (found) return found;
+      }
+      return null;
+    }
+    const record = node as Record<string, unknown>;
+    const types = ([] as unknown[]).concat(record["@type"] ?? []);
+    if (types.some((type) => typeof type === "string" && NAMED_TYPES.has(type)) && typeof record.name === "string") return record.name;
+    return visit(record["@graph"], depth + 1);
+  };
+  for (const block of blocks) {
+    try {
+      const found = visit(JSON.parse(block), 0);
+      if (found) return clean(found);
+    } catch {
+      // A block that is no JSON names nothing.
+    }
+  }
+  return null;
+}
 
 /** `sizes="16x16 32x32"`, `"any"` → the largest edge; null when absent or unreadable. */
 export function declaredSize(sizes: string | null | undefined): number | null {
@@ -87,10 +123,13 @@ export async function readPage(html: Uint8Array, contentType: string | null = nu
     themeColor: null,
     siteName: null,
     applicationName: null,
+    structuredName: null,
     title: null,
   };
   let title = "";
   let inTitle = false;
+  const blocks: string[] = [];
+  let structured = 0;
   const rewriter = new HTMLRewriter()
     .on("base[href]", {
       element(element) {
@@ -122,6 +161,16 @@ export async function readPage(html: Uint8Array, contentType: string | null = nu
         else if (key === "application-name") facts.applicationName ??= clean(content);
       },
     })
+    .on('script[type="application/ld+json"]', {
+      element() {
+        blocks.push("");
+      },
+      text(chunk) {
+        if (structured >= MAX_STRUCTURED || blocks.length === 0) return;
+        structured += chunk.text.length;
+        blocks[blocks.length - 1] += chunk.text;
+      },
+    })
     .on("title", {
       element(element) {
         if (title !== "") return;
@@ -140,6 +189,7 @@ export async function readPage(html: Uint8Array, contentType: string | null = nu
     .transform(new Response(pageText(html, contentType), { headers: { "Content-Type": "text/html; charset=utf-8" } }))
     .arrayBuffer();
   facts.title = clean(decodeCharacterReferences(title));
+  facts.structuredName = structuredName(blocks);
   return facts;
 }
 
@@ -202,6 +252,7 @@ const manifestSchema = z
 
 export interface ManifestFacts {
   name: string | null;
+  shortName: string | null;
   themeColor: string | null;
   icons: DeclaredIcon[];
 }
@@ -230,7 +281,7 @@ export function readManifest(bytes: Uint8Array): ManifestFacts | null {
         type: icon.type?.toLowerCase() ?? null,
       }),
     );
-  return { name: clean(manifest.name) ?? clean(manifest.short_name), themeColor: manifest.theme_color ?? null, icons };
+  return { name: clean(manifest.name), shortName: clean(manifest.short_name), themeColor: manifest.theme_color ?? null, icons };
 }
 
 /** `#abc`, `#aabbcc` (any case) → `#aabbcc`; anything else (named colours, rgb()) → null. */

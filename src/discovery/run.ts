@@ -5,7 +5,7 @@ import { recordChanges } from "../catalogue/changes";
 import { findCompanyByDomain } from "../catalogue/companies";
 import { readVars } from "../env";
 import { createDb, type Db } from "../lib/db";
-import { type DiscoveryAsker, spendDiscovery } from "../limits/discoveryLimits";
+import { type DiscoveryAsker, type SpentBudget, spendDiscovery } from "../limits/discoveryLimits";
 import { type CurrentLogo, discoverDomain, type DiscoveryReport, score } from "./discover";
 import { parseResolve } from "./fetcher";
 import { forgetMiss, rememberedMiss, rememberMiss } from "./misses";
@@ -15,11 +15,13 @@ import { requestPurge } from "../purge/journal";
 /**
  * One discovery of one registrable domain, as the coordinator runs it: nothing is fetched
  * when the domain is settled already (the catalogue has it, or its miss is remembered),
- * unless this is the 30-day refresh of a discovered logo. A site with nothing usable is
- * remembered for DISCOVERY_MISS_TTL_S (a refresh of a logo another refresh has just fetched
- * again does nothing either); a discovery that failed (a bug, D1 or R2 down) for
- * FAILED_MISS_TTL_S at most, so that lookups meanwhile do not each fetch the site again, yet
- * the domain is tried again soon.
+ * unless this is the 30-day refresh of a discovered logo. Misses are remembered by cause: a
+ * site that answered with nothing usable for DISCOVERY_MISS_TTL_S (a refresh of a logo another
+ * refresh has just fetched again does nothing either); one that did not answer as itself (no
+ * answer, a 5xx, a bot check or a parking page) for UNANSWERED_MISS_TTL_S, minutes, since an
+ * outage says nothing of the site's icon; a discovery that failed (a bug, D1 or R2 down) for
+ * FAILED_MISS_TTL_S at most. Lookups meanwhile do not each fetch the site again, yet the
+ * domain is tried again soon.
  */
 export type DiscoveryOutcome =
   | { status: "found"; companyId: number }
@@ -30,11 +32,12 @@ export type DiscoveryOutcome =
       brandColor: string | null;
       /** Until when the miss is remembered (Unix ms); null when it is not (a refresh, a discovery that failed). */
       missedUntil: number | null;
-      /** The account asking had spent its day's discoveries: nothing was fetched. */
-      budgetSpent?: true;
+      /** A budget of the asker's (its account's, its address's, the deployment's) was spent for the day: nothing was fetched. */
+      budgetSpent?: SpentBudget;
     };
 
 const FAILED_MISS_TTL_S = 600;
+export const UNANSWERED_MISS_TTL_S = 300;
 
 export async function runDiscovery(
   env: Env,
@@ -63,14 +66,15 @@ export async function runDiscovery(
   }
   // Only a discovery that will fetch the site is counted (a limiter that does not answer
   // fails it, as limits fail closed); past the day's budget nothing is fetched or remembered.
-  if (options.asker && !(await spendDiscovery(env, options.asker, now))) {
+  const spent = options.asker ? await spendDiscovery(env, options.asker, now) : ({ allowed: true } as const);
+  if (!spent.allowed) {
     return {
       status: "nothing",
-      reason: "the account's discoveries for the day are spent",
+      reason: `the ${spent.budget}'s discoveries for the day are spent`,
       siteName: null,
       brandColor: null,
       missedUntil: null,
-      budgetSpent: true,
+      budgetSpent: { budget: spent.budget, resetAt: spent.resetAt },
     };
   }
   let report: DiscoveryReport;
@@ -131,9 +135,11 @@ export async function discoverAndRecord(
   return report;
 }
 
-/** A site with nothing usable is remembered for the day; one whose icon could not be stored, briefly. */
+/** A site with nothing usable is remembered for the day; one that did not answer, or whose icon could not be stored, briefly. */
 function missTtl(report: DiscoveryReport, vars: ReturnType<typeof readVars>): number {
-  return report.storageFailed ? Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S) : vars.DISCOVERY_MISS_TTL_S;
+  if (report.storageFailed) return Math.min(FAILED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S);
+  if (report.unanswered) return Math.min(UNANSWERED_MISS_TTL_S, vars.DISCOVERY_MISS_TTL_S);
+  return vars.DISCOVERY_MISS_TTL_S;
 }
 
 /** The domain's discovered logo as a refresh must match it (discoverDomain), if it has one. */
@@ -184,7 +190,10 @@ function summary(report: DiscoveryReport) {
     domain: report.domain,
     outcome: report.outcome,
     reason: report.reason,
+    nameSource: report.nameSource,
     chosen: report.chosen?.url.slice(0, 200),
     candidates: report.candidates.length,
+    requests: report.spent.requests,
+    bytes: report.spent.bytes,
   };
 }

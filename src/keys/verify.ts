@@ -10,6 +10,8 @@ export interface VerifiedKey {
   accountId: string;
   type: KeyType;
   plan: Plan;
+  /** Whether the account's owner confirmed its email address (its discovery budget depends on it). */
+  emailConfirmed: boolean;
   allowedOrigins: string[];
   requireAttribution: boolean;
   perMinuteOverride: number | null;
@@ -90,8 +92,8 @@ export async function accountKey(db: Db, accountId: string, keyId: string): Prom
 
 function liveKey(row: Awaited<ReturnType<typeof keyRecord>>): VerifiedKey | null {
   if (!row || row.revokedAt !== null) return null;
-  const { revokedAt: _revoked, overrides, ...key } = row;
-  return { ...key, overrides: Boolean(overrides) };
+  const { revokedAt: _revoked, overrides, emailConfirmedAt, ...key } = row;
+  return { ...key, overrides: Boolean(overrides), emailConfirmed: emailConfirmedAt !== null };
 }
 
 function keyRecord(db: Db, which: SQL) {
@@ -101,6 +103,7 @@ function keyRecord(db: Db, which: SQL) {
       accountId: apiKeys.accountId,
       type: apiKeys.type,
       plan: accounts.plan,
+      emailConfirmedAt: accounts.emailConfirmedAt,
       allowedOrigins: apiKeys.allowedOrigins,
       requireAttribution: apiKeys.requireAttribution,
       perMinuteOverride: apiKeys.perMinuteOverride,

@@ -22,3 +22,9 @@ export function limitedAddress(address: string): string {
     .map((group) => Number.parseInt(group, 16).toString(16))
     .join(":")}::/64`;
 }
+
+/** The limited address of a request's client (Cloudflare's CF-Connecting-IP), or null when it has none. */
+export function requestAddress(request: Request): string | null {
+  const address = request.headers.get("cf-connecting-ip");
+  return address ? limitedAddress(address.slice(0, 100)) : null;
+}

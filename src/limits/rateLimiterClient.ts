@@ -13,6 +13,10 @@ import { dependency } from "../lib/dependencies";
  *   sign-in:account:<email>:from:<ip>    for an account from an address,
  *   sign-in:account:<email>              for an account from anywhere
  *   sign-in:device:<id>                  from a browser that signed in before (a device token)
+ *   authorize:address:<ip>               OAuth /authorize requests from an address
+ *   discovery:address:<ip>               the discoveries requests from an address started
+ *   discovery:deployment                 every discovery the deployment started
+ *   confirmation-mail:<accountId>        confirmation links an account had mailed
  *   playground:address:<ip>              the landing page's playground, for visitors without an account
  *   playground:account:<accountId>       the dashboard's playground, for an account
  */
@@ -25,6 +29,10 @@ export const limiterNames = {
   signInAccountAtAddress: (email: string, address: string) => `sign-in:account:${email}:from:${address}`,
   signInAccount: (email: string) => `sign-in:account:${email}`,
   signInDevice: (id: string) => `sign-in:device:${id}`,
+  authorizeAddress: (address: string) => `authorize:address:${address}`,
+  discoveryAddress: (address: string) => `discovery:address:${address}`,
+  discoveryDeployment: () => "discovery:deployment",
+  confirmationMail: (accountId: string) => `confirmation-mail:${accountId}`,
   playgroundAddress: (address: string) => `playground:address:${address}`,
   playgroundAccount: (accountId: string) => `playground:account:${accountId}`,
 };

@@ -34,13 +34,15 @@ export async function accountUsage(
   env: Env,
   accountId: string,
   plan: Plan,
+  /** The account's discoveries a day (accountDiscoveriesPerDay: its plan's once its email is confirmed). */
+  discoveriesPerDay: number,
 ): Promise<{ mcpRequests: McpWindowUsage[]; companiesToday: CompanyUsage | null; discoveriesToday: WindowUsage }> {
   const [perForm, companies, discoveries] = await Promise.all([
     Promise.all(
       TOOLSETS.map((toolset) => askLimiter(env, limiterNames.mcp(accountId), (limiter) => limiter.usage(mcpWindows(plan, toolset)))),
     ),
     companyUsage(env, accountId, plan),
-    discoveryUsage(env, accountId, plan),
+    discoveryUsage(env, accountId, discoveriesPerDay),
   ]);
   return {
     mcpRequests: TOOLSETS.flatMap((toolset, i) =>

@@ -1,4 +1,5 @@
 import { type Context, Hono } from "hono";
+import { requestAddress } from "../lib/address";
 import { checkedVars } from "../env";
 import { reresolve, resolveLogo } from "../catalogue/resolveLogo";
 import { namesGrey } from "../catalogue/logos";
@@ -76,7 +77,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
   if (caller.key.overrides) logo = (await overrideFor(db, caller.key.accountId, subject, logo, now)) ?? logo;
   let miss: MissAnswer | null = null;
   if (!logo && host !== null) {
-    miss = await discoverOnMiss(c.env, host, caller.key, now);
+    miss = await discoverOnMiss(c.env, host, { ...caller.key, address: requestAddress(c.req.raw) }, now);
     if (miss.found) logo = await reresolve(db, subject);
   }
   if (!logo) {

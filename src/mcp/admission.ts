@@ -3,7 +3,8 @@ import type { Logo } from "../catalogue/entities";
 import { findCompany, findCompanyByDomain } from "../catalogue/companies";
 import type { CompanyMatch } from "../catalogue/entities";
 import { findLogo, logosOfCompany } from "../catalogue/logos";
-import { hostOfUrl, keyedQuery, searchCompanies } from "../catalogue/search";
+import { domainNameKey, nameKey } from "../catalogue/names";
+import { hostOfUrl, keyedQuery, type SearchHit, searchCompanies } from "../catalogue/search";
 import { PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
 import { chooseLogo, preferredLogo } from "../catalogue/resolveLogo";
 import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
@@ -58,7 +59,7 @@ async function pinnedOnly(ctx: ToolContext, host: string): Promise<Match | null>
   const pinned = pinnedFor(await ctx.overrides(), host);
   if (!pinned) return null;
   return {
-    company: { companyId: 0, companyName: pinned.domain, domain: pinned.domain, brandColor: null },
+    company: { companyId: 0, companyName: pinned.domain, nameSource: "domain" as const, domain: pinned.domain, brandColor: null },
     logo: overrideAsLogo(pinned, undefined, 0),
     fallback: false,
   };
@@ -87,6 +88,8 @@ type Match = { logo: Logo; company: CompanyMatch; fallback: boolean };
  * admitted yet. A query that is a domain names that domain's company, as fetch_logos and the
  * lookup read it: one the catalogue does not know asks the domain's own site, and a company
  * found only by its name or the start of its domain (`acme.co` finding `acme.com`) is another's.
+ * A discovered company answers a name only as its domain is named, exactly, and only when no
+ * other discovered company is named so too (ownedName).
  */
 export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVariant | undefined): Promise<Result<Match>> {
   const trimmed = query.trim();
@@ -98,7 +101,8 @@ export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVa
   const host: DomainResult = address ? { ok: true, domain: address.domain } : normaliseDomain(hostOfUrl(trimmed) ?? trimmed);
   const asked = host.ok ? host.domain : null;
   let catalogue = ctx.catalogue;
-  const [hit] = await searchCompanies(catalogue, query, 1);
+  const hits = await searchCompanies(catalogue, query, 2);
+  const hit = hits[0] && ownedName(hits, query) ? hits[0] : undefined;
   let company: CompanyMatch | null | undefined = host.ok && hit?.matchedBy === "name" ? undefined : hit;
   const allowed = await refusedIfTakenDown(ctx, asked, company?.domain);
   if (!allowed.ok) return allowed;
@@ -112,6 +116,19 @@ export async function bestMatch(ctx: ToolContext, query: string, variant: LogoVa
   const chosen = company ? chooseLogo(await logosOfCompany(catalogue, company), variant) : null;
   if (!company || !chosen) return fail("not_found", `No logo found for "${query}"`);
   return ok({ company, ...chosen, logo: await asAccountSees(ctx, company, chosen.logo, asked) });
+}
+
+/**
+ * Whether the best hit may answer a name query: a catalogue company, a domain or ticker match,
+ * or a discovered company whose domain's name is the query, when the next hit is not another
+ * discovered company of that name (a tie goes to neither, not to whoever came first).
+ */
+function ownedName(hits: SearchHit[], query: string): boolean {
+  const [best, next] = hits;
+  if (best?.matchedBy !== "name" || best.nameSource === "catalogue") return true;
+  const key = nameKey(query);
+  if (domainNameKey(best.domain) !== key) return false;
+  return !(next && next.matchedBy === "name" && next.nameSource !== "catalogue" && domainNameKey(next.domain) === key);
 }
 
 /** Whether the companies would be admitted now, counting nothing: for work that must succeed before a company counts. */

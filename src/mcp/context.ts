@@ -10,6 +10,10 @@ export interface McpCaller {
   /** The OAuth client (agent application) the access token was issued to. */
   oauthClientId: string;
   plan: Plan;
+  /** Whether the account's owner confirmed its email address (its discovery budget depends on it). */
+  emailConfirmed: boolean;
+  /** The request's address (limitedAddress), for the per-address discovery budget; null when it has none. */
+  address: string | null;
   toolset: Toolset;
   /** Public origin for the URLs tools hand out. */
   base: string;

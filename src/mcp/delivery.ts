@@ -3,6 +3,7 @@ import { assetUrl } from "../images/assetUrls";
 import { scaleDownTo } from "../images/widths";
 import { DISCOVERED_SOURCE_SET, logoSourceOf } from "../catalogue/provenance";
 import type { CompanyMatch } from "../catalogue/entities";
+import { shownName } from "../catalogue/names";
 import { vectorKey } from "../images/objectKeys";
 import type { Logo } from "../catalogue/entities";
 import { MIME_TYPES, renderImage, type RequestFormat, scaledHeight } from "../images/transform";
@@ -46,7 +47,8 @@ function logoIdentity(company: CompanyMatch, logo: Logo) {
   return {
     logoId: logo.id,
     companyId: company.companyId,
-    companyName: company.companyName,
+    companyName: shownName(company),
+    nameSource: company.nameSource,
     domain: company.domain,
     ...(company.brandColor ? { brandColor: company.brandColor } : {}),
     variant: logo.variant,
@@ -101,7 +103,8 @@ export function threeToolRecord(company: CompanyMatch, logo: Logo) {
   return {
     logoId: logo.id,
     companyId: company.companyId,
-    companyName: company.companyName,
+    companyName: shownName(company),
+    nameSource: company.nameSource,
     domain: company.domain,
     variant: logo.variant,
     width: logo.width,

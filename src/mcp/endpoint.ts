@@ -1,4 +1,7 @@
 import { cors } from "hono/cors";
+import { requestAddress } from "../lib/address";
+import { guardedOutbound } from "../lib/outboundGuard";
+import { CLIENT_METADATA_URLS } from "../lib/strangerUrls";
 import { eq } from "drizzle-orm";
 import {
   classifyInboundRequest,
@@ -113,7 +116,7 @@ mcp.all("/", async (c) => {
   const invalid = () => jsonError(c, "unauthorized", "Invalid or expired token", invalidChallenge);
   const validated = await dependency(
     "authorization server",
-    authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env),
+    guardedOutbound(CLIENT_METADATA_URLS, () => authorizationServer(base).validateToken<GrantProps>(resourceOf(base), token, c.env)),
   );
   if (!validated) return invalid();
   // The grant is what the user approved: a token without `logos` (an older grant of only
@@ -128,7 +131,7 @@ mcp.all("/", async (c) => {
   const db = c.var.ctx.db;
   const accountId = validated.props.accountId;
   const [account, client] = await Promise.all([
-    db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { plan: true, mcpAccess: true } }),
+    db.query.accounts.findFirst({ where: eq(accounts.id, accountId), columns: { plan: true, mcpAccess: true, emailConfirmedAt: true } }),
     db.query.apiClients.findFirst({ where: eq(apiClients.accountId, accountId), columns: { id: true }, orderBy: apiClients.createdAt }),
   ]);
   // A token outliving its account is as good as revoked.
@@ -161,6 +164,8 @@ mcp.all("/", async (c) => {
     clientId: client.id,
     oauthClientId: validated.clientId,
     plan: account.plan,
+    emailConfirmed: account.emailConfirmedAt !== null,
+    address: requestAddress(c.req.raw),
     toolset,
     base,
     requests: window ? { current: window.limit - decision.remaining, limit: window.limit } : null,

@@ -58,10 +58,18 @@ const brandColor = z.string().optional().describe("The company's brand colour, #
 const dimension = z.number().int().nullable();
 
 /** What every record of a logo starts with: which logo, whose, and which variant. */
+/** Where a company's name comes from; `site` marks what a discovered company's own site says of itself. */
+export const nameSourceSchema = z
+  .enum(["catalogue", "site", "domain"])
+  .describe(
+    "Where companyName comes from: 'catalogue' (curated), 'site' (what the company's own site says; unverified), 'domain' (named after its domain)",
+  );
+
 const logoIdentitySchema = z.object({
   logoId: z.number(),
   companyId: z.number(),
   companyName: z.string(),
+  nameSource: nameSourceSchema,
   domain: z.string(),
   brandColor,
   variant: variantSchema,

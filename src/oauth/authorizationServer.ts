@@ -1,5 +1,7 @@
 import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { isolateCache } from "../lib/isolateCaches";
+import { guardedMethods } from "../lib/outboundGuard";
+import { CLIENT_METADATA_URLS } from "../lib/strangerUrls";
 import { clientNameProblem } from "./clientNames";
 import { log } from "../lib/log";
 import { DAY_S, HOUR_S } from "../lib/time";
@@ -63,8 +65,13 @@ export function authorizationServer(base: string): OAuthAuthorizationServer<Env>
   );
 }
 
+/**
+ * The library's helpers, every call checked by the outbound guard: what a client names (its
+ * metadata document's URL, the keys it points to) is fetched only from https on 443 under a
+ * public name, and refused before any connection otherwise (src/lib/outboundGuard.ts).
+ */
 export function oauthHelpers(env: Env, base: string): OAuthHelpers {
-  return authorizationServer(base).getOAuthApi(env);
+  return guardedMethods(CLIENT_METADATA_URLS, authorizationServer(base).getOAuthApi(env));
 }
 
 /** What a grant carries into every /mcp request: whose account the token acts for. */

@@ -14,7 +14,9 @@ import type { AppEnv } from "../lib/context";
 import { localHostOnly } from "../lib/localHostOnly";
 import { statusOf } from "../lib/errors";
 import { formFields, MAX_FORM_BYTES } from "../lib/params";
-import { currentSession, type SessionAccount, signInBrowser } from "../accounts/browserSessions";
+import { clientAddress, currentSession, type SessionAccount, signInBrowser } from "../accounts/browserSessions";
+import { authorizeAllowed } from "../accounts/signIn";
+import { CLIENT_METADATA_URLS, strangerUrlProblem } from "../lib/strangerUrls";
 import { type GrantProps, MCP_SCOPE, OFFLINE_SCOPE, oauthHelpers, SCOPE_DESCRIPTIONS } from "./authorizationServer";
 import { shownClientName } from "./clientNames";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
@@ -38,6 +40,32 @@ import { log } from "../lib/log";
 export const authorize = new Hono<AppEnv>();
 
 authorize.use("/", csrf());
+
+/**
+ * Per address, before anything else: each /authorize request may make the Worker fetch the
+ * metadata document of whatever client_id it names. A client_id that is a URL must pass the
+ * guard for client metadata (https on 443, a public name) before the library is asked at all.
+ */
+authorize.use("/", async (c, next) => {
+  const limit = await authorizeAllowed(c.env, clientAddress(c));
+  if (!limit.allowed) {
+    c.header("Retry-After", String(limit.retryAfter));
+    c.header("Cache-Control", "no-store");
+    return c.html(
+      <ErrorPage title="Too many requests" message="Too many connection attempts from this address. Try again in a minute." />,
+      429,
+    );
+  }
+  const clientId = c.req.query("client_id");
+  if (clientId && /^[a-z][a-z0-9+.-]*:/i.test(clientId)) {
+    const problem = strangerUrlProblem(clientId, CLIENT_METADATA_URLS);
+    if (problem !== null) {
+      log.warn("oauth.client_id_refused", { reason: problem });
+      return errorPage(c, 400, "This application could not be verified", "Its client metadata document is not at a public https address.");
+    }
+  }
+  await next();
+});
 
 authorize.get(
   "/",

@@ -3,6 +3,8 @@ import { type Context, Hono } from "hono";
 import { publicBase } from "../env";
 import type { AppEnv } from "../lib/context";
 import { localHostOnly } from "../lib/localHostOnly";
+import { guardedOutbound } from "../lib/outboundGuard";
+import { CLIENT_METADATA_URLS } from "../lib/strangerUrls";
 import { authorizationServer, MCP_SCOPE, resourceOf } from "./authorizationServer";
 import { DAY_S } from "../lib/time";
 
@@ -44,10 +46,14 @@ for (const path of ["/oauth-protected-resource", "/oauth-protected-resource/mcp"
   });
 }
 
-// The library routes by the request's own URL, whatever the mount. Its errors are RFC 6749's
-// `{error, error_description}`; like every JSON error of the service they name the request too.
+// The library routes by the request's own URL, whatever the mount. What it fetches on a
+// client's say-so (a client_id's metadata document at the token endpoint, its jwks_uri) passes
+// the outbound guard first. Its errors are RFC 6749's `{error, error_description}`; like every
+// JSON error of the service they name the request too.
 const libraryOwned = async (c: Context<AppEnv>) => {
-  const response = await authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+  const response = await guardedOutbound(CLIENT_METADATA_URLS, () =>
+    authorizationServer(publicBase(c.env, c.req.url)).fetch(c.req.raw, c.env, c.executionCtx as ExecutionContext),
+  );
   if (response.status < 400 || !response.headers.get("content-type")?.includes("application/json")) return response;
   const text = await response.text();
   let body: unknown;

@@ -49,7 +49,8 @@ async function whoami(c: Context<AppEnv>) {
     .where(eq(apiClients.accountId, account.id))
     .all();
   c.header("Cache-Control", "no-store");
-  return c.json({ account, clients });
+  // The identity, as the sign-in answers it (docs/portal.md): not what the portal's pages use it for.
+  return c.json({ account: { id: account.id, email: account.email, plan: account.plan }, clients });
 }
 
 async function logout(c: Context<AppEnv>) {

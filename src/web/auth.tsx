@@ -1,8 +1,9 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { createAccount, emailSchema, passwordSchema, setPassword } from "../accounts/accounts";
-import { credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
-import { readVars } from "../env";
+import { CONFIRM_PATH, confirmEmail, sendConfirmation } from "../accounts/emailConfirmation";
+import { confirmationMailAllowed, credentialsSchema, signIn, signUpAllowed } from "../accounts/signIn";
+import { publicBase, readVars } from "../env";
 import { type ErrorCode, statusOf } from "../lib/errors";
 import { formFields } from "../lib/params";
 import {
@@ -23,7 +24,8 @@ import { log } from "../lib/log";
  * validation and limits (src/accounts/signIn.ts; sign-up counts against its address), forms
  * accepted only from this origin (hono/csrf, attached by the router), and a fresh session id
  * at every sign-in. Changing the password asks for the current one, as a sign-in would, and
- * ends every other session of the account.
+ * ends every other session of the account. Sign-up mails a link that confirms the address
+ * (src/accounts/emailConfirmation.ts); the dashboard offers to mail it again.
  */
 export const authPages = new Hono<WebEnv>();
 
@@ -205,7 +207,7 @@ authPages.post("/signup", async (c) => {
   if (!signupOpen(c.env)) return render(c, <SignUpClosedPage />, 403);
   const form = await formFields(c.req);
   const email = field(form, "email");
-  const parsed = signUpInput.safeParse({ email, password: field(form, "password") });
+  const parsed = await signUpInput.safeParseAsync({ email, password: field(form, "password") });
   if (!parsed.success) {
     const fieldErrors: FormState["fieldErrors"] = {};
     for (const issue of parsed.error.issues) {
@@ -238,7 +240,62 @@ authPages.post("/signup", async (c) => {
     return failed(c, created.error.message);
   }
   await replaceSession(c, db, created.value);
+  // The account exists either way: a mail that could not be sent is asked for again from the dashboard.
+  const mailed = await sendConfirmation(c.env, created.value, publicBase(c.env, c.req.url));
+  if (!mailed.ok) log.error("portal.confirmation_not_sent", { detail: mailed.error.message });
   return c.redirect("/portal?welcome=1", 303);
+});
+
+function ConfirmedPage(props: { error?: string; errorTitle?: string; already?: boolean; signedIn: boolean }) {
+  const title = props.error ? (props.errorTitle ?? "Link not valid") : "Email address confirmed";
+  return (
+    <Page title={title} narrow>
+      <h1>{title}</h1>
+      {props.error ? (
+        <p class="alert" role="alert">
+          {props.error}
+        </p>
+      ) : (
+        <p>
+          {props.already ? "This address was confirmed already." : "Thank you."} Your account has its plan's full daily budget of discovered
+          domains.
+        </p>
+      )}
+      <p>
+        <a href={props.signedIn ? "/portal" : "/portal/login"}>{props.signedIn ? "Go to the dashboard" : "Sign in"}</a>
+      </p>
+    </Page>
+  );
+}
+
+authPages.get(CONFIRM_PATH.replace(/^\/portal/, ""), async (c) => {
+  const db = c.var.ctx.db;
+  const token = c.req.query("token") ?? "";
+  const confirmed = await confirmEmail(db, c.env.SIGNED_URL_SECRET, token);
+  const signedIn = (await currentSession(c, db)) !== null;
+  if (!confirmed.ok)
+    return render(c, <ConfirmedPage error={confirmed.error.message} signedIn={signedIn} />, statusOf(confirmed.error.code));
+  return render(c, <ConfirmedPage already={confirmed.value.already} signedIn={signedIn} />);
+});
+
+authPages.post(`${CONFIRM_PATH.replace(/^\/portal/, "")}/resend`, signedIn, async (c) => {
+  const account = c.get("account");
+  if (account.emailConfirmed) return c.redirect("/portal", 303);
+  const limit = await confirmationMailAllowed(c.env, account.id);
+  if (!limit.allowed) {
+    c.header("Retry-After", String(limit.retryAfter));
+    return render(
+      c,
+      <ConfirmedPage errorTitle="Link not sent" error="Too many links asked for today. Try again tomorrow." signedIn />,
+      429,
+    );
+  }
+  const mailed = await sendConfirmation(c.env, account, publicBase(c.env, c.req.url));
+  if (!mailed.ok) {
+    log.error("portal.confirmation_not_sent", { detail: mailed.error.message });
+    return render(c, <ConfirmedPage errorTitle="Link not sent" error="The link could not be sent. Try again later." signedIn />, 503);
+  }
+  return c.redirect("/portal?confirmation=sent", 303);
 });
 
 function failed(c: Context<WebEnv>, detail: string) {
@@ -291,7 +348,7 @@ authPages.post("/password", signedIn, async (c) => {
   const account = c.get("account");
   const form = await formFields(c.req);
   const db = c.var.ctx.db;
-  const fresh = passwordSchema.safeParse(field(form, "password"));
+  const fresh = await passwordSchema.safeParseAsync(field(form, "password"));
   if (!fresh.success)
     return render(
       c,

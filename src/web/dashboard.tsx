@@ -1,8 +1,8 @@
 import { planNames } from "./plans";
 import { Hono } from "hono";
-import { publicBase } from "../env";
+import { publicBase, readVars } from "../env";
 import { listKeys } from "../keys/apiKeys";
-import { discoveryUsage } from "../limits/discoveryLimits";
+import { accountDiscoveriesPerDay, discoveryUsage } from "../limits/discoveryLimits";
 import { dailyUsage } from "../limits/history";
 import { accountLookupUsage } from "../limits/lookupLimits";
 import { windowEnd } from "../limits/periods";
@@ -27,24 +27,46 @@ interface Overview {
   companiesToday: number;
   /** Discoveries of unknown domains the account's requests started today (src/limits/discoveryLimits.ts). */
   discoveriesToday: number;
+  /** The account's discoveries a day: its plan's once its email is confirmed, a small budget until then. */
+  discoveriesPerDay: number;
   monthResets: number;
   dayResets: number;
 }
 
 async function overview(env: Env, account: SessionAccount, now: number): Promise<Overview> {
+  const discoveriesPerDay = accountDiscoveriesPerDay(account, readVars(env));
   const [month, today, discoveries] = await Promise.all([
     accountLookupUsage(env, account.id, account.plan, now),
     dailyUsage(env, account.id, account.plan, [], 1, now),
-    discoveryUsage(env, account.id, account.plan, now),
+    discoveryUsage(env, account.id, discoveriesPerDay, now),
   ]);
   return {
     monthLookups: month.used,
     mcpToday: today.mcpCalls[0] ?? 0,
     companiesToday: today.companies[0] ?? 0,
     discoveriesToday: discoveries.used,
+    discoveriesPerDay,
     monthResets: windowEnd("month", now),
     dayResets: windowEnd("day", now),
   };
+}
+
+/** An unconfirmed account is told why its discoveries are few, and can have the link mailed again. */
+function ConfirmEmailNotice(props: { email: string; sent: boolean }) {
+  return (
+    <section class="notice" aria-labelledby="confirm-heading">
+      <h2 id="confirm-heading">Confirm your email address</h2>
+      <p>
+        {props.sent ? "We mailed a new link" : "We mailed a link"} to {props.email}. Until you open it, lookups discover few unknown domains
+        a day.
+      </p>
+      <form method="post" action="/portal/confirm-email/resend">
+        <button type="submit" class="secondary">
+          Send the link again
+        </button>
+      </form>
+    </section>
+  );
 }
 
 function mcpCap(limits: PlanLimits): string {
@@ -57,6 +79,8 @@ function DashboardPage(props: {
   account: SessionAccount;
   overview: Overview;
   welcome: boolean;
+  /** A confirmation link was just mailed again. */
+  confirmationSent: boolean;
   playground: Parameters<typeof Playground>[0];
 }) {
   const limits = planLimits[props.account.plan];
@@ -64,6 +88,7 @@ function DashboardPage(props: {
   return (
     <Page title="Dashboard" account={props.account} section="dashboard">
       <h1>Dashboard</h1>
+      {!props.account.emailConfirmed && <ConfirmEmailNotice email={props.account.email} sent={props.confirmationSent} />}
       {props.welcome && (
         <p class="notice" role="status">
           Your account is ready. <a href="/portal/keys">Create a publishable key</a> to put logos on your site.
@@ -121,13 +146,15 @@ function DashboardPage(props: {
           <p class="figure">{count(overview.discoveriesToday)}</p>
           <meter
             min={0}
-            max={limits.discoveriesPerDay}
-            value={Math.min(overview.discoveriesToday, limits.discoveriesPerDay)}
+            max={overview.discoveriesPerDay}
+            value={Math.min(overview.discoveriesToday, overview.discoveriesPerDay)}
             aria-labelledby="discoveries-heading"
           />
           <p class="hint">
-            Sites fetched for domains the catalogue did not know: {count(limits.discoveriesPerDay)} a day; past that, such a domain is a
+            Sites fetched for domains the catalogue did not know: {count(overview.discoveriesPerDay)} a day; past that, such a domain is a
             plain miss. Resets {dateTime(overview.dayResets)}.
+            {overview.discoveriesPerDay < limits.discoveriesPerDay &&
+              ` Your plan's ${count(limits.discoveriesPerDay)} a day start once your email address is confirmed.`}
           </p>
         </section>
       </div>
@@ -157,6 +184,7 @@ dashboardPages.get("/", signedIn, async (c) => {
       account={account}
       overview={await overview(c.env, account, now)}
       welcome={c.req.query("welcome") === "1"}
+      confirmationSent={c.req.query("confirmation") === "sent"}
       playground={{ action: "/portal", base, typed, result, keys: publishable, selectedKey, reportable: true }}
     />,
     status,

@@ -35,8 +35,11 @@ describe("createAccount", () => {
       const clients = await db.select().from(apiClients).where(eq(apiClients.accountId, id));
       expect(await verifyPassword("correct horse battery", account!.passwordHash)).toBe(true);
       // What differs between any two accounts: ids, email, times, the hash's salt.
-      const { id: _id, email: _email, passwordHash: _hash, createdAt: _created, updatedAt: _updated, ...rest } = account!;
-      return { account: rest, clients: clients.map(({ id: _client, accountId: _account, createdAt: _at, ...client }) => client) };
+      const { id: _id, email: _email, passwordHash: _hash, createdAt: _created, updatedAt: _updated, emailConfirmedAt, ...rest } = account!;
+      return {
+        account: { ...rest, confirmed: emailConfirmedAt !== null },
+        clients: clients.map(({ id: _client, accountId: _account, createdAt: _at, ...client }) => client),
+      };
     };
     const [a, b] = [await rowsOf(made.id), await rowsOf(inserted.id)];
     expect(b.account).toEqual(a.account);
@@ -69,10 +72,20 @@ describe("createAccount", () => {
     expect(await db.select().from(accounts).all()).toHaveLength(1);
   });
 
+  it("takes a password that is long and not among the common ones", async () => {
+    expect((await createAccount(db, { email: "strong@example.com", password: "tangerine kettle orbit" })).ok).toBe(true);
+  });
+
   it.each([
     [{ email: "not-an-email", password: "correct horse battery" }, /email/],
     [{ email: "short@example.com", password: "short" }, /at least 10/],
     [{ email: "plan@example.com", password: "correct horse battery", plan: "platinum" }, /plan/],
+    // Among the passwords guessed first, or trivially repetitive: refused with the reason.
+    [{ email: "common@example.com", password: "password123" }, /one of the most commonly used passwords/],
+    [{ email: "repeat@example.com", password: "aaaaaaaaaa" }, /repeats the same characters/],
+    [{ email: "again@example.com", password: "abcabcabcabc" }, /repeats the same characters/],
+    [{ email: "sequence@example.com", password: "abcdefghijk" }, /simple sequence/],
+    [{ email: "added@example.com", password: "letmein!!2024" }, /common password with digits or symbols added/],
   ])("refuses %j and writes nothing", async (input, message) => {
     const created = await createAccount(db, input as never);
     expect(!created.ok && created.error.code).toBe("invalid_argument");

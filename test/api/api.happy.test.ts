@@ -77,6 +77,7 @@ describe("REST API with a secret key", () => {
     expect(Company.parse(body)).toEqual({
       companyId: company.companyId,
       companyName: "Stripe",
+      nameSource: "catalogue",
       domain: "stripe.com",
       domains: ["stripe.com", "stripe.dev"],
       aliases: ["Stripe Inc"],

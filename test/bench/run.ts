@@ -10,6 +10,10 @@
  *   assets    GET /assets/{key}?maxWidth=256      vs  sharp resizing the same PNG in Node
  *   discovered  GET /{domain} (302, warm) of a logo discovery found on a (fake, loopback) site
  *   monogram  GET /{domain}?fallback=monogram of a site with no icon (its miss remembered)
+ *   hostile   the discovery of a site whose icon is a 1,100 px PNG of random colours: workerd's
+ *             CPU for the whole discovery, alone, against the discovery of a two-colour PNG of
+ *             the same size (what the colours cost); and the p99 of warm catalogued redirects
+ *             served while such a discovery runs against their p99 alone, in turn
  *
  * The Worker is bundled as for deployment and run by Miniflare with the real bindings (D1, R2,
  * Durable Objects, Images, Cache) on a direct socket: wrangler dev's proxy caps every Worker
@@ -31,6 +35,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { encode } from "fast-png";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
@@ -161,6 +166,17 @@ async function main() {
       "/icon.png": { type: "image/png", base64: iconPng.toString("base64") },
     });
     const emptyHost = await claim({ "/": { type: "text/html", body: "<title>Quiet Co</title>" } });
+    // Three sites a round, each discovered once: a hostile one alone (its CPU), a two-colour
+    // one of the same size alone (the baseline), and a hostile one under load.
+    const noise = noisePng(1100).toString("base64");
+    const plain = twoColourPng(1100).toString("base64");
+    const iconSite = (base64: string) =>
+      claim({
+        "/": { type: "text/html", body: '<title>Home</title><link rel="icon" href="/icon.png">' },
+        "/icon.png": { type: "image/png", base64 },
+      });
+    const hostileHosts: string[] = [];
+    for (let i = 0; i < rounds; i++) hostileHosts.push(await iconSite(noise), await iconSite(plain), await iconSite(noise));
 
     log("Starting workerd…");
     // With a signing secret, as deployed: redirects to widths between the ladder's rungs are signed.
@@ -277,7 +293,13 @@ export default { fetch() {
       }
       log(`Measuring the warm redirect inside its isolate: ${rounds} rounds of ${LOOP_CALLS.toLocaleString("en")} calls…`);
       const isolate = await isolateLoops(new URL("/", loopBase), new URL(`/github.com?token=${keys.redirect}`, loopBase).href);
-      report(samples, isolate);
+      log(`Measuring the hostile icon's discovery: ${rounds} rounds, alone and beside ${seconds} s of catalogued lookups…`);
+      const hostile = await hostileRounds(
+        hostileHosts,
+        (host) => new URL(`/${host}?token=${keys.redirect}`, redirectBase).href,
+        urls.redirect,
+      );
+      report(samples, isolate, hostile);
     } finally {
       await mf.dispose();
     }
@@ -327,6 +349,75 @@ export default {
   return path;
 }
 
+/** A PNG of random colours, `edge` pixels square, a quarter of it transparent (as test/discovery/bounded.test.ts). */
+function noisePng(edge: number): Buffer {
+  const data = new Uint8Array(edge * edge * 4);
+  for (let at = 0; at < data.length; at += 65536) crypto.getRandomValues(data.subarray(at, Math.min(data.length, at + 65536)));
+  for (let i = 3; i < data.length; i += 4) data[i] = data[i]! < 64 ? 0 : 255;
+  return Buffer.from(encode({ width: edge, height: edge, data, channels: 4, depth: 8 }));
+}
+
+/** A PNG of two colours, `edge` pixels square: a disc on a transparent ground. */
+function twoColourPng(edge: number): Buffer {
+  const data = new Uint8Array(edge * edge * 4);
+  const r = edge / 2;
+  for (let y = 0; y < edge; y++)
+    for (let x = 0; x < edge; x++) if ((x - r) ** 2 + (y - r) ** 2 < (r * 0.9) ** 2) data.set([31, 111, 235, 255], (y * edge + x) * 4);
+  return Buffer.from(encode({ width: edge, height: edge, data, channels: 4, depth: 8 }));
+}
+
+interface HostileFigures {
+  /** workerd's CPU for one discovery of the hostile site, alone (ms). */
+  cpuMs: number[];
+  /** workerd's CPU for one discovery of a two-colour icon of the same size, alone (ms). */
+  plainCpuMs: number[];
+  /** Wall time from the first lookup to the logo served (ms), alone. */
+  wallMs: number[];
+  /** p99 of warm catalogued redirects alone, and while a hostile discovery runs (ms). */
+  aloneP99: number[];
+  duringP99: number[];
+}
+
+/** Looks `url` up until the discovered logo is served (302), at most a minute; the time it took. */
+async function discovered(url: string): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < 60_000) {
+    const response = await fetch(url, { redirect: "manual" });
+    await response.arrayBuffer();
+    if (response.status === 302) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url.replace(/token=[^&]+/, "token=…")} was not discovered within a minute`);
+}
+
+/**
+ * Per round: a hostile site discovered alone, workerd's CPU over it; the catalogued redirect
+ * loaded alone; and loaded again while another hostile site is discovered (started just
+ * before), the order of the two loads reversed every other round.
+ */
+async function hostileRounds(hosts: string[], lookup: (host: string) => string, catalogued: string): Promise<HostileFigures> {
+  const figures: HostileFigures = { cpuMs: [], plainCpuMs: [], wallMs: [], aloneP99: [], duringP99: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const icon of inTurn(["noise", "plain"] as const, round)) {
+      const cpuBefore = workerdCpuSeconds();
+      const wall = await discovered(lookup(hosts[3 * round + (icon === "noise" ? 0 : 1)]!));
+      const cpu = (workerdCpuSeconds() - cpuBefore) * 1000;
+      if (icon === "noise") figures.wallMs.push(wall);
+      (icon === "noise" ? figures.cpuMs : figures.plainCpuMs).push(cpu);
+    }
+    for (const phase of inTurn(["alone", "during"] as const, round)) {
+      if (phase === "alone") {
+        figures.aloneP99.push((await load(catalogued, 302)).p99);
+        continue;
+      }
+      const discovery = discovered(lookup(hosts[3 * round + 2]!));
+      figures.duringP99.push((await load(catalogued, 302)).p99);
+      await discovery;
+    }
+  }
+  return figures;
+}
+
 interface IsolateFigures {
   trivial: number[];
   redirect: number[];
@@ -362,7 +453,7 @@ function pairedRatio(samples: Record<Scenario, Figures[]>, a: Scenario, b: Scena
   return pairedMedian(samples, (i) => samples[a][i]!.rps / samples[b][i]!.rps).toFixed(2);
 }
 
-function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures) {
+function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures, hostile: HostileFigures) {
   const f = Object.fromEntries(Object.entries(samples).map(([name, runs]) => [name, median(runs)])) as Record<Scenario, Figures>;
   const row = (name: string, x: Figures) =>
     `${name.padEnd(44)} ${x.rps.toFixed(0).padStart(8)} ${x.p50.toFixed(2).padStart(7)} ${x.p99.toFixed(2).padStart(7)} ${
@@ -415,6 +506,23 @@ function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures) {
   console.log(`  above the trivial Worker   ${above.toFixed(1)} µs   (median of per-round differences; target ≤ 10)`);
   console.log(
     `  rounds: trivial ${isolate.trivial.map((x) => x.toFixed(1)).join(", ")}; redirect ${isolate.redirect.map((x) => x.toFixed(1)).join(", ")}`,
+  );
+  const p99Ratio = middle(hostile.duringP99.map((during, i) => during / hostile.aloneP99[i]!));
+  console.log(`
+hostile icon: discovering a site whose icon is a 1,100 px PNG of random colours (medians of ${hostile.cpuMs.length} rounds)`);
+  console.log(
+    `  workerd CPU for the whole discovery   ${middle(hostile.cpuMs).toFixed(0)} ms   (fetch, decode, analysis, renditions, writes)`,
+  );
+  console.log(`  the same, a two-colour 1,100 px PNG   ${middle(hostile.plainCpuMs).toFixed(0)} ms`);
+  const colourCost = middle(hostile.cpuMs.map((cpu, i) => cpu / hostile.plainCpuMs[i]!));
+  console.log(`  random colours / two colours          ${colourCost.toFixed(2)}   (median of per-round ratios: what the colours cost)`);
+  console.log(`  first lookup to logo served           ${middle(hostile.wallMs).toFixed(0)} ms`);
+  console.log(
+    `  catalogued redirect p99 alone         ${middle(hostile.aloneP99).toFixed(2)} ms; while the discovery runs ${middle(hostile.duringP99).toFixed(2)} ms`,
+  );
+  console.log(`  p99 during / alone                    ${p99Ratio.toFixed(2)}   (median of per-round ratios; target ≤ 2)`);
+  console.log(
+    `  rounds: CPU ${hostile.cpuMs.map((x) => x.toFixed(0)).join(", ")} ms, two colours ${hostile.plainCpuMs.map((x) => x.toFixed(0)).join(", ")} ms; p99 alone ${hostile.aloneP99.map((x) => x.toFixed(2)).join(", ")}; during ${hostile.duringP99.map((x) => x.toFixed(2)).join(", ")}`,
   );
 }
 

@@ -25,6 +25,7 @@ export async function searchCompaniesReference(db: CatalogueDb, query: string, l
       hits.push({
         companyId: match.companyId,
         companyName: match.companyName,
+        nameSource: match.nameSource,
         domain: match.domain,
         brandColor: match.brandColor,
         matchedBy,

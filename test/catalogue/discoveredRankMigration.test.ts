@@ -19,9 +19,9 @@ const at = migrations.findIndex((m) => m.name.startsWith("0013_"));
 
 beforeEach(async () => {
   await reset();
-  // The catalogue before 0013, written by today's write path, which needs 0014's table, 0018's
-  // logo columns and the company identifiers' table too.
-  const needed = migrations.filter((m) => /^001[48]_/.test(m.name) || m.name.endsWith("_company_identifiers.sql"));
+  // The catalogue before 0013, written by today's write path, which needs 0014's table, 0017's
+  // name columns, 0018's logo columns and the company identifiers' table too.
+  const needed = migrations.filter((m) => /^001[478]_/.test(m.name) || m.name.endsWith("_company_identifiers.sql"));
   await applyD1Migrations(env.DB, [...migrations.slice(0, at), ...needed]);
 });
 

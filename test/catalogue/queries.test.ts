@@ -50,6 +50,7 @@ describe("findCompanyByDomain", () => {
     expect(await findCompanyByDomain(db, "github.com")).toEqual({
       companyId: ids.GitHub,
       companyName: "GitHub",
+      nameSource: "catalogue",
       domain: "github.com",
       brandColor: "#181717",
     });

@@ -80,8 +80,9 @@ async function entries(): Promise<string[]> {
 describe("migration 0012: one fold of search", () => {
   it("makes the words of every script findable as the code folds them", async () => {
     await oldCatalogue();
-    expect(await names("デンソー")).toEqual([]);
-    await applyD1Migrations(env.DB, migrations.slice(at, at + 1));
+    // With the migrations after it: the code's reads need today's schema (a companies table
+    // with name_source, 0017), so that search cannot be asked before it.
+    await applyD1Migrations(env.DB, migrations.slice(at));
     for (const [query, name] of [
       ["デンソー", "Denso"],
       ["ペイント", "Nippon Paint"],

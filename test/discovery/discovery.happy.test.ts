@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { companies } from "../../schema";
 import { findCompanyByDomain } from "../../src/catalogue/companies";
+import { domainName } from "../../src/catalogue/names";
 import { logosOfCompany } from "../../src/catalogue/logos";
 import { searchCompanies } from "../../src/catalogue/search";
 import { discoverDomain } from "../../src/discovery/discover";
@@ -38,7 +39,7 @@ describe("discovery on a miss: what the site offers", () => {
     const site = await claimSite({});
     await site.set({
       "/": page(
-        `<title>Acme Widgets — Home</title><meta property="og:site_name" content="Acme Widgets"><meta name="theme-color" content="#3A7">
+        `<title>${domainName(site.host)} Widgets — Home</title><meta property="og:site_name" content="${domainName(site.host)} Widgets"><meta name="theme-color" content="#3A7">
          <link rel="icon" sizes="16x16" href="/favicon-16.png"><link rel="icon" sizes="32x32" href="/favicon-32.png">
          <link rel="apple-touch-icon" href="/apple-touch-icon-180.png">`,
       ),
@@ -50,7 +51,7 @@ describe("discovery on a miss: what the site offers", () => {
     expect(response.status).toBe(302);
     expect(response.headers.get("x-logo-source")).toBe("discovered");
     expect(stored).toMatchObject({
-      name: "Acme Widgets",
+      name: `${domainName(site.host)} Widgets`,
       brandColor: "#33aa77",
       logo: {
         sourceSet: "discovered",
@@ -89,11 +90,12 @@ describe("discovery on a miss: what the site offers", () => {
   });
 
   it("reads a manifest-only site: the largest manifest icon and the manifest's name", async () => {
-    const site = await claimSite({
+    const site = await claimSite({});
+    await site.set({
       "/": page('<link rel="manifest" href="/app/site.webmanifest">'),
       "/app/site.webmanifest": text(
         JSON.stringify({
-          name: "Manifest Co",
+          name: `${domainName(site.host)} Co`,
           theme_color: "#112233",
           icons: [
             { src: "icon-192.png", sizes: "192x192" },
@@ -107,7 +109,7 @@ describe("discovery on a miss: what the site offers", () => {
     });
     const { stored } = await firstLookup(site);
     expect(stored).toMatchObject({
-      name: "Manifest Co",
+      name: `${domainName(site.host)} Co`,
       brandColor: "#112233",
       logo: { width: 512, sourceUrl: `https://${site.host}/app/icon-512.png` },
     });
@@ -124,7 +126,7 @@ describe("discovery on a miss: what the site offers", () => {
     const { response, stored } = await firstLookup(site);
     expect(response.status).toBe(302);
     expect(stored).toMatchObject({
-      name: "Old School",
+      name: domainName(site.host),
       logo: { format: "ico", width: 48, height: 48, sourceUrl: `https://${site.host}/favicon.ico` },
     });
     const master = await env.LOGOS.get(stored!.logo.masterKey);

@@ -56,6 +56,11 @@ export async function elsewhereRequests(): Promise<unknown[]> {
   return (await control("/elsewhere/requests")).json();
 }
 
+/** TCP connections the "elsewhere" loopback server accepted, requests or not. */
+export async function elsewhereConnections(): Promise<number> {
+  return ((await (await control("/elsewhere/connections")).json()) as { count: number }).count;
+}
+
 export const page = (head: string, body = ""): Route => ({
   type: "text/html; charset=utf-8",
   body: `<!doctype html><html><head>${head}</head><body>${body}</body></html>`,

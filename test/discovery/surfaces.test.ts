@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LogoLookup } from "../../packages/sdk/src";
+import { domainName } from "../../src/catalogue/names";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { agent, structured } from "../mcp/helpers";
@@ -16,7 +17,7 @@ describe("discovery behind every surface that takes a domain", () => {
     const response = await rest(`/v1/companies/lookup?domain=${site.host}`, key);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { companyName: string; logos: Array<Record<string, unknown>> };
-    expect(body.companyName).toBe("Surface Co");
+    expect(body).toMatchObject({ companyName: domainName(site.host), nameSource: "domain" });
     expect(body.logos[0]).toMatchObject({
       source: "discovered",
       sourceSet: "discovered",
@@ -32,7 +33,7 @@ describe("discovery behind every surface that takes a domain", () => {
     const batch = structured<{ results: Array<Record<string, unknown>> }>(await call("fetch_logos", { domains: [a.host] }));
     expect(batch.results[0]).toMatchObject({ ok: true, resolvedDomain: a.host, source: "discovered", width: 64 });
     const one = structured<Record<string, unknown>>(await call("fetch_logo", { query: b.host }));
-    expect(one).toMatchObject({ ok: true, domain: b.host, companyName: "Surface Co", source: "discovered" });
+    expect(one).toMatchObject({ ok: true, domain: b.host, companyName: domainName(b.host), source: "discovered" });
   });
 
   it("MCP fetch_logo and insert_logo take a domain query as that domain, not a catalogue domain it begins", async () => {
@@ -43,11 +44,11 @@ describe("discovery behind every surface that takes a domain", () => {
     expect(structured(await call("fetch_logo", { query: site.host }))).toMatchObject({
       ok: true,
       domain: site.host,
-      companyName: "Surface Co",
+      companyName: domainName(site.host),
       source: "discovered",
     });
     const inserted = structured<Record<string, unknown>>(await call("insert_logo", { query: site.host }));
-    expect(inserted).toMatchObject({ companyName: "Surface Co", blob_name: expect.stringContaining(site.host) });
+    expect(inserted).toMatchObject({ companyName: domainName(site.host), blob_name: expect.stringContaining(site.host) });
     // Still found by its name, and by the start of its domain while that is no domain itself.
     expect(structured(await call("fetch_logo", { query: "Longer Domain" }))).toMatchObject({ companyName: "Longer Domain Co" });
     expect(structured(await call("fetch_logo", { query: `${site.host}mu` }))).toMatchObject({ companyName: "Longer Domain Co" });
@@ -58,7 +59,8 @@ describe("discovery behind every surface that takes a domain", () => {
     const site = await claimSite({ "/": page(`<title>${title}</title><link rel="icon" href="/i.png">`), "/i.png": image(png(64, 64)) });
     const { call } = await agent();
     const inserted = structured<{ companyName: string; instructions: string }>(await call("insert_logo", { query: site.host }));
-    expect(inserted.companyName).toContain("Evil Co.");
+    // The title does not agree with the domain: the company is named after its domain.
+    expect(inserted.companyName).toBe(domainName(site.host));
     expect(inserted.instructions).not.toContain("Evil");
     expect(inserted.instructions).not.toContain("IMPORTANT");
     expect(inserted.instructions).toMatch(new RegExp(`^To insert the logo of ${site.host.replace(/\./g, "\\.")} into the current slide:`));
@@ -86,7 +88,12 @@ describe("discovery behind every surface that takes a domain", () => {
     expect(await sdk.get(site.host, { size: 32 })).toMatchObject({ source: "discovered", width: 32, contentType: "image/png" });
     const empty = await claimSite({ "/": page("<title>Quiet</title>") });
     const monogram = await sdk.get(empty.host, { fallback: "monogram", size: 50 });
-    expect(monogram).toMatchObject({ source: "monogram", contentType: "image/svg+xml; charset=utf-8", width: 50, companyName: "Quiet" });
-    expect(new TextDecoder().decode(monogram.bytes)).toContain(">Q</text>");
+    expect(monogram).toMatchObject({
+      source: "monogram",
+      contentType: "image/svg+xml; charset=utf-8",
+      width: 50,
+      companyName: domainName(empty.host),
+    });
+    expect(new TextDecoder().decode(monogram.bytes)).toContain(">F</text>");
   });
 });

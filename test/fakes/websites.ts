@@ -14,6 +14,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  *   GET  /sites/{host}/requests      → [{path, headers}] every request the site received
  *   GET  /elsewhere/requests         → requests to the "elsewhere" server, a loopback port
  *                                      that DISCOVERY_RESOLVE does not name
+ *   GET  /elsewhere/connections      → {count}: TCP connections it accepted, HTTP or not (a
+ *                                      TLS handshake to it is one, though no request follows)
  * A Route is {status?, type?, body? (text), base64? (bytes), location?, endless?: true (an
  * HTML page that never ends), size? (bytes of a PNG-looking body streamed, never held),
  * drip?: true (its body at once, then a space every 100 ms, never ending), declaredLength?
@@ -140,12 +142,13 @@ export async function startFakeWebsites(): Promise<{ controlUrl: string; resolve
     sites.push(site);
   }
   const elsewhere = { routes: {} as Record<string, Route>, requests: [] as Site["requests"], sent: 0, stalled: [] as Site["stalled"] };
-  const elsewherePort = await listen(
-    createServer((req, res) => {
-      elsewhere.routes = { [(req.url ?? "/").split("?")[0]!]: { type: "image/png", base64: PNG_SIGNATURE.toString("base64") } };
-      serve(elsewhere, req, res);
-    }),
-  );
+  const elsewhereServer = createServer((req, res) => {
+    elsewhere.routes = { [(req.url ?? "/").split("?")[0]!]: { type: "image/png", base64: PNG_SIGNATURE.toString("base64") } };
+    serve(elsewhere, req, res);
+  });
+  let elsewhereConnections = 0;
+  elsewhereServer.on("connection", () => elsewhereConnections++);
+  const elsewherePort = await listen(elsewhereServer);
   // Sites handed back go to the end of the line: a host is claimed again as late as possible,
   // long after anything a test left running (a discovery on the queue) has asked it.
   const free = [...sites];
@@ -175,6 +178,7 @@ export async function startFakeWebsites(): Promise<{ controlUrl: string; resolve
       return reply(200, { released: claimed.length });
     }
     if (url.pathname === "/elsewhere/requests") return reply(200, elsewhere.requests);
+    if (url.pathname === "/elsewhere/connections") return reply(200, { count: elsewhereConnections });
     const match = /^\/sites\/([^/]+)(\/requests|\/sent|\/resume)?$/.exec(url.pathname);
     const site = match && sites.find((s) => s.host === match[1]);
     if (!site) return reply(404, { error: "unknown site" });

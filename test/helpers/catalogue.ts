@@ -39,26 +39,43 @@ const hashes = new Map<string, Promise<string>>();
  * or two and never look at the hash. test/accounts/accounts.test.ts checks the two write the
  * same rows; tests of hashing itself call createAccount.
  */
-export async function insertAccount(input: { email: string; password: string; plan?: Plan }): Promise<AccountSummary> {
+/**
+ * An account as an operator makes it (`admin account create`): its address vouched for, so it
+ * has its plan's discovery budget. Tests of an unconfirmed account pass `emailConfirmed: false`.
+ */
+export async function insertAccount(input: {
+  email: string;
+  password: string;
+  plan?: Plan;
+  emailConfirmed?: boolean;
+}): Promise<AccountSummary> {
   let hash = hashes.get(input.password);
   if (hash === undefined) hashes.set(input.password, (hash = hashPassword(input.password)));
   const now = new Date();
   const [id, clientId, plan] = [crypto.randomUUID(), crypto.randomUUID(), input.plan ?? "free"];
   await db.batch([
-    db.insert(accounts).values({ id, email: input.email, passwordHash: await hash, plan, createdAt: now, updatedAt: now }),
+    db.insert(accounts).values({
+      id,
+      email: input.email,
+      passwordHash: await hash,
+      plan,
+      emailConfirmedAt: input.emailConfirmed === false ? null : now,
+      createdAt: now,
+      updatedAt: now,
+    }),
     db.insert(apiClients).values({ id: clientId, accountId: id, name: "Default", createdAt: now }),
   ]);
   return { id, email: input.email, plan, clientId, createdAt: now.toISOString() };
 }
 
 let made = 0;
-export function addAccount(plan: Plan = "free") {
-  return insertAccount({ email: `user${++made}-${crypto.randomUUID()}@example.com`, password: "correct horse battery", plan });
+export function addAccount(plan: Plan = "free", options: { emailConfirmed?: boolean } = {}) {
+  return insertAccount({ email: `user${++made}-${crypto.randomUUID()}@example.com`, password: "correct horse battery", plan, ...options });
 }
 
 /** The same account through createAccount itself: for the test that compares the two. */
 export async function createdAccount(email: string, password: string, plan: Plan = "free"): Promise<AccountSummary> {
-  const account = await createAccount(db, { email, password, plan });
+  const account = await createAccount(db, { email, password, plan, emailConfirmed: true });
   if (!account.ok) throw new Error(account.error.message);
   return account.value;
 }

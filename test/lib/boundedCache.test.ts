@@ -51,6 +51,11 @@ describe("readVars", () => {
       CDN_PURGE_ZONE_ID: "0123456789abcdef0123456789abcdef",
       CLOUDFLARE_API_BASE: "https://api.example.com/client/v4",
       DNS_RESOLVER_URL: "https://dns.example.com/dns-query",
+      DISCOVERY_UNCONFIRMED_PER_DAY: "5",
+      DISCOVERY_ADDRESS_PER_DAY: "50",
+      DISCOVERY_DEPLOYMENT_PER_DAY: "500",
+      MAIL_API_BASE: "https://mail.example.com",
+      MAIL_FROM: "other@example.com",
       ACCESS_LOG: "all",
       DOCS_URL: "https://docs.example.com",
     };

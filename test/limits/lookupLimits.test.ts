@@ -25,6 +25,7 @@ const key = (
   accountId,
   type: "publishable",
   plan,
+  emailConfirmed: true,
   allowedOrigins: [],
   requireAttribution: false,
   perMinuteOverride,

@@ -202,6 +202,8 @@ describe("daily unique companies", () => {
         clientId: "client",
         oauthClientId: "agent",
         plan: "free",
+        emailConfirmed: true,
+        address: null,
         toolset: "three",
         base: BASE,
         requests: null,

@@ -41,6 +41,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
         logoId: acme.full,
         companyId: acme.companyId,
         companyName: "Acme Rockets",
+        nameSource: "catalogue",
         domain: "acmerockets.example",
         variant: "full",
         sourceWidth: 40,
@@ -50,6 +51,7 @@ describe.each(["2025", "2026"] as const)("seven-tool form, %s-era client", (era)
         logoId: acme.icon,
         companyId: acme.companyId,
         companyName: "Acme Rockets",
+        nameSource: "catalogue",
         domain: "acmerockets.example",
         variant: "icon",
         sourceWidth: 40,
@@ -418,6 +420,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
         logoId: acme.full,
         companyId: acme.companyId,
         companyName: "Triple Co",
+        nameSource: "catalogue",
         domain: "triple.example",
         variant: "full",
         width: 40,
@@ -428,6 +431,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
         logoId: acme.icon,
         companyId: acme.companyId,
         companyName: "Triple Co",
+        nameSource: "catalogue",
         domain: "triple.example",
         variant: "icon",
         width: 40,
@@ -451,6 +455,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
       width: 40,
       height: 20,
       companyName: "Signed Co",
+      nameSource: "catalogue",
     });
 
     const linked = structured<{ url: string; expiresIn: number }>(await call("get_logo", { logoId: acme.icon, returnType: "url" }));
@@ -461,6 +466,7 @@ describe("three-tool form (/mcp?toolset=three)", () => {
       width: 40,
       height: 20,
       companyName: "Signed Co",
+      nameSource: "catalogue",
     });
     const url = new URL(linked.url);
     expect(url.searchParams.get("signature")).toMatch(/^[\w-]{43}$/);

@@ -383,7 +383,7 @@ describe("authorization requests the server refuses", () => {
   it("answers a client whose metadata document stops answering after the first step with a page, at every step after", async () => {
     // A client whose id is the URL of its metadata document (CIMD), served without leave to
     // cache it: every step fetches it again. The host is outside; fetch stands in for it.
-    const clientId = "https://agent.example/oauth/client.json";
+    const clientId = "https://flaky-agent.dev/oauth/client.json";
     const document = {
       client_id: clientId,
       client_name: "Flaky Agent",

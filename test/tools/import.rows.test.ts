@@ -67,7 +67,9 @@ afterAll(async () => {
 });
 
 const write = (file: string, rows: object[]) => writeFileSync(join(dir, file), `${rows.map((row) => JSON.stringify(row)).join("\n")}\n`);
-const importFile = (file: string) => inProcess((io) => importCommand([join(dir, file), "--persist-to", state.dir], io, { writer, pool }));
+// The image server of these tests is on loopback: the operator says so (--allow-private-urls).
+const importFile = (file: string, flags = ["--allow-private-urls"]) =>
+  inProcess((io) => importCommand([join(dir, file), ...flags, "--persist-to", state.dir], io, { writer, pool }));
 const company = (name: string) => platform.db.select().from(companies).where(eq(companies.name, name)).get();
 const logoOf = async (name: string) =>
   platform.db
@@ -162,6 +164,38 @@ describe("an import's rows", () => {
     expect(await company("Misspelt")).toBeUndefined();
   });
 
+  it("refuses image URLs of hosts that are not public unless told, before connecting to them", async () => {
+    let asked = 0;
+    const counting = createServer((_, response) => {
+      asked++;
+      response.writeHead(200, { "content-type": "image/png" }).end();
+    });
+    let connections = 0;
+    counting.on("connection", () => connections++);
+    await new Promise<void>((resolve) => counting.listen(0, "127.0.0.1", resolve));
+    const port = (counting.address() as { port: number }).port;
+    try {
+      write("private.jsonl", [
+        { name: "Loopback", domains: ["loopback-url.com"], variant: "icon", image: `http://127.0.0.1:${port}/a.png` },
+        { name: "Named", domains: ["named-url.com"], variant: "icon", image: `http://localhost:${port}/b.png` },
+        { name: "Metadata", domains: ["metadata-url.com"], variant: "icon", image: "http://169.254.169.254/latest/meta-data/" },
+        { name: "Mapped", domains: ["mapped-url.com"], variant: "icon", image: `http://[::ffff:127.0.0.1]:${port}/c.png` },
+      ]);
+      const result = await importFile("private.jsonl", []);
+      expect(result.json()).toMatchObject({ created: 0, failed: 4 });
+      const errors = (result.json().failures as Array<{ error: string }>).map((f) => f.error);
+      expect(errors[0]).toBe(
+        "image URL refused: 127.0.0.1 resolves to 127.0.0.1, which is not a public address (--allow-private-urls fetches it all the same)",
+      );
+      expect(errors[1]).toMatch(/^image URL refused: localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
+      expect(errors[2]).toMatch(/^image URL refused: 169\.254\.169\.254 resolves to 169\.254\.169\.254/);
+      expect(errors[3]).toMatch(/^image URL refused: ::ffff:\S+ resolves to/);
+      expect([asked, connections]).toEqual([0, 0]);
+    } finally {
+      await new Promise((resolve) => counting.close(resolve));
+    }
+  });
+
   it("refuses a file that is not a regular file or is over 10 MB, and a URL whose body passes 10 MB, without reading it all", async () => {
     const fifo = join(dir, "img/fifo.png");
     execFileSync("mkfifo", [fifo]);
@@ -242,6 +276,7 @@ describe("an import's rows", () => {
       batchSize: 10,
       maxHeldBytes: 2 * 1024 * 1024,
       convert: async () => tiny,
+      allowPrivateUrls: true,
     });
     expect(report).toMatchObject({ rows: 60, created: 60, failed: 0 });
     expect(served).toBe(60);

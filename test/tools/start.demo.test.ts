@@ -54,17 +54,21 @@ describe("npm start's demo account", () => {
     expect(printedKeyIds(join(tmpdir(), "no-such-demo-keys.json"))).toEqual([]);
   });
 
-  it("refuses a DEMO_PASSWORD that no account could have, in one line, before anything starts", () => {
-    expect(demoPassword({ DEMO_PASSWORD: "short" })).toEqual({
+  it("refuses a DEMO_PASSWORD that no account could have, in one line, before anything starts", async () => {
+    expect(await demoPassword({ DEMO_PASSWORD: "short" })).toEqual({
       ok: false,
       error: { code: "invalid_argument", message: "DEMO_PASSWORD must be at least 10 characters" },
     });
-    expect(demoPassword({})).toEqual({ ok: true, value: DEFAULT_DEMO_PASSWORD });
+    expect(await demoPassword({ DEMO_PASSWORD: "password123" })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("DEMO_PASSWORD is one of the most commonly used passwords") },
+    });
+    expect(await demoPassword({})).toEqual({ ok: true, value: DEFAULT_DEMO_PASSWORD });
     // Reachable from elsewhere (PUBLIC_BASE_URL), the published default would sign anyone in.
-    expect(demoPassword({}, true)).toMatchObject({
+    expect(await demoPassword({}, true)).toMatchObject({
       ok: false,
       error: { message: expect.stringContaining("set DEMO_PASSWORD to a password of your own") },
     });
-    expect(demoPassword({ DEMO_PASSWORD: "a long one of my own" }, true)).toEqual({ ok: true, value: "a long one of my own" });
+    expect(await demoPassword({ DEMO_PASSWORD: "a long one of my own" }, true)).toEqual({ ok: true, value: "a long one of my own" });
   });
 });

@@ -41,6 +41,17 @@ describe("sign-up refuses", () => {
     expect(browser.cookies.has("__Host-session")).toBe(false);
   });
 
+  it("a common or repetitive password, saying why", async () => {
+    const browser = new Browser();
+    const common = await browser.postForm("/portal/signup", { email: freshEmail(), password: "password123" });
+    expect(common.status).toBe(400);
+    expect(await common.text()).toContain("The password is one of the most commonly used passwords");
+    const repeated = await browser.postForm("/portal/signup", { email: freshEmail(), password: "aaaaaaaaaa" });
+    expect(repeated.status).toBe(400);
+    expect(await repeated.text()).toContain("The password repeats the same characters");
+    expect(browser.cookies.has("__Host-session")).toBe(false);
+  });
+
   it("an email that already has an account", async () => {
     const { email } = await signedUp();
     const again = await new Browser().postForm("/portal/signup", { email: email.toUpperCase(), password: PASSWORD });

@@ -11,7 +11,8 @@ import { reresolve } from "../../src/catalogue/resolveLogo";
 import { revokeKey } from "../../src/keys/apiKeys";
 import { verifyKey } from "../../src/keys/verify";
 import { admitCompanies } from "../../src/limits/companyQuotaClient";
-import { spendDiscovery } from "../../src/limits/discoveryLimits";
+import { discoveryAsker, spendDiscovery } from "../../src/limits/discoveryLimits";
+import { readVars } from "../../src/env";
 import { consumeLookup } from "../../src/limits/lookupLimits";
 import { countMcpRequest } from "../../src/limits/mcpLimits";
 import { oauthHelpers } from "../../src/oauth/authorizationServer";
@@ -186,7 +187,7 @@ describe("playground and usage", () => {
     await countMcpRequest(env, accountId, "free", "seven");
     await countMcpRequest(env, accountId, "free", "three");
     await admitCompanies(env, accountId, "free", [1, 2, 3]);
-    await spendDiscovery(env, { accountId, plan: "free" });
+    await spendDiscovery(env, discoveryAsker(readVars(env), { accountId, plan: "free", emailConfirmed: false, address: null }));
 
     const usage = await textOf(await browser.fetch("/portal/usage"));
     expect(usage).toContain(`${today()} 9 9 2 3`);

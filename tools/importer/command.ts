@@ -2,7 +2,7 @@ import { type CommandIo, parseCommandLine, processIo, storageOptions, UsageError
 import { type ImportManifestOptions, importManifest } from "./importManifest";
 
 export const importUsage =
-  "usage: npm run import -- <manifest.jsonl|manifest.csv> [--batch-size N] [--restart] [--remote] [--persist-to DIR]";
+  "usage: npm run import -- <manifest.jsonl|manifest.csv> [--batch-size N] [--restart] [--allow-private-urls] [--remote] [--persist-to DIR]";
 
 /**
  * `npm run import` as a function: parses argv, imports, prints the JSON summary on stdout and
@@ -19,6 +19,7 @@ export async function importCommand(
       ...storageOptions,
       "batch-size": { type: "string" },
       restart: { type: "boolean", default: false },
+      "allow-private-urls": { type: "boolean", default: false },
     });
     if (positionals.length !== 1) throw new UsageError(importUsage);
     const batchSizeText = values["batch-size"];
@@ -31,6 +32,7 @@ export async function importCommand(
       persistTo: values["persist-to"],
       batchSize,
       restart: values.restart,
+      allowPrivateUrls: values["allow-private-urls"],
       stream: io.stderr,
       ...reuse,
     });

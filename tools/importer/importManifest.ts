@@ -27,6 +27,8 @@ export interface ImportManifestOptions extends PlatformOptions {
   onFinished?: () => void;
   /** Called with the report so far after each batch is written. */
   onProgress?: (report: ImportReport) => void;
+  /** Fetch image URLs of non-public hosts too (ImportOptions.allowPrivateUrls). */
+  allowPrivateUrls?: boolean;
 }
 
 export type ImportSummary = ImportReport & { seconds: number; rowsPerSecond: number };
@@ -73,6 +75,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
       threads: pool.threads,
       batchSize: options.batchSize ?? (options.remote ? 100 : 250),
       checkpoint,
+      allowPrivateUrls: options.allowPrivateUrls,
       onProgress: (r) => {
         progress.update(r.rows, { failed: r.failed });
         options.onProgress?.(r);

@@ -1,4 +1,5 @@
 import { constants } from "node:fs";
+import { NotPublic, publicFetch } from "../outbound/publicFetch";
 import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
@@ -23,6 +24,12 @@ export interface ImportOptions {
   checkpoint?: CheckpointStore;
   onProgress?: (report: ImportReport) => void;
   onFailure?: (failure: { line: number; error: string }) => void;
+  /**
+   * Fetch image URLs whose host is not on the public internet (a server of the operator's own
+   * on this machine or network): `--allow-private-urls`. Otherwise each name is resolved and
+   * refused when any address is private, loopback or link-local (tools/outbound/publicFetch.ts).
+   */
+  allowPrivateUrls?: boolean;
 }
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -127,7 +134,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     if (roomToLoad(batch)) loading++;
     else await new Promise<void>((go) => loadWaiting.push({ batch, go }));
     try {
-      const bytes = await loadImage(image, baseDir);
+      const bytes = await loadImage(image, baseDir, options.allowPrivateUrls ?? false);
       if (bytes.ok)
         [sourceBytes, filesRead, bytesRead] = [sourceBytes + bytes.value.byteLength, filesRead + 1, bytesRead + bytes.value.byteLength];
       return bytes;
@@ -319,10 +326,13 @@ function bytesOf(image: PreparedImage): number {
 
 const TOO_LARGE = "image is larger than 10 MB";
 
-async function loadImage(source: string, baseDir: string): Promise<Result<Uint8Array>> {
+async function loadImage(source: string, baseDir: string, allowPrivateUrls: boolean): Promise<Result<Uint8Array>> {
   if (/^https?:\/\//i.test(source)) {
     try {
-      const response = await fetch(source, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "follow" });
+      const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+      const response = allowPrivateUrls
+        ? await fetch(source, { signal, redirect: "follow" })
+        : await publicFetch(source, { signal, redirect: "follow" });
       if (!response.ok) return fail("invalid_argument", `image URL answered ${response.status}`);
       const declared = Number(response.headers.get("content-length") ?? 0);
       if (declared > MAX_IMAGE_BYTES) {
@@ -333,6 +343,8 @@ async function loadImage(source: string, baseDir: string): Promise<Result<Uint8A
       const body = response.body ? await readAtMost(response.body, MAX_IMAGE_BYTES) : new Uint8Array();
       return body ? ok(body) : fail("invalid_argument", TOO_LARGE);
     } catch (error) {
+      if (error instanceof NotPublic)
+        return fail("invalid_argument", `image URL refused: ${error.message} (--allow-private-urls fetches it all the same)`);
       return fail("invalid_argument", `image URL could not be fetched: ${(error as Error).message}`);
     }
   }

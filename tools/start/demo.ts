@@ -28,7 +28,7 @@ export interface DemoCredentials {
  * elsewhere, where the default, which the README prints, would sign anyone in to a Growth
  * account: there DEMO_PASSWORD must be set.
  */
-export function demoPassword(env: Record<string, string | undefined> = process.env, reachable = false): Result<string> {
+export async function demoPassword(env: Record<string, string | undefined> = process.env, reachable = false): Promise<Result<string>> {
   if (reachable && !env.DEMO_PASSWORD) {
     return fail(
       "invalid_argument",
@@ -36,7 +36,7 @@ export function demoPassword(env: Record<string, string | undefined> = process.e
     );
   }
   const password = env.DEMO_PASSWORD || DEFAULT_DEMO_PASSWORD;
-  const checked = passwordSchema.safeParse(password);
+  const checked = await passwordSchema.safeParseAsync(password);
   return checked.success ? ok(password) : fail("invalid_argument", `DEMO_PASSWORD ${checked.error.issues[0]!.message}`);
 }
 
@@ -52,7 +52,7 @@ export async function ensureDemoAccount(db: Db, password: string, previousKeyIds
   const account = await db.query.accounts.findFirst({ where: eq(accounts.email, DEMO_EMAIL), columns: { id: true, passwordHash: true } });
   let accountId: string;
   if (!account) {
-    const created = await createAccount(db, { email: DEMO_EMAIL, password, plan: "growth" });
+    const created = await createAccount(db, { email: DEMO_EMAIL, password, plan: "growth", emailConfirmed: true });
     if (!created.ok) return fail(created.error.code, `demo account: ${created.error.message}`);
     accountId = created.value.id;
   } else {

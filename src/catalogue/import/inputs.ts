@@ -1,4 +1,4 @@
-import type { LogoTone, LogoVariant } from "../../../schema";
+import type { LogoTone, LogoVariant, NameSource } from "../../../schema";
 import type { RenditionSet } from "../../images/objectKeys";
 import type { RenditionFiles } from "../../images/renditionFiles";
 import type { Result } from "../../lib/errors";
@@ -7,6 +7,12 @@ import type { Identifier } from "../identifiers";
 /** What an import is given: a company and its logo as an input row, with the image prepared from it. */
 export interface CompanyLogoInput {
   name: string;
+  /**
+   * Where the name comes from; absent is `catalogue`. A company named by its site or its domain
+   * (discovery) is found by name only as its domain is named (domainNameKey), never by what
+   * its site says.
+   */
+  nameSource?: NameSource | undefined;
   /** Normalised hosts, primary first. */
   domains: string[];
   ticker?: { symbol: string; exchange: string } | undefined;

@@ -6,7 +6,7 @@ import { withKeys } from "../entities";
 import { RENDITIONS_VERSION } from "../../images/renditions";
 import type { CatalogueDb } from "../../lib/db";
 import { fail, ok, type Result } from "../../lib/errors";
-import { nameKey, tickerSpellings } from "../names";
+import { domainNameKey, nameKey, tickerSpellings } from "../names";
 import { type ListedCompany, searchPrefixesOf, searchPrefixUpkeep } from "../searchPrefixes";
 import type { Identifier } from "../identifiers";
 import type { CompanyLogoInput, ImportOutcome, LogoImport } from "./inputs";
@@ -25,7 +25,7 @@ export interface CompanyState {
   /** The batch statement whose RETURNING gives the id of a created company. */
   createdBy?: number;
   primaryDomain: string;
-  row: Pick<Company, "name" | "nameKey" | "aliases" | "brandColor" | "prominence"> | undefined;
+  row: Pick<Company, "name" | "nameKey" | "nameSource" | "aliases" | "brandColor" | "prominence"> | undefined;
   /** Every domain and ticker symbol it holds: with the row, what its search prefix lists follow. */
   domains: string[];
   tickers: string[];
@@ -237,10 +237,12 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
     // A company discovery made ranks below the catalogue's (DISCOVERED_PROMINENCE); imported, it
     // takes the catalogue's standing even when the row names no prominence of its own.
     const prominence = input.prominence ?? (input.keepCompany ? stored?.prominence : Math.max(stored?.prominence ?? 0, 0)) ?? 0;
+    const nameSource = input.nameSource ?? "catalogue";
     const companyChanged =
       !stored ||
       (!input.keepCompany &&
         (stored.name !== input.name ||
+          stored.nameSource !== nameSource ||
           JSON.stringify(stored.aliases) !== JSON.stringify(aliases) ||
           (input.brandColor !== undefined && stored.brandColor !== input.brandColor) ||
           stored.prominence !== prominence));
@@ -293,7 +295,9 @@ export async function planWrites(db: CatalogueDb, state: CatalogueState, items: 
     const companyRef: SQL | number = company ? referenceTo(company) : sql`(SELECT max(${companies.id}) FROM ${companies})`;
     const companyValues = {
       name: input.name,
-      nameKey: nameKey(input.name),
+      nameSource,
+      // What the site says names a discovered company for show; it is found by its domain's name.
+      nameKey: nameSource === "catalogue" ? nameKey(input.name) : domainNameKey(primaryDomain),
       aliases,
       prominence,
       updatedAt: now,

@@ -64,7 +64,7 @@ async function resolveDomain(ctx: ToolContext, domain: string, wanted: Logo["var
   // The account's own logo of a domain the catalogue does not know is answered as it is, the site never asked.
   const pinned = company ? undefined : pinnedFor(await ctx.overrides(), host.domain);
   if (pinned) {
-    const own = { companyId: 0, companyName: pinned.domain, domain: pinned.domain, brandColor: null };
+    const own = { companyId: 0, companyName: pinned.domain, nameSource: "domain" as const, domain: pinned.domain, brandColor: null };
     return { domain, ok: true, company: own, logo: overrideAsLogo(pinned, undefined, 0), fallback: false };
   }
   const discovered = company ? null : await discoveredCatalogue(ctx.env, host.domain, ctx.caller);

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { shownName } from "../../catalogue/names";
 import { assetUrl } from "../../images/assetUrls";
 import { signAssetUrl } from "../../images/signedUrls";
 import { deleteFile, uploadFile } from "../../files/fileApi";
@@ -20,7 +21,7 @@ import {
   TOO_LARGE,
 } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
-import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, returnTypeSchema } from "../schemas";
+import { deliveryRecordSchema, formatSchema, logoIdSchema, maxWidthSchema, nameSourceSchema, returnTypeSchema } from "../schemas";
 
 /**
  * get_logo (spec 2): one logo by id. Seven-tool form: the delivery record with its public URL,
@@ -110,6 +111,7 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         width: z.number(),
         height: z.number(),
         companyName: z.string(),
+        nameSource: nameSourceSchema,
       }),
       failure: FAILURE,
     },
@@ -123,7 +125,8 @@ export function registerGetLogoThree(server: McpServer, ctx: ToolContext) {
         format: "png" as const,
         width: logo.width,
         height: logo.height,
-        companyName: company.companyName,
+        companyName: shownName(company),
+        nameSource: company.nameSource,
       };
       if (args.returnType === "url") {
         // Signed before the company is counted: a URL that could not be made hands nothing out.

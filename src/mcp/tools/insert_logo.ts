@@ -1,12 +1,13 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { shownName } from "../../catalogue/names";
 import { deleteFile, uploadFile } from "../../files/fileApi";
 import { fail, ok } from "../../lib/errors";
 import { bestMatch, handOut, usageMeta } from "../admission";
 import type { ToolContext } from "../context";
 import { logoFileName, MAX_UPLOAD_BASE64, readImage } from "../delivery";
 import { registerScopedTool, toolError, toolResult } from "../results";
-import { querySchema, usageMetaSchema } from "../schemas";
+import { nameSourceSchema, querySchema, usageMetaSchema } from "../schemas";
 
 /**
  * insert_logo (spec 2, seven-tool form): finds a company's logo, preferring the wordmark, and
@@ -63,6 +64,7 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
         file_id: z.string(),
         blob_name: z.string(),
         companyName: z.string(),
+        nameSource: nameSourceSchema,
         instructions: z.string(),
         _meta: usageMetaSchema,
       }),
@@ -109,7 +111,8 @@ export function registerInsertLogo(server: McpServer, ctx: ToolContext) {
       return toolResult({
         file_id: fileId,
         blob_name: blobName,
-        companyName: company.companyName,
+        companyName: shownName(company),
+        nameSource: company.nameSource,
         instructions,
         _meta: usageMeta(ctx, usage),
       });
