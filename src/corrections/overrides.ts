@@ -174,9 +174,9 @@ interface HeldOverride {
 const held = expiringIsolateCache<string, HeldOverride>({
   name: "corrections.overrides",
   holds: "an account and a lookup's subject, and the logo the account pinned for it, or none",
-  capacity: 4_000,
+  capacity: 2_000,
   ttlMs: OVERRIDE_TTL_MS,
-  maxBytes: 2 * 1024 * 1024,
+  maxBytes: 1024 * 1024,
   sizeOf: (key, entry) =>
     stringBytes(key.length) +
     objectBytes(2) +

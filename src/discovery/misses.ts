@@ -25,9 +25,9 @@ export interface RememberedMiss {
 const known = expiringIsolateCache<string, RememberedMiss | null>({
   name: "discovery.misses",
   holds: "a domain and the miss discovery remembers of it (until when, the site's name and colour), or null",
-  capacity: 20_000,
+  capacity: 10_000,
   ttlMs: MINUTE_MS,
-  maxBytes: 2 * 1024 * 1024,
+  maxBytes: 1024 * 1024,
   sizeOf: (domain, miss) =>
     asciiBytes(domain.length) +
     (miss ? objectBytes(3) + stringBytes(miss.siteName?.length ?? 0) + asciiBytes(miss.brandColor?.length ?? 0) : 8) +

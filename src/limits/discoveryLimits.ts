@@ -80,7 +80,7 @@ export function discoveryAsker(
 const spentBudgets = isolateCache<string, number>({
   name: "discovery.spentBudgets",
   holds: "a discovery budget (account, address or deployment, with its figure) spent today, and when its day ends",
-  capacity: 10_000,
+  capacity: 4_000,
   entryBytes: asciiBytes(80) + 8 + MAP_ENTRY_BYTES,
 });
 

@@ -61,7 +61,7 @@ const secretOptions = optionsFor(1200);
 const parsedQueries = isolateCache<string, ParsedQuery>({
   name: "lookup.parsedQueries",
   holds: "a lookup's query string and its options, or why they are refused, with its key as given",
-  capacity: 5_000,
+  capacity: 2_500,
   // The caller's kind and the query; the options (or a refusal's message) and the token, at most the query's length.
   entryBytes:
     asciiBytes(REMEMBERED_URL_LENGTH + 9) +
