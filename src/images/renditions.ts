@@ -57,7 +57,9 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
   const tone = measureTone(rgba.data);
   // An image that brings its own background (a full tile) is treated alike, its edge being where
   // the page meets it; only by default is it left as it is, since it was made for its own page.
+  if (manyColours(rgba)) return fromReducedCopy(rgba, tone);
   const scratch = scratchFor(rgba);
+  analysisWork.pixelsAnalysed += rgba.width * rgba.height;
   const onLight = inkOnPage(rgba, "light", scratch);
   const onDark = inkOnPage(rgba, "dark", scratch);
   return {
@@ -65,6 +67,104 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
     master: rgba,
     light: onLight?.pixels ?? null,
     dark: onDark?.pixels ?? null,
+    plain: tone !== "opaque" && onLight?.nearWhiteVanishes ? "light" : "master",
+  };
+}
+
+/**
+ * Distinct ink colours above which a rendition's colours are decided on a reduced copy. Logos
+ * have a few hundred (their anti-aliased edges); a photograph, or a hostile file of random
+ * pixels, has a million, and deciding each (withContrast, a search in OKLCH) cost seconds of
+ * CPU for one stranger's icon. Every logo of EXACT_COLOURS or fewer is decided exactly as before.
+ */
+export const EXACT_COLOURS = 4096;
+
+/**
+ * Work the analysis did, counted for tests and the bench (which must not judge by wall time):
+ * colours decided one at a time (withContrast, the costly step), and pixels analysed.
+ */
+export const analysisWork = { colourDecisions: 0, pixelsAnalysed: 0 };
+/** The reduced copy's longer edge: its analysis reads at most 256 × 256 pixels of 4,096 colours. */
+export const REDUCED_EDGE = 256;
+
+/** Whether the ink has more than EXACT_COLOURS distinct colours: counted until it has. */
+function manyColours({ data }: Pixels): boolean {
+  const seen = new Set<number>();
+  let previous = -1;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3]! < INK_ALPHA) continue;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    if (rgb === previous) continue;
+    previous = rgb;
+    seen.add(rgb);
+    if (seen.size > EXACT_COLOURS) return true;
+  }
+  return false;
+}
+
+/**
+ * Renditions of an image of many colours, decided on a reduced copy: at most REDUCED_EDGE
+ * pixels a side (nearest pixel, so ink stays ink and transparency transparent) with every
+ * colour quantised to the centre of its 4-bit-a-channel bucket, so the analysis costs the same
+ * however many colours the image has. The renditions themselves stay full resolution: each
+ * pixel is moved as the reduced pixel it maps to was moved, keeping its own detail, and one the
+ * move leaves short of MIN_CONTRAST on the page takes the reduced pixel's new colour.
+ */
+function fromReducedCopy(rgba: Pixels, tone: LogoTone): RenditionPixels {
+  const scale = Math.min(1, REDUCED_EDGE / Math.max(rgba.width, rgba.height));
+  const width = Math.max(1, Math.round(rgba.width * scale));
+  const height = Math.max(1, Math.round(rgba.height * scale));
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(rgba.height - 1, Math.floor(((y + 0.5) * rgba.height) / height));
+    for (let x = 0; x < width; x++) {
+      const sx = Math.min(rgba.width - 1, Math.floor(((x + 0.5) * rgba.width) / width));
+      const i = (sy * rgba.width + sx) * 4;
+      const o = (y * width + x) * 4;
+      data[o] = (rgba.data[i]! & 0xf0) | 8;
+      data[o + 1] = (rgba.data[i + 1]! & 0xf0) | 8;
+      data[o + 2] = (rgba.data[i + 2]! & 0xf0) | 8;
+      data[o + 3] = rgba.data[i + 3]!;
+    }
+  }
+  // Which reduced pixel each full-resolution pixel maps to: its row's start and its column.
+  const rowOf = Int32Array.from({ length: rgba.height }, (_, y) => Math.min(height - 1, Math.floor((y * height) / rgba.height)) * width);
+  const columnOf = Int32Array.from({ length: rgba.width }, (_, x) => Math.min(width - 1, Math.floor((x * width) / rgba.width)));
+  const reduced: Pixels = { width, height, channels: 4, data };
+  const scratch = scratchFor(reduced);
+  analysisWork.pixelsAnalysed += width * height;
+  const onLight = inkOnPage(reduced, "light", scratch);
+  const onDark = inkOnPage(reduced, "dark", scratch);
+  const atFullSize = (page: Page, decided: Pixels): Pixels => {
+    const pageRgb = PAGES[page];
+    const pageY = luminance(pageRgb[0], pageRgb[1], pageRgb[2]);
+    const out = new Uint8Array(rgba.data);
+    for (let p = 0, i = 0; p < rgba.width * rgba.height; p++, i += 4) {
+      const q = (rowOf[(p / rgba.width) | 0]! + columnOf[p % rgba.width]!) * 4;
+      const dr = decided.data[q]! - data[q]!;
+      const dg = decided.data[q + 1]! - data[q + 1]!;
+      const db = decided.data[q + 2]! - data[q + 2]!;
+      if ((dr === 0 && dg === 0 && db === 0) || out[i + 3] === 0) continue;
+      const r = Math.min(255, Math.max(0, out[i]! + dr));
+      const g = Math.min(255, Math.max(0, out[i + 1]! + dg));
+      const b = Math.min(255, Math.max(0, out[i + 2]! + db));
+      if (contrastRatio(luminance(r, g, b), pageY) >= MIN_CONTRAST) {
+        out[i] = r;
+        out[i + 1] = g;
+        out[i + 2] = b;
+      } else {
+        out[i] = decided.data[q]!;
+        out[i + 1] = decided.data[q + 1]!;
+        out[i + 2] = decided.data[q + 2]!;
+      }
+    }
+    return { ...rgba, data: out };
+  };
+  return {
+    tone,
+    master: rgba,
+    light: onLight ? atFullSize("light", onLight.pixels) : null,
+    dark: onDark ? atFullSize("dark", onDark.pixels) : null,
     plain: tone !== "opaque" && onLight?.nearWhiteVanishes ? "light" : "master",
   };
 }
@@ -266,6 +366,7 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
       }
     }
     if (!enclosed || around[3] === 0) return;
+    analysisWork.colourDecisions++;
     const surround = withContrast(mean(around, around[3]!), pageY, direction, TARGET_CONTRAST);
     const surroundY = luminance(...surround);
     const colour = mean(own, tail - vanished);
@@ -332,6 +433,7 @@ function colourMap(
   return (rgb) => {
     let mapped = known.get(rgb);
     if (mapped === undefined) {
+      analysisWork.colourDecisions++;
       const [r, g, b] = withContrast([rgb >> 16, (rgb >> 8) & 255, rgb & 255], backgroundY, direction, TARGET_CONTRAST);
       mapped = (r << 16) | (g << 8) | b;
       known.set(rgb, mapped);
