@@ -23,7 +23,7 @@ import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast }
  * version is part of every derived rendition's key, so a changed rendition never reuses the key
  * (and the immutable caches) of the old one, and `npm run rerender` knows what is out of date.
  */
-export const RENDITIONS_VERSION = 1;
+export const RENDITIONS_VERSION = 2;
 
 /** WCAG 2.2's bar for graphical objects (SC 1.4.11, non-text contrast). */
 export const MIN_CONTRAST = 3;
@@ -296,12 +296,68 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   }
   const vanished = tail;
   if (vanished === 0) return null;
+  const { componentOf, sizes } = componentsOf(queue, vanished, vanishing, width, height);
 
-  // Their new colours, and their edge's: the pixels beside them that are neither ink nor
-  // transparent (an edge pixel beside several is written again, the same colour).
+  // 2. The regions of other ink beside the vanishing ink. Each is explored once, from the first
+  //    of its pixels found beside it; its pixels follow the vanishing ones in the queue, region
+  //    after region. A region the page reaches (it touches transparency or the edge) is only
+  //    marked explored: the page shows it, and it is judged against the page by step 1.
+  const explored = new Uint8Array(count);
+  const step = new Int32Array(4);
+  const regions: Region[] = [];
+  const explore = (start: number) => {
+    const region: Region = { start: tail, end: tail, enclosed: true, own: [0, 0, 0], around: [0, 0, 0, 0], tile: 0, beside: new Set() };
+    head = tail;
+    queue[tail++] = start;
+    explored[start] = 1;
+    while (head < tail) {
+      const p = queue[head++]!;
+      if (region.enclosed && touchesPage(p, width, height, ink)) region.enclosed = false;
+      if (region.enclosed) {
+        region.own[0] += data[p * 4]!;
+        region.own[1] += data[p * 4 + 1]!;
+        region.own[2] += data[p * 4 + 2]!;
+        if (!low[p]) region.tile++;
+      }
+      for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
+        const q = step[j]!;
+        if (vanishing[q]) {
+          if (!region.enclosed) continue;
+          region.around[0] += data[q * 4]!;
+          region.around[1] += data[q * 4 + 1]!;
+          region.around[2] += data[q * 4 + 2]!;
+          region.around[3]++;
+          region.beside.add(componentOf[q]!);
+        } else if (ink[q] && !explored[q]) {
+          explored[q] = 1;
+          queue[tail++] = q;
+        }
+      }
+    }
+    region.end = tail;
+    if (region.enclosed) regions.push(region);
+  };
+  for (let k = 0; k < vanished; k++) {
+    for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (ink[q] && !vanishing[q] && !explored[q]) explore(q);
+    }
+  }
+
+  // 3. The mark's own tile: vanishing ink that rims regions which read on the page as they are,
+  //    and which are larger than it (the black outline and inner lines of a white tile), is the
+  //    tile's drawing, not ink on the page. The tile is what the page meets; the rim and what the
+  //    tile carries (a black N) are seen against the tile, and keep their colours.
+  const tileBeside = new Float64Array(sizes.length);
+  for (const region of regions) for (const c of region.beside) tileBeside[c]! += region.tile;
+  const rim = sizes.map((size, c) => tileBeside[c]! >= size);
+
+  // 4. The vanishing ink's new colours, and their edge's: the pixels beside them that are
+  //    neither ink nor transparent (an edge pixel beside several is written again, the same colour).
   const out = new Uint8Array(data);
   const onPage = colourMap(pageY, direction, pageColours[page]);
   let nearWhite = 0;
+  let changed = 0;
   const nearWhiteOf = new Map<number, boolean>();
   // Runs of one colour: a pixel like the one before it is mapped as that one was.
   let last = -1;
@@ -318,6 +374,8 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   };
   for (let k = 0; k < vanished; k++) {
     const p = queue[k]!;
+    if (rim[componentOf[p]!]) continue;
+    changed++;
     const rgb = change(p);
     if (page === "light" && isNearWhite(rgb, nearWhiteOf)) nearWhite++;
     for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
@@ -325,66 +383,109 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
       if (!ink[q] && data[q * 4 + 3]! > 0) change(q);
     }
   }
+  if (changed === 0) return null;
 
-  // 2. Enclosed ink that sat on changed ink: each region of other ink that the page never
-  //    reaches (it touches no transparency and no edge) is seen against the changed ink around it.
-  //    Only regions beside changed ink can be: each is explored from the first of its pixels
-  //    found beside it, in the queue after the vanishing pixels (regions are other pixels).
-  const explored = new Uint8Array(count);
-  const step = new Int32Array(4);
-  /** Explores the region of `start`, other ink not yet explored. */
-  const explore = (start: number) => {
-    head = vanished;
-    tail = vanished;
-    queue[tail++] = start;
-    explored[start] = 1;
-    let enclosed = true;
-    const own: [number, number, number] = [0, 0, 0];
-    const around: [number, number, number, number] = [0, 0, 0, 0];
-    // Once the region touches the page its colours no longer matter: the rest is only marked
-    // explored, so that no other start explores it again.
-    while (head < tail) {
-      const p = queue[head++]!;
-      if (enclosed && touchesPage(p, width, height, ink)) enclosed = false;
-      if (enclosed) {
-        own[0] += data[p * 4]!;
-        own[1] += data[p * 4 + 1]!;
-        own[2] += data[p * 4 + 2]!;
-      }
-      for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
-        const q = step[j]!;
-        if (vanishing[q]) {
-          if (!enclosed) continue;
-          around[0] += data[q * 4]!;
-          around[1] += data[q * 4 + 1]!;
-          around[2] += data[q * 4 + 2]!;
-          around[3]++;
-        } else if (ink[q] && !explored[q]) {
-          explored[q] = 1;
-          queue[tail++] = q;
-        }
-      }
-    }
-    if (!enclosed || around[3] === 0) return;
+  // 5. Enclosed ink that sat on changed ink is seen against that ink's new colour, and changed
+  //    the other way where it would lose its contrast there. Ink drawn on such a region (the
+  //    eye of a white horse on a black badge) is then seen against the region's new colour.
+  for (const region of regions) {
+    if (region.around[3] === 0 || [...region.beside].some((c) => rim[c])) continue;
     analysisWork.colourDecisions++;
-    const surround = withContrast(mean(around, around[3]!), pageY, direction, TARGET_CONTRAST);
+    const surround = withContrast(mean(region.around, region.around[3]!), pageY, direction, TARGET_CONTRAST);
     const surroundY = luminance(...surround);
-    const colour = mean(own, tail - vanished);
-    if (contrastRatio(luminance(...colour), surroundY) >= MIN_CONTRAST) return;
-    const onSurround = colourMap(surroundY, direction === "lighter" ? "darker" : "lighter");
-    for (let k = vanished; k < tail; k++) {
-      const i = queue[k]! * 4;
-      writeRgb(out, i, onSurround((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!));
-    }
-  };
-  for (let k = 0; k < vanished; k++) {
-    for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) {
-      const q = next[j]!;
-      if (ink[q] && !vanishing[q] && !explored[q]) explore(q);
-    }
+    if (contrastRatio(luminance(...mean(region.own, region.end - region.start)), surroundY) >= MIN_CONTRAST) continue;
+    flipRegion(data, out, queue.subarray(region.start, region.end), surroundY, direction);
   }
 
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
+}
+
+/** An enclosed region of other ink beside vanishing ink (inkOnPage, step 2). */
+interface Region {
+  /** Its pixels: the queue from `start` to `end`. */
+  start: number;
+  end: number;
+  /** The page reaches none of it. The rest is only known for enclosed regions. */
+  enclosed: boolean;
+  /** Sum of its colours, and of the vanishing pixels beside it (with their count). */
+  own: [number, number, number];
+  around: [number, number, number, number];
+  /** Its pixels that contrast with the page as they are. */
+  tile: number;
+  /** The components of vanishing ink beside it (componentsOf). */
+  beside: Set<number>;
+}
+
+/**
+ * Changes an enclosed region against its surround's new colour (of luminance `surroundY`, moved
+ * in `direction`): its ink is moved the other way until it has the contrast. Ink of the region
+ * that needed no move, but that contrasted with what moved and no longer does (a horse's black
+ * eye on a white horse now black), is moved away from the region's new colour, in `direction`:
+ * what was drawn on the region stays legible on it.
+ */
+function flipRegion(data: Uint8Array, out: Uint8Array, pixels: Int32Array, surroundY: number, direction: "lighter" | "darker"): void {
+  const onSurround = colourMap(surroundY, direction === "lighter" ? "darker" : "lighter");
+  const before: [number, number, number] = [0, 0, 0];
+  const after: [number, number, number] = [0, 0, 0];
+  let moved = 0;
+  for (const p of pixels) {
+    const i = p * 4;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    const mapped = onSurround(rgb);
+    if (mapped === rgb) continue;
+    writeRgb(out, i, mapped);
+    before[0] += data[i]!;
+    before[1] += data[i + 1]!;
+    before[2] += data[i + 2]!;
+    after[0] += mapped >> 16;
+    after[1] += (mapped >> 8) & 255;
+    after[2] += mapped & 255;
+    moved++;
+  }
+  if (moved === 0 || moved === pixels.length) return;
+  const wasY = luminance(...mean(before, moved));
+  const isY = luminance(...mean(after, moved));
+  const onRegion = colourMap(isY, direction);
+  for (const p of pixels) {
+    const i = p * 4;
+    if (out[i] !== data[i] || out[i + 1] !== data[i + 1] || out[i + 2] !== data[i + 2]) continue;
+    const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
+    if (contrastRatio(y, wasY) < MIN_CONTRAST || contrastRatio(y, isY) >= MIN_CONTRAST) continue;
+    writeRgb(out, i, onRegion((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!));
+  }
+}
+
+/**
+ * The connected components of the vanishing ink (the queue's first `vanished` pixels): each
+ * pixel's component, and each component's size in pixels.
+ */
+function componentsOf(queue: Int32Array, vanished: number, vanishing: Uint8Array, width: number, height: number) {
+  const componentOf = new Int32Array(vanishing.length).fill(-1);
+  const sizes: number[] = [];
+  const stack = new Int32Array(vanished);
+  const next = new Int32Array(4);
+  for (let k = 0; k < vanished; k++) {
+    const start = queue[k]!;
+    if (componentOf[start] !== -1) continue;
+    const c = sizes.length;
+    let size = 0;
+    let top = 0;
+    stack[top++] = start;
+    componentOf[start] = c;
+    while (top > 0) {
+      const p = stack[--top]!;
+      size++;
+      for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+        const q = next[j]!;
+        if (vanishing[q] && componentOf[q] === -1) {
+          componentOf[q] = c;
+          stack[top++] = q;
+        }
+      }
+    }
+    sizes.push(size);
+  }
+  return { componentOf, sizes };
 }
 
 /** White or near white (remembered in `known` by packed colour): see NEAR_WHITE_LUMINANCE. */
