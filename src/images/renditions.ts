@@ -246,8 +246,13 @@ const TARGET_CONTRAST = MIN_CONTRAST * 1.02;
  * (hue and chroma kept; see withContrast), and so do the semi-transparent pixels of their edge.
  *
  * Ink enclosed by changed ink is seen against that ink's new colour: an enclosed region (a
- * white glyph on a black badge) that would lose its contrast against the changed surround is
- * changed the other way, against that surround.
+ * white glyph on a black badge) whose edge would lose its contrast against the changed surround
+ * is changed the other way, against that surround (see flipRegion).
+ *
+ * Ink on the mark's own tile is seen against the tile: vanishing ink that rims enclosed regions
+ * which read on the page as they are, and which are larger than it (Notion's black outline and
+ * N on its white tile), keeps its colours, and so do those regions. The tile is what the page
+ * meets.
  */
 function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
   const { width, height, data } = rgba;
@@ -305,28 +310,25 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   const explored = new Uint8Array(count);
   const step = new Int32Array(4);
   const regions: Region[] = [];
+  /** Pixels of the regions the page reaches. */
+  const open = new Uint8Array(count);
   const explore = (start: number) => {
-    const region: Region = { start: tail, end: tail, enclosed: true, own: [0, 0, 0], around: [0, 0, 0, 0], tile: 0, beside: new Set() };
+    const region: Region = { start: tail, end: tail, enclosed: true, edge: [0, 0, 0], meets: 0, tile: 0, beside: new Set() };
     head = tail;
     queue[tail++] = start;
     explored[start] = 1;
     while (head < tail) {
       const p = queue[head++]!;
       if (region.enclosed && touchesPage(p, width, height, ink)) region.enclosed = false;
-      if (region.enclosed) {
-        region.own[0] += data[p * 4]!;
-        region.own[1] += data[p * 4 + 1]!;
-        region.own[2] += data[p * 4 + 2]!;
-        if (!low[p]) region.tile++;
-      }
+      if (region.enclosed && !low[p]) region.tile++;
       for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
         const q = step[j]!;
         if (vanishing[q]) {
           if (!region.enclosed) continue;
-          region.around[0] += data[q * 4]!;
-          region.around[1] += data[q * 4 + 1]!;
-          region.around[2] += data[q * 4 + 2]!;
-          region.around[3]++;
+          region.meets++;
+          region.edge[0] += data[p * 4]!;
+          region.edge[1] += data[p * 4 + 1]!;
+          region.edge[2] += data[p * 4 + 2]!;
           region.beside.add(componentOf[q]!);
         } else if (ink[q] && !explored[q]) {
           explored[q] = 1;
@@ -336,6 +338,7 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
     }
     region.end = tail;
     if (region.enclosed) regions.push(region);
+    else for (let k = region.start; k < region.end; k++) open[queue[k]!] = 1;
   };
   for (let k = 0; k < vanished; k++) {
     for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) {
@@ -352,6 +355,39 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   for (const region of regions) for (const c of region.beside) tileBeside[c]! += region.tile;
   const rim = sizes.map((size, c) => tileBeside[c]! >= size);
 
+  // How far vanishing ink moves. Mirrored, the far end of its lightness lands on the opposite
+  // extreme; but ink drawn beside other ink the page also meets (the white stripes of a badger
+  // beside its black ones) would land on that ink's colour. Such ink moves a quarter of the
+  // mirrored way past 3:1 (withContrast's "near" reach) when that keeps it further apart from
+  // the ink beside it.
+  const own = new Float64Array(sizes.length * 3);
+  const beside = new Float64Array(sizes.length * 4);
+  for (let k = 0; k < vanished; k++) {
+    const p = queue[k]!;
+    const c = componentOf[p]!;
+    if (rim[c]) continue;
+    own[c * 3]! += data[p * 4]!;
+    own[c * 3 + 1]! += data[p * 4 + 1]!;
+    own[c * 3 + 2]! += data[p * 4 + 2]!;
+    for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (!open[q]) continue;
+      beside[c * 4]! += data[q * 4]!;
+      beside[c * 4 + 1]! += data[q * 4 + 1]!;
+      beside[c * 4 + 2]! += data[q * 4 + 2]!;
+      beside[c * 4 + 3]!++;
+    }
+  }
+  const movesNear = sizes.map((size, c) => {
+    if (rim[c] || beside[c * 4 + 3] === 0) return false;
+    analysisWork.colourDecisions += 2;
+    const colour = mean([own[c * 3]!, own[c * 3 + 1]!, own[c * 3 + 2]!], size);
+    const besideY = luminance(...mean([beside[c * 4]!, beside[c * 4 + 1]!, beside[c * 4 + 2]!], beside[c * 4 + 3]!));
+    const apart = (reach: "mirror" | "near") =>
+      contrastRatio(luminance(...withContrast(colour, pageY, direction, TARGET_CONTRAST, reach)), besideY);
+    return apart("near") > apart("mirror");
+  });
+
   // 4. The vanishing ink's new colours, and their edge's: the pixels beside them that are
   //    neither ink nor transparent (an edge pixel beside several is written again, the same colour).
   const out = new Uint8Array(data);
@@ -359,28 +395,38 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   let nearWhite = 0;
   let changed = 0;
   const nearWhiteOf = new Map<number, boolean>();
+  const onPageNear = movesNear.some(Boolean) ? colourMap(pageY, direction, undefined, "near") : onPage;
   // Runs of one colour: a pixel like the one before it is mapped as that one was.
   let last = -1;
+  let lastMap = onPage;
   let mapped = 0;
-  const change = (p: number) => {
+  const change = (p: number, map: (rgb: number) => number) => {
     const i = p * 4;
     const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
-    if (rgb !== last) {
+    if (rgb !== last || map !== lastMap) {
       last = rgb;
-      mapped = onPage(rgb);
+      lastMap = map;
+      mapped = map(rgb);
     }
     writeRgb(out, i, mapped);
     return rgb;
   };
+  /** Each component's new colours, summed. */
+  const changedOwn = new Float64Array(sizes.length * 3);
   for (let k = 0; k < vanished; k++) {
     const p = queue[k]!;
-    if (rim[componentOf[p]!]) continue;
+    const c = componentOf[p]!;
+    if (rim[c]) continue;
     changed++;
-    const rgb = change(p);
+    const map = movesNear[c] ? onPageNear : onPage;
+    const rgb = change(p, map);
+    changedOwn[c * 3]! += out[p * 4]!;
+    changedOwn[c * 3 + 1]! += out[p * 4 + 1]!;
+    changedOwn[c * 3 + 2]! += out[p * 4 + 2]!;
     if (page === "light" && isNearWhite(rgb, nearWhiteOf)) nearWhite++;
     for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
       const q = next[j]!;
-      if (!ink[q] && data[q * 4 + 3]! > 0) change(q);
+      if (!ink[q] && data[q * 4 + 3]! > 0) change(q, map);
     }
   }
   if (changed === 0) return null;
@@ -389,11 +435,19 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   //    the other way where it would lose its contrast there. Ink drawn on such a region (the
   //    eye of a white horse on a black badge) is then seen against the region's new colour.
   for (const region of regions) {
-    if (region.around[3] === 0 || [...region.beside].some((c) => rim[c])) continue;
-    analysisWork.colourDecisions++;
-    const surround = withContrast(mean(region.around, region.around[3]!), pageY, direction, TARGET_CONTRAST);
-    const surroundY = luminance(...surround);
-    if (contrastRatio(luminance(...mean(region.own, region.end - region.start)), surroundY) >= MIN_CONTRAST) continue;
+    if (region.meets === 0 || [...region.beside].some((c) => rim[c])) continue;
+    // The surround as it now is: the new colours of the vanishing ink around the region, all of
+    // it, not only the pixels beside it (which are mostly its anti-aliased edge).
+    const around = [0, 0, 0];
+    let aroundSize = 0;
+    for (const c of region.beside) {
+      around[0]! += changedOwn[c * 3]!;
+      around[1]! += changedOwn[c * 3 + 1]!;
+      around[2]! += changedOwn[c * 3 + 2]!;
+      aroundSize += sizes[c]!;
+    }
+    const surroundY = luminance(...mean(around, aroundSize));
+    if (contrastRatio(luminance(...mean(region.edge, region.meets)), surroundY) >= MIN_CONTRAST) continue;
     flipRegion(data, out, queue.subarray(region.start, region.end), surroundY, direction);
   }
 
@@ -407,9 +461,13 @@ interface Region {
   end: number;
   /** The page reaches none of it. The rest is only known for enclosed regions. */
   enclosed: boolean;
-  /** Sum of its colours, and of the vanishing pixels beside it (with their count). */
-  own: [number, number, number];
-  around: [number, number, number, number];
+  /**
+   * Sum of the colours of its pixels where it meets the vanishing ink (what is seen against the
+   * surround, such as a white ring around a black disc), each as often as it meets it, and how
+   * many meetings there are.
+   */
+  edge: [number, number, number];
+  meets: number;
   /** Its pixels that contrast with the page as they are. */
   tile: number;
   /** The components of vanishing ink beside it (componentsOf). */
@@ -530,12 +588,13 @@ function colourMap(
   backgroundY: number,
   direction: "lighter" | "darker",
   known: BoundedCache<number, number> = new BoundedCache(1 << 16),
+  reach: "mirror" | "near" = "mirror",
 ): (rgb: number) => number {
   return (rgb) => {
     let mapped = known.get(rgb);
     if (mapped === undefined) {
       analysisWork.colourDecisions++;
-      const [r, g, b] = withContrast([rgb >> 16, (rgb >> 8) & 255, rgb & 255], backgroundY, direction, TARGET_CONTRAST);
+      const [r, g, b] = withContrast([rgb >> 16, (rgb >> 8) & 255, rgb & 255], backgroundY, direction, TARGET_CONTRAST, reach);
       mapped = (r << 16) | (g << 8) | b;
       known.set(rgb, mapped);
     }

@@ -111,6 +111,16 @@ describe("renditions from pixels", () => {
     expect(contrastOf(eye, glyph)).toBeGreaterThanOrEqual(3);
   });
 
+  it("ink moved for the page stays apart from the ink beside it: white stripes beside black ones on white", () => {
+    const rows = [".......", ".WKKKW.", ".WKKKW.", ".WKKKW.", "......."];
+    const r = renditionPixels(picture(rows, { K: [0, 0, 0], W: [255, 255, 255] }));
+    const stripe = pixel(r.light!, 1, 2);
+    expect(contrastOf(stripe, PAGES.light)).toBeGreaterThanOrEqual(3);
+    // Mirrored, white would have become black, the colour of the ink beside it.
+    expect(contrastOf(stripe, pixel(r.light!, 3, 2))).toBeGreaterThanOrEqual(3);
+    expect(pixel(r.light!, 3, 2)).toEqual([0, 0, 0]);
+  });
+
   it("a full-bleed tile is served as it is by default, and on a page of its own colour the tile changes, its content following", () => {
     const rows = ["BBBBBBB", "BBRRRBB", "BBRRRBB", "BBBBBBB"];
     const r = renditionPixels(picture(rows, { B: [0, 0, 0], R: [177, 6, 15] }));
