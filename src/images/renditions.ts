@@ -301,7 +301,13 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   }
   const vanished = tail;
   if (vanished === 0) return null;
-  const { componentOf, sizes } = componentsOf(queue, vanished, vanishing, width, height);
+  // The vanishing ink's connected components, labelled only once some other ink is found beside
+  // it: a plain glyph on transparency, the common logo, needs none.
+  let labels: { componentOf: Int32Array; sizes: number[] } | null = null;
+  const label = () => {
+    labels ??= componentsOf(queue, vanished, vanishing, width, height);
+    return labels.componentOf;
+  };
 
   // 2. The regions of other ink beside the vanishing ink. Each is explored once, from the first
   //    of its pixels found beside it; its pixels follow the vanishing ones in the queue, region
@@ -312,6 +318,7 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   const regions: Region[] = [];
   /** Pixels of the regions the page reaches. */
   const open = new Uint8Array(count);
+  let anyOpen = false;
   const explore = (start: number) => {
     const region: Region = { start: tail, end: tail, enclosed: true, edge: [0, 0, 0], meets: 0, tile: 0, beside: new Set() };
     head = tail;
@@ -329,7 +336,7 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
           region.edge[0] += data[p * 4]!;
           region.edge[1] += data[p * 4 + 1]!;
           region.edge[2] += data[p * 4 + 2]!;
-          region.beside.add(componentOf[q]!);
+          region.beside.add(label()[q]!);
         } else if (ink[q] && !explored[q]) {
           explored[q] = 1;
           queue[tail++] = q;
@@ -338,7 +345,10 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
     }
     region.end = tail;
     if (region.enclosed) regions.push(region);
-    else for (let k = region.start; k < region.end; k++) open[queue[k]!] = 1;
+    else {
+      anyOpen = true;
+      for (let k = region.start; k < region.end; k++) open[queue[k]!] = 1;
+    }
   };
   for (let k = 0; k < vanished; k++) {
     for (let n = neighboursOf(queue[k]!, width, height, next), j = 0; j < n; j++) {
@@ -351,6 +361,9 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   //    and which are larger than it (the black outline and inner lines of a white tile), is the
   //    tile's drawing, not ink on the page. The tile is what the page meets; the rim and what the
   //    tile carries (a black N) are seen against the tile, and keep their colours.
+  if (anyOpen) label();
+  const { componentOf, sizes } = labels ?? { componentOf: null, sizes: [vanished] };
+  const componentAt = (p: number) => (componentOf ? componentOf[p]! : 0);
   const tileBeside = new Float64Array(sizes.length);
   for (const region of regions) for (const c of region.beside) tileBeside[c]! += region.tile;
   const rim = sizes.map((size, c) => tileBeside[c]! >= size);
@@ -362,9 +375,9 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   // the ink beside it.
   const own = new Float64Array(sizes.length * 3);
   const beside = new Float64Array(sizes.length * 4);
-  for (let k = 0; k < vanished; k++) {
+  for (let k = 0; anyOpen && k < vanished; k++) {
     const p = queue[k]!;
-    const c = componentOf[p]!;
+    const c = componentAt(p);
     if (rim[c]) continue;
     own[c * 3]! += data[p * 4]!;
     own[c * 3 + 1]! += data[p * 4 + 1]!;
@@ -415,7 +428,7 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   const changedOwn = new Float64Array(sizes.length * 3);
   for (let k = 0; k < vanished; k++) {
     const p = queue[k]!;
-    const c = componentOf[p]!;
+    const c = componentAt(p);
     if (rim[c]) continue;
     changed++;
     const map = movesNear[c] ? onPageNear : onPage;
