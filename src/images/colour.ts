@@ -88,6 +88,8 @@ export function hueDistance(h1: number, h2: number): number {
 }
 
 const EPSILON = 1e-4;
+/** How much of the mirrored move past the threshold withContrast's "near" reach keeps. */
+const NEAR_SHARE = 0.25;
 const inGamut = (rgb: Float64Array) =>
   rgb[0]! >= -EPSILON &&
   rgb[0]! <= 1 + EPSILON &&
@@ -139,9 +141,17 @@ export function oklchToRgb({ l, c, h }: Oklch): [number, number, number] {
  * mirrored about the point where the contrast is just reached, stretched so that the far end
  * (black when lightening, white when darkening) lands on the opposite extreme. The map is
  * continuous, so a gradient that crosses the threshold stays a gradient. Colours that already
- * have the contrast come back unchanged.
+ * have the contrast come back unchanged. With `reach` "near" the colour moves a quarter of
+ * the mirrored way past that point (NEAR_SHARE): far enough for the contrast, and no further
+ * towards the opposite extreme, still continuous.
  */
-export function withContrast(rgb: Rgb, backgroundY: number, direction: "lighter" | "darker", contrast: number): Rgb {
+export function withContrast(
+  rgb: Rgb,
+  backgroundY: number,
+  direction: "lighter" | "darker",
+  contrast: number,
+  reach: "mirror" | "near" = "mirror",
+): Rgb {
   const y = luminance(...rgb);
   if (contrastRatio(y, backgroundY) >= contrast) return rgb;
   const { l, c, h } = toOklch(rgb);
@@ -162,5 +172,5 @@ export function withContrast(rgb: Rgb, backgroundY: number, direction: "lighter"
   const mirrored = lighter
     ? threshold + (threshold - l) * ((1 - threshold) / Math.max(threshold, EPSILON))
     : threshold - (l - threshold) * (threshold / Math.max(1 - threshold, EPSILON));
-  return oklchToRgb({ l: mirrored, c, h });
+  return oklchToRgb({ l: reach === "near" ? threshold + (mirrored - threshold) * NEAR_SHARE : mirrored, c, h });
 }

@@ -23,7 +23,7 @@ import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast }
  * version is part of every derived rendition's key, so a changed rendition never reuses the key
  * (and the immutable caches) of the old one, and `npm run rerender` knows what is out of date.
  */
-export const RENDITIONS_VERSION = 1;
+export const RENDITIONS_VERSION = 2;
 
 /** WCAG 2.2's bar for graphical objects (SC 1.4.11, non-text contrast). */
 export const MIN_CONTRAST = 3;
@@ -246,8 +246,13 @@ const TARGET_CONTRAST = MIN_CONTRAST * 1.02;
  * (hue and chroma kept; see withContrast), and so do the semi-transparent pixels of their edge.
  *
  * Ink enclosed by changed ink is seen against that ink's new colour: an enclosed region (a
- * white glyph on a black badge) that would lose its contrast against the changed surround is
- * changed the other way, against that surround.
+ * white glyph on a black badge) whose edge would lose its contrast against the changed surround
+ * is changed the other way, against that surround (see flipRegion).
+ *
+ * Ink on the mark's own tile is seen against the tile: vanishing ink that rims enclosed regions
+ * which read on the page as they are, and which are larger than it (Notion's black outline and
+ * N on its white tile), keeps its colours, and so do those regions. The tile is what the page
+ * meets.
  */
 function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
   const { width, height, data } = rgba;
@@ -296,85 +301,53 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   }
   const vanished = tail;
   if (vanished === 0) return null;
-
-  // Their new colours, and their edge's: the pixels beside them that are neither ink nor
-  // transparent (an edge pixel beside several is written again, the same colour).
-  const out = new Uint8Array(data);
-  const onPage = colourMap(pageY, direction, pageColours[page]);
-  let nearWhite = 0;
-  const nearWhiteOf = new Map<number, boolean>();
-  // Runs of one colour: a pixel like the one before it is mapped as that one was.
-  let last = -1;
-  let mapped = 0;
-  const change = (p: number) => {
-    const i = p * 4;
-    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
-    if (rgb !== last) {
-      last = rgb;
-      mapped = onPage(rgb);
-    }
-    writeRgb(out, i, mapped);
-    return rgb;
+  // The vanishing ink's connected components, labelled only once some other ink is found beside
+  // it: a plain glyph on transparency, the common logo, needs none.
+  let labels: { componentOf: Int32Array; sizes: number[] } | null = null;
+  const label = () => {
+    labels ??= componentsOf(queue, vanished, vanishing, width, height);
+    return labels.componentOf;
   };
-  for (let k = 0; k < vanished; k++) {
-    const p = queue[k]!;
-    const rgb = change(p);
-    if (page === "light" && isNearWhite(rgb, nearWhiteOf)) nearWhite++;
-    for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
-      const q = next[j]!;
-      if (!ink[q] && data[q * 4 + 3]! > 0) change(q);
-    }
-  }
 
-  // 2. Enclosed ink that sat on changed ink: each region of other ink that the page never
-  //    reaches (it touches no transparency and no edge) is seen against the changed ink around it.
-  //    Only regions beside changed ink can be: each is explored from the first of its pixels
-  //    found beside it, in the queue after the vanishing pixels (regions are other pixels).
+  // 2. The regions of other ink beside the vanishing ink. Each is explored once, from the first
+  //    of its pixels found beside it; its pixels follow the vanishing ones in the queue, region
+  //    after region. A region the page reaches (it touches transparency or the edge) is only
+  //    marked explored: the page shows it, and it is judged against the page by step 1.
   const explored = new Uint8Array(count);
   const step = new Int32Array(4);
-  /** Explores the region of `start`, other ink not yet explored. */
+  const regions: Region[] = [];
+  /** Pixels of the regions the page reaches. */
+  const open = new Uint8Array(count);
+  let anyOpen = false;
   const explore = (start: number) => {
-    head = vanished;
-    tail = vanished;
+    const region: Region = { start: tail, end: tail, enclosed: true, edge: [0, 0, 0], meets: 0, tile: 0, beside: new Set() };
+    head = tail;
     queue[tail++] = start;
     explored[start] = 1;
-    let enclosed = true;
-    const own: [number, number, number] = [0, 0, 0];
-    const around: [number, number, number, number] = [0, 0, 0, 0];
-    // Once the region touches the page its colours no longer matter: the rest is only marked
-    // explored, so that no other start explores it again.
     while (head < tail) {
       const p = queue[head++]!;
-      if (enclosed && touchesPage(p, width, height, ink)) enclosed = false;
-      if (enclosed) {
-        own[0] += data[p * 4]!;
-        own[1] += data[p * 4 + 1]!;
-        own[2] += data[p * 4 + 2]!;
-      }
+      if (region.enclosed && touchesPage(p, width, height, ink)) region.enclosed = false;
+      if (region.enclosed && !low[p]) region.tile++;
       for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
         const q = step[j]!;
         if (vanishing[q]) {
-          if (!enclosed) continue;
-          around[0] += data[q * 4]!;
-          around[1] += data[q * 4 + 1]!;
-          around[2] += data[q * 4 + 2]!;
-          around[3]++;
+          if (!region.enclosed) continue;
+          region.meets++;
+          region.edge[0] += data[p * 4]!;
+          region.edge[1] += data[p * 4 + 1]!;
+          region.edge[2] += data[p * 4 + 2]!;
+          region.beside.add(label()[q]!);
         } else if (ink[q] && !explored[q]) {
           explored[q] = 1;
           queue[tail++] = q;
         }
       }
     }
-    if (!enclosed || around[3] === 0) return;
-    analysisWork.colourDecisions++;
-    const surround = withContrast(mean(around, around[3]!), pageY, direction, TARGET_CONTRAST);
-    const surroundY = luminance(...surround);
-    const colour = mean(own, tail - vanished);
-    if (contrastRatio(luminance(...colour), surroundY) >= MIN_CONTRAST) return;
-    const onSurround = colourMap(surroundY, direction === "lighter" ? "darker" : "lighter");
-    for (let k = vanished; k < tail; k++) {
-      const i = queue[k]! * 4;
-      writeRgb(out, i, onSurround((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!));
+    region.end = tail;
+    if (region.enclosed) regions.push(region);
+    else {
+      anyOpen = true;
+      for (let k = region.start; k < region.end; k++) open[queue[k]!] = 1;
     }
   };
   for (let k = 0; k < vanished; k++) {
@@ -384,7 +357,206 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
     }
   }
 
+  // 3. The mark's own tile: vanishing ink that rims regions which read on the page as they are,
+  //    and which are larger than it (the black outline and inner lines of a white tile), is the
+  //    tile's drawing, not ink on the page. The tile is what the page meets; the rim and what the
+  //    tile carries (a black N) are seen against the tile, and keep their colours.
+  if (anyOpen) label();
+  const { componentOf, sizes } = labels ?? { componentOf: null, sizes: [vanished] };
+  const componentAt = (p: number) => (componentOf ? componentOf[p]! : 0);
+  const tileBeside = new Float64Array(sizes.length);
+  for (const region of regions) for (const c of region.beside) tileBeside[c]! += region.tile;
+  const rim = sizes.map((size, c) => tileBeside[c]! >= size);
+
+  // How far vanishing ink moves. Mirrored, the far end of its lightness lands on the opposite
+  // extreme; but ink drawn beside other ink the page also meets (the white stripes of a badger
+  // beside its black ones) would land on that ink's colour. Such ink moves a quarter of the
+  // mirrored way past 3:1 (withContrast's "near" reach) when that keeps it further apart from
+  // the ink beside it.
+  const own = new Float64Array(sizes.length * 3);
+  const beside = new Float64Array(sizes.length * 4);
+  for (let k = 0; anyOpen && k < vanished; k++) {
+    const p = queue[k]!;
+    const c = componentAt(p);
+    if (rim[c]) continue;
+    own[c * 3]! += data[p * 4]!;
+    own[c * 3 + 1]! += data[p * 4 + 1]!;
+    own[c * 3 + 2]! += data[p * 4 + 2]!;
+    for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (!open[q]) continue;
+      beside[c * 4]! += data[q * 4]!;
+      beside[c * 4 + 1]! += data[q * 4 + 1]!;
+      beside[c * 4 + 2]! += data[q * 4 + 2]!;
+      beside[c * 4 + 3]!++;
+    }
+  }
+  const movesNear = sizes.map((size, c) => {
+    if (rim[c] || beside[c * 4 + 3] === 0) return false;
+    analysisWork.colourDecisions += 2;
+    const colour = mean([own[c * 3]!, own[c * 3 + 1]!, own[c * 3 + 2]!], size);
+    const besideY = luminance(...mean([beside[c * 4]!, beside[c * 4 + 1]!, beside[c * 4 + 2]!], beside[c * 4 + 3]!));
+    const apart = (reach: "mirror" | "near") =>
+      contrastRatio(luminance(...withContrast(colour, pageY, direction, TARGET_CONTRAST, reach)), besideY);
+    return apart("near") > apart("mirror");
+  });
+
+  // 4. The vanishing ink's new colours, and their edge's: the pixels beside them that are
+  //    neither ink nor transparent (an edge pixel beside several is written again, the same colour).
+  const out = new Uint8Array(data);
+  const onPage = colourMap(pageY, direction, pageColours[page]);
+  let nearWhite = 0;
+  let changed = 0;
+  const nearWhiteOf = new Map<number, boolean>();
+  const onPageNear = movesNear.some(Boolean) ? colourMap(pageY, direction, undefined, "near") : onPage;
+  // Runs of one colour: a pixel like the one before it is mapped as that one was.
+  let last = -1;
+  let lastMap = onPage;
+  let mapped = 0;
+  const change = (p: number, map: (rgb: number) => number) => {
+    const i = p * 4;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    if (rgb !== last || map !== lastMap) {
+      last = rgb;
+      lastMap = map;
+      mapped = map(rgb);
+    }
+    writeRgb(out, i, mapped);
+    return rgb;
+  };
+  /** Each component's new colours, summed. */
+  const changedOwn = new Float64Array(sizes.length * 3);
+  for (let k = 0; k < vanished; k++) {
+    const p = queue[k]!;
+    const c = componentAt(p);
+    if (rim[c]) continue;
+    changed++;
+    const map = movesNear[c] ? onPageNear : onPage;
+    const rgb = change(p, map);
+    changedOwn[c * 3]! += out[p * 4]!;
+    changedOwn[c * 3 + 1]! += out[p * 4 + 1]!;
+    changedOwn[c * 3 + 2]! += out[p * 4 + 2]!;
+    if (page === "light" && isNearWhite(rgb, nearWhiteOf)) nearWhite++;
+    for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+      const q = next[j]!;
+      if (!ink[q] && data[q * 4 + 3]! > 0) change(q, map);
+    }
+  }
+  if (changed === 0) return null;
+
+  // 5. Enclosed ink that sat on changed ink is seen against that ink's new colour, and changed
+  //    the other way where it would lose its contrast there. Ink drawn on such a region (the
+  //    eye of a white horse on a black badge) is then seen against the region's new colour.
+  for (const region of regions) {
+    if (region.meets === 0 || [...region.beside].some((c) => rim[c])) continue;
+    // The surround as it now is: the new colours of the vanishing ink around the region, all of
+    // it, not only the pixels beside it (which are mostly its anti-aliased edge).
+    const around = [0, 0, 0];
+    let aroundSize = 0;
+    for (const c of region.beside) {
+      around[0]! += changedOwn[c * 3]!;
+      around[1]! += changedOwn[c * 3 + 1]!;
+      around[2]! += changedOwn[c * 3 + 2]!;
+      aroundSize += sizes[c]!;
+    }
+    const surroundY = luminance(...mean(around, aroundSize));
+    if (contrastRatio(luminance(...mean(region.edge, region.meets)), surroundY) >= MIN_CONTRAST) continue;
+    flipRegion(data, out, queue.subarray(region.start, region.end), surroundY, direction);
+  }
+
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
+}
+
+/** An enclosed region of other ink beside vanishing ink (inkOnPage, step 2). */
+interface Region {
+  /** Its pixels: the queue from `start` to `end`. */
+  start: number;
+  end: number;
+  /** The page reaches none of it. The rest is only known for enclosed regions. */
+  enclosed: boolean;
+  /**
+   * Sum of the colours of its pixels where it meets the vanishing ink (what is seen against the
+   * surround, such as a white ring around a black disc), each as often as it meets it, and how
+   * many meetings there are.
+   */
+  edge: [number, number, number];
+  meets: number;
+  /** Its pixels that contrast with the page as they are. */
+  tile: number;
+  /** The components of vanishing ink beside it (componentsOf). */
+  beside: Set<number>;
+}
+
+/**
+ * Changes an enclosed region against its surround's new colour (of luminance `surroundY`, moved
+ * in `direction`): its ink is moved the other way until it has the contrast. Ink of the region
+ * that needed no move, but that contrasted with what moved and no longer does (a horse's black
+ * eye on a white horse now black), is moved away from the region's new colour, in `direction`:
+ * what was drawn on the region stays legible on it.
+ */
+function flipRegion(data: Uint8Array, out: Uint8Array, pixels: Int32Array, surroundY: number, direction: "lighter" | "darker"): void {
+  const onSurround = colourMap(surroundY, direction === "lighter" ? "darker" : "lighter");
+  const before: [number, number, number] = [0, 0, 0];
+  const after: [number, number, number] = [0, 0, 0];
+  let moved = 0;
+  for (const p of pixels) {
+    const i = p * 4;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    const mapped = onSurround(rgb);
+    if (mapped === rgb) continue;
+    writeRgb(out, i, mapped);
+    before[0] += data[i]!;
+    before[1] += data[i + 1]!;
+    before[2] += data[i + 2]!;
+    after[0] += mapped >> 16;
+    after[1] += (mapped >> 8) & 255;
+    after[2] += mapped & 255;
+    moved++;
+  }
+  if (moved === 0 || moved === pixels.length) return;
+  const wasY = luminance(...mean(before, moved));
+  const isY = luminance(...mean(after, moved));
+  const onRegion = colourMap(isY, direction);
+  for (const p of pixels) {
+    const i = p * 4;
+    if (out[i] !== data[i] || out[i + 1] !== data[i + 1] || out[i + 2] !== data[i + 2]) continue;
+    const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
+    if (contrastRatio(y, wasY) < MIN_CONTRAST || contrastRatio(y, isY) >= MIN_CONTRAST) continue;
+    writeRgb(out, i, onRegion((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!));
+  }
+}
+
+/**
+ * The connected components of the vanishing ink (the queue's first `vanished` pixels): each
+ * pixel's component, and each component's size in pixels.
+ */
+function componentsOf(queue: Int32Array, vanished: number, vanishing: Uint8Array, width: number, height: number) {
+  const componentOf = new Int32Array(vanishing.length).fill(-1);
+  const sizes: number[] = [];
+  const stack = new Int32Array(vanished);
+  const next = new Int32Array(4);
+  for (let k = 0; k < vanished; k++) {
+    const start = queue[k]!;
+    if (componentOf[start] !== -1) continue;
+    const c = sizes.length;
+    let size = 0;
+    let top = 0;
+    stack[top++] = start;
+    componentOf[start] = c;
+    while (top > 0) {
+      const p = stack[--top]!;
+      size++;
+      for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+        const q = next[j]!;
+        if (vanishing[q] && componentOf[q] === -1) {
+          componentOf[q] = c;
+          stack[top++] = q;
+        }
+      }
+    }
+    sizes.push(size);
+  }
+  return { componentOf, sizes };
 }
 
 /** White or near white (remembered in `known` by packed colour): see NEAR_WHITE_LUMINANCE. */
@@ -429,12 +601,13 @@ function colourMap(
   backgroundY: number,
   direction: "lighter" | "darker",
   known: BoundedCache<number, number> = new BoundedCache(1 << 16),
+  reach: "mirror" | "near" = "mirror",
 ): (rgb: number) => number {
   return (rgb) => {
     let mapped = known.get(rgb);
     if (mapped === undefined) {
       analysisWork.colourDecisions++;
-      const [r, g, b] = withContrast([rgb >> 16, (rgb >> 8) & 255, rgb & 255], backgroundY, direction, TARGET_CONTRAST);
+      const [r, g, b] = withContrast([rgb >> 16, (rgb >> 8) & 255, rgb & 255], backgroundY, direction, TARGET_CONTRAST, reach);
       mapped = (r << 16) | (g << 8) | b;
       known.set(rgb, mapped);
     }

@@ -2,6 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeAssetKey, encodeAssetKey } from "../../src/images/assetUrls";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import { darkLogo40x20, transparentLogo40x20, vectorLogo40x20 } from "../fixtures/images";
 import { addAccount, addCompany, addKey } from "../helpers/catalogue";
 import { decode, encode } from "fast-png";
@@ -254,7 +255,7 @@ describe("GET /assets/{key}", () => {
     await addCompany({ name: "Vector Co", domains: [domain] }, vectorLogo40x20());
     const keys = (await env.LOGOS.list({ prefix: `logos/${domain}/` })).objects.map((o) => o.key);
     const master = keys.find((k) => /\.[0-9a-f]{16}\.png$/.test(k))!;
-    const vector = keys.find((k) => k.endsWith(".v1.svg"))!;
+    const vector = keys.find((k) => k.endsWith(`.v${RENDITIONS_VERSION}.svg`))!;
     for (const path of [`/assets/${encodeAssetKey(vector)}`, `/assets/${encodeAssetKey(master)}?format=svg`]) {
       const response = await get(path);
       expect(response.status, path).toBe(200);

@@ -63,6 +63,64 @@ describe("renditions from pixels", () => {
     expect(dominantInk(r.dark!)).toEqual([255, 255, 255]);
   });
 
+  it("ink on the mark's own tile keeps its colours: a black N on a white tile outlined in black", () => {
+    // The outline lacks contrast with a dark page, but it rims a white tile larger than itself:
+    // the tile is what the page meets, and the outline and the N are seen against the tile.
+    const rows = [
+      "............",
+      ".KKKKKKKKKK.",
+      ".KWWWWWWWWK.",
+      ".KWKKWWWKWK.",
+      ".KWKWKWWKWK.",
+      ".KWKWWKWKWK.",
+      ".KWKWWWKKWK.",
+      ".KWKWWWWKWK.",
+      ".KWWWWWWWWK.",
+      ".KWWWWWWWWK.",
+      ".KKKKKKKKKK.",
+      "............",
+    ];
+    const r = renditionPixels(picture(rows, { K: [0, 0, 0], W: [255, 255, 255] }));
+    expect(r.dark).toBeNull();
+    expect(r.light).toBeNull();
+    // Beside it, a black wordmark on the page itself still turns light.
+    const withWord = rows.map((row, y) => `${row}${y >= 4 && y <= 7 ? "KKK." : "...."}`);
+    const both = renditionPixels(picture(withWord, { K: [0, 0, 0], W: [255, 255, 255] }));
+    expect(pixel(both.dark!, 13, 5)).toEqual([255, 255, 255]);
+    expect(pixel(both.dark!, 1, 1)).toEqual([0, 0, 0]);
+    expect(pixel(both.dark!, 3, 4)).toEqual([0, 0, 0]);
+    expect(pixel(both.dark!, 2, 2)).toEqual([255, 255, 255]);
+  });
+
+  it("a badge whose colour flips keeps what is drawn on its glyph: the glyph's eye stays told apart", () => {
+    const rows = [
+      "...........",
+      ".BBBBBBBBB.",
+      ".BBBBBBBBB.",
+      ".BBWWWWWBB.",
+      ".BBWWBWWBB.",
+      ".BBWWWWWBB.",
+      ".BBBBBBBBB.",
+      ".BBBBBBBBB.",
+      "...........",
+    ];
+    const r = renditionPixels(picture(rows, { B: [0, 0, 0], W: [255, 255, 255] }));
+    const [badge, glyph, eye] = [pixel(r.dark!, 1, 1), pixel(r.dark!, 3, 3), pixel(r.dark!, 5, 4)];
+    expect(badge).toEqual([255, 255, 255]);
+    expect(contrastOf(glyph, badge)).toBeGreaterThanOrEqual(3);
+    expect(contrastOf(eye, glyph)).toBeGreaterThanOrEqual(3);
+  });
+
+  it("ink moved for the page stays apart from the ink beside it: white stripes beside black ones on white", () => {
+    const rows = [".......", ".WKKKW.", ".WKKKW.", ".WKKKW.", "......."];
+    const r = renditionPixels(picture(rows, { K: [0, 0, 0], W: [255, 255, 255] }));
+    const stripe = pixel(r.light!, 1, 2);
+    expect(contrastOf(stripe, PAGES.light)).toBeGreaterThanOrEqual(3);
+    // Mirrored, white would have become black, the colour of the ink beside it.
+    expect(contrastOf(stripe, pixel(r.light!, 3, 2))).toBeGreaterThanOrEqual(3);
+    expect(pixel(r.light!, 3, 2)).toEqual([0, 0, 0]);
+  });
+
   it("a full-bleed tile is served as it is by default, and on a page of its own colour the tile changes, its content following", () => {
     const rows = ["BBBBBBB", "BBRRRBB", "BBRRRBB", "BBBBBBB"];
     const r = renditionPixels(picture(rows, { B: [0, 0, 0], R: [177, 6, 15] }));

@@ -2,6 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { companies } from "../../schema";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import { emptySite } from "../discovery/helpers";
 import { addCompany, db } from "../helpers/catalogue";
 import { freezeClock } from "../helpers/clock";
@@ -62,12 +63,12 @@ describe("GET /{domain}: redirect (the default)", () => {
 
   it.each([
     ["", ".png"],
-    ["&greyscale=true", ".v1.grey.png"],
-    ["&greyscale=YES", ".v1.grey.png"],
+    ["&greyscale=true", `.v${RENDITIONS_VERSION}.grey.png`],
+    ["&greyscale=YES", `.v${RENDITIONS_VERSION}.grey.png`],
     ["&greyscale=0", ".png"],
     ["&theme=light", ".png"],
-    ["&theme=dark", ".v1.dark.png"],
-    ["&theme=dark&greyscale=1", ".v1.dark-grey.png"],
+    ["&theme=dark", `.v${RENDITIONS_VERSION}.dark.png`],
+    ["&theme=dark&greyscale=1", `.v${RENDITIONS_VERSION}.dark-grey.png`],
   ])("serves the rendition for %j", async (query, suffix) => {
     const { domain } = await freshCompany();
     const token = await freshKey();
