@@ -133,8 +133,10 @@ function fromReducedCopy(rgba: Pixels, tone: LogoTone): RenditionPixels {
   const reduced: Pixels = { width, height, channels: 4, data };
   const scratch = scratchFor(reduced);
   analysisWork.pixelsAnalysed += width * height;
-  const onLight = inkOnPage(reduced, "light", scratch);
-  const onDark = inkOnPage(reduced, "dark", scratch);
+  // Ink beside ink is a flat mark's detail; on a many-coloured copy every speck is a region of
+  // its own, and judging each would make the work grow with them again.
+  const onLight = inkOnPage(reduced, "light", scratch, { inkBesideInk: false });
+  const onDark = inkOnPage(reduced, "dark", scratch, { inkBesideInk: false });
   const atFullSize = (page: Page, decided: Pixels): Pixels => {
     const pageRgb = PAGES[page];
     const pageY = luminance(pageRgb[0], pageRgb[1], pageRgb[2]);
@@ -254,7 +256,12 @@ const TARGET_CONTRAST = MIN_CONTRAST * 1.02;
  * N on its white tile), keeps its colours, and so do those regions. The tile is what the page
  * meets.
  */
-function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
+function inkOnPage(
+  rgba: Pixels,
+  page: Page,
+  { ink, inkCount, queue }: Scratch,
+  { inkBesideInk = true }: { inkBesideInk?: boolean } = {},
+): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
   const { width, height, data } = rgba;
   const count = width * height;
   const pageRgb = PAGES[page];
@@ -375,7 +382,7 @@ function inkOnPage(rgba: Pixels, page: Page, { ink, inkCount, queue }: Scratch):
   // the ink beside it.
   const own = new Float64Array(sizes.length * 3);
   const beside = new Float64Array(sizes.length * 4);
-  for (let k = 0; anyOpen && k < vanished; k++) {
+  for (let k = 0; inkBesideInk && anyOpen && k < vanished; k++) {
     const p = queue[k]!;
     const c = componentAt(p);
     if (rim[c]) continue;

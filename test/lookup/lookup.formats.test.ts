@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { decode, encode } from "fast-png";
 import { describe, expect, it } from "vitest";
+import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import { preparedFrom, transparentLogo40x20, vectorLogo40x20, webpForAvif } from "../fixtures/images";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "./helpers";
 
@@ -76,7 +77,7 @@ describe("format", () => {
     const token = await freshKey();
     const direct = await bytesMode(`/${domain}?token=${token}&format=svg`);
     const redirect = await get(`/${domain}?token=${token}&format=svg`);
-    expect(assetKeyOf(redirect.headers.get("location")!)).toMatch(/\.v1\.svg$/);
+    expect(assetKeyOf(redirect.headers.get("location")!)).toMatch(new RegExp(`\\.v${RENDITIONS_VERSION}\\.svg$`));
     for (const response of [direct, await follow(redirect)]) {
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("image/svg+xml");
@@ -120,7 +121,7 @@ describe("format", () => {
       /\/cdn-cgi\/image\/width=16,fit=contain,format=avif\/logos\//,
     );
     expect((await cdn("&size=16&format=jpg&theme=dark")).headers.get("location")).toMatch(
-      /\/cdn-cgi\/image\/width=16,fit=contain,format=jpeg,background=%23121212\/logos\/.*\.v1\.dark\.png$/,
+      new RegExp(`/cdn-cgi/image/width=16,fit=contain,format=jpeg,background=%23121212/logos/.*\\.v${RENDITIONS_VERSION}\\.dark\\.png$`),
     );
   });
 });
