@@ -5,6 +5,7 @@ import { FAKE_MAIL_FROM, FAKE_MAIL_TOKEN, startFakeMailApi } from "./test/fakes/
 import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi";
 import { startFakeWebsites } from "./test/fakes/websites";
 import { startFakeDns } from "./test/fakes/dnsOverHttps";
+import { startFakeCdnPurge } from "./test/fakes/cdnPurgeApi";
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
@@ -22,12 +23,13 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => {
             // Outside services run as small HTTP servers on 127.0.0.1 speaking their real wire format.
-            const [filesApi, stripe, websites, dns, mail] = await Promise.all([
+            const [filesApi, stripe, websites, dns, mail, cdnPurge] = await Promise.all([
               startFakeFilesApi(),
               startFakeStripe(),
               startFakeWebsites(),
               startFakeDns(),
               startFakeMailApi(),
+              startFakeCdnPurge(),
             ]);
             return {
               wrangler: { configPath: "./wrangler.toml" },
@@ -53,6 +55,9 @@ export default defineConfig({
                   DISCOVERY_FAKE_SITES: websites.controlUrl,
                   DNS_RESOLVER_URL: `${dns.url}/dns-query`,
                   DNS_FAKE_CONTROL: dns.url,
+                  // No zone is configured (wrangler.toml): tests that purge a CDN set one per call.
+                  CLOUDFLARE_API_BASE: `${cdnPurge.url}/client/v4`,
+                  CDN_PURGE_FAKE_CONTROL: cdnPurge.url,
                 },
               },
             };

@@ -8,6 +8,8 @@ declare global {
       DISCOVERY_FAKE_SITES: string;
       /** Control address of the fake DNS-over-HTTPS resolver (test/fakes/dnsOverHttps.ts). */
       DNS_FAKE_CONTROL: string;
+      /** Control address of the fake Cloudflare purge API (test/fakes/cdnPurgeApi.ts). */
+      CDN_PURGE_FAKE_CONTROL: string;
     }
   }
 }
