@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { encode } from "fast-png";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cachePurges } from "../../schema";
+import { createAccount } from "../../src/accounts/accounts";
+import { importCompanyLogo } from "../../src/catalogue/importLogo";
+import { logosInIdOrder } from "../../src/catalogue/logos";
+import { DISCOVERED_SOURCE_SET } from "../../src/catalogue/provenance";
+import { resolveLogo } from "../../src/catalogue/resolveLogo";
+import { fileReport, reportsOfAccount } from "../../src/corrections/reports";
+import { sha256Hex } from "../../src/lib/encoding";
+import { ok } from "../../src/lib/errors";
+import type { Platform } from "../../tools/platform";
+import { runAdmin } from "../../tools/admin/run";
+import { prepareLogo } from "../../tools/importer/prepare";
+import { startFakeWebsites } from "../fakes/websites";
+import { freshState, inProcess, root, withPlatform } from "./helpers";
+
+/**
+ * `admin reports resolve ID --action rediscover | forget` (issue 41, "Working the queue";
+ * docs/corrections.md): the action is done to the reported domain's discovered logo, the item
+ * closes with it, the domain is purged, and the reporter sees the outcome. Rediscovery fetches
+ * a fake site on 127.0.0.1 (test/fakes/websites.ts), as `admin discover` does in
+ * test/tools/discovery.test.ts.
+ */
+let state: { dir: string; cleanup: () => void };
+let websites: Awaited<ReturnType<typeof startFakeWebsites>>;
+beforeAll(async () => {
+  state = freshState();
+  websites = await startFakeWebsites();
+});
+afterAll(() => state.cleanup());
+
+/**
+ * The admin command as an operator runs it, in its own process: the fake site the discovery
+ * worker fetches is served by this process's event loop.
+ */
+function adminProcess(...args: string[]): Promise<{ status: number | null; stderr: string; json: () => any }> {
+  const child = spawn(join(root, "node_modules", ".bin", "tsx"), [join(root, "tools/admin.ts"), ...args, "--persist-to", state.dir], {
+    cwd: root,
+    env: { ...process.env, CI: "true", NO_COLOR: "1", DISCOVERY_RESOLVE: websites.resolve },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => {
+    child.on("close", (status) => resolve({ status, stderr, json: () => JSON.parse(stdout.trim().split("\n").at(-1)!) }));
+  });
+}
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io));
+
+const png = (size: number) =>
+  Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString(
+    "base64",
+  );
+
+/** A logo discovery stored for `domain` earlier: the one a reporter says is wrong. */
+async function discoveredEarlier(platform: Platform, domain: string) {
+  const bytes = new Uint8Array(readFileSync(join(root, "node_modules", "simple-icons", "icons", "gitlab.svg")));
+  const prepared = await prepareLogo(bytes);
+  if (!prepared.ok) throw new Error(prepared.error);
+  const written = await importCompanyLogo(
+    platform.db,
+    platform.bucket,
+    {
+      name: domain,
+      domains: [domain],
+      aliases: [],
+      variant: "icon",
+      prominence: 1,
+      sourceSet: DISCOVERED_SOURCE_SET,
+      licence: "unknown",
+      sourceHash: await sha256Hex(bytes),
+    },
+    async () => ok(prepared.logo),
+  );
+  if (!written.ok) throw new Error(written.error.message);
+  return written.value;
+}
+
+/** A reporter's account and their report of `domain`'s logo; the queue item's id. */
+async function reported(platform: Platform, domain: string, email: string) {
+  const account = await createAccount(platform.db, { email, password: "correct horse battery", plan: "free" });
+  if (!account.ok) throw new Error(account.error.message);
+  const filed = await fileReport(platform.db, {
+    domain,
+    kind: "outdated",
+    message: "They rebranded",
+    accountId: account.value.id,
+    via: "rest",
+  });
+  if (!filed.ok) throw new Error(filed.error.message);
+  return { accountId: account.value.id, itemId: filed.value.itemId };
+}
+
+describe("npm run admin -- reports resolve", () => {
+  it("--action rediscover fetches the site again and serves its icon now, and the reporter sees it resolved", async () => {
+    const { host } = (await (await fetch(`${websites.controlUrl}/claim`, { method: "POST" })).json()) as { host: string };
+    const routes = {
+      "/": { type: "text/html", body: '<title>Rebranded</title><link rel="apple-touch-icon" href="/180.png">' },
+      "/180.png": { type: "image/png", base64: png(180) },
+    };
+    await fetch(`${websites.controlUrl}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
+    const { before, accountId, itemId } = await withPlatform(state.dir, async (platform) => {
+      await discoveredEarlier(platform, host);
+      const earlier = (await logosInIdOrder(platform.db)).find((logo) => logo.masterKey.startsWith(`logos/${host}/`));
+      return { before: earlier!.masterKey, ...(await reported(platform, host, "rediscover@example.com")) };
+    });
+
+    const resolved = await adminProcess("reports", "resolve", String(itemId), "--action", "rediscover", "--note", "Fetched again");
+    expect(resolved.stderr).toBe("");
+    expect(resolved.status).toBe(0);
+    expect(resolved.json()).toMatchObject({
+      id: itemId,
+      status: "resolved",
+      action: "rediscover",
+      note: "Fetched again",
+      done: { domain: host, outcome: "found", chosen: { url: `https://${host}/180.png` } },
+    });
+
+    await withPlatform(state.dir, async ({ db }) => {
+      // The site's icon now, in place of the one discovered earlier.
+      const stored = (await logosInIdOrder(db)).filter((logo) => logo.masterKey.startsWith(`logos/${host}/`));
+      expect(stored).toEqual([expect.objectContaining({ sourceSet: "discovered", sourceUrl: `https://${host}/180.png` })]);
+      expect(stored[0]!.masterKey).not.toBe(before);
+      expect((await resolveLogo(db, { kind: "domain", value: host }))?.masterKey).toBe(stored[0]!.masterKey);
+      expect((await db.select().from(cachePurges).all()).map((row) => row.domain)).toContain(host);
+      expect(await reportsOfAccount(db, accountId)).toMatchObject([
+        { domain: host, status: "resolved", action: "rediscover", note: "Fetched again" },
+      ]);
+    });
+  });
+
+  it("--action forget removes the discovered logo and its objects, and the reporter sees it resolved", async () => {
+    const domain = "forgotten-co.com";
+    const { logo, accountId, itemId } = await withPlatform(state.dir, async (platform) => {
+      const earlier = await discoveredEarlier(platform, domain);
+      const logo = (await logosInIdOrder(platform.db)).find((row) => row.id === earlier.logoId);
+      return { logo: logo!, ...(await reported(platform, domain, "forget@example.com")) };
+    });
+
+    const resolved = await admin("reports", "resolve", String(itemId), "--action", "forget", "--note", "Not their mark");
+    expect(resolved.status).toBe(0);
+    expect(resolved.json()).toMatchObject({
+      id: itemId,
+      status: "resolved",
+      action: "forget",
+      note: "Not their mark",
+      done: { domain, logos: 1, companyRemoved: true },
+    });
+
+    await withPlatform(state.dir, async ({ db, bucket }) => {
+      expect(await resolveLogo(db, { kind: "domain", value: domain })).toBeNull();
+      expect(await bucket.head(logo.masterKey)).toBeNull();
+      expect((await db.select().from(cachePurges).all()).map((row) => row.domain)).toContain(domain);
+      expect(await reportsOfAccount(db, accountId)).toMatchObject([
+        { domain, status: "resolved", action: "forget", note: "Not their mark" },
+      ]);
+    });
+    expect((await admin("reports", "list", "--open")).json()).toEqual({ items: [] });
+    // Closed: a second resolve is refused.
+    expect((await admin("reports", "resolve", String(itemId), "--action", "forget")).status).toBe(1);
+  });
+});
