@@ -12,17 +12,20 @@ import { tickerSpellings } from "./names";
  * Every lookup is one statement of index reads. Names and search are ./search.ts's; logos,
  * ./logos.ts's.
  */
+/** The columns of a CompanyMatch, read with companyDomains joined on isPrimaryDomain. */
+export const companyMatchColumns = {
+  companyId: companies.id,
+  companyName: companies.name,
+  nameSource: companies.nameSource,
+  domain: companyDomains.domain,
+  brandColor: companies.brandColor,
+};
+
+/** The join of companyDomains to a company's primary domain. */
+export const isPrimaryDomain = and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true));
+
 export const companyWithPrimaryDomain = (db: CatalogueDb) =>
-  db
-    .select({
-      companyId: companies.id,
-      companyName: companies.name,
-      nameSource: companies.nameSource,
-      domain: companyDomains.domain,
-      brandColor: companies.brandColor,
-    })
-    .from(companies)
-    .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)));
+  db.select(companyMatchColumns).from(companies).innerJoin(companyDomains, isPrimaryDomain);
 
 /**
  * The company a host belongs to: the exact host if the catalogue knows it (`docs.github.com`
@@ -41,16 +44,10 @@ export function companyByDomain(db: CatalogueDb, host: string) {
   const registrable = registrableDomain(host);
   if (registrable && registrable !== host) candidates.push(registrable);
   return db
-    .select({
-      companyId: companies.id,
-      companyName: companies.name,
-      nameSource: companies.nameSource,
-      domain: companyDomains.domain,
-      brandColor: companies.brandColor,
-    })
+    .select(companyMatchColumns)
     .from(matchedDomain)
     .innerJoin(companies, eq(companies.id, matchedDomain.companyId))
-    .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
+    .innerJoin(companyDomains, isPrimaryDomain)
     .where(inArray(matchedDomain.domain, candidates))
     .orderBy(desc(sql`${matchedDomain.domain} = ${host}`))
     .limit(1);

@@ -4,6 +4,7 @@ import { type GreyKeyParts, greyKeyParts } from "../images/objectKeys";
 import { OVERRIDE_SOURCE_SET_PREFIX } from "./provenance";
 import { type Logo, withKeys } from "./entities";
 import type { CatalogueDb } from "../lib/db";
+import { companyMatchColumns, isPrimaryDomain } from "./companies";
 import { retiredAmong } from "./retiredObjects";
 import type { CompanyMatch } from "./entities";
 
@@ -16,17 +17,10 @@ import type { CompanyMatch } from "./entities";
 /** A logo by id, with the company it belongs to. */
 export async function findLogo(db: CatalogueDb, logoId: number): Promise<{ logo: Logo; company: CompanyMatch } | null> {
   const row = await db
-    .select({
-      logo: logos,
-      companyId: companies.id,
-      companyName: companies.name,
-      nameSource: companies.nameSource,
-      domain: companyDomains.domain,
-      brandColor: companies.brandColor,
-    })
+    .select({ logo: logos, ...companyMatchColumns })
     .from(logos)
     .innerJoin(companies, eq(companies.id, logos.companyId))
-    .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
+    .innerJoin(companyDomains, isPrimaryDomain)
     .where(eq(logos.id, logoId))
     .get();
   if (!row) return null;

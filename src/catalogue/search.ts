@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { companies, companyDomains, type IdentifierScheme, type NameSource } from "../../schema";
 import type { CatalogueDb } from "../lib/db";
 import { normaliseDomain } from "../lib/domain";
 import { domainNameKey, nameKey } from "./names";
 import { indexedWords, leading, SHORT_PREFIX_LENGTH } from "./searchPrefixes";
-import { companyByDomain, companyByTicker, findCompanyByDomain } from "./companies";
+import { companyByDomain, companyByTicker, companyMatchColumns, findCompanyByDomain, isPrimaryDomain } from "./companies";
 import { type EmailDomain, emailDomain } from "./emailAddresses";
 import { findCompanyByIdentifier, type Identifier, parseCryptoSymbol, parseIsin } from "./identifiers";
 import type { CompanyMatch } from "./entities";
@@ -30,16 +30,9 @@ export async function findCompanyByName(db: CatalogueDb, name: string): Promise<
     const key = nameKey(asked);
     if (key === "") continue;
     const found = await db
-      .select({
-        companyId: companies.id,
-        companyName: companies.name,
-        nameSource: companies.nameSource,
-        domain: companyDomains.domain,
-        brandColor: companies.brandColor,
-        prominence: companies.prominence,
-      })
+      .select({ ...companyMatchColumns, prominence: companies.prominence })
       .from(companies)
-      .innerJoin(companyDomains, and(eq(companyDomains.companyId, companies.id), eq(companyDomains.isPrimary, true)))
+      .innerJoin(companyDomains, isPrimaryDomain)
       .where(eq(companies.nameKey, key))
       .orderBy(desc(companies.prominence), asc(companies.id))
       .limit(NAMESAKES)
