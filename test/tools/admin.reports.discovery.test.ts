@@ -1,7 +1,5 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { encode } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachePurges } from "../../schema";
 import { createAccount } from "../../src/accounts/accounts";
@@ -16,7 +14,7 @@ import type { Platform } from "../../tools/platform";
 import { runAdmin } from "../../tools/admin/run";
 import { prepareLogo } from "../../tools/importer/prepare";
 import { startFakeWebsites } from "../fakes/websites";
-import { freshState, inProcess, root, withPlatform } from "./helpers";
+import { freshState, greyPngBase64, inProcess, root, spawnAdmin, withPlatform } from "./helpers";
 
 /**
  * `admin reports resolve ID --action rediscover | forget` (issue 41, "Working the queue";
@@ -33,29 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => state.cleanup());
 
-/**
- * The admin command as an operator runs it, in its own process: the fake site the discovery
- * worker fetches is served by this process's event loop.
- */
-function adminProcess(...args: string[]): Promise<{ status: number | null; stderr: string; json: () => any }> {
-  const child = spawn(join(root, "node_modules", ".bin", "tsx"), [join(root, "tools/admin.ts"), ...args, "--persist-to", state.dir], {
-    cwd: root,
-    env: { ...process.env, CI: "true", NO_COLOR: "1", DISCOVERY_RESOLVE: websites.resolve },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve) => {
-    child.on("close", (status) => resolve({ status, stderr, json: () => JSON.parse(stdout.trim().split("\n").at(-1)!) }));
-  });
-}
+const adminProcess = (...args: string[]) => spawnAdmin(state.dir, args, { DISCOVERY_RESOLVE: websites.resolve });
 const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io));
-
-const png = (size: number) =>
-  Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString(
-    "base64",
-  );
 
 /** A logo discovery stored for `domain` earlier: the one a reporter says is wrong. */
 async function discoveredEarlier(platform: Platform, domain: string) {
@@ -101,7 +78,7 @@ describe("npm run admin -- reports resolve", () => {
     const { host } = (await (await fetch(`${websites.controlUrl}/claim`, { method: "POST" })).json()) as { host: string };
     const routes = {
       "/": { type: "text/html", body: '<title>Rebranded</title><link rel="apple-touch-icon" href="/180.png">' },
-      "/180.png": { type: "image/png", base64: png(180) },
+      "/180.png": { type: "image/png", base64: greyPngBase64(180) },
     };
     await fetch(`${websites.controlUrl}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
     const { before, accountId, itemId } = await withPlatform(state.dir, async (platform) => {

@@ -1,7 +1,4 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encode } from "fast-png";
 import { apiKeys } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/logos";
 import { createAccount } from "../../src/accounts/accounts";
@@ -9,7 +6,7 @@ import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
 import { runAdmin } from "../../tools/admin/run";
 import { domainName } from "../../src/catalogue/names";
-import { freshState, inProcess, root, withPlatform } from "./helpers";
+import { freshState, greyPngBase64, inProcess, spawnAdmin, withPlatform } from "./helpers";
 
 let state: { dir: string; cleanup: () => void };
 let control: string;
@@ -22,30 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => state.cleanup());
 
-/**
- * The admin command as an operator runs it, but without blocking this process: the fake
- * websites it discovers from are served by this process's event loop.
- */
-function adminProcess(...args: string[]): Promise<{ status: number | null; stderr: string; json: () => any }> {
-  const child = spawn(join(root, "node_modules", ".bin", "tsx"), [join(root, "tools/admin.ts"), ...args, "--persist-to", state.dir], {
-    cwd: root,
-    env: { ...process.env, CI: "true", NO_COLOR: "1" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve) => {
-    child.on("close", (status) => resolve({ status, stderr, json: () => JSON.parse(stdout.trim().split("\n").at(-1)!) }));
-  });
-}
+const adminProcess = (...args: string[]) => spawnAdmin(state.dir, args);
 /** The same command in this process: the program itself runs once, for discover. */
 const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io));
-
-const png = (size: number) =>
-  Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString(
-    "base64",
-  );
 
 describe("npm run admin: discovery", () => {
   it("discover prints what it chose and why, logo forget removes it and its objects, key fallback sets a key's default", async () => {
@@ -55,8 +31,8 @@ describe("npm run admin: discovery", () => {
         type: "text/html",
         body: '<title>Ops Test</title><link rel="icon" sizes="16x16" href="/16.png"><link rel="apple-touch-icon" href="/180.png">',
       },
-      "/16.png": { type: "image/png", base64: png(16) },
-      "/180.png": { type: "image/png", base64: png(180) },
+      "/16.png": { type: "image/png", base64: greyPngBase64(16) },
+      "/180.png": { type: "image/png", base64: greyPngBase64(180) },
     };
     await fetch(`${control}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { encode } from "fast-png";
 import { afterAll, beforeAll, inject } from "vitest";
 import type { CommandIo, Input } from "../../tools/args";
 import { openPlatform, type Platform } from "../../tools/platform";
@@ -85,6 +86,35 @@ export async function inProcess(
   });
   return result(status, stdout, stderr);
 }
+
+/**
+ * `npm run admin` as an operator runs it, on the local state in `stateDir`, in a process of its
+ * own: without blocking this one, whose event loop serves the fake sites a discovery fetches.
+ * `json` reads its last line of output.
+ */
+export function spawnAdmin(
+  stateDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stderr: string; json: () => any }> {
+  const child = spawn(join(root, "node_modules", ".bin", "tsx"), [join(root, "tools/admin.ts"), ...args, "--persist-to", stateDir], {
+    cwd: root,
+    env: { ...process.env, CI: "true", NO_COLOR: "1", ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => {
+    child.on("close", (status) => resolve({ status, stderr, json: () => JSON.parse(stdout.trim().split("\n").at(-1)!) }));
+  });
+}
+
+/** A square PNG of one grey, `size` px a side, in base64: an icon a fake site serves. */
+export const greyPngBase64 = (size: number) =>
+  Buffer.from(encode({ width: size, height: size, data: new Uint8Array(size * size * 4).fill(200), channels: 4, depth: 8 })).toString(
+    "base64",
+  );
 
 /** A fresh local state with migrations applied by wrangler itself, as `npm start` does (copied from the cli project's template). */
 export function freshState(): { dir: string; cleanup: () => void } {
