@@ -4,9 +4,7 @@ import { assetUrl } from "../images/assetUrls";
 import { logoSourceOf } from "../catalogue/provenance";
 import { discoveredCatalogue } from "../discovery/onMiss";
 import { type CompanyDetail, companyDetail, findCompanyByDomain } from "../catalogue/companies";
-import { emailDomain, PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
-import { parseCryptoSymbol, parseIsin } from "../catalogue/identifiers";
-import { findCompanyOf, type Subject } from "../catalogue/resolveLogo";
+import { findCompanyOf, type Subject, subjectOfKey } from "../catalogue/resolveLogo";
 import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
 import { overrideAsLogo, overridesOf, pinnedFor } from "../corrections/overrides";
 import { fail, ok, type Result } from "../lib/errors";
@@ -80,19 +78,9 @@ function subjectOfQuery(query: Partial<Record<(typeof LOOKUP_KEYS)[number], stri
     return host.ok ? ok({ kind: "domain", value: host.domain }) : fail("invalid_argument", "Invalid domain format");
   }
   if (ticker !== undefined) return ok({ kind: "ticker", value: ticker });
-  if (isin !== undefined) {
-    const parsed = parseIsin(isin);
-    return parsed.ok ? ok({ kind: "isin", value: parsed.value }) : parsed;
-  }
-  if (crypto !== undefined) {
-    const parsed = parseCryptoSymbol(crypto);
-    return parsed.ok ? ok({ kind: "crypto", value: parsed.value }) : parsed;
-  }
-  if (email !== undefined) {
-    const address = emailDomain(email);
-    if (address.kind === "invalid") return fail("invalid_argument", address.message);
-    return address.kind === "personal" ? fail("not_found", PERSONAL_ADDRESS) : ok({ kind: "domain", value: address.domain });
-  }
+  if (isin !== undefined) return subjectOfKey("isin", isin);
+  if (crypto !== undefined) return subjectOfKey("crypto", crypto);
+  if (email !== undefined) return subjectOfKey("email", email);
   return ok({ kind: "name", value: name ?? "" });
 }
 

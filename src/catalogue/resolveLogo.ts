@@ -11,7 +11,9 @@ import { CORRECTED_SOURCE_SET, DISCOVERED_SOURCE_SET, logoSourceOf, OWNER_SOURCE
 import { findCompanyByDomain, findCompanyByTicker } from "./companies";
 import type { CompanyMatch } from "./entities";
 import { findCompanyByName } from "./search";
-import { findCompanyByIdentifier } from "./identifiers";
+import { findCompanyByIdentifier, parseCryptoSymbol, parseIsin } from "./identifiers";
+import { emailDomain, PERSONAL_ADDRESS } from "./emailAddresses";
+import { fail, ok, type Result } from "../lib/errors";
 import { logosOfCompany } from "./logos";
 import { MINUTE_MS } from "../lib/time";
 
@@ -24,6 +26,22 @@ export type Subject =
   | { kind: "ticker"; value: string }
   | { kind: "name"; value: string }
   | { kind: IdentifierScheme; value: string };
+
+/**
+ * The subject an ISIN, a crypto symbol or an email address names, as every surface reads them:
+ * the canonical identifier, or the address's company domain (only the domain goes further: the
+ * lookup, its caches and its logs never hold the rest). Refused with why (`invalid_argument`), or,
+ * for a person's address at a free or disposable provider, `not_found` with PERSONAL_ADDRESS.
+ */
+export function subjectOfKey(key: IdentifierScheme | "email", text: string): Result<Subject> {
+  if (key === "email") {
+    const address = emailDomain(text);
+    if (address.kind === "invalid") return fail("invalid_argument", address.message);
+    return address.kind === "personal" ? fail("not_found", PERSONAL_ADDRESS) : ok({ kind: "domain", value: address.domain });
+  }
+  const parsed = key === "isin" ? parseIsin(text) : parseCryptoSymbol(text);
+  return parsed.ok ? ok({ kind: key, value: parsed.value }) : parsed;
+}
 
 /** The logo a lookup serves, with everything needed to answer without reading D1 again. */
 export interface ResolvedLogo {

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import type { Subject } from "../catalogue/resolveLogo";
+import { type Subject, subjectOfKey } from "../catalogue/resolveLogo";
+import type { Result } from "../lib/errors";
 import type { Density, RequestFormat } from "../images/transform";
 import { densityOf, densityRule, imageParams } from "../images/params";
 import { asciiBytes, isolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import { normaliseDomain } from "../lib/domain";
-import { emailDomain, PERSONAL_ADDRESS } from "../catalogue/emailAddresses";
-import { parseCryptoSymbol, parseIsin } from "../catalogue/identifiers";
 import { booleanParam, firstMessage, integerParam } from "../lib/params";
 
 /**
@@ -119,21 +118,16 @@ export type AskedSubject = Subject | { invalid: string } | { personal: string };
 /** The paths that name a subject by a key of its own; any other path is a domain. */
 const KEYED: Record<string, (text: string) => AskedSubject> = {
   ticker: (ticker) => (TICKER.test(ticker) ? { kind: "ticker", value: ticker.toUpperCase() } : { invalid: "Invalid ticker format" }),
-  isin: (text) => {
-    const isin = parseIsin(text);
-    return isin.ok ? { kind: "isin", value: isin.value } : { invalid: isin.error.message };
-  },
-  crypto: (text) => {
-    const symbol = parseCryptoSymbol(text);
-    return symbol.ok ? { kind: "crypto", value: symbol.value } : { invalid: symbol.error.message };
-  },
-  // The domain part alone goes further: the lookup, its caches and its logs never hold the rest.
-  email: (text) => {
-    const address = emailDomain(text);
-    if (address.kind === "invalid") return { invalid: address.message };
-    return address.kind === "personal" ? { personal: PERSONAL_ADDRESS } : { kind: "domain", value: address.domain };
-  },
+  isin: (text) => askedBy(subjectOfKey("isin", text)),
+  crypto: (text) => askedBy(subjectOfKey("crypto", text)),
+  email: (text) => askedBy(subjectOfKey("email", text)),
 };
+
+/** A key's subject, or its refusal as the route answers it: a person's address is a 404, the rest 400. */
+function askedBy(subject: Result<Subject>): AskedSubject {
+  if (subject.ok) return subject.value;
+  return subject.error.code === "not_found" ? { personal: subject.error.message } : { invalid: subject.error.message };
+}
 
 /**
  * What a lookup path names: `/ticker/{t}`, `/isin/{isin}`, `/crypto/{symbol}`, `/email/{address}`,
