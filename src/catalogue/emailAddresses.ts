@@ -34,7 +34,7 @@ export function isPersonalMailDomain(host: string): boolean {
   const domains = personalDomains();
   if (domains.has(host)) return true;
   const registrable = registrableDomain(host);
-  return registrable !== null && registrable !== host && domains.has(registrable) && !NOT_PERSONAL.has(registrable);
+  return registrable !== null && registrable !== host && domains.has(registrable);
 }
 
 const MAX_ADDRESS_LENGTH = 254;
