@@ -63,16 +63,7 @@ async function CorrectionsPage(props: { c: Context<WebEnv>; account: SessionAcco
   return (
     <Page title={state.error ? "Error: Corrections" : "Corrections"} account={account} section="corrections">
       <h1>Corrections</h1>
-      {state.error && (
-        <p class="alert" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state.notice && (
-        <p class="notice" role="status">
-          {state.notice}
-        </p>
-      )}
+      <Messages error={state.error} notice={state.notice} />
       <section class="card" aria-labelledby="reports-heading" id="reports">
         <h2 id="reports-heading">Your reports</h2>
         {reports.length === 0 ? (
@@ -413,16 +404,7 @@ function BrandPage(props: {
   return (
     <Page title={props.error ? `Error: ${claim.domain}` : claim.domain} account={props.account} section="corrections">
       <h1>The brand of {claim.domain}</h1>
-      {props.error && (
-        <p class="alert" role="alert">
-          {props.error}
-        </p>
-      )}
-      {props.notice && (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      )}
+      <Messages error={props.error} notice={props.notice} />
       <p class="hint">
         What you publish here is served to everyone within a minute, before the catalogue's and discovered logos, and entered in the public{" "}
         <a href={`/changes?domain=${encodeURIComponent(claim.domain)}`}>change log</a>. It lasts while your proof does.
@@ -512,3 +494,21 @@ correctionsPages.post("/corrections/brands/:domain/logo", signedIn, async (c) =>
     303,
   );
 });
+
+/** What the last form did: its error (announced at once) or its notice. */
+function Messages(props: { error?: string | undefined; notice?: string | undefined }) {
+  return (
+    <>
+      {props.error && (
+        <p class="alert" role="alert">
+          {props.error}
+        </p>
+      )}
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
+    </>
+  );
+}
