@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
@@ -29,7 +29,10 @@ export interface RunningWorker {
 }
 
 export async function startWorker(): Promise<RunningWorker> {
-  const dist = join(projectRoot, ".wrangler", "browser", "dist");
+  // A folder of its own: browser test files run side by side, and a bundle written over
+  // another's while workerd reads it is cut short. Inside the project, where workerd resolves.
+  mkdirSync(join(projectRoot, ".wrangler", "browser"), { recursive: true });
+  const dist = mkdtempSync(join(projectRoot, ".wrangler", "browser", "dist-"));
   const stripe = await startFakeStripe();
   bundleWorker(dist);
   const mf = new Miniflare({
@@ -61,11 +64,13 @@ export async function startWorker(): Promise<RunningWorker> {
       dispose: async () => {
         await mf.dispose();
         stripe.server.close();
+        rmSync(dist, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await mf.dispose();
     stripe.server.close();
+    rmSync(dist, { recursive: true, force: true });
     throw error;
   }
 }
