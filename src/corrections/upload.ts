@@ -55,5 +55,5 @@ export async function prepareUpload(
   if (Math.min(pixels.width, pixels.height) < MIN_UPLOAD_EDGE)
     return fail("invalid_argument", `The image is ${pixels.width}×${pixels.height}: at least ${MIN_UPLOAD_EDGE} px a side, please`);
   // Kept as uploaded (the private original beside the renditions); never served.
-  return ok(withoutVector(await prepareIcon(format, bytes, decoded.value)));
+  return ok(withoutVector(await prepareIcon(format, bytes, decoded.value, { discovered: false })));
 }

@@ -218,7 +218,7 @@ export async function discoverDomain(
 
   const { decoded, bytes, format } = winner;
   // A stranger's SVG is kept only as the private original: sanitised or not, it is never served.
-  const prepared = withoutVector(await prepareIcon(format!, bytes!, decoded!));
+  const prepared = withoutVector(await prepareIcon(format!, bytes!, decoded!, { discovered: true }));
   const written = await importCompanyLogo(
     db,
     env.LOGOS,

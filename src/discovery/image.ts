@@ -2,7 +2,8 @@ import { hasPngSignature } from "fast-png";
 import type { PreparedImage } from "../catalogue/importLogo";
 import { preparedFromPixels } from "../catalogue/preparedImage";
 import { decodePngPixels, encodePng, pngHeader } from "../images/png";
-import type { Pixels } from "../images/renditions";
+import { manyColours, type Pixels } from "../images/renditions";
+import { shrinkPixels } from "../images/shrink";
 import { fail, ok, type Result } from "../lib/errors";
 import { decodeBmpEntry, firstWorkingEntry, icoEntries, type IcoEntry } from "./ico";
 import type { IconFormat } from "./sniff";
@@ -20,6 +21,13 @@ import type { IconFormat } from "./sniff";
  */
 /** Largest edge of a discovered master: as large as any lookup serves, small enough to encode quickly. */
 export const MAX_EDGE = 1200;
+/**
+ * Largest edge of a discovered master of many colours (../images/renditions.ts, manyColours): a
+ * photograph, or a file of noise served to make the service work. Its master and renditions
+ * are incompressible pixels, so every one of them costs in proportion to its area; at 512 px (a
+ * manifest's largest icon) they cost a fifth of 1,200 px. A logo of flat colours keeps MAX_EDGE.
+ */
+export const MANY_COLOURS_MAX_EDGE = 512;
 /** Largest source decoded at all: an icon declaring more is refused before any pixel is allocated. */
 const MAX_SOURCE_EDGE = 4096;
 
@@ -107,7 +115,22 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new Response(bytes).body!;
 }
 
-/** The icon as the catalogue stores it: master, renditions, and the original file beside them. */
-export function prepareIcon(format: IconFormat, original: Uint8Array, icon: DecodedIcon): Promise<PreparedImage> {
-  return preparedFromPixels(format, original, icon.pixels, encodePng);
+/**
+ * The icon as the catalogue stores it: master, renditions, and the original file beside them. A
+ * discovered icon of many colours is stored at most MANY_COLOURS_MAX_EDGE a side; an account's
+ * own upload (`discovered: false`) keeps its size.
+ */
+export function prepareIcon(
+  format: IconFormat,
+  original: Uint8Array,
+  icon: DecodedIcon,
+  { discovered }: { discovered: boolean },
+): Promise<PreparedImage> {
+  return preparedFromPixels(format, original, discovered ? discoveredMaster(icon.pixels) : icon.pixels, encodePng);
+}
+
+/** A discovered icon's master: its pixels, or of many colours, at most MANY_COLOURS_MAX_EDGE a side. */
+export function discoveredMaster(pixels: Pixels): Pixels {
+  const bounded = Math.max(pixels.width, pixels.height) > MANY_COLOURS_MAX_EDGE && manyColours(pixels);
+  return bounded ? shrinkPixels(pixels, MANY_COLOURS_MAX_EDGE) : pixels;
 }

@@ -88,7 +88,7 @@ export const analysisWork = { colourDecisions: 0, pixelsAnalysed: 0 };
 export const REDUCED_EDGE = 256;
 
 /** Whether the ink has more than EXACT_COLOURS distinct colours: counted until it has. */
-function manyColours({ data }: Pixels): boolean {
+export function manyColours({ data }: Pixels): boolean {
   const seen = new Set<number>();
   let previous = -1;
   for (let i = 0; i < data.length; i += 4) {

@@ -39,7 +39,9 @@ import { encode } from "fast-png";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
+import { discoveredMaster } from "../../src/discovery/image";
 import { encodeAssetKey } from "../../src/images/assetUrls";
+import { type Pixels, renditionPixels } from "../../src/images/renditions";
 import { redirectTarget } from "../../src/images/assetUrls";
 import { logosInIdOrder } from "../../src/catalogue/logos";
 import { openPlatform, projectRoot } from "../../tools/platform";
@@ -299,7 +301,8 @@ export default { fetch() {
         (host) => new URL(`/${host}?token=${keys.redirect}`, redirectBase).href,
         urls.redirect,
       );
-      report(samples, isolate, hostile);
+      log(`Measuring the hostile icon's analysis in Node: ${rounds} rounds…`);
+      report(samples, isolate, hostile, analysisRounds(rounds));
     } finally {
       await mf.dispose();
     }
@@ -349,21 +352,54 @@ export default {
   return path;
 }
 
-/** A PNG of random colours, `edge` pixels square, a quarter of it transparent (as test/discovery/bounded.test.ts). */
-function noisePng(edge: number): Buffer {
+/** Random colours, `edge` pixels square, a quarter of it transparent (as test/discovery/bounded.test.ts). */
+function noisePixels(edge: number): Pixels {
   const data = new Uint8Array(edge * edge * 4);
   for (let at = 0; at < data.length; at += 65536) crypto.getRandomValues(data.subarray(at, Math.min(data.length, at + 65536)));
   for (let i = 3; i < data.length; i += 4) data[i] = data[i]! < 64 ? 0 : 255;
-  return Buffer.from(encode({ width: edge, height: edge, data, channels: 4, depth: 8 }));
+  return { width: edge, height: edge, channels: 4, data };
 }
 
-/** A PNG of two colours, `edge` pixels square: a disc on a transparent ground. */
-function twoColourPng(edge: number): Buffer {
+/** Two colours, `edge` pixels square: a disc on a transparent ground. */
+function twoColourPixels(edge: number): Pixels {
   const data = new Uint8Array(edge * edge * 4);
   const r = edge / 2;
   for (let y = 0; y < edge; y++)
     for (let x = 0; x < edge; x++) if ((x - r) ** 2 + (y - r) ** 2 < (r * 0.9) ** 2) data.set([31, 111, 235, 255], (y * edge + x) * 4);
-  return Buffer.from(encode({ width: edge, height: edge, data, channels: 4, depth: 8 }));
+  return { width: edge, height: edge, channels: 4, data };
+}
+
+const pngOf = (pixels: Pixels) => Buffer.from(encode({ ...pixels, channels: 4, depth: 8 }));
+const noisePng = (edge: number) => pngOf(noisePixels(edge));
+const twoColourPng = (edge: number) => pngOf(twoColourPixels(edge));
+
+interface AnalysisFigures {
+  /** CPU ms of the first analysis of a noise icon in this process: code not yet compiled, caches empty. */
+  firstMs: number;
+  /** CPU ms of each later one (fresh noise each), and of the two-colour icon's. */
+  noiseMs: number[];
+  plainMs: number[];
+}
+
+/**
+ * The hostile icon's analysis alone, in Node: the code a Durable Object runs for it once the
+ * icon is decoded (src/discovery/image.ts, discoveredMaster, then src/images/renditions.ts,
+ * renditionPixels), timed by this process's CPU, compiler threads included. Nothing before it in
+ * this process has run that code, so the first is as cold as a fresh isolate's.
+ */
+function analysisRounds(rounds: number): AnalysisFigures {
+  const cpuMs = (pixels: Pixels) => {
+    const start = process.cpuUsage();
+    renditionPixels(discoveredMaster(pixels));
+    const { user, system } = process.cpuUsage(start);
+    return (user + system) / 1000;
+  };
+  const figures: AnalysisFigures = { firstMs: cpuMs(noisePixels(1100)), noiseMs: [], plainMs: [] };
+  for (let i = 0; i < rounds; i++) {
+    figures.noiseMs.push(cpuMs(noisePixels(1100)));
+    figures.plainMs.push(cpuMs(twoColourPixels(1100)));
+  }
+  return figures;
 }
 
 interface HostileFigures {
@@ -453,7 +489,7 @@ function pairedRatio(samples: Record<Scenario, Figures[]>, a: Scenario, b: Scena
   return pairedMedian(samples, (i) => samples[a][i]!.rps / samples[b][i]!.rps).toFixed(2);
 }
 
-function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures, hostile: HostileFigures) {
+function report(samples: Record<Scenario, Figures[]>, isolate: IsolateFigures, hostile: HostileFigures, analysis: AnalysisFigures) {
   const f = Object.fromEntries(Object.entries(samples).map(([name, runs]) => [name, median(runs)])) as Record<Scenario, Figures>;
   const row = (name: string, x: Figures) =>
     `${name.padEnd(44)} ${x.rps.toFixed(0).padStart(8)} ${x.p50.toFixed(2).padStart(7)} ${x.p99.toFixed(2).padStart(7)} ${
@@ -521,6 +557,10 @@ hostile icon: discovering a site whose icon is a 1,100 px PNG of random colours 
     `  catalogued redirect p99 alone         ${middle(hostile.aloneP99).toFixed(2)} ms; while the discovery runs ${middle(hostile.duringP99).toFixed(2)} ms`,
   );
   console.log(`  p99 during / alone                    ${p99Ratio.toFixed(2)}   (median of per-round ratios; target ≤ 2)`);
+  console.log(`  analysis alone (Node CPU), first      ${analysis.firstMs.toFixed(0)} ms   (cold: a fresh isolate's; target ≤ 200)`);
+  console.log(
+    `  analysis alone, later ones            ${middle(analysis.noiseMs).toFixed(0)} ms; a two-colour icon's ${middle(analysis.plainMs).toFixed(0)} ms`,
+  );
   console.log(
     `  rounds: CPU ${hostile.cpuMs.map((x) => x.toFixed(0)).join(", ")} ms, two colours ${hostile.plainCpuMs.map((x) => x.toFixed(0)).join(", ")} ms; p99 alone ${hostile.aloneP99.map((x) => x.toFixed(2)).join(", ")}; during ${hostile.duringP99.map((x) => x.toFixed(2)).join(", ")}`,
   );

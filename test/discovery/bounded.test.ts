@@ -3,6 +3,7 @@ import { encode } from "fast-png";
 import { describe, expect, it } from "vitest";
 import { DISCOVERY_MAX_BYTES, DISCOVERY_MAX_REQUESTS, discoverDomain } from "../../src/discovery/discover";
 import { parseResolve } from "../../src/discovery/fetcher";
+import { MANY_COLOURS_MAX_EDGE } from "../../src/discovery/image";
 import { analysisWork, EXACT_COLOURS } from "../../src/images/renditions";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
@@ -24,6 +25,22 @@ function noisePng(edge: number): Uint8Array {
   // A quarter transparent: the page reaches ink everywhere, the costliest case for the analysis.
   for (let i = 3; i < data.length; i += 4) data[i] = data[i]! < 64 ? 0 : 255;
   return encode({ width: edge, height: edge, data, channels: 4, depth: 8 });
+}
+
+/** A PNG of two colours, `edge` pixels square: a blue disc on a transparent ground. */
+function discPng(edge: number): Uint8Array {
+  const data = new Uint8Array(edge * edge * 4);
+  const r = edge / 2;
+  for (let y = 0; y < edge; y++)
+    for (let x = 0; x < edge; x++) if ((x - r) ** 2 + (y - r) ** 2 < (r * 0.9) ** 2) data.set([31, 111, 235, 255], (y * edge + x) * 4);
+  return encode({ width: edge, height: edge, data, channels: 4, depth: 8 });
+}
+
+/** The stored master's size of the logo a domain's company has, as the catalogue holds it. */
+async function storedSize(domain: string) {
+  return env.DB.prepare("SELECT l.width, l.height FROM logos l JOIN company_domains d ON d.company_id = l.company_id WHERE d.domain = ?")
+    .bind(domain)
+    .first<{ width: number; height: number }>();
 }
 
 describe("a discovery's requests", () => {
@@ -80,12 +97,21 @@ describe("a hostile icon", () => {
       exports.default.fetch(`${BASE}/steady-co.com?token=${token}`, { redirect: "manual" }),
     ]);
     expect(steady.status).toBe(302);
-    expect(report).toMatchObject({ outcome: "found", chosen: { width: 1100, height: 1100 } });
+    // Its master and renditions, incompressible, are kept to a manifest icon's largest size.
+    expect(report).toMatchObject({ outcome: "found", chosen: { width: MANY_COLOURS_MAX_EDGE, height: MANY_COLOURS_MAX_EDGE } });
     expect(report.spent.bytes).toBeLessThanOrEqual(DISCOVERY_MAX_BYTES);
     expect(report.spent.requests).toBeLessThanOrEqual(2);
     // Over a million colours, decided per quantised colour on a reduced copy: a bounded number of
     // decisions (the isolate's page maps may already hold some) over at most 256 × 256 pixels.
     expect(analysisWork.colourDecisions - before.colourDecisions).toBeLessThanOrEqual(3 * EXACT_COLOURS);
     expect(analysisWork.pixelsAnalysed - before.pixelsAnalysed).toBeLessThanOrEqual(256 * 256);
+    expect(await storedSize(site.host)).toEqual({ width: MANY_COLOURS_MAX_EDGE, height: MANY_COLOURS_MAX_EDGE });
+  });
+
+  it("a logo of flat colours as large keeps its size: only an icon of many colours is stored smaller", async () => {
+    const site = await claimSite({ "/": page('<link rel="icon" href="/disc.png">'), "/disc.png": image(discPng(1100)) });
+    const report = await discoverDomain(env, db, site.host, resolve());
+    expect(report).toMatchObject({ outcome: "found", chosen: { width: 1100, height: 1100 } });
+    expect(await storedSize(site.host)).toEqual({ width: 1100, height: 1100 });
   });
 });
