@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -222,6 +223,18 @@ describe("npm run import", () => {
     const wrongType = await importManifest("img/beta.png");
     expect(wrongType.status).toBe(1);
     expect(wrongType.stderr).toContain("use .jsonl (JSON Lines) or .csv");
+  });
+
+  it("fails clearly, exiting 1 and writing nothing, on a local state the migrations have not reached", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "logo-lookup-unmigrated-"));
+    try {
+      const result = await inProcess((io) => importCommand([join(dir, "logos.jsonl"), "--persist-to", empty], io, { pool }));
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("the local database has no companies, company_domains, logos tables yet");
+      expect(result.stderr).toContain(`npx wrangler d1 migrations apply DB --local --persist-to ${empty}`);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it("prints the first hundred failures as they happen, and lists every one in the summary", async () => {

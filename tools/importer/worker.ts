@@ -67,11 +67,24 @@ async function whenUnlocked<T>(job: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The tables an import writes, checked before its first batch. */
+const CATALOGUE_TABLES = ["companies", "company_domains", "logos"];
+
 export default {
   async fetch(request: Request, env: ToolEnv): Promise<Response> {
     if (!fromTool(request, env.TOOL_TOKEN)) return NOT_FROM_TOOL();
     const db = createDb(env.DB);
     const { pathname } = new URL(request.url);
+    if (request.method === "POST" && pathname === "/schema") {
+      // The catalogue's tables that are not there: a database the migrations have not reached.
+      const found = await env.DB.prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${CATALOGUE_TABLES.map(() => "?").join(", ")})`,
+      )
+        .bind(...CATALOGUE_TABLES)
+        .all<{ name: string }>();
+      const present = new Set(found.results.map((row) => row.name));
+      return Response.json({ missing: CATALOGUE_TABLES.filter((table) => !present.has(table)) });
+    }
     if (request.method === "POST" && pathname === "/source-hashes") {
       const { keys } = (await request.json()) as { keys: StoredLogoKey[] };
       return Response.json({ hashes: await whenUnlocked(() => storedSourceHashes(db, keys)) });

@@ -50,6 +50,18 @@ export async function startImportWriter(options: WriterOptions): Promise<ImportW
     return (await response.json()) as T;
   };
 
+  const { missing } = await post<{ missing: string[] }>("/schema", "{}").catch(async (error: unknown) => {
+    await endpoint.stop();
+    throw error;
+  });
+  if (missing.length > 0) {
+    await endpoint.stop();
+    const where = options.remote ? "--remote" : `--local${options.persistTo ? ` --persist-to ${options.persistTo}` : ""}`;
+    throw new Error(
+      `the ${options.remote ? "remote" : "local"} database has no ${missing.join(", ")} ${missing.length === 1 ? "table" : "tables"} yet: apply the migrations first (npx wrangler d1 migrations apply DB ${where}; npm start does this for the default local state)`,
+    );
+  }
+
   return {
     sourceHashes: async (keys) => (await post<{ hashes: Array<string | null> }>("/source-hashes", JSON.stringify({ keys }))).hashes,
     write: (logos) => post<WriteResult[]>("/logos", encodeLogos(logos)),
