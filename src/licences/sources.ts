@@ -3,8 +3,9 @@
  * and the attribution that licence asks for. The seed (tools/seed/sets/) reads these to stamp
  * every logo's provenance; GET /licences serves them with the live counts.
  *
- * Only permissive licences: CC0 (no conditions), MIT and ISC (keep the copyright and permission notice)
- * and CC BY 4.0 (credit the author, link the licence, say what was changed). simple-icons records
+ * Only permissive licences: CC0 (no conditions), MIT and ISC (keep the copyright and permission notice),
+ * CC BY 4.0 (credit the author, link the licence, say what was changed) and, for Academicons' glyphs,
+ * the SIL Open Font License 1.1 (use, modify and redistribute freely; never sold by themselves). simple-icons records
  * a licence per icon, where a project's own logo comes under its project's licence (CC BY-SA,
  * GPL…): those keep it, recorded on the logo.
  */
@@ -42,6 +43,24 @@ export const sourceSets = [
     link: "https://github.com/bbc/psammead",
     attribution:
       "The BBC blocks, from Psammead assets by the BBC (https://github.com/bbc/psammead), licensed under the Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0). Rendered to PNG, resized, and painted in the brand's colour in place of the placeholder grey the package draws them in.",
+  },
+  {
+    id: "springer-nature",
+    title: "Nature's icon from Springer Nature's brand context for its own products (`@springernature/brand-context`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/springernature/frontend-nature-toolkit/blob/master/LICENCE",
+    link: "https://github.com/springernature/frontend-nature-toolkit",
+    attribution:
+      'Springer Nature brand context, Copyright (c) 2020 Springer Nature, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the images are provided "as is", without warranty of any kind.',
+  },
+  {
+    id: "ooui",
+    title: "Wikimedia project logos from OOUI, the Wikimedia Foundation's user-interface library (Iconify set `ooui`)",
+    licence: "MIT",
+    licenceUrl: "https://github.com/wikimedia/oojs-ui/blob/master/LICENSE-MIT",
+    link: "https://github.com/wikimedia/oojs-ui",
+    attribution:
+      'OOUI, Copyright OOUI Team and other contributors (Wikimedia), released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
   },
   {
     id: "iconify-logos",
@@ -171,6 +190,23 @@ export const sourceSets = [
     link: "https://css.gg",
     attribution:
       'css.gg, Copyright (c) Astrit Malsija, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind.',
+  },
+  {
+    id: "academicons",
+    title: "Academicons by James Walsh (Iconify set `academicons`), academic publishers' and services' logos",
+    licence: "OFL-1.1",
+    licenceUrl: "https://openfontlicense.org/open-font-license-official-text/",
+    link: "https://github.com/jpswalsh/academicons",
+    attribution: `Academicons by James Walsh (https://github.com/jpswalsh/academicons), licensed under the SIL Open Font License 1.1 (https://openfontlicense.org). ${CHANGES}`,
+  },
+  {
+    id: "thesvg",
+    title: "theSVG brand icons by thesvg.org (`@thesvg/icons`), only the drawings it records as CC0-1.0 or MIT",
+    licence: "MIT",
+    licenceUrl: "https://github.com/glincker/thesvg/blob/main/LICENSE",
+    link: "https://thesvg.org",
+    attribution:
+      'theSVG, Copyright (c) 2025 thesvg.org, released under the MIT License: permission is granted free of charge to use, copy, modify and distribute, provided the copyright notice and permission notice are included; the icons are provided "as is", without warranty of any kind. Each drawing keeps the licence theSVG records for it (CC0-1.0 or MIT), recorded on its logo.',
   },
 ] as const satisfies readonly SourceSet[];
 

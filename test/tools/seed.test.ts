@@ -172,6 +172,10 @@ describe("the curated brand mapping", () => {
       "super-tiny-icons": declared("super-tiny-icons"),
       "tabler-brands": iconify("@iconify-json/tabler"),
       "css-gg": iconify("@iconify-json/gg"),
+      academicons: iconify("@iconify-json/academicons"),
+      "springer-nature": declared("@springernature/brand-context"),
+      thesvg: declared("@thesvg/icons"),
+      ooui: iconify("@iconify-json/ooui"),
       "simple-icons": declared("simple-icons"),
       "lobe-icons": declared("@lobehub/icons-static-svg"),
       "iconify-logos": iconify("@iconify-json/logos"),
@@ -192,6 +196,12 @@ describe("the curated brand mapping", () => {
       expect(source.attribution === null, source.id).toBe(source.licence === "CC0-1.0");
     }
     for (const logo of catalogue.flatMap((c) => c.logos)) expect(logo.licence).not.toMatch(RESTRICTIVE_LICENCE);
+    // theSVG records a licence per drawing ("Fair Use", "Trademark", CC-BY-ND… among them): only CC0 and MIT ones are taken.
+    const theSvg = catalogue.flatMap((c) => c.logos).filter((l) => l.sourceSet === "thesvg");
+    expect(theSvg.length).toBeGreaterThan(0);
+    for (const logo of theSvg) expect(["CC0-1.0", "MIT"], logo.file).toContain(logo.licence);
+    const theSvgSet = sets.all.find((s) => s.source.id === "thesvg")!;
+    for (const slug of ["espn", "costco", "nfl"]) expect(theSvgSet.has(slug), slug).toBe(false);
   });
 });
 

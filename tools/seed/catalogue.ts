@@ -69,6 +69,10 @@ export const brandSchema = z
     superTinyIcons: names,
     tablerBrands: names,
     cssGg: names,
+    springerNature: names,
+    academicons: names,
+    theSvg: names,
+    ooui: names,
   })
   .strict();
 export type Brand = z.infer<typeof brandSchema>;

@@ -3,6 +3,7 @@ import { iconifySet } from "./iconify";
 import { lobeIconsSet } from "./lobeIcons";
 import { type SimpleIcon, simpleIconsSet } from "./simpleIcons";
 import { bbcPsammeadSet, svgFolderSet } from "./svgFiles";
+import { theSvgSet } from "./thesvg";
 import type { BrandSet } from "./types";
 
 export type { BrandSet, SetLogo } from "./types";
@@ -38,6 +39,11 @@ export function loadIconSets(): IconSets {
     "super-tiny-icons": () => svgFolderSet(source("super-tiny-icons"), "superTinyIcons", "super-tiny-icons", "images/svg"),
     "tabler-brands": () => iconifySet(source("tabler-brands"), "tablerBrands", "@iconify-json/tabler"),
     "css-gg": () => iconifySet(source("css-gg"), "cssGg", "@iconify-json/gg"),
+    academicons: () => iconifySet(source("academicons"), "academicons", "@iconify-json/academicons"),
+    thesvg: () => theSvgSet(source("thesvg")),
+    "springer-nature": () =>
+      svgFolderSet(source("springer-nature"), "springerNature", "@springernature/brand-context", "nature/img/favicons"),
+    ooui: () => iconifySet(source("ooui"), "ooui", "@iconify-json/ooui"),
   };
   return { all: sourceSets.map((s) => loaders[s.id]()), simpleIcons: simpleIcons.icons };
 }

@@ -11,7 +11,7 @@ const packageDir = (pkg: string) => dirname(fileURLToPath(import.meta.resolve(`$
  * file sized `1em`, or not sized at all, at a default scale), and `currentColor` painted in the
  * brand colour: the master is a PNG, where there is no current colour to inherit.
  */
-function sized(text: string, colour: string | undefined): { svg: string; width: number; height: number } {
+export function sized(text: string, colour: string | undefined): { svg: string; width: number; height: number } {
   const [, , , width = 24, height = 24] = (/viewBox="([-\d.]+)[ ,]+([-\d.]+)[ ,]+([\d.]+)[ ,]+([\d.]+)"/.exec(text) ?? []).map(Number);
   const svg = text
     .replace(/^<\?xml[^>]*>\s*/, "")
