@@ -279,6 +279,7 @@ function inkOnPage(
   let tail = 0;
   let previous = -1;
   let isLow = 0;
+  let lowCount = 0;
   for (let p = 0, i = 0; p < count; p++, i += 4) {
     if (!ink[p]) continue;
     const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
@@ -289,11 +290,17 @@ function inkOnPage(
     }
     if (!isLow) continue;
     low[p] = 1;
+    lowCount++;
     if (touchesPage(p, width, height, ink)) {
       vanishing[p] = 1;
       queue[tail++] = p;
     }
   }
+  if (lowCount === 0) return null;
+  // All of the ink low: every piece of it has a pixel beside the page (its outermost), so all of
+  // it vanishes, no other ink is beside it, and all of it moves alike. One pass does what the
+  // passes below would (a one-colour mark on its dark page: half of a seed's analyses).
+  if (lowCount === inkCount) return allInkOnPage(rgba, page, ink, onPageMap(pageY, direction, page));
   // Neighbours are listed into `next` rather than visited through a callback: the loops below
   // are the hot ones of an import, and a callback each would keep V8 from inlining any of them.
   const next = new Int32Array(4);
@@ -411,7 +418,7 @@ function inkOnPage(
   // 4. The vanishing ink's new colours, and their edge's: the pixels beside them that are
   //    neither ink nor transparent (an edge pixel beside several is written again, the same colour).
   const out = new Uint8Array(data);
-  const onPage = colourMap(pageY, direction, pageColours[page]);
+  const onPage = onPageMap(pageY, direction, page);
   let nearWhite = 0;
   let changed = 0;
   const nearWhiteOf = new Map<number, boolean>();
@@ -471,6 +478,45 @@ function inkOnPage(
     flipRegion(data, out, queue.subarray(region.start, region.end), surroundY, direction);
   }
 
+  return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
+}
+
+/** How ink that vanishes on `page` moves: its lightness mirrored past the bar (withContrast). */
+const onPageMap = (pageY: number, direction: "lighter" | "darker", page: Page) => colourMap(pageY, direction, pageColours[page]);
+
+/**
+ * inkOnPage where all of the ink vanishes: each ink pixel moved by `onPage`, and so is every
+ * pixel of its edge (neither ink nor transparent, beside ink), in one pass over the image.
+ */
+function allInkOnPage(rgba: Pixels, page: Page, ink: Uint8Array, onPage: (rgb: number) => number) {
+  const { width, height, data } = rgba;
+  const out = new Uint8Array(data);
+  const nearWhiteOf = new Map<number, boolean>();
+  let inkCount = 0;
+  let nearWhite = 0;
+  let last = -1;
+  let mapped = 0;
+  let white = false;
+  const next = new Int32Array(4);
+  for (let p = 0, i = 0; p < width * height; p++, i += 4) {
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    if (ink[p]) {
+      if (rgb !== last) {
+        last = rgb;
+        mapped = onPage(rgb);
+        white = page === "light" && isNearWhite(rgb, nearWhiteOf);
+      }
+      writeRgb(out, i, mapped);
+      inkCount++;
+      if (white) nearWhite++;
+    } else if (data[i + 3]! > 0) {
+      for (let n = neighboursOf(p, width, height, next), j = 0; j < n; j++) {
+        if (!ink[next[j]!]) continue;
+        writeRgb(out, i, onPage(rgb));
+        break;
+      }
+    }
+  }
   return { pixels: { ...rgba, data: out }, nearWhiteVanishes: nearWhite >= NEAR_WHITE_SHARE * inkCount };
 }
 
