@@ -57,8 +57,8 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
   const tone = measureTone(rgba.data);
   // An image that brings its own background (a full tile) is treated alike, its edge being where
   // the page meets it; only by default is it left as it is, since it was made for its own page.
-  if (manyColours(rgba)) return fromReducedCopy(rgba, tone);
-  const scratch = scratchFor(rgba);
+  const scratch = scratchFor(rgba, EXACT_COLOURS);
+  if (!scratch) return fromReducedCopy(rgba, tone);
   analysisWork.pixelsAnalysed += rgba.width * rgba.height;
   const onLight = inkOnPage(rgba, "light", scratch);
   const onDark = inkOnPage(rgba, "dark", scratch);
@@ -131,7 +131,7 @@ function fromReducedCopy(rgba: Pixels, tone: LogoTone): RenditionPixels {
   const rowOf = Int32Array.from({ length: rgba.height }, (_, y) => Math.min(height - 1, Math.floor((y * height) / rgba.height)) * width);
   const columnOf = Int32Array.from({ length: rgba.width }, (_, x) => Math.min(width - 1, Math.floor((x * width) / rgba.width)));
   const reduced: Pixels = { width, height, channels: 4, data };
-  const scratch = scratchFor(reduced);
+  const scratch = scratchFor(reduced)!;
   analysisWork.pixelsAnalysed += width * height;
   // Ink beside ink is a flat mark's detail; on a many-coloured copy every speck is a region of
   // its own, and judging each would make the work grow with them again.
@@ -259,55 +259,42 @@ const TARGET_CONTRAST = MIN_CONTRAST * 1.02;
 function inkOnPage(
   rgba: Pixels,
   page: Page,
-  { ink, inkCount, queue }: Scratch,
+  scratch: Scratch,
   { inkBesideInk = true }: { inkBesideInk?: boolean } = {},
 ): { pixels: Pixels; nearWhiteVanishes: boolean } | null {
+  const { ink, inkCount, lowCount } = scratch;
   const { width, height, data } = rgba;
   const count = width * height;
   const pageRgb = PAGES[page];
   const pageY = luminance(pageRgb[0], pageRgb[1], pageRgb[2]);
   const direction = page === "dark" ? "lighter" : "darker";
+  const low = LOW[page];
 
-  // Contrast under the bar means a luminance between these two (WCAG's ratio solved for Y).
-  const darkest = (pageY + 0.05) / MIN_CONTRAST - 0.05;
-  const lightest = MIN_CONTRAST * (pageY + 0.05) - 0.05;
-  // 1. Vanishing ink: low-contrast pixels the page reaches. The queue holds them, in the
-  //    order they are found, from its start; the passes below walk them, not the whole image.
-  const low = new Uint8Array(count);
+  if (lowCount[page] === 0) return null;
+  // All of the ink low: every piece of it has a pixel beside the page (its outermost), so all of
+  // it vanishes, no other ink is beside it, and all of it moves alike. One pass does what the
+  // passes below would (a one-colour mark on its dark page: half of a seed's analyses).
+  if (lowCount[page] === inkCount) return allInkOnPage(rgba, page, ink, onPageMap(pageY, direction, page));
+
+  // 1. Vanishing ink: low ink (scratchFor) the page reaches. The queue holds it, in the order it
+  //    is found, from its start; the passes below walk it, not the whole image.
   const vanishing = new Uint8Array(count);
+  const queue = (scratch.queue ??= new Int32Array(count));
   let head = 0;
   let tail = 0;
-  let previous = -1;
-  let isLow = 0;
-  let lowCount = 0;
-  for (let p = 0, i = 0; p < count; p++, i += 4) {
-    if (!ink[p]) continue;
-    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
-    if (rgb !== previous) {
-      previous = rgb;
-      const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
-      isLow = y > darkest && y < lightest ? 1 : 0;
-    }
-    if (!isLow) continue;
-    low[p] = 1;
-    lowCount++;
-    if (touchesPage(p, width, height, ink)) {
+  for (let p = 0; p < count; p++) {
+    if (ink[p]! & low && touchesPage(p, width, height, ink)) {
       vanishing[p] = 1;
       queue[tail++] = p;
     }
   }
-  if (lowCount === 0) return null;
-  // All of the ink low: every piece of it has a pixel beside the page (its outermost), so all of
-  // it vanishes, no other ink is beside it, and all of it moves alike. One pass does what the
-  // passes below would (a one-colour mark on its dark page: half of a seed's analyses).
-  if (lowCount === inkCount) return allInkOnPage(rgba, page, ink, onPageMap(pageY, direction, page));
   // Neighbours are listed into `next` rather than visited through a callback: the loops below
   // are the hot ones of an import, and a callback each would keep V8 from inlining any of them.
   const next = new Int32Array(4);
   while (head < tail) {
     for (let n = neighboursOf(queue[head++]!, width, height, next), j = 0; j < n; j++) {
       const q = next[j]!;
-      if (low[q] && !vanishing[q]) {
+      if (ink[q]! & low && !vanishing[q]) {
         vanishing[q] = 1;
         queue[tail++] = q;
       }
@@ -341,7 +328,7 @@ function inkOnPage(
     while (head < tail) {
       const p = queue[head++]!;
       if (region.enclosed && touchesPage(p, width, height, ink)) region.enclosed = false;
-      if (region.enclosed && !low[p]) region.tile++;
+      if (region.enclosed && !(ink[p]! & low)) region.tile++;
       for (let n = neighboursOf(p, width, height, step), j = 0; j < n; j++) {
         const q = step[j]!;
         if (vanishing[q]) {
@@ -623,24 +610,57 @@ function isNearWhite(rgb: number, known: Map<number, boolean>): boolean {
   return white;
 }
 
-/** What both pages' passes share: which pixels are ink, and a queue as long as the image. */
+/**
+ * What both pages' passes share: which pixels are ink, and on which page each is low (lacks
+ * contrast with it), decided in one pass for both; how many are either; and a queue as long as
+ * the image, made when a page first needs it. `ink[p]` is 0 where the page shows through, else
+ * INK with LOW[page] set where it is low on that page.
+ */
 interface Scratch {
   ink: Uint8Array;
   inkCount: number;
-  queue: Int32Array;
+  lowCount: Record<Page, number>;
+  queue: Int32Array | null;
 }
 
-function scratchFor({ width, height, data }: Pixels): Scratch {
+const INK = 1;
+const LOW: Record<Page, number> = { light: 2, dark: 4 };
+
+/** Contrast under the bar on a page means a luminance between these two (WCAG's ratio solved for Y). */
+const lowRange = (page: Page) => {
+  const [r, g, b] = PAGES[page];
+  const pageY = luminance(r, g, b);
+  return { darkest: (pageY + 0.05) / MIN_CONTRAST - 0.05, lightest: MIN_CONTRAST * (pageY + 0.05) - 0.05 };
+};
+const LOW_RANGE: Record<Page, { darkest: number; lightest: number }> = { light: lowRange("light"), dark: lowRange("dark") };
+
+/** The scratch of an image, or null once its ink has more than `colourLimit` distinct colours (manyColours). */
+function scratchFor({ width, height, data }: Pixels, colourLimit = Number.POSITIVE_INFINITY): Scratch | null {
   const count = width * height;
+  const colours = new Set<number>();
+  const counting = colourLimit !== Number.POSITIVE_INFINITY;
   const ink = new Uint8Array(count);
+  const lowCount = { light: 0, dark: 0 };
+  const { light, dark } = LOW_RANGE;
   let inkCount = 0;
-  for (let p = 0, i = 3; p < count; p++, i += 4) {
-    if (data[i]! >= INK_ALPHA) {
-      ink[p] = 1;
-      inkCount++;
+  // Runs of one colour: a pixel like the one before it is classed as that one was.
+  let previous = -1;
+  let inkClass = INK;
+  for (let p = 0, i = 0; p < count; p++, i += 4) {
+    if (data[i + 3]! < INK_ALPHA) continue;
+    const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+    if (rgb !== previous) {
+      previous = rgb;
+      if (counting && colours.add(rgb).size > colourLimit) return null;
+      const y = luminance(data[i]!, data[i + 1]!, data[i + 2]!);
+      inkClass = INK | (y > light.darkest && y < light.lightest ? LOW.light : 0) | (y > dark.darkest && y < dark.lightest ? LOW.dark : 0);
     }
+    ink[p] = inkClass;
+    inkCount++;
+    if (inkClass & LOW.light) lowCount.light++;
+    if (inkClass & LOW.dark) lowCount.dark++;
   }
-  return { ink, inkCount, queue: new Int32Array(count) };
+  return { ink, inkCount, lowCount, queue: null };
 }
 
 const mean = (sum: readonly number[], n: number): Rgb => [Math.round(sum[0]! / n), Math.round(sum[1]! / n), Math.round(sum[2]! / n)];
