@@ -26,7 +26,7 @@ import { freshState, greyPngBase64, inProcess, root, spawnAdmin, withPlatform } 
 let state: { dir: string; cleanup: () => void };
 let websites: Awaited<ReturnType<typeof startFakeWebsites>>;
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   websites = await startFakeWebsites();
 });
 afterAll(() => state.cleanup());

@@ -11,7 +11,7 @@ import { freshState, greyPngBase64, inProcess, spawnAdmin, withPlatform } from "
 let state: { dir: string; cleanup: () => void };
 let control: string;
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   const websites = await startFakeWebsites();
   control = websites.controlUrl;
   // The tool worker reads DISCOVERY_RESOLVE from the environment the admin command runs in.

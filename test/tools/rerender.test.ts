@@ -23,7 +23,7 @@ const mark = (fill: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100"><circle cx="50" cy="50" r="40" fill="${fill}"/></svg>`;
 
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   // The catalogue as the previous renditions version left it: a master, a greyscale and, for
   // dark and light logos, inverted renditions. One logo's original is gone: it cannot be re-rendered.
   await withPlatform(state.dir, async ({ db, bucket }) => {
