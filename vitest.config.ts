@@ -6,6 +6,11 @@ import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "./test/fakes/stripeApi"
 import { startFakeWebsites } from "./test/fakes/websites";
 import { startFakeDns } from "./test/fakes/dnsOverHttps";
 import { startFakeCdnPurge } from "./test/fakes/cdnPurgeApi";
+import { scratchSpaceInMemory } from "./test/helpers/scratchSpace";
+
+// Temporary files, Miniflare's storage among them, go to a RAM disk where there is one (Linux's
+// /dev/shm); Chromium still unpacks itself into the system's temporary folder, once.
+const systemTmpdir = scratchSpaceInMemory();
 
 // Two projects: the Worker's tests run inside workerd with real D1, R2, Durable Objects,
 // KV and Images under Miniflare; the operator tools (importer, admin CLI) are Node programs
@@ -99,7 +104,14 @@ export default defineConfig({
       },
       {
         // Chromium (playwright-core) against the Worker on workerd: test/browser/.
-        test: { name: "browser", include: ["test/browser/**/*.test.ts"], environment: "node", testTimeout: 60_000, hookTimeout: 120_000 },
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          env: { TMPDIR: systemTmpdir },
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
       },
     ],
   },

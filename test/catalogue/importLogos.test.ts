@@ -1,4 +1,3 @@
-import { applyD1Migrations, reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { asc } from "drizzle-orm";
@@ -19,6 +18,7 @@ import { createDb } from "../../src/lib/db";
 import { fail, ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";
 import { blackPng, preparedFrom, redPng } from "../fixtures/images";
+import { emptyStorage } from "../helpers/storage";
 
 /**
  * importCompanyLogos writes many inputs in one batch; whatever the inputs, the catalogue it
@@ -27,11 +27,6 @@ import { blackPng, preparedFrom, redPng } from "../fixtures/images";
  */
 const db = createDb(env.DB);
 const now = new Date("2026-11-01T00:00:00Z");
-
-async function freshStorage() {
-  await reset();
-  await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
-}
 
 /**
  * The catalogue as lookups see it. Retired objects (of images a write replaced, kept two days)
@@ -136,13 +131,13 @@ describe("importCompanyLogos", () => {
         fc.array(step, { minLength: 1, maxLength: 12 }),
         async (before, steps) => {
           // The same catalogue to start from, written one input at a time.
-          await freshStorage();
+          await emptyStorage();
           for (const item of imports(before)) await importCompanyLogo(db, env.LOGOS, item.input, item.image, now);
           const alone: unknown[] = [];
           for (const item of imports(steps)) alone.push(await importCompanyLogo(db, env.LOGOS, item.input, item.image, now));
           const expected = await snapshot();
 
-          await freshStorage();
+          await emptyStorage();
           for (const item of imports(before)) await importCompanyLogo(db, env.LOGOS, item.input, item.image, now);
           const together = await importCompanyLogos(db, env.LOGOS, imports(steps), now);
           expect(together).toEqual(alone);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { cachePurges } from "../../schema";
 import { createAccount } from "../../src/accounts/accounts";
 import { importCompanyLogo } from "../../src/catalogue/importLogo";
@@ -14,7 +14,7 @@ import type { Platform } from "../../tools/platform";
 import { runAdmin } from "../../tools/admin/run";
 import { prepareLogo } from "../../tools/importer/prepare";
 import { startFakeWebsites } from "../fakes/websites";
-import { freshState, greyPngBase64, inProcess, root, spawnAdmin, withPlatform } from "./helpers";
+import { greyPngBase64, inProcess, platformForThisFile, root, spawnAdmin } from "./helpers";
 
 /**
  * `admin reports resolve ID --action rediscover | forget` (issue 41, "Working the queue";
@@ -23,16 +23,16 @@ import { freshState, greyPngBase64, inProcess, root, spawnAdmin, withPlatform } 
  * a fake site on 127.0.0.1 (test/fakes/websites.ts), as `admin discover` does in
  * test/tools/discovery.test.ts.
  */
-let state: { dir: string; cleanup: () => void };
+/** The file's state, and a platform kept open on it for the tests and the in-process commands. */
+const file = platformForThisFile();
 let websites: Awaited<ReturnType<typeof startFakeWebsites>>;
 beforeAll(async () => {
-  state = freshState();
   websites = await startFakeWebsites();
 });
-afterAll(() => state.cleanup());
 
-const adminProcess = (...args: string[]) => spawnAdmin(state.dir, args, { DISCOVERY_RESOLVE: websites.resolve });
-const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io));
+const adminProcess = (...args: string[]) => spawnAdmin(file.dir, args, { DISCOVERY_RESOLVE: websites.resolve });
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow));
+const withFilePlatform = <T>(job: (platform: Platform) => Promise<T>): Promise<T> => job(file.platform);
 
 /** A logo discovery stored for `domain` earlier: the one a reporter says is wrong. */
 async function discoveredEarlier(platform: Platform, domain: string) {
@@ -81,7 +81,7 @@ describe("npm run admin -- reports resolve", () => {
       "/180.png": { type: "image/png", base64: greyPngBase64(180) },
     };
     await fetch(`${websites.controlUrl}/sites/${host}`, { method: "PUT", body: JSON.stringify({ routes }) });
-    const { before, accountId, itemId } = await withPlatform(state.dir, async (platform) => {
+    const { before, accountId, itemId } = await withFilePlatform(async (platform) => {
       await discoveredEarlier(platform, host);
       const earlier = (await logosInIdOrder(platform.db)).find((logo) => logo.masterKey.startsWith(`logos/${host}/`));
       return { before: earlier!.masterKey, ...(await reported(platform, host, "rediscover@example.com")) };
@@ -98,7 +98,7 @@ describe("npm run admin -- reports resolve", () => {
       done: { domain: host, outcome: "found", chosen: { url: `https://${host}/180.png` } },
     });
 
-    await withPlatform(state.dir, async ({ db }) => {
+    await withFilePlatform(async ({ db }) => {
       // The site's icon now, in place of the one discovered earlier.
       const stored = (await logosInIdOrder(db)).filter((logo) => logo.masterKey.startsWith(`logos/${host}/`));
       expect(stored).toEqual([expect.objectContaining({ sourceSet: "discovered", sourceUrl: `https://${host}/180.png` })]);
@@ -113,7 +113,7 @@ describe("npm run admin -- reports resolve", () => {
 
   it("--action forget removes the discovered logo and its objects, and the reporter sees it resolved", async () => {
     const domain = "forgotten-co.com";
-    const { logo, accountId, itemId } = await withPlatform(state.dir, async (platform) => {
+    const { logo, accountId, itemId } = await withFilePlatform(async (platform) => {
       const earlier = await discoveredEarlier(platform, domain);
       const logo = (await logosInIdOrder(platform.db)).find((row) => row.id === earlier.logoId);
       return { logo: logo!, ...(await reported(platform, domain, "forget@example.com")) };
@@ -129,7 +129,7 @@ describe("npm run admin -- reports resolve", () => {
       done: { domain, logos: 1, companyRemoved: true },
     });
 
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await withFilePlatform(async ({ db, bucket }) => {
       expect(await resolveLogo(db, { kind: "domain", value: domain })).toBeNull();
       expect(await bucket.head(logo.masterKey)).toBeNull();
       expect((await db.select().from(cachePurges).all()).map((row) => row.domain)).toContain(domain);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/logos";
 import { createAccount } from "../../src/accounts/accounts";
@@ -6,22 +6,23 @@ import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
 import { runAdmin } from "../../tools/admin/run";
 import { domainName } from "../../src/catalogue/names";
-import { freshState, greyPngBase64, inProcess, spawnAdmin, withPlatform } from "./helpers";
+import type { Platform } from "../../tools/platform";
+import { greyPngBase64, inProcess, platformForThisFile, spawnAdmin } from "./helpers";
 
-let state: { dir: string; cleanup: () => void };
+/** The file's state, and a platform kept open on it for the test and the in-process commands. */
+const file = platformForThisFile();
 let control: string;
 beforeAll(async () => {
-  state = freshState();
   const websites = await startFakeWebsites();
   control = websites.controlUrl;
   // The tool worker reads DISCOVERY_RESOLVE from the environment the admin command runs in.
   process.env.DISCOVERY_RESOLVE = websites.resolve;
 });
-afterAll(() => state.cleanup());
 
-const adminProcess = (...args: string[]) => spawnAdmin(state.dir, args);
-/** The same command in this process: the program itself runs once, for discover. */
-const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", state.dir], io));
+const adminProcess = (...args: string[]) => spawnAdmin(file.dir, args);
+/** The same command in this process, on the file's platform: the program itself runs once, for discover. */
+const admin = (...args: string[]) => inProcess((io) => runAdmin([...args, "--persist-to", file.dir], io, file.platform.borrow));
+const withFilePlatform = <T>(job: (platform: Platform) => Promise<T>): Promise<T> => job(file.platform);
 
 describe("npm run admin: discovery", () => {
   it("discover prints what it chose and why, logo forget removes it and its objects, key fallback sets a key's default", async () => {
@@ -51,19 +52,19 @@ describe("npm run admin: discovery", () => {
       expect.objectContaining({ url: `https://${host}/180.png`, from: "apple-touch-icon", width: 180, score: 180 }),
       expect.objectContaining({ url: `https://${host}/16.png`, from: "link icon", width: 16, score: expect.any(Number) }),
     ]);
-    const [stored] = await withPlatform(state.dir, ({ db }) => logosInIdOrder(db));
+    const [stored] = await withFilePlatform(({ db }) => logosInIdOrder(db));
     expect(stored).toMatchObject({ sourceSet: "discovered", sourceUrl: `https://${host}/180.png` });
 
     const forgotten = await admin("logo", "forget", "--domain", host);
     expect(forgotten.status).toBe(0);
     expect(forgotten.json()).toEqual({ domain: host, logos: 1, companyRemoved: true, missForgotten: false });
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await withFilePlatform(async ({ db, bucket }) => {
       expect(await logosInIdOrder(db)).toEqual([]);
       expect(await bucket.head(stored!.masterKey)).toBeNull();
       expect(await bucket.head(stored!.originalKey)).toBeNull();
     });
 
-    const key = await withPlatform(state.dir, async ({ db }) => {
+    const key = await withFilePlatform(async ({ db }) => {
       const account = await createAccount(db, { email: "fallback@example.com", password: "correct horse battery", plan: "free" });
       const created = await createKey(db, { accountId: account.ok ? account.value.id : "", type: "publishable" });
       return created.ok ? created.value : { id: "", key: "" };
@@ -73,7 +74,7 @@ describe("npm run admin: discovery", () => {
       fallback: "monogram",
     });
     expect((await admin("key", "fallback", "--key", key.key, "--fallback", "sometimes")).status).toBe(2);
-    const [row] = await withPlatform(state.dir, ({ db }) => db.select().from(apiKeys).all());
+    const [row] = await withFilePlatform(({ db }) => db.select().from(apiKeys).all());
     expect(row?.fallback).toBe("monogram");
   });
 });

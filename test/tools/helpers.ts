@@ -6,6 +6,7 @@ import { encode } from "fast-png";
 import { afterAll, beforeAll, inject } from "vitest";
 import type { CommandIo, Input } from "../../tools/args";
 import { openPlatform, type Platform } from "../../tools/platform";
+import { templateState } from "../helpers/toolsState";
 
 export const root = resolve(import.meta.dirname, "../..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
@@ -117,9 +118,10 @@ export const greyPngBase64 = (size: number) =>
   );
 
 /** A fresh local state with migrations applied by wrangler itself, as `npm start` does (copied from the cli project's template). */
-export function freshState(): { dir: string; cleanup: () => void } {
+export async function freshState(): Promise<{ dir: string; cleanup: () => void }> {
+  const template = await templateState(inject("toolsStateTemplate"));
   const dir = mkdtempSync(join(tmpdir(), "logo-lookup-state-"));
-  cpSync(inject("toolsStateTemplate"), dir, { recursive: true });
+  cpSync(template, dir, { recursive: true });
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -134,10 +136,10 @@ export async function openSharedPlatform(state: string): Promise<Platform & { bo
  * after the file: the setup of the files that need nothing more.
  */
 export function platformForThisFile(): { readonly dir: string; readonly platform: Awaited<ReturnType<typeof openSharedPlatform>> } {
-  let state: ReturnType<typeof freshState> | undefined;
+  let state: Awaited<ReturnType<typeof freshState>> | undefined;
   let platform: Awaited<ReturnType<typeof openSharedPlatform>> | undefined;
   beforeAll(async () => {
-    state = freshState();
+    state = await freshState();
     platform = await openSharedPlatform(state.dir);
   });
   afterAll(async () => {

@@ -21,7 +21,7 @@ let writer: ImportWriter;
 let pool: ConvertPool;
 
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   manifest = await flatPngManifest(join(state.dir, "locked"), ROWS, (i) => ({ name: `Locked ${i}`, domain: `locked-${i}.com` }), 48);
   // One after the other: two workerd processes opening the same new SQLite file at once can
   // meet its lock while they set it up.

@@ -20,7 +20,7 @@ let writer: ImportWriter;
 let pool: ConvertPool;
 
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   manifest = await flatPngManifest(join(state.dir, "bulk"), ROWS, (i) => ({ name: `Company ${i}`, domain: `company-${i}.com` }));
   platform = await openSharedPlatform(state.dir);
 });

@@ -30,7 +30,7 @@ let rowsWritten = 0;
 let mostHeldFiles = 0;
 
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   platform = await openSharedPlatform(state.dir);
   writer = await startImportWriter({ persistTo: state.dir });
   pool = startConvertPool();

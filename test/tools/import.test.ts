@@ -27,7 +27,7 @@ const wideSvg = (fill: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100" width="200" height="100"><rect x="10" y="10" width="180" height="80" fill="${fill}"/></svg>`;
 
 beforeAll(async () => {
-  state = freshState();
+  state = await freshState();
   // One after the other: two workerd processes opening the same SQLite file at once can meet its lock.
   platform = await openSharedPlatform(state.dir);
   writer = await startImportWriter({ persistTo: state.dir });

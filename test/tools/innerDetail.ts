@@ -42,10 +42,12 @@ export function innerDetailLost(master: Pixels, rendition: Pixels): InnerDetail 
     const b = before[q]!;
     if (a < 0 || b < 0 || contrastRatio(a, b) < DETAIL_CONTRAST) return;
     pairs++;
+    after.at(p);
+    after.at(q);
     const distance = Math.hypot(
-      after[p * 3]! - after[q * 3]!,
-      after[p * 3 + 1]! - after[q * 3 + 1]!,
-      after[p * 3 + 2]! - after[q * 3 + 2]!,
+      after.lab[p * 3]! - after.lab[q * 3]!,
+      after.lab[p * 3 + 1]! - after.lab[q * 3 + 1]!,
+      after.lab[p * 3 + 2]! - after.lab[q * 3 + 2]!,
     );
     if (distance < MERGED) lost++;
   };
@@ -82,19 +84,28 @@ function luminances({ width, height, data }: Pixels): Float64Array {
   return out;
 }
 
-/** Each pixel's OKLab coordinates, three numbers a pixel. */
-function oklab({ width, height, data }: Pixels): Float64Array {
-  const out = new Float64Array(width * height * 3);
+/**
+ * Each pixel's OKLab coordinates, three numbers a pixel in `lab`, worked out by `at(p)` when a
+ * pair first needs them: most pixels are in no pair that counts (transparent, or flat ink).
+ */
+function oklab({ width, height, data }: Pixels): { lab: Float64Array; at: (p: number) => void } {
+  const lab = new Float64Array(width * height * 3);
+  const done = new Uint8Array(width * height);
   const known = new Map<number, readonly [number, number, number]>();
-  for (let p = 0, i = 0; p < width * height; p++, i += 4) {
+  const at = (p: number) => {
+    if (done[p]) return;
+    done[p] = 1;
+    const i = p * 4;
     const rgb = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
-    let lab = known.get(rgb);
-    if (!lab) {
+    let coordinates = known.get(rgb);
+    if (!coordinates) {
       const { l, c, h } = toOklch([data[i]!, data[i + 1]!, data[i + 2]!]);
-      lab = [l, c * Math.cos((h * Math.PI) / 180), c * Math.sin((h * Math.PI) / 180)];
-      known.set(rgb, lab);
+      coordinates = [l, c * Math.cos((h * Math.PI) / 180), c * Math.sin((h * Math.PI) / 180)];
+      known.set(rgb, coordinates);
     }
-    out.set(lab, p * 3);
-  }
-  return out;
+    lab[p * 3] = coordinates[0];
+    lab[p * 3 + 1] = coordinates[1];
+    lab[p * 3 + 2] = coordinates[2];
+  };
+  return { lab, at };
 }

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { logos, retiredObjects } from "../../schema";
 import { logosInIdOrder } from "../../src/catalogue/logos";
 import { type CompanyLogoInput, importCompanyLogo } from "../../src/catalogue/importLogo";
@@ -13,20 +13,20 @@ import { ok } from "../../src/lib/errors";
 import { RENDITIONS_VERSION } from "../../src/images/renditions";
 import type { Platform } from "../../tools/platform";
 import { rerenderCommand } from "../../tools/rerender/command";
-import { freshState, inProcess, tool, withPlatform } from "./helpers";
+import { inProcess, platformForThisFile, tool } from "./helpers";
 import { ico } from "../fixtures/icons";
 import { writtenObjectKeys } from "../helpers/objects";
 
-let state: { dir: string; cleanup: () => void };
+/** The file's state, and a platform kept open on it for the test's own reads and writes. */
+const file = platformForThisFile();
 
 const mark = (fill: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100"><circle cx="50" cy="50" r="40" fill="${fill}"/></svg>`;
 
 beforeAll(async () => {
-  state = freshState();
   // The catalogue as the previous renditions version left it: a master, a greyscale and, for
   // dark and light logos, inverted renditions. One logo's original is gone: it cannot be re-rendered.
-  await withPlatform(state.dir, async ({ db, bucket }) => {
+  await withFilePlatform(async ({ db, bucket }) => {
     for (const [name, fill] of [
       ["black", "#000000"],
       ["white", "#ffffff"],
@@ -54,13 +54,15 @@ beforeAll(async () => {
     }
   });
 });
-afterAll(() => state.cleanup());
+
+const withFilePlatform = <T>(job: (platform: Platform) => Promise<T>): Promise<T> => job(file.platform);
 
 /**
  * The program runs once as a process (its exit code and output, the first test); the other runs
- * are its command in this process, which spares a process loading tsx and wrangler each time.
+ * are its command in this process on the file's platform, which spares a process loading tsx and
+ * wrangler, and a runtime started for the storage, each time.
  */
-const rerender = (...args: string[]) => inProcess((io) => rerenderCommand([...args, "--persist-to", state.dir], io));
+const rerender = (...args: string[]) => inProcess((io) => rerenderCommand([...args, "--persist-to", file.dir], io, file.platform.borrow));
 
 /** A logo's objects and row as the previous renditions version left them. */
 async function asLegacy(db: Platform["db"], bucket: R2Bucket, logo: Logo) {
@@ -70,7 +72,7 @@ async function asLegacy(db: Platform["db"], bucket: R2Bucket, logo: Logo) {
 }
 
 const snapshot = () =>
-  withPlatform(state.dir, async ({ db, bucket }) => ({
+  withFilePlatform(async ({ db, bucket }) => ({
     logos: (await logosInIdOrder(db)).sort((a, b) => a.id - b.id),
     objects: (await bucket.list({ prefix: "logos/" })).objects.map((o) => o.key).sort(),
     retired: (await db.select().from(retiredObjects).all()).map((r) => r.key).sort(),
@@ -78,7 +80,7 @@ const snapshot = () =>
 
 describe("npm run rerender", () => {
   it("re-renders logos made by an older renditions version from their originals, and a second run does nothing", async () => {
-    const first = await tool("rerender", [], state.dir);
+    const first = await tool("rerender", [], file.dir);
     expect(first.status).toBe(2);
     expect(first.json()).toMatchObject({
       logos: 3,
@@ -142,7 +144,7 @@ describe("npm run rerender", () => {
       ),
     };
     // As discovery stores them: the file as it came, a PNG master of its pixels.
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await withFilePlatform(async ({ db, bucket }) => {
       for (const [format, original] of Object.entries(originals)) {
         const { width, height } = format === "ico" ? { width: 32, height: 32 } : { width: 64, height: 32 };
         const pixels = await sharp({
@@ -175,7 +177,7 @@ describe("npm run rerender", () => {
       failed: 1,
       failures: [{ error: expect.stringMatching(/^original .* is missing$/) }],
     });
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await withFilePlatform(async ({ db, bucket }) => {
       for (const [format, original] of Object.entries(originals)) {
         const logo = (await logosInIdOrder(db)).find((l) => l.masterKey.includes(`${format}-icon.com`))!;
         expect(logo).toMatchObject({ format, renditions: { version: RENDITIONS_VERSION } });
@@ -193,7 +195,7 @@ describe("npm run rerender", () => {
   it("re-renders a discovered SVG as discovery stores it: without a vector, a stranger's markup never served", async () => {
     const svg = new TextEncoder().encode(mark("#0a7d5a"));
     let logoId = 0;
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await withFilePlatform(async ({ db, bucket }) => {
       const prepared = await prepareLogo(svg);
       if (!prepared.ok) throw new Error(prepared.error);
       const input: CompanyLogoInput = {
@@ -214,7 +216,7 @@ describe("npm run rerender", () => {
 
     const result = await rerender();
     expect(result.json()).toMatchObject({ logos: 2, updated: 1, failed: 1 });
-    await withPlatform(state.dir, async ({ db, bucket }) => {
+    await withFilePlatform(async ({ db, bucket }) => {
       const logo = (await logosInIdOrder(db)).find((l) => l.id === logoId)!;
       expect(logo).toMatchObject({ format: "svg", sourceSet: "discovered", renditions: { version: RENDITIONS_VERSION, vector: false } });
       expect(await bucket.head(vectorKey(logo.masterKey))).toBeNull();

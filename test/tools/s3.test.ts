@@ -57,7 +57,7 @@ describe("R2 through its S3 API", () => {
   });
 
   it("carries the write path's objects as the binding would: every key the logo row names, with its metadata", async () => {
-    const state = freshState();
+    const state = await freshState();
     const platform = await openSharedPlatform(state.dir);
     try {
       const image = await preparedFrom(blackPng);

@@ -5,8 +5,8 @@ import { freshState } from "./helpers";
 
 /** The tool workers the admin and import commands start beside the storage they write. */
 let state: { dir: string; cleanup: () => void };
-beforeAll(() => {
-  state = freshState();
+beforeAll(async () => {
+  state = await freshState();
 });
 afterAll(() => state.cleanup());
 
