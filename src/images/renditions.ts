@@ -23,7 +23,7 @@ import { contrastRatio, fromLinear, luminance, type Rgb, toOklch, withContrast }
  * version is part of every derived rendition's key, so a changed rendition never reuses the key
  * (and the immutable caches) of the old one, and `npm run rerender` knows what is out of date.
  */
-export const RENDITIONS_VERSION = 2;
+export const RENDITIONS_VERSION = 3;
 
 /** WCAG 2.2's bar for graphical objects (SC 1.4.11, non-text contrast). */
 export const MIN_CONTRAST = 3;
@@ -84,8 +84,13 @@ export const EXACT_COLOURS = 4096;
  * colours decided one at a time (withContrast, the costly step), and pixels analysed.
  */
 export const analysisWork = { colourDecisions: 0, pixelsAnalysed: 0 };
-/** The reduced copy's longer edge: its analysis reads at most 256 × 256 pixels of 4,096 colours. */
-export const REDUCED_EDGE = 256;
+/**
+ * The reduced copy's longer edge: its analysis reads at most 128 × 128 pixels of 4,096 colours.
+ * A discovered icon of many colours is stored at most 512 px a side (src/discovery/image.ts), so
+ * each reduced pixel stands for a block of 4 × 4 or fewer; the first analysis in a fresh isolate,
+ * before the code is compiled, stays under 200 ms of CPU (npm run bench).
+ */
+export const REDUCED_EDGE = 128;
 
 /** Whether the ink has more than EXACT_COLOURS distinct colours: counted until it has. */
 export function manyColours({ data }: Pixels): boolean {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DISCOVERY_MAX_BYTES, DISCOVERY_MAX_REQUESTS, discoverDomain } from "../../src/discovery/discover";
 import { parseResolve } from "../../src/discovery/fetcher";
 import { MANY_COLOURS_MAX_EDGE } from "../../src/discovery/image";
-import { analysisWork, EXACT_COLOURS } from "../../src/images/renditions";
+import { analysisWork, EXACT_COLOURS, REDUCED_EDGE } from "../../src/images/renditions";
 import { darkLogo40x20 } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 import { BASE, freshKey } from "../lookup/helpers";
@@ -102,9 +102,9 @@ describe("a hostile icon", () => {
     expect(report.spent.bytes).toBeLessThanOrEqual(DISCOVERY_MAX_BYTES);
     expect(report.spent.requests).toBeLessThanOrEqual(2);
     // Over a million colours, decided per quantised colour on a reduced copy: a bounded number of
-    // decisions (the isolate's page maps may already hold some) over at most 256 × 256 pixels.
+    // decisions (the isolate's page maps may already hold some) over at most REDUCED_EDGE × REDUCED_EDGE pixels.
     expect(analysisWork.colourDecisions - before.colourDecisions).toBeLessThanOrEqual(3 * EXACT_COLOURS);
-    expect(analysisWork.pixelsAnalysed - before.pixelsAnalysed).toBeLessThanOrEqual(256 * 256);
+    expect(analysisWork.pixelsAnalysed - before.pixelsAnalysed).toBeLessThanOrEqual(REDUCED_EDGE * REDUCED_EDGE);
     expect(await storedSize(site.host)).toEqual({ width: MANY_COLOURS_MAX_EDGE, height: MANY_COLOURS_MAX_EDGE });
   });
 
