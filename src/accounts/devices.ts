@@ -1,4 +1,4 @@
-import { fromBase64Url, toBase64Url } from "../lib/encoding";
+import { canonicalBase64Url, toBase64Url } from "../lib/encoding";
 import { DAY_S } from "../lib/time";
 
 /**
@@ -47,6 +47,8 @@ export async function knownDevice(
   const match = /^([\w-]{22})\.([\w-]{43})$/.exec(token);
   if (!match) return null;
   const [, id, signature] = match;
-  const valid = await crypto.subtle.verify("HMAC", await signingKey(secret), fromBase64Url(signature!), signed(account, id!));
+  const mac = canonicalBase64Url(signature!);
+  if (!mac) return null;
+  const valid = await crypto.subtle.verify("HMAC", await signingKey(secret), mac, signed(account, id!));
   return valid ? id! : null;
 }

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { accounts } from "../../schema";
 import type { Db } from "../lib/db";
-import { fromBase64Url, toBase64Url } from "../lib/encoding";
+import { canonicalBase64Url, toBase64Url } from "../lib/encoding";
 import { fail, ok, type Result } from "../lib/errors";
 import { DAY_MS } from "../lib/time";
 import { type MailSent, sendMail } from "./mail";
@@ -71,13 +71,9 @@ export async function confirmEmail(
     where: eq(accounts.id, accountId!),
     columns: { email: true, emailConfirmedAt: true },
   });
-  if (!account) return invalid;
-  const valid = await crypto.subtle.verify(
-    "HMAC",
-    await signingKey(secret),
-    fromBase64Url(signature!),
-    signed(accountId!, account.email, expires),
-  );
+  const mac = canonicalBase64Url(signature!);
+  if (!account || !mac) return invalid;
+  const valid = await crypto.subtle.verify("HMAC", await signingKey(secret), mac, signed(accountId!, account.email, expires));
   if (!valid) return invalid;
   if (account.emailConfirmedAt !== null) return ok({ accountId: accountId!, already: true });
   if (expires * 1000 <= now) return fail("invalid_argument", "This confirmation link has expired. Sign in and ask for a new one.");

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { asciiBytes, isolateCache, MAP_ENTRY_BYTES } from "../lib/isolateCaches";
 import { fail, ok, type Result } from "../lib/errors";
-import { fromBase64Url, toBase64Url } from "../lib/encoding";
+import { canonicalBase64Url, toBase64Url } from "../lib/encoding";
 import { log } from "../lib/log";
 
 /**
@@ -72,7 +72,8 @@ export async function checkAssetSignature(secret: string | undefined, url: URL, 
   if (signature === null && expires === null) return "unsigned";
   if (!secret || signature === null || (expires !== null && !/^\d{1,12}$/.test(expires)) || !/^[\w-]{43}$/.test(signature))
     return "invalid";
-  const bytes = fromBase64Url(signature);
+  const bytes = canonicalBase64Url(signature);
+  if (!bytes) return "invalid";
   // verify compares in constant time.
   const genuine = await crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, signedText(url));
   if (!genuine) return "invalid";

@@ -36,6 +36,18 @@ export function fromBase64Url(text: string): Uint8Array {
   return fromBase64(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
 }
 
+/**
+ * The bytes of a MAC or id this service wrote, or null. Unpadded base64url leaves unused bits in
+ * its last character (two of them in a 43-character SHA-256 MAC), so four spellings decode to
+ * the same bytes; only the one `toBase64Url` writes is taken, and a signed token or URL has one
+ * spelling only.
+ */
+export function canonicalBase64Url(text: string): Uint8Array | null {
+  if (!/^[\w-]*$/.test(text) || text.length % 4 === 1) return null;
+  const bytes = fromBase64Url(text);
+  return toBase64Url(bytes) === text ? bytes : null;
+}
+
 export function fromBase64(text: string): Uint8Array {
   const binary = atob(text);
   const out = new Uint8Array(binary.length);

@@ -39,6 +39,15 @@ describe("signed asset URLs", () => {
         url.searchParams.set("signature", `${signature.slice(0, -2)}${signature.endsWith("AA") ? "BB" : "AA"}`);
       },
     ],
+    // The last character's lowest bit, which carries none of the MAC's: the same bytes, another URL.
+    [
+      "the signature spelt otherwise",
+      (url: URL) => {
+        const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        const signature = url.searchParams.get("signature")!;
+        url.searchParams.set("signature", `${signature.slice(0, -1)}${alphabet[alphabet.indexOf(signature.at(-1)!) ^ 1]}`);
+      },
+    ],
     ["an added parameter", (url: URL) => url.searchParams.set("maxWidth", "10")],
     ["another object", (url: URL) => (url.pathname = url.pathname.slice(0, -2) + (url.pathname.endsWith("Zw") ? "Zx" : "Zw"))],
     ["no signature", (url: URL) => url.searchParams.delete("signature")],

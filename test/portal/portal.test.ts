@@ -144,10 +144,16 @@ describe("sign-in limits under attack", () => {
     expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.22"), Cookie: `__Host-device=${device}` })).status).toBe(
       200,
     );
-    // Another account's token, or one altered, counts for nothing.
+    // Another account's token, one altered, or one spelt otherwise counts for nothing.
     const other = await account();
     const otherDevice = /__Host-device=([^;]*)/.exec((await loginJson(other.email, PASSWORD)).headers.get("set-cookie") ?? "")?.[1];
-    for (const forged of [otherDevice, `${device!.slice(0, -1)}${device!.endsWith("A") ? "B" : "A"}`]) {
+    // Altered: the signature's first character changed. Spelt otherwise: the last character's
+    // lowest bit, which carries none of the signature's 256, flipped.
+    const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const [id, mac] = device!.split(".") as [string, string];
+    const altered = `${id}.${mac[0] === "A" ? "B" : "A"}${mac.slice(1)}`;
+    const respelt = `${id}.${mac.slice(0, -1)}${base64url[base64url.indexOf(mac.at(-1)!) ^ 1]}`;
+    for (const forged of [otherDevice, altered, respelt]) {
       expect((await loginJson(email, PASSWORD, "/apiaas/login", { ...from("192.0.2.23"), Cookie: `__Host-device=${forged}` })).status).toBe(
         429,
       );
