@@ -109,6 +109,7 @@ export default defineConfig({
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
           env: { TMPDIR: systemTmpdir },
+          globalSetup: ["./test/browser/bundle.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
