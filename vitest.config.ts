@@ -7,6 +7,7 @@ import { startFakeWebsites } from "./test/fakes/websites";
 import { startFakeDns } from "./test/fakes/dnsOverHttps";
 import { startFakeCdnPurge } from "./test/fakes/cdnPurgeApi";
 import { scratchSpaceInMemory } from "./test/helpers/scratchSpace";
+import { ProjectOrderSequencer } from "./test/helpers/sequencer";
 
 // Temporary files, Miniflare's storage among them, go to a RAM disk where there is one (Linux's
 // /dev/shm); Chromium still unpacks itself into the system's temporary folder, once.
@@ -20,6 +21,8 @@ export default defineConfig({
     // Vitest's default on two cores is one file at a time; the cli files mostly wait on
     // workerd and subprocesses, so they overlap well with the Worker's.
     maxWorkers: 2,
+    // The Worker's files first, the tools' last (test/helpers/sequencer.ts).
+    sequence: { sequencer: ProjectOrderSequencer },
     // The Worker's access log, a line per request (src/lib/context.ts), would bury what a
     // failing test says; tests that look at it spy on the console inside the Worker.
     onConsoleLog: (log) => !log.includes('"event":"request"'),
@@ -109,6 +112,7 @@ export default defineConfig({
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
           env: { TMPDIR: systemTmpdir },
+          globalSetup: ["./test/browser/bundle.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { inject } from "vitest";
 import { importCompanyLogo } from "../../src/catalogue/importLogo";
 import { prepareLogo } from "../../tools/importer/prepare";
 import { projectRoot } from "../../tools/platform";
@@ -9,7 +10,8 @@ import { createDb } from "../../src/lib/db";
 import { ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";
 import { FAKE_STRIPE_SECRET_KEY, startFakeStripe } from "../fakes/stripeApi";
-import { bundleWorker, workerOptions } from "../helpers/workerd";
+import { doneInBackground } from "../helpers/background";
+import { workerOptions } from "../helpers/workerd";
 
 /**
  * The Worker as a browser meets it: bundled as for deployment and run on workerd by Miniflare
@@ -29,12 +31,11 @@ export interface RunningWorker {
 }
 
 export async function startWorker(): Promise<RunningWorker> {
-  // A folder of its own: browser test files run side by side, and a bundle written over
-  // another's while workerd reads it is cut short. Inside the project, where workerd resolves.
-  mkdirSync(join(projectRoot, ".wrangler", "browser"), { recursive: true });
-  const dist = mkdtempSync(join(projectRoot, ".wrangler", "browser", "dist-"));
-  const stripe = await startFakeStripe();
-  bundleWorker(dist);
+  // Bundled once for every browser file, by the project's global setup (./bundle.ts): files
+  // that bundled each into one folder side by side once read a bundle cut short.
+  const bundle = inject("browserWorkerBundle");
+  const [stripe] = await Promise.all([startFakeStripe(), doneInBackground(bundle)]);
+  const dist = join(bundle, "dist");
   const mf = new Miniflare({
     ...convertV4MiniflareOptions({
       workers: [
@@ -64,13 +65,11 @@ export async function startWorker(): Promise<RunningWorker> {
       dispose: async () => {
         await mf.dispose();
         stripe.server.close();
-        rmSync(dist, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await mf.dispose();
     stripe.server.close();
-    rmSync(dist, { recursive: true, force: true });
     throw error;
   }
 }

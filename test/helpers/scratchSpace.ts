@@ -1,9 +1,11 @@
-import { accessSync, constants, mkdtempSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, statfsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** Linux's RAM-backed file system, where writing a file never waits for a disk. */
 const RAM_DISK = "/dev/shm";
+/** What it must have free: a run peaks at ~120 MB there (containers often give /dev/shm 64 MB). */
+const NEEDED_BYTES = 512 * 1024 * 1024;
 
 /**
  * Moves the suite's temporary files (TMPDIR) to a folder of this run on the RAM disk, where
@@ -20,6 +22,8 @@ export function scratchSpaceInMemory(): string {
   try {
     if (process.platform !== "linux" || !statSync(RAM_DISK).isDirectory()) return system;
     accessSync(RAM_DISK, constants.W_OK);
+    const { bavail, bsize } = statfsSync(RAM_DISK);
+    if (bavail * bsize < NEEDED_BYTES) return system;
   } catch {
     return system;
   }
