@@ -59,6 +59,8 @@ export async function storageTool(options: PlatformOptions) {
     compatibilityFlags: config.compatibility_flags,
     /** As wrangler names them locally: the database by its id, the bucket by its name. */
     databaseId: config.d1_databases[0]!.database_id!,
+    /** The database's migrations folder (wrangler.toml's migrations_dir, wrangler's default otherwise). */
+    migrationsDir: resolve(projectRoot, config.d1_databases[0]!.migrations_dir ?? "migrations"),
     bucketName: config.r2_buckets[0]!.bucket_name!,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * npm start: the whole local service in one command.
- *   1. applies D1 migrations to the local database;
+ *   1. applies D1 migrations to the local database (./start/migrations.ts, as wrangler would);
  *   2. makes sure the demo account exists and prints fresh keys and example URLs;
  *   3. runs `wrangler dev` on $PORT (default 8787);
  *   4. until one seeding has finished, seeds the bundled catalogue beside the running server
@@ -9,12 +9,12 @@
  * Any wrangler var or secret (wrangler.toml [vars], .dev.vars.example) can be overridden by an
  * environment variable of the same name.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { logos } from "../schema";
-import type { Db } from "../src/lib/db";
-import { openPlatform, projectRoot } from "./platform";
+import { openPlatform, type Platform, projectRoot, storageTool } from "./platform";
 import { demoPassword, ensureDemoAccount, printedKeyIds, rememberPrintedKeys } from "./start/demo";
+import { applyMigrations } from "./start/migrations";
 import { localAddresses, localSigningSecret, publicAddressSet, writeOverrides } from "./start/overrides";
 import { EXAMPLE_DOMAIN } from "./seed/seed";
 import { beginSeeding, mustSeed, seedBesideTheServer } from "./start/seeding";
@@ -38,21 +38,10 @@ async function step<T>(job: () => T | Promise<T>): Promise<T> {
   }
 }
 
-function run(args: string[]) {
-  // CI=true: wrangler answers its own confirmation prompts instead of waiting for a terminal.
-  const result = spawnSync(wrangler, args, {
-    cwd: projectRoot,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, CI: "true" },
-  });
-  if (result.status !== 0)
-    stop(`wrangler ${args.join(" ")} failed${result.error ? `: ${result.error.message}` : " (its output is above)"}`);
-}
-
-async function withPlatform<T>(job: (db: Db) => Promise<T>): Promise<T> {
+async function withPlatform<T>(job: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await openPlatform();
   try {
-    return await job(platform.db);
+    return await job(platform);
   } finally {
     await platform.dispose();
   }
@@ -63,18 +52,19 @@ const devVars = join(projectRoot, ".dev.vars");
 const password = await demoPassword(process.env, publicAddressSet(devVars));
 if (!password.ok) stop(password.error.message);
 
-log("Applying migrations to the local database…");
-run(["d1", "migrations", "apply", "DB", "--local"]);
-
 // The ids of the keys the last start printed: this start revokes them.
 const demoKeysFile = join(projectRoot, ".wrangler", "state", "demo-keys.json");
 // Written when a seeding finishes; a catalogue that has logos but no mark was interrupted.
 const seededMark = join(projectRoot, ".wrangler", "state", "seeded");
 const prepared = await step(() =>
-  withPlatform(async (db) => ({
-    demo: await ensureDemoAccount(db, password.value, printedKeyIds(demoKeysFile)),
-    hasLogos: (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
-  })),
+  withPlatform(async ({ d1, db }) => {
+    const applied = await applyMigrations(d1, (await storageTool({})).migrationsDir);
+    log(applied.length > 0 ? `Applied ${applied.length} migrations to the local database.` : "The local database is up to date.");
+    return {
+      demo: await ensureDemoAccount(db, password.value, printedKeyIds(demoKeysFile)),
+      hasLogos: (await db.select({ id: logos.id }).from(logos).limit(1).get()) !== undefined,
+    };
+  }),
 );
 if (!prepared.demo.ok) stop(prepared.demo.error.message);
 const seeding = mustSeed(seededMark, prepared.hasLogos);
