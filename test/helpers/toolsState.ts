@@ -13,7 +13,8 @@ declare module "vitest" {
 }
 
 /**
- * Global setup of the tools project: wrangler applies the migrations once, as `npm start` does,
+ * Global setup of the tools project: wrangler applies the migrations once, as an operator would
+ * (`npm start` applies the same itself, checked against this state by start.migrations.test.ts),
  * and every test file starts from a copy of that state (test/tools/helpers.ts, freshState).
  *
  * wrangler starts a runtime for each migration: some twenty seconds, in which the suite would

@@ -117,7 +117,10 @@ export const greyPngBase64 = (size: number) =>
     "base64",
   );
 
-/** A fresh local state with migrations applied by wrangler itself, as `npm start` does (copied from the cli project's template). */
+/**
+ * A fresh local state with migrations applied by wrangler itself (a copy of the tools project's
+ * template): what `npm start`'s own applying is checked against.
+ */
 export async function freshState(): Promise<{ dir: string; cleanup: () => void }> {
   const template = await templateState(inject("toolsStateTemplate"));
   const dir = mkdtempSync(join(tmpdir(), "logo-lookup-state-"));
