@@ -258,6 +258,31 @@ describe("an import's rows", () => {
     expect(mostHeld).toBeLessThanOrEqual(3);
   });
 
+  it("writes a smaller first batch before the rest, when asked (the first start's example comes sooner)", async () => {
+    write(
+      "first.jsonl",
+      // Images 0 to 5: a test above makes img/11.png too large.
+      Array.from({ length: 12 }, (_, i) => ({
+        name: `First ${i}`,
+        domains: [`first-batch-${i}.com`],
+        variant: "icon",
+        image: `img/${i % 6}.png`,
+      })),
+    );
+    const writes: number[] = [];
+    const progress: number[] = [];
+    const counting: ImportWriter = { ...writer, write: async (batch) => (writes.push(batch.length), writer.write(batch)) };
+    const report = await runImport(join(dir, "first.jsonl"), counting, {
+      batchSize: 5,
+      firstBatchSize: 2,
+      convert: pool.convert,
+      onProgress: (r) => progress.push(r.rows),
+    });
+    expect(report).toMatchObject({ rows: 12, created: 12, failed: 0 });
+    expect(writes).toEqual([2, 5, 5]);
+    expect(progress).toEqual([2, 7, 12]);
+  });
+
   it("reads no more files ahead of the batch being written than the bytes it may hold", async () => {
     // Sixty files of 1 MB, ten to a batch, 2 MB allowed: the batch being written holds its ten,
     // the batches staged ahead read about what is left of the limit.

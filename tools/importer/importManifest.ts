@@ -12,6 +12,8 @@ import { type ImportWriter, startImportWriter } from "./writer";
 export interface ImportManifestOptions extends PlatformOptions {
   /** Rows per D1 batch: 250 locally, 100 remotely (a deployed batch counts each statement as a query). */
   batchSize?: number;
+  /** Rows of the first batch (ImportOptions.firstBatchSize). */
+  firstBatchSize?: number;
   /** Start over instead of resuming an interrupted import of the same manifest. */
   restart?: boolean;
   /** Progress as plain lines even on a terminal (`npm start`, beside the dev server's output). */
@@ -74,6 +76,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
       convert: pool.convert,
       threads: pool.threads,
       batchSize: options.batchSize ?? (options.remote ? 100 : 250),
+      firstBatchSize: options.firstBatchSize,
       checkpoint,
       allowPrivateUrls: options.allowPrivateUrls,
       onProgress: (r) => {

@@ -15,6 +15,8 @@ export interface ImportOptions {
   convert: (bytes: Uint8Array) => Promise<Result<PreparedImage>>;
   /** Rows written in one D1 batch (default 250). */
   batchSize?: number;
+  /** Rows of the first batch, when it should be written sooner than the rest (default batchSize). */
+  firstBatchSize?: number;
   /** Batches read and converted ahead of the one being written (default 2). */
   ahead?: number;
   /** Images converted at once: the conversion pool's threads (default: one per core). */
@@ -75,6 +77,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
     ? { ...resumed.report, failures: [...resumed.report.failures], resumedAfterLine: resumed.line }
     : { rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
   const batchSize = options.batchSize ?? 250;
+  const firstBatchSize = Math.min(options.firstBatchSize ?? batchSize, batchSize);
   const ahead = options.ahead ?? 2;
   const threads = options.threads ?? availableParallelism();
   const maxHeld = options.maxHeldBytes ?? MAX_HELD_BYTES;
@@ -277,7 +280,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
   for await (const parsed of readManifest(manifestPath)) {
     if (resumed && parsed.line <= resumed.line) continue;
     lines.push(parsed);
-    if (lines.length >= batchSize) await next();
+    if (lines.length >= (batchesStaged === 0 ? firstBatchSize : batchSize)) await next();
   }
   if (lines.length > 0) await next();
   while (staging.length > 0) await writeBatch(await staging.shift()!);

@@ -69,13 +69,13 @@ export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; com
 export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"> & { dir?: string }) {
   const { manifest, companies, logos } = writeSeedManifest(options.dir);
   // Smaller batches than a bulk load's: beside a running server, logos show up sooner. The
-  // first batch holds the example npm start suggests: say when it can be tried.
+  // first batch, smaller still, holds the example npm start suggests: say when it can be tried.
   let first = true;
   const onProgress = ({ rows, created }: { rows: number; created: number }) => {
     if (!first || rows === 0) return;
     first = false;
     if (created > 0) (options.stream ?? process.stderr).write(`${EXAMPLE_SEEDED}; the rest follow\n`);
   };
-  const report = await importManifest(manifest, { label: "seeding", batchSize: 100, onProgress, ...options });
+  const report = await importManifest(manifest, { label: "seeding", batchSize: 100, firstBatchSize: 20, onProgress, ...options });
   return { companies, logos, ...report };
 }
