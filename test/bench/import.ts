@@ -149,7 +149,7 @@ async function storingAlone(state: string, converted: PreparedImage[]): Promise<
   }
 }
 
-/** A fresh local state directory with the migrations applied by wrangler, as `npm start` would. */
+/** A fresh local state directory with the migrations applied by wrangler, as an operator would. */
 function freshState(state: string): void {
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });

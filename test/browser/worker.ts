@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { inject } from "vitest";
 import { importCompanyLogo } from "../../src/catalogue/importLogo";
 import { prepareLogo } from "../../tools/importer/prepare";
 import { projectRoot } from "../../tools/platform";
+import { applyMigrations } from "../../tools/start/migrations";
 import { createDb } from "../../src/lib/db";
 import { ok } from "../../src/lib/errors";
 import { sha256Hex } from "../../src/lib/encoding";
@@ -53,9 +53,7 @@ export async function startWorker(): Promise<RunningWorker> {
   try {
     const base = (await mf.unsafeGetDirectURL("logo-lookup")).origin;
     const d1 = (await mf.getD1Database("DB")) as unknown as D1Database;
-    for (const migration of await readD1Migrations(join(projectRoot, "migrations"))) {
-      await d1.batch(migration.queries.map((query) => d1.prepare(query)));
-    }
+    await applyMigrations(d1, join(projectRoot, "migrations"));
     const bucket = (await mf.getR2Bucket("LOGOS")) as unknown as R2Bucket;
     await addGitHub(d1, bucket);
     return {
