@@ -35,7 +35,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { encode } from "fast-png";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import sharp from "sharp";
 import { createAccount } from "../../src/accounts/accounts";
@@ -47,6 +46,7 @@ import { logosInIdOrder } from "../../src/catalogue/logos";
 import { openPlatform, projectRoot } from "../../tools/platform";
 import { createKey } from "../../src/keys/apiKeys";
 import { startFakeWebsites } from "../fakes/websites";
+import { discPixels, noisePixels, pngOf } from "../fixtures/images";
 import { bundleWorker, seededState, workerdCpuSeconds, workerOptions } from "../helpers/workerd";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -352,26 +352,8 @@ export default {
   return path;
 }
 
-/** Random colours, `edge` pixels square, a quarter of it transparent (as test/discovery/bounded.test.ts). */
-function noisePixels(edge: number): Pixels {
-  const data = new Uint8Array(edge * edge * 4);
-  for (let at = 0; at < data.length; at += 65536) crypto.getRandomValues(data.subarray(at, Math.min(data.length, at + 65536)));
-  for (let i = 3; i < data.length; i += 4) data[i] = data[i]! < 64 ? 0 : 255;
-  return { width: edge, height: edge, channels: 4, data };
-}
-
-/** Two colours, `edge` pixels square: a disc on a transparent ground. */
-function twoColourPixels(edge: number): Pixels {
-  const data = new Uint8Array(edge * edge * 4);
-  const r = edge / 2;
-  for (let y = 0; y < edge; y++)
-    for (let x = 0; x < edge; x++) if ((x - r) ** 2 + (y - r) ** 2 < (r * 0.9) ** 2) data.set([31, 111, 235, 255], (y * edge + x) * 4);
-  return { width: edge, height: edge, channels: 4, data };
-}
-
-const pngOf = (pixels: Pixels) => Buffer.from(encode({ ...pixels, channels: 4, depth: 8 }));
-const noisePng = (edge: number) => pngOf(noisePixels(edge));
-const twoColourPng = (edge: number) => pngOf(twoColourPixels(edge));
+const noisePng = (edge: number) => Buffer.from(pngOf(noisePixels(edge)));
+const twoColourPng = (edge: number) => Buffer.from(pngOf(discPixels(edge)));
 
 interface AnalysisFigures {
   /** CPU ms of the first analysis of a noise icon in this process: code not yet compiled, caches empty. */
@@ -397,7 +379,7 @@ function analysisRounds(rounds: number): AnalysisFigures {
   const figures: AnalysisFigures = { firstMs: cpuMs(noisePixels(1100)), noiseMs: [], plainMs: [] };
   for (let i = 0; i < rounds; i++) {
     figures.noiseMs.push(cpuMs(noisePixels(1100)));
-    figures.plainMs.push(cpuMs(twoColourPixels(1100)));
+    figures.plainMs.push(cpuMs(discPixels(1100)));
   }
   return figures;
 }

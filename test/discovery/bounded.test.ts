@@ -1,11 +1,10 @@
 import { env, exports } from "cloudflare:workers";
-import { encode } from "fast-png";
 import { describe, expect, it } from "vitest";
 import { DISCOVERY_MAX_BYTES, DISCOVERY_MAX_REQUESTS, discoverDomain } from "../../src/discovery/discover";
 import { parseResolve } from "../../src/discovery/fetcher";
 import { MANY_COLOURS_MAX_EDGE } from "../../src/discovery/image";
 import { analysisWork, EXACT_COLOURS, REDUCED_EDGE } from "../../src/images/renditions";
-import { darkLogo40x20 } from "../fixtures/images";
+import { darkLogo40x20, discPixels, noisePixels, pngOf } from "../fixtures/images";
 import { addCompany, db } from "../helpers/catalogue";
 import { BASE, freshKey } from "../lookup/helpers";
 import { claimSite, image, page, png, text } from "./helpers";
@@ -17,24 +16,6 @@ import { claimSite, image, page, png, text } from "./helpers";
  * never by wall time.
  */
 const resolve = () => parseResolve(env.DISCOVERY_RESOLVE, "");
-
-/** A PNG of random colours, `edge` pixels square: some 4.8 MB at 1,100 px, under the 5 MB cap. */
-function noisePng(edge: number): Uint8Array {
-  const data = new Uint8Array(edge * edge * 4);
-  for (let at = 0; at < data.length; at += 65536) crypto.getRandomValues(data.subarray(at, Math.min(data.length, at + 65536)));
-  // A quarter transparent: the page reaches ink everywhere, the costliest case for the analysis.
-  for (let i = 3; i < data.length; i += 4) data[i] = data[i]! < 64 ? 0 : 255;
-  return encode({ width: edge, height: edge, data, channels: 4, depth: 8 });
-}
-
-/** A PNG of two colours, `edge` pixels square: a blue disc on a transparent ground. */
-function discPng(edge: number): Uint8Array {
-  const data = new Uint8Array(edge * edge * 4);
-  const r = edge / 2;
-  for (let y = 0; y < edge; y++)
-    for (let x = 0; x < edge; x++) if ((x - r) ** 2 + (y - r) ** 2 < (r * 0.9) ** 2) data.set([31, 111, 235, 255], (y * edge + x) * 4);
-  return encode({ width: edge, height: edge, data, channels: 4, depth: 8 });
-}
 
 /** The stored master's size of the logo a domain's company has, as the catalogue holds it. */
 async function storedSize(domain: string) {
@@ -84,7 +65,7 @@ describe("a hostile icon", () => {
   it("a 1,100 px PNG of random colours is discovered within the byte budget, its analysis bounded, while a catalogued lookup is answered", {
     timeout: 60_000,
   }, async () => {
-    const noise = noisePng(1100);
+    const noise = pngOf(noisePixels(1100));
     expect(noise.byteLength).toBeGreaterThan(4_000_000);
     expect(noise.byteLength).toBeLessThan(5 * 1024 * 1024);
     const site = await claimSite({ "/": page('<link rel="icon" href="/noise.png">'), "/noise.png": image(noise) });
@@ -109,7 +90,7 @@ describe("a hostile icon", () => {
   });
 
   it("a logo of flat colours as large keeps its size: only an icon of many colours is stored smaller", async () => {
-    const site = await claimSite({ "/": page('<link rel="icon" href="/disc.png">'), "/disc.png": image(discPng(1100)) });
+    const site = await claimSite({ "/": page('<link rel="icon" href="/disc.png">'), "/disc.png": image(pngOf(discPixels(1100))) });
     const report = await discoverDomain(env, db, site.host, resolve());
     expect(report).toMatchObject({ outcome: "found", chosen: { width: 1100, height: 1100 } });
     expect(await storedSize(site.host)).toEqual({ width: 1100, height: 1100 });
