@@ -24,10 +24,12 @@ export const MAX_EDGE = 1200;
 /**
  * Largest edge of a discovered master of many colours (../images/renditions.ts, manyColours): a
  * photograph, or a file of noise served to make the service work. Its master and renditions
- * are incompressible pixels, so every one of them costs in proportion to its area; at 512 px (a
- * manifest's largest icon) they cost a fifth of 1,200 px. A logo of flat colours keeps MAX_EDGE.
+ * are incompressible pixels, so every one of them, and the analysis that moves them, costs in
+ * proportion to its area: at 384 px a tenth of 1,200 px, and half of 512 px (a manifest's largest
+ * icon), which keeps a fresh isolate's first analysis well under 200 ms of CPU (npm run bench).
+ * A lookup asking for more enlarges it at the edge. A logo of flat colours keeps MAX_EDGE.
  */
-export const MANY_COLOURS_MAX_EDGE = 512;
+export const MANY_COLOURS_MAX_EDGE = 384;
 /** Largest source decoded at all: an icon declaring more is refused before any pixel is allocated. */
 const MAX_SOURCE_EDGE = 4096;
 

@@ -86,9 +86,8 @@ export const EXACT_COLOURS = 4096;
 export const analysisWork = { colourDecisions: 0, pixelsAnalysed: 0 };
 /**
  * The reduced copy's longer edge: its analysis reads at most 128 × 128 pixels of 4,096 colours.
- * A discovered icon of many colours is stored at most 512 px a side (src/discovery/image.ts), so
- * each reduced pixel stands for a block of 4 × 4 or fewer; the first analysis in a fresh isolate,
- * before the code is compiled, stays under 200 ms of CPU (npm run bench).
+ * A discovered icon of many colours is stored at most 384 px a side (src/discovery/image.ts), so
+ * each reduced pixel stands for a block of 3 × 3 or fewer.
  */
 export const REDUCED_EDGE = 128;
 
@@ -145,24 +144,31 @@ function fromReducedCopy(rgba: Pixels, tone: LogoTone): RenditionPixels {
   const atFullSize = (page: Page, decided: Pixels): Pixels => {
     const pageRgb = PAGES[page];
     const pageY = luminance(pageRgb[0], pageRgb[1], pageRgb[2]);
+    // Each reduced pixel's move, worked out once: most full-size pixels map to one that did not move.
+    const move = new Int16Array(width * height * 3);
+    const moved = new Uint8Array(width * height);
+    for (let q = 0; q < width * height; q++) {
+      for (let c = 0; c < 3; c++) move[q * 3 + c] = decided.data[q * 4 + c]! - data[q * 4 + c]!;
+      moved[q] = move[q * 3] !== 0 || move[q * 3 + 1] !== 0 || move[q * 3 + 2] !== 0 ? 1 : 0;
+    }
     const out = new Uint8Array(rgba.data);
-    for (let p = 0, i = 0; p < rgba.width * rgba.height; p++, i += 4) {
-      const q = (rowOf[(p / rgba.width) | 0]! + columnOf[p % rgba.width]!) * 4;
-      const dr = decided.data[q]! - data[q]!;
-      const dg = decided.data[q + 1]! - data[q + 1]!;
-      const db = decided.data[q + 2]! - data[q + 2]!;
-      if ((dr === 0 && dg === 0 && db === 0) || out[i + 3] === 0) continue;
-      const r = Math.min(255, Math.max(0, out[i]! + dr));
-      const g = Math.min(255, Math.max(0, out[i + 1]! + dg));
-      const b = Math.min(255, Math.max(0, out[i + 2]! + db));
-      if (contrastRatio(luminance(r, g, b), pageY) >= MIN_CONTRAST) {
-        out[i] = r;
-        out[i + 1] = g;
-        out[i + 2] = b;
-      } else {
-        out[i] = decided.data[q]!;
-        out[i + 1] = decided.data[q + 1]!;
-        out[i + 2] = decided.data[q + 2]!;
+    for (let y = 0, i = 0; y < rgba.height; y++) {
+      const row = rowOf[y]!;
+      for (let x = 0; x < rgba.width; x++, i += 4) {
+        const q = row + columnOf[x]!;
+        if (moved[q] === 0 || out[i + 3] === 0) continue;
+        const r = Math.min(255, Math.max(0, out[i]! + move[q * 3]!));
+        const g = Math.min(255, Math.max(0, out[i + 1]! + move[q * 3 + 1]!));
+        const b = Math.min(255, Math.max(0, out[i + 2]! + move[q * 3 + 2]!));
+        if (contrastRatio(luminance(r, g, b), pageY) >= MIN_CONTRAST) {
+          out[i] = r;
+          out[i + 1] = g;
+          out[i + 2] = b;
+        } else {
+          out[i] = decided.data[q * 4]!;
+          out[i + 1] = decided.data[q * 4 + 1]!;
+          out[i + 2] = decided.data[q * 4 + 2]!;
+        }
       }
     }
     return { ...rgba, data: out };
