@@ -130,6 +130,13 @@ export interface RenditionSet {
   plain: "master" | "light";
   /** A sanitised copy of the vector original is served (SVG imports that sanitised cleanly). */
   vector: boolean;
+  /**
+   * The themes are not decided yet: stored with its master only (the first start's seeding), the
+   * logo has its light and dark renditions and `plain` decided by the first lookup that resolves
+   * it, which then drops this (src/images/themesOnDemand.ts). Until then `light`, `dark` and
+   * `plain` say master.
+   */
+  pending?: true;
 }
 
 /**

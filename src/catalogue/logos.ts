@@ -1,6 +1,6 @@
-import { and, asc, eq, gt, inArray, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import { companies, companyDomains, logoOverrides, logos } from "../../schema";
-import { type GreyKeyParts, greyKeyParts } from "../images/objectKeys";
+import { type GreyKeyParts, greyKeyParts, type RenditionSet } from "../images/objectKeys";
 import { OVERRIDE_SOURCE_SET_PREFIX } from "./provenance";
 import { type Logo, withKeys } from "./entities";
 import type { CatalogueDb } from "../lib/db";
@@ -63,6 +63,30 @@ export async function logosInIdOrder(db: CatalogueDb, options: { where?: SQL; af
     .limit(options.limit ?? -1)
     .all();
   return rows.map((row) => withKeys(row.logo, row.primaryDomain));
+}
+
+/** A logo's rendition set, while its row still holds the master of `contentHash`; null once it does not. */
+export async function storedRenditions(db: CatalogueDb, logoId: number, contentHash: string): Promise<RenditionSet | null> {
+  const row = await db
+    .select({ renditions: logos.renditions })
+    .from(logos)
+    .where(and(eq(logos.id, logoId), eq(logos.contentHash, contentHash)))
+    .get();
+  return row?.renditions ?? null;
+}
+
+/**
+ * Settles a logo whose themes were pending (src/images/themesOnDemand.ts): its rendition set
+ * becomes `settled`, only while the row still holds that master with its themes pending.
+ * Whether it did.
+ */
+export async function settleRenditions(db: CatalogueDb, logoId: number, contentHash: string, settled: RenditionSet): Promise<boolean> {
+  const changed = await db
+    .update(logos)
+    .set({ renditions: settled })
+    .where(and(eq(logos.id, logoId), eq(logos.contentHash, contentHash), sql`json_extract(${logos.renditions}, '$.pending') = 1`))
+    .returning({ id: logos.id });
+  return changed.length > 0;
 }
 
 /**

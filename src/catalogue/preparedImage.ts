@@ -1,8 +1,18 @@
 import { encodeRenditions } from "../images/renditionFiles";
-import { type Pixels, renditionPixels } from "../images/renditions";
+import { type Pixels, renditionPixels, undecidedPixels } from "../images/renditions";
+import { THEMES_ON_DEMAND_MAX_PIXELS } from "../images/themesOnDemand";
 import { sanitiseSvg } from "../images/svg";
 import { sha256Hex } from "../lib/encoding";
 import type { PreparedImage } from "./importLogo";
+
+export interface PrepareOptions {
+  /**
+   * When the light and dark renditions are decided: now (every import but one), or on the first
+   * lookup of the logo (the first start's seeding: src/images/themesOnDemand.ts), which stores
+   * the master alone. A master over THEMES_ON_DEMAND_MAX_PIXELS has them decided now either way.
+   */
+  themes?: "now" | "on first lookup";
+}
 
 /**
  * A logo's stored files from its decoded pixels, whichever way it entered the catalogue (the
@@ -15,8 +25,10 @@ export async function preparedFromPixels(
   original: Uint8Array,
   rgba: Pixels,
   encodePng: (pixels: Pixels) => Uint8Array | Promise<Uint8Array>,
+  { themes = "now" }: PrepareOptions = {},
 ): Promise<PreparedImage> {
-  const pixels = renditionPixels(rgba);
+  const later = themes === "on first lookup" && rgba.width * rgba.height <= THEMES_ON_DEMAND_MAX_PIXELS;
+  const pixels = later ? undecidedPixels(rgba) : renditionPixels(rgba);
   const vector = format === "svg" ? sanitiseSvg(new TextDecoder().decode(original)) : null;
   const { files, renditions } = await encodeRenditions(pixels, async (p) => encodePng(p), { vector: vector?.ok === true });
   return {
@@ -24,7 +36,7 @@ export async function preparedFromPixels(
     original,
     files,
     vector: vector?.ok ? new TextEncoder().encode(vector.svg) : null,
-    renditions,
+    renditions: later ? { ...renditions, pending: true } : renditions,
     width: rgba.width,
     height: rgba.height,
     contentHash: await sha256Hex(files.master),

@@ -16,6 +16,7 @@ import { emailDomain, PERSONAL_ADDRESS } from "./emailAddresses";
 import { fail, ok, type Result } from "../lib/errors";
 import { logosOfCompany } from "./logos";
 import { MINUTE_MS } from "../lib/time";
+import { settleThemes } from "../images/themesOnDemand";
 
 /**
  * What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`), a company name, or
@@ -225,6 +226,15 @@ export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.no
   );
   isolateCache.set(cacheKeyOf(subject), logo, now);
   return logo;
+}
+
+/**
+ * The logo with its themes decided, where its row left them pending (src/images/themesOnDemand.ts):
+ * settled, then read again past both caches, so that every later lookup finds it settled.
+ */
+export async function withThemes(bucket: R2Bucket, db: CatalogueDb, subject: Subject, logo: ResolvedLogo): Promise<ResolvedLogo> {
+  if (!logo.renditions.pending || !(await settleThemes(bucket, db, logo))) return logo;
+  return (await reresolve(db, subject)) ?? logo;
 }
 
 /** Forgets this data centre's cached resolution of `domain` (its own subject; subdomains' and names' last out their TTLs). */

@@ -63,7 +63,7 @@ export async function makeGrey(bucket: R2Bucket, key: string, named: (key: strin
  * it can meet another process writing the same bucket's SQLite (the first start's seeding, beside
  * the dev server), which refuses it for a moment; the importer's writer waits such locks out too.
  */
-async function putPersisting(bucket: R2Bucket, key: string, bytes: Uint8Array, options: R2PutOptions): Promise<R2Object> {
+export async function putPersisting(bucket: R2Bucket, key: string, bytes: Uint8Array, options: R2PutOptions): Promise<R2Object> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await bucket.put(key, bytes, options);

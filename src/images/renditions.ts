@@ -72,6 +72,15 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
 }
 
 /**
+ * The logo with its themes left undecided (src/images/themesOnDemand.ts): the master for every
+ * page until a lookup decides them with renditionPixels, from the master's very pixels.
+ */
+export function undecidedPixels(rgba: Pixels): RenditionPixels {
+  if (rgba.channels !== 4) throw new Error("renditions start from RGBA pixels");
+  return { tone: measureTone(rgba.data), master: rgba, light: null, dark: null, plain: "master" };
+}
+
+/**
  * Distinct ink colours above which a rendition's colours are decided on a reduced copy. Logos
  * have a few hundred (their anti-aliased edges); a photograph, or a hostile file of random
  * pixels, has a million, and deciding each (withContrast, a search in OKLCH) cost seconds of

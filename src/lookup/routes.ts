@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { requestAddress } from "../lib/address";
 import { checkedVars } from "../env";
-import { reresolve, resolveLogo } from "../catalogue/resolveLogo";
+import { reresolve, resolveLogo, withThemes } from "../catalogue/resolveLogo";
 import { namesGrey } from "../catalogue/logos";
 import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
 import { overrideFor } from "../corrections/overrides";
@@ -86,6 +86,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
   refreshIfStale(c.env, logo, c.var.ctx.defer, now);
+  if (logo.renditions.pending) logo = await withThemes(c.env.LOGOS, db, subject, logo);
 
   if (caller.kind === "publishable" && vars.value.LOOKUP_RESPONSE === "redirect") {
     return redirectResponse(c.env, vars.value, logo, parsed.data, caller.cors, decision);

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { plans } from "../../schema";
-import { type ResolvedLogo, resolveLogo } from "../catalogue/resolveLogo";
+import { type ResolvedLogo, resolveLogo, withThemes } from "../catalogue/resolveLogo";
 import { publicBase, readVars } from "../env";
 import { redirectTarget } from "../images/assetUrls";
 import { lookKey } from "../images/objectKeys";
@@ -265,9 +265,10 @@ landing.get("/", async (c, next) => {
     currentSession(c, db).then((account) => account !== null),
     Promise.all(
       WALL_DOMAINS.map(async (domain) => {
-        const logo = await resolveLogo(db, { kind: "domain", value: domain });
+        const subject = { kind: "domain", value: domain } as const;
+        const logo = await resolveLogo(db, subject);
         // Only the catalogue's own: never a mark a stranger's site served to discovery.
-        return logo?.source === "catalogue" ? wallLogo(c.env, base, domain, logo) : null;
+        return logo?.source === "catalogue" ? wallLogo(c.env, base, domain, await withThemes(c.env.LOGOS, db, subject, logo)) : null;
       }),
     ).then((logos) => logos.filter((logo) => logo !== null)),
   ]);

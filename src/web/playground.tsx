@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { readVars } from "../env";
-import { type ResolvedLogo, resolveLogo } from "../catalogue/resolveLogo";
+import { type ResolvedLogo, resolveLogo, withThemes } from "../catalogue/resolveLogo";
 import { takedownOf, takenDownMessage } from "../catalogue/takedowns";
 import { overrideFor } from "../corrections/overrides";
 import { scaledHeight } from "../images/transform";
@@ -51,10 +51,16 @@ export interface PlaygroundImage {
 export type PlaygroundResult = { domain: string; logo: ResolvedLogo; images: PlaygroundImage[] } | { domain: string; error: string };
 
 /** The logo a typed domain names, or what to say instead. */
-async function resolveTyped(db: Db, typed: string): Promise<{ domain: string; logo: ResolvedLogo } | { domain: string; error: string }> {
+async function resolveTyped(
+  bucket: R2Bucket,
+  db: Db,
+  typed: string,
+): Promise<{ domain: string; logo: ResolvedLogo } | { domain: string; error: string }> {
   const normalised = normaliseDomain(hostOf(typed));
   if (!normalised.ok) return { domain: typed, error: `“${typed}” is not a domain name. Try one like github.com.` };
-  const logo = await resolveLogo(db, { kind: "domain", value: normalised.domain });
+  const subject = { kind: "domain", value: normalised.domain } as const;
+  const resolved = await resolveLogo(db, subject);
+  const logo = resolved && (await withThemes(bucket, db, subject, resolved));
   const takenDown = await takedownOf(db, normalised.domain, logo?.domain);
   if (takenDown !== undefined) return { domain: normalised.domain, error: `${takenDownMessage(normalised.domain, takenDown)}.` };
   if (!logo) return { domain: normalised.domain, error: `No logo for ${normalised.domain} yet.` };
@@ -141,7 +147,7 @@ export async function typedResult(
     const more = "address" in visitor ? ", or sign in to try more" : "";
     return { result: { domain: typed, error: `That is ${limit} domains this minute. Wait a minute${more}.` }, status: 429 };
   }
-  const found = await resolveTyped(createDb(env.DB), typed);
+  const found = await resolveTyped(env.LOGOS, createDb(env.DB), typed);
   return { result: "logo" in found ? { ...found, images: imagesOf(found.logo, found.domain) } : found, status: 200 };
 }
 
@@ -309,6 +315,7 @@ playgroundImages.get("/playground/logo", signedIn, async (c) => {
   // As a lookup with the key would: the account's own logo where it pinned one.
   if (key.overrides) logo = (await overrideFor(db, key.accountId, subject, logo, now)) ?? logo;
   if (!logo) return plainText("Logo not found", 404, headers);
+  logo = await withThemes(c.env.LOGOS, db, subject, logo);
   const format = query.data.format === "svg" && !(logo.renditions.vector && logo.source === "catalogue") ? "png" : query.data.format;
   const location = lookupTarget(c.env, readVars(c.env).PUBLIC_BASE_URL, logo, query.data.size, query.data.theme, format);
   return new Response(null, { status: 302, headers: { ...headers, Location: location } });

@@ -87,6 +87,32 @@ describe("the conversion pool", () => {
   });
 });
 
+describe("the pool's preparation", () => {
+  const blackRing = new TextEncoder().encode(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"><circle cx="20" cy="10" r="7" fill="none" stroke="#000" stroke-width="3"/></svg>',
+  );
+
+  it("decides the themes now by default, and leaves them to the first lookup when asked, in every thread", {
+    timeout: 20_000,
+  }, async () => {
+    const now = startConvertPool(1);
+    const later = startConvertPool(2, { prepare: { themes: "on first lookup" } });
+    try {
+      const decided = await now.convert(blackRing);
+      const left = await Promise.all([later.convert(blackRing), later.convert(blackRing)]);
+      expect(decided.ok && decided.value.renditions).toMatchObject({ dark: true });
+      expect(decided.ok && Object.keys(decided.value.files)).toContain("dark");
+      for (const result of left) {
+        expect(result.ok && result.value.renditions).toMatchObject({ dark: false, pending: true });
+        expect(result.ok && Object.keys(result.value.files)).toEqual(["master"]);
+        expect(result.ok && decided.ok && result.value.contentHash).toBe(decided.ok && decided.value.contentHash);
+      }
+    } finally {
+      await Promise.all([now.close(), later.close()]);
+    }
+  });
+});
+
 describe("conversions given up on", () => {
   it("hold no more threads than the pool has: past that, images fail at once until a render ends", async () => {
     const pool = startConvertPool(1, { timeoutMs: 1000, thread: HELD });

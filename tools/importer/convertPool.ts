@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { PreparedImage } from "../../src/catalogue/importLogo";
+import type { PrepareOptions } from "../../src/catalogue/preparedImage";
 import { fail, ok, type Result } from "../../src/lib/errors";
 
 /**
@@ -41,7 +42,16 @@ const THREAD = new URL("./convertThread.ts", import.meta.url);
 
 export function startConvertPool(
   threads = availableParallelism(),
-  { timeoutMs = CONVERSION_TIMEOUT_MS, thread = THREAD }: { timeoutMs?: number; thread?: URL } = {},
+  {
+    timeoutMs = CONVERSION_TIMEOUT_MS,
+    thread = THREAD,
+    prepare = {},
+  }: {
+    timeoutMs?: number;
+    thread?: URL;
+    /** How every image is prepared (the themes now or on first lookup): each thread's workerData. */
+    prepare?: PrepareOptions;
+  } = {},
 ): ConvertPool {
   // Under tsx the loader comes along in execArgv; elsewhere (the test runner) it is added. The
   // V8 flag below applies to every thread of the process already, and a Worker refuses it.
@@ -100,7 +110,7 @@ export function startConvertPool(
   };
 
   const start = () => {
-    const worker = new Worker(thread, { execArgv });
+    const worker = new Worker(thread, { execArgv, workerData: prepare });
     live.add(worker);
     let started = false;
     worker.on("message", (reply: Reply) => {

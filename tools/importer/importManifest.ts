@@ -1,3 +1,4 @@
+import type { PrepareOptions } from "../../src/catalogue/preparedImage";
 import type { Output } from "../args";
 import { type PlatformOptions, storageTool } from "../platform";
 import { checkpointFor } from "./checkpoint";
@@ -25,6 +26,8 @@ export interface ImportManifestOptions extends PlatformOptions {
   /** An already running writer and pool to reuse (tests, benchmarks); otherwise started and stopped here. */
   writer?: ImportWriter;
   pool?: ConvertPool;
+  /** How the pool started here prepares each image (the themes now, or on first lookup). */
+  prepare?: PrepareOptions;
   /** Called once the rows are written, before the writer stops (benchmarks read workerd's CPU here). */
   onFinished?: () => void;
   /** Called with the report so far after each batch is written. */
@@ -58,7 +61,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
     );
   }
   const writer = options.writer ?? (await startImportWriter({ ...options, s3 }));
-  const pool = options.pool ?? startConvertPool();
+  const pool = options.pool ?? startConvertPool(undefined, { prepare: options.prepare });
   const resumed = checkpoint.read();
   if (resumed) stream.write(`Resuming an interrupted import after line ${resumed.line}.\n`);
   const progress = startProgress({

@@ -1,6 +1,6 @@
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { PreparedImage } from "../../src/catalogue/importLogo";
-import { preparedFromPixels } from "../../src/catalogue/preparedImage";
+import { type PrepareOptions, preparedFromPixels } from "../../src/catalogue/preparedImage";
 import { decodeBmpEntry, firstWorkingEntry, icoEntries } from "../../src/discovery/ico";
 import { sniffFormat } from "../../src/discovery/sniff";
 import { encodePng } from "./png";
@@ -32,13 +32,13 @@ export type PreparedLogo = PreparedImage & { format: InputFormat };
 
 export type PrepareResult = { ok: true; logo: PreparedLogo } | { ok: false; error: string };
 
-export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
+export async function prepareLogo(input: Uint8Array, options: PrepareOptions = {}): Promise<PrepareResult> {
   // A raster that says what it is in its first bytes is decoded straight away: reading its
   // header first is a pipeline of its own, about a tenth of a small logo's conversion. One that
   // fails to decode so is read again the careful way below, for the exact reason.
   const sniffed = sniffFormat(input);
   if (sniffed === "png" || sniffed === "jpeg" || sniffed === "webp" || sniffed === "gif") {
-    const logo = await preparedFrom(rasterImage(input), sniffed, input).catch(() => null);
+    const logo = await preparedFrom(rasterImage(input), sniffed, input, options).catch(() => null);
     if (logo) return { ok: true, logo };
   }
   let metadata: Metadata;
@@ -65,7 +65,7 @@ export async function prepareLogo(input: Uint8Array): Promise<PrepareResult> {
 
   try {
     const image = format === "svg" ? await rasteriseSvg(input, { width, height }) : rasterImage(input);
-    return { ok: true, logo: await preparedFrom(image, format, input) };
+    return { ok: true, logo: await preparedFrom(image, format, input, options) };
   } catch (error) {
     return { ok: false, error: `image could not be converted: ${(error as Error).message}` };
   }
@@ -106,7 +106,7 @@ export async function prepareOriginal(
 }
 
 /** Decoded once to raw RGBA, from which the renditions are decided (src/images/renditions.ts). */
-async function preparedFrom(image: Sharp, format: InputFormat, input: Uint8Array): Promise<PreparedLogo> {
+async function preparedFrom(image: Sharp, format: InputFormat, input: Uint8Array, options: PrepareOptions): Promise<PreparedLogo> {
   const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const rgba = {
     width: info.width,
@@ -114,7 +114,7 @@ async function preparedFrom(image: Sharp, format: InputFormat, input: Uint8Array
     channels: 4 as const,
     data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
   };
-  return { ...(await preparedFromPixels(format, input, rgba, encodePng)), format };
+  return { ...(await preparedFromPixels(format, input, rgba, encodePng, options)), format };
 }
 
 function isInputFormat(format: string | undefined): format is InputFormat {

@@ -76,6 +76,10 @@ export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"
     first = false;
     if (created > 0) (options.stream ?? process.stderr).write(`${EXAMPLE_SEEDED}; the rest follow\n`);
   };
-  const report = await importManifest(manifest, { label: "seeding", batchSize: 100, firstBatchSize: 20, onProgress, ...options });
+  // Locally, each logo's light and dark renditions are decided by its first lookup: that work was
+  // more than half of a seeding's, for logos most of which a developer never looks up. A deployed
+  // catalogue has them decided now, sparing its Worker the CPU (src/images/themesOnDemand.ts).
+  const prepare = { themes: options.remote ? "now" : "on first lookup" } as const;
+  const report = await importManifest(manifest, { label: "seeding", batchSize: 100, firstBatchSize: 20, onProgress, prepare, ...options });
   return { companies, logos, ...report };
 }
