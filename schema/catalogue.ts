@@ -133,7 +133,7 @@ export interface RenditionSet {
   /**
    * The themes are not decided yet: stored with its master only (the first start's seeding), the
    * logo has its light and dark renditions and `plain` decided by the first lookup that resolves
-   * it, which then drops this (src/images/themesOnDemand.ts). Until then `light`, `dark` and
+   * it, which then drops this (src/catalogue/themesOnDemand.ts). Until then `light`, `dark` and
    * `plain` say master.
    */
   pending?: true;

@@ -107,7 +107,7 @@ if (seeding) {
   log(
     resuming
       ? "Resuming the interrupted seeding of the bundled catalogue beside the server…"
-      : "Seeding the bundled logo catalogue beside the server (first start only; best-known companies first, about five minutes on two cores, progress below)…",
+      : "Seeding the bundled logo catalogue beside the server (first start only; best-known companies first, about two minutes on two cores, progress below)…",
   );
   seeder = seedBesideTheServer(seededMark, log, () => {
     if (offerLater) log(`\n  Try              ${example}\n`);

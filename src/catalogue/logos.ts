@@ -76,7 +76,7 @@ export async function storedRenditions(db: CatalogueDb, logoId: number, contentH
 }
 
 /**
- * Settles a logo whose themes were pending (src/images/themesOnDemand.ts): its rendition set
+ * Settles a logo whose themes were pending (src/catalogue/themesOnDemand.ts): its rendition set
  * becomes `settled`, only while the row still holds that master with its themes pending.
  * Whether it did.
  */

@@ -1,6 +1,6 @@
 import { encodeRenditions } from "../images/renditionFiles";
 import { type Pixels, renditionPixels, undecidedPixels } from "../images/renditions";
-import { THEMES_ON_DEMAND_MAX_PIXELS } from "../images/themesOnDemand";
+import { THEMES_ON_DEMAND_MAX_PIXELS } from "./themesOnDemand";
 import { sanitiseSvg } from "../images/svg";
 import { sha256Hex } from "../lib/encoding";
 import type { PreparedImage } from "./importLogo";
@@ -8,7 +8,7 @@ import type { PreparedImage } from "./importLogo";
 export interface PrepareOptions {
   /**
    * When the light and dark renditions are decided: now (every import but one), or on the first
-   * lookup of the logo (the first start's seeding: src/images/themesOnDemand.ts), which stores
+   * lookup of the logo (the first start's seeding: src/catalogue/themesOnDemand.ts), which stores
    * the master alone. A master over THEMES_ON_DEMAND_MAX_PIXELS has them decided now either way.
    */
   themes?: "now" | "on first lookup";

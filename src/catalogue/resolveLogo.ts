@@ -16,7 +16,7 @@ import { emailDomain, PERSONAL_ADDRESS } from "./emailAddresses";
 import { fail, ok, type Result } from "../lib/errors";
 import { logosOfCompany } from "./logos";
 import { MINUTE_MS } from "../lib/time";
-import { settleThemes } from "../images/themesOnDemand";
+import { settleThemes } from "./themesOnDemand";
 
 /**
  * What a lookup names: a normalised host, a ticker (`AAPL`, `NASDAQ:AAPL`), a company name, or
@@ -229,7 +229,7 @@ export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.no
 }
 
 /**
- * The logo with its themes decided, where its row left them pending (src/images/themesOnDemand.ts):
+ * The logo with its themes decided, where its row left them pending (src/catalogue/themesOnDemand.ts):
  * settled, then read again past both caches, so that every later lookup finds it settled.
  */
 export async function withThemes(bucket: R2Bucket, db: CatalogueDb, subject: Subject, logo: ResolvedLogo): Promise<ResolvedLogo> {

@@ -72,7 +72,7 @@ export function renditionPixels(rgba: Pixels): RenditionPixels {
 }
 
 /**
- * The logo with its themes left undecided (src/images/themesOnDemand.ts): the master for every
+ * The logo with its themes left undecided (src/catalogue/themesOnDemand.ts): the master for every
  * page until a lookup decides them with renditionPixels, from the master's very pixels.
  */
 export function undecidedPixels(rgba: Pixels): RenditionPixels {

@@ -78,7 +78,7 @@ export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"
   };
   // Locally, each logo's light and dark renditions are decided by its first lookup: that work was
   // more than half of a seeding's, for logos most of which a developer never looks up. A deployed
-  // catalogue has them decided now, sparing its Worker the CPU (src/images/themesOnDemand.ts).
+  // catalogue has them decided now, sparing its Worker the CPU (src/catalogue/themesOnDemand.ts).
   const prepare = { themes: options.remote ? "now" : "on first lookup" } as const;
   const report = await importManifest(manifest, { label: "seeding", batchSize: 100, firstBatchSize: 20, onProgress, prepare, ...options });
   return { companies, logos, ...report };

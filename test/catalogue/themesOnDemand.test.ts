@@ -8,12 +8,12 @@ import { settleRenditions } from "../../src/catalogue/logos";
 import { renditionKey } from "../../src/images/objectKeys";
 import { encodePng } from "../../src/images/png";
 import type { Pixels } from "../../src/images/renditions";
-import { settleThemes } from "../../src/images/themesOnDemand";
+import { settleThemes } from "../../src/catalogue/themesOnDemand";
 import { db } from "../helpers/catalogue";
 import { assetKeyOf, BASE, fetchWith, freshCompany, freshKey } from "../lookup/helpers";
 
 /**
- * Themes decided on the first lookup (src/images/themesOnDemand.ts): a logo stored with its
+ * Themes decided on the first lookup (src/catalogue/themesOnDemand.ts): a logo stored with its
  * master alone, as the first start's seeding stores it, is served on every page exactly as one
  * whose themes were decided at import.
  */

@@ -1,11 +1,11 @@
-import { settleRenditions, storedRenditions } from "../catalogue/logos";
+import { settleRenditions, storedRenditions } from "./logos";
 import type { CatalogueDb } from "../lib/db";
 import { dependency } from "../lib/dependencies";
 import { log } from "../lib/log";
-import { GREY_ON_DEMAND_MAX_PIXELS, putPersisting } from "./greyOnDemand";
-import { type RenditionSet, renditionKey } from "./objectKeys";
-import { decodeStoredPng, encodePng } from "./png";
-import { type Pixels, RENDITIONS_VERSION, renditionPixels } from "./renditions";
+import { GREY_ON_DEMAND_MAX_PIXELS, putPersisting } from "../images/greyOnDemand";
+import { type RenditionSet, renditionKey } from "../images/objectKeys";
+import { decodeStoredPng, encodePng } from "../images/png";
+import { type Pixels, RENDITIONS_VERSION, renditionPixels } from "../images/renditions";
 
 /**
  * Light and dark renditions decided on the first lookup of a logo. The first start's seeding
@@ -13,7 +13,7 @@ import { type Pixels, RENDITIONS_VERSION, renditionPixels } from "./renditions";
  * analysis and the theme renditions' encodings were more than half of its CPU, and most of the
  * bundled logos are never looked up on a developer's machine. The first lookup that resolves
  * such a logo decides them here from the stored master's pixels, exactly as an import would
- * have (./renditions.ts, renditionPixels), stores them under their own keys, and settles the
+ * have (../images/renditions.ts, renditionPixels), stores them under their own keys, and settles the
  * row; every lookup after it reads the settled row. Every other import decides them at once.
  *
  * Masters over THEMES_ON_DEMAND_MAX_PIXELS are decided at import whatever was asked: decoding
