@@ -11,6 +11,7 @@ import { clientAddress, currentSession } from "../accounts/browserSessions";
 import { Page, render } from "./layout";
 import { assetImages, Playground, type PlaygroundResult, typedResult } from "./playground";
 import { PlanLimits, planNames, planPrice } from "./plans";
+import { WALL_DOMAINS } from "./wall";
 
 /**
  * `GET /` for browsers: the product before any sign-up. A wall of real logos from the
@@ -22,37 +23,6 @@ import { PlanLimits, planNames, planPrice } from "./plans";
  */
 export const landing = new Hono<AppEnv>();
 
-/**
- * The wall's companies, the best known first. Each is shown only if this deployment's catalogue
- * holds it (a self-hosted catalogue may hold others); each is resolved as a lookup is, through
- * the isolate and the Cache API, so the page costs D1 nothing once warm.
- */
-export const WALL_DOMAINS = [
-  "github.com",
-  "stripe.com",
-  "google.com",
-  "apple.com",
-  "microsoft.com",
-  "amazon.com",
-  "netflix.com",
-  "spotify.com",
-  "slack.com",
-  "shopify.com",
-  "airbnb.com",
-  "openai.com",
-  "nvidia.com",
-  "figma.com",
-  "notion.so",
-  "cloudflare.com",
-  "paypal.com",
-  "ibm.com",
-  "intel.com",
-  "adobe.com",
-  "uber.com",
-  "visa.com",
-  "mastercard.com",
-  "youtube.com",
-];
 const WALL_WIDTH = 48;
 
 interface WallLogo {

@@ -283,6 +283,23 @@ describe("an import's rows", () => {
     expect(progress).toEqual([2, 7, 12]);
   });
 
+  it("prepares each row as the caller asks: its themes decided now, or left to its first lookup", async () => {
+    write(
+      "themes.jsonl",
+      [0, 1, 2].map((i) => ({ name: `Themes ${i}`, domains: [`themes-${i}.com`], variant: "icon", image: `img/${i}.png` })),
+    );
+    const asked: string[] = [];
+    const report = await runImport(join(dir, "themes.jsonl"), writer, {
+      convert: pool.convert,
+      prepareFor: (row) => (asked.push(row.domains[0]!), { themes: row.domains[0] === "themes-1.com" ? "now" : "on first lookup" }),
+    });
+    expect(report).toMatchObject({ rows: 3, created: 3, failed: 0 });
+    expect(asked.sort()).toEqual(["themes-0.com", "themes-1.com", "themes-2.com"]);
+    expect((await logoOf("Themes 0"))!.renditions.pending).toBe(true);
+    expect((await logoOf("Themes 1"))!.renditions.pending).toBeUndefined();
+    expect((await logoOf("Themes 2"))!.renditions.pending).toBe(true);
+  });
+
   it("reads no more files ahead of the batch being written than the bytes it may hold", async () => {
     // Sixty files of 1 MB, ten to a batch, 2 MB allowed: the batch being written holds its ten,
     // the batches staged ahead read about what is left of the limit.

@@ -8,6 +8,8 @@ import { normaliseDomain } from "../../src/lib/domain";
 import { isValidIsin } from "../../src/lib/isin";
 import { RESTRICTIVE_LICENCE, sourceSets } from "../../src/licences/sources";
 import { type IconField, buildSeedCatalogue, loadIconSets, readBrands, seedSummary } from "../../tools/seed/catalogue";
+import { EXAMPLE_DOMAIN, themesWhenLocal } from "../../tools/seed/seed";
+import { WALL_DOMAINS } from "../../src/web/wall";
 
 const brands = readBrands();
 const sets = loadIconSets();
@@ -293,5 +295,13 @@ describe("the seed catalogue", () => {
     expect(Object.values(summary.perSet).reduce((a, b) => a + b, 0)).toBe(summary.logos);
     expect(Object.values(summary.perLicence).reduce((a, b) => a + b, 0)).toBe(summary.logos);
     expect(Object.keys(summary.perSet).sort()).toEqual(sourceSets.map((s) => s.id).sort());
+  });
+});
+
+describe("the local seed's themes", () => {
+  it("are decided now for what a first start shows at once, the example and the landing page's wall, and on first lookup for the rest", () => {
+    for (const domain of [EXAMPLE_DOMAIN, ...WALL_DOMAINS])
+      expect(themesWhenLocal({ domains: ["example.org", domain] })).toEqual({ themes: "now" });
+    expect(themesWhenLocal({ domains: ["gitlab.com"] })).toEqual({ themes: "on first lookup" });
   });
 });

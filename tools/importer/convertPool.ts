@@ -13,7 +13,8 @@ export interface ConvertPool {
   readonly threads: number;
   /** Threads started or starting, and not given up on. */
   readonly live: number;
-  convert(bytes: Uint8Array): Promise<Result<PreparedImage>>;
+  /** An image prepared as `prepare` says (by default, its themes decided now). */
+  convert(bytes: Uint8Array, prepare?: PrepareOptions): Promise<Result<PreparedImage>>;
   close(): Promise<void>;
 }
 
@@ -42,16 +43,7 @@ const THREAD = new URL("./convertThread.ts", import.meta.url);
 
 export function startConvertPool(
   threads = availableParallelism(),
-  {
-    timeoutMs = CONVERSION_TIMEOUT_MS,
-    thread = THREAD,
-    prepare = {},
-  }: {
-    timeoutMs?: number;
-    thread?: URL;
-    /** How every image is prepared (the themes now or on first lookup): each thread's workerData. */
-    prepare?: PrepareOptions;
-  } = {},
+  { timeoutMs = CONVERSION_TIMEOUT_MS, thread = THREAD }: { timeoutMs?: number; thread?: URL } = {},
 ): ConvertPool {
   // Under tsx the loader comes along in execArgv; elsewhere (the test runner) it is added. The
   // V8 flag below applies to every thread of the process already, and a Worker refuses it.
@@ -59,7 +51,7 @@ export function startConvertPool(
   const execArgv = inherited.some((arg) => arg.includes("tsx")) ? inherited : [...inherited, "--import", "tsx"];
   type Answer = (result: Result<PreparedImage>) => void;
   const count = Math.max(1, threads);
-  const queue: Array<{ bytes: Uint8Array; resolve: Answer }> = [];
+  const queue: Array<{ bytes: Uint8Array; prepare: PrepareOptions; resolve: Answer }> = [];
   const idle: Worker[] = [];
   const busy = new Map<Worker, { resolve: Answer; timer: ReturnType<typeof setTimeout> }>();
   // Threads started or starting, and not given up on; and those given up on mid-render.
@@ -90,7 +82,7 @@ export function startConvertPool(
       }, timeoutMs);
       busy.set(worker, { resolve: job.resolve, timer });
       // The caller keeps its bytes (a row may need them again); the thread gets a copy.
-      worker.postMessage({ bytes: job.bytes });
+      worker.postMessage({ bytes: job.bytes, prepare: job.prepare });
     }
     if (live.size === 0) for (const job of queue.splice(0)) job.resolve(fail("internal", `image conversion failed: ${noThreadLeft}`));
   };
@@ -110,7 +102,7 @@ export function startConvertPool(
   };
 
   const start = () => {
-    const worker = new Worker(thread, { execArgv, workerData: prepare });
+    const worker = new Worker(thread, { execArgv });
     live.add(worker);
     let started = false;
     worker.on("message", (reply: Reply) => {
@@ -143,9 +135,9 @@ export function startConvertPool(
     get live() {
       return live.size;
     },
-    convert: (bytes) =>
+    convert: (bytes, prepare = {}) =>
       new Promise((resolve) => {
-        queue.push({ bytes, resolve });
+        queue.push({ bytes, prepare, resolve });
         dispatch();
       }),
     async close() {

@@ -2,20 +2,18 @@
  * One thread of the conversion pool (./convertPool.ts): converts the images it is sent with
  * prepareLogo and sends back every byte field of the result without copying it.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import type { PrepareOptions } from "../../src/catalogue/preparedImage";
 import sharp from "sharp";
 import { prepareLogo } from "./prepare";
 
 // The pool runs a thread per core; libvips threads of its own in each would only contend.
 sharp.concurrency(1);
-/** How the pool asked every image to be prepared (./convertPool.ts). */
-const options = (workerData ?? {}) as PrepareOptions;
 
-parentPort!.on("message", async ({ bytes }: { bytes: Uint8Array }) => {
+parentPort!.on("message", async ({ bytes, prepare }: { bytes: Uint8Array; prepare: PrepareOptions }) => {
   let prepared: Awaited<ReturnType<typeof prepareLogo>>;
   try {
-    prepared = await prepareLogo(bytes, options);
+    prepared = await prepareLogo(bytes, prepare);
   } catch (error) {
     prepared = { ok: false, error: `image could not be converted: ${(error as Error).message}` };
   }

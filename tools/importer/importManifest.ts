@@ -1,4 +1,3 @@
-import type { PrepareOptions } from "../../src/catalogue/preparedImage";
 import type { Output } from "../args";
 import { type PlatformOptions, storageTool } from "../platform";
 import { checkpointFor } from "./checkpoint";
@@ -6,7 +5,7 @@ import { countManifestRows, manifestFormat } from "./manifest";
 import { type ConvertPool, startConvertPool } from "./convertPool";
 import { startProgress } from "./progress";
 import type { ImportReport } from "./checkpoint";
-import { runImport } from "./run";
+import { type ImportOptions, runImport } from "./run";
 import { s3SettingsFrom } from "./s3";
 import { type ImportWriter, startImportWriter } from "./writer";
 
@@ -26,8 +25,8 @@ export interface ImportManifestOptions extends PlatformOptions {
   /** An already running writer and pool to reuse (tests, benchmarks); otherwise started and stopped here. */
   writer?: ImportWriter;
   pool?: ConvertPool;
-  /** How the pool started here prepares each image (the themes now, or on first lookup). */
-  prepare?: PrepareOptions;
+  /** How a row's image is prepared (ImportOptions.prepareFor). */
+  prepareFor?: ImportOptions["prepareFor"];
   /** Called once the rows are written, before the writer stops (benchmarks read workerd's CPU here). */
   onFinished?: () => void;
   /** Called with the report so far after each batch is written. */
@@ -61,7 +60,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
     );
   }
   const writer = options.writer ?? (await startImportWriter({ ...options, s3 }));
-  const pool = options.pool ?? startConvertPool(undefined, { prepare: options.prepare });
+  const pool = options.pool ?? startConvertPool();
   const resumed = checkpoint.read();
   if (resumed) stream.write(`Resuming an interrupted import after line ${resumed.line}.\n`);
   const progress = startProgress({
@@ -77,6 +76,7 @@ export async function importManifest(manifest: string, options: ImportManifestOp
   try {
     const report = await runImport(manifest, writer, {
       convert: pool.convert,
+      prepareFor: options.prepareFor,
       threads: pool.threads,
       batchSize: options.batchSize ?? (options.remote ? 100 : 250),
       firstBatchSize: options.firstBatchSize,

@@ -4,6 +4,7 @@ import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { CompanyLogoInput, ImportedLogo, PreparedImage } from "../../src/catalogue/importLogo";
+import type { PrepareOptions } from "../../src/catalogue/preparedImage";
 import { sha256Hex } from "../../src/lib/encoding";
 import { fail, ok, type Result } from "../../src/lib/errors";
 import type { CheckpointStore, ImportReport } from "./checkpoint";
@@ -11,8 +12,10 @@ import { type ManifestRow, type ParsedLine, readManifest } from "./manifest";
 import type { ImportWriter } from "./writer";
 
 export interface ImportOptions {
-  /** Converts an image file; the conversion pool's `convert` (./convertPool.ts). */
-  convert: (bytes: Uint8Array) => Promise<Result<PreparedImage>>;
+  /** Converts an image file as asked; the conversion pool's `convert` (./convertPool.ts). */
+  convert: (bytes: Uint8Array, prepare?: PrepareOptions) => Promise<Result<PreparedImage>>;
+  /** How a row's image is prepared (its themes decided now or on first lookup); by default now. */
+  prepareFor?: (row: CompanyLogoInput) => PrepareOptions;
   /** Rows written in one D1 batch (default 250). */
   batchSize?: number;
   /** Rows of the first batch, when it should be written sooner than the rest (default batchSize). */
@@ -100,7 +103,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
       waiting.push(() => {
         converting++;
         void options
-          .convert(row.bytes)
+          .convert(row.bytes, options.prepareFor?.(row.input))
           .catch((error: Error) => fail("internal", `image conversion failed: ${error.message}`))
           .then((prepared) => {
             converting--;
@@ -209,7 +212,7 @@ export async function runImport(manifestPath: string, writer: ImportWriter, opti
         // Staging found this row's very file stored, but a row before it replaced it since:
         // the writer stopped there. Converted after all, it is sent again with the rows after it.
         results.push(...own.slice(0, needing));
-        const prepared = await options.convert(sent[from + needing]!.bytes);
+        const prepared = await options.convert(sent[from + needing]!.bytes, options.prepareFor?.(sent[from + needing]!.input));
         if (prepared.ok) images[from + needing] = prepared.value;
         else results.push(fail("invalid_argument", prepared.error.message));
       }

@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { type ImportManifestOptions, importManifest } from "../importer/importManifest";
 import { projectRoot } from "../platform";
+import type { CompanyLogoInput } from "../../src/catalogue/importLogo";
+import type { PrepareOptions } from "../../src/catalogue/preparedImage";
+import { WALL_DOMAINS } from "../../src/web/wall";
 import { buildSeedCatalogue, loadIconSets, readBrands } from "./catalogue";
 
 export const defaultSeedDir = join(projectRoot, ".wrangler", "seed");
@@ -66,6 +69,18 @@ export function writeSeedManifest(dir = defaultSeedDir): { manifest: string; com
   return { manifest, companies: companies.length, logos: rows.length };
 }
 
+/**
+ * Locally, a logo's light and dark renditions are decided by its first lookup: that work was more
+ * than half of a seeding's, for logos most of which a developer never looks up
+ * (src/catalogue/themesOnDemand.ts). The ones a first start shows at once, the landing page's
+ * wall and the example lookup, are decided now, so that page and that lookup answer at once. A
+ * deployed catalogue (`--remote`) has every logo's decided now, sparing its Worker the CPU.
+ */
+const shownFirst = new Set([EXAMPLE_DOMAIN, ...WALL_DOMAINS]);
+export const themesWhenLocal = (row: Pick<CompanyLogoInput, "domains">): PrepareOptions => ({
+  themes: row.domains.some((domain) => shownFirst.has(domain)) ? "now" : "on first lookup",
+});
+
 export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"> & { dir?: string }) {
   const { manifest, companies, logos } = writeSeedManifest(options.dir);
   // Smaller batches than a bulk load's: beside a running server, logos show up sooner. The
@@ -76,10 +91,13 @@ export async function seedCatalogue(options: Omit<ImportManifestOptions, "label"
     first = false;
     if (created > 0) (options.stream ?? process.stderr).write(`${EXAMPLE_SEEDED}; the rest follow\n`);
   };
-  // Locally, each logo's light and dark renditions are decided by its first lookup: that work was
-  // more than half of a seeding's, for logos most of which a developer never looks up. A deployed
-  // catalogue has them decided now, sparing its Worker the CPU (src/catalogue/themesOnDemand.ts).
-  const prepare = { themes: options.remote ? "now" : "on first lookup" } as const;
-  const report = await importManifest(manifest, { label: "seeding", batchSize: 100, firstBatchSize: 20, onProgress, prepare, ...options });
+  const report = await importManifest(manifest, {
+    label: "seeding",
+    batchSize: 100,
+    firstBatchSize: 20,
+    onProgress,
+    prepareFor: options.remote ? undefined : themesWhenLocal,
+    ...options,
+  });
   return { companies, logos, ...report };
 }
