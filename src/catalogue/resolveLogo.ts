@@ -4,7 +4,8 @@ import type { Logo } from "./entities";
 import { EXPIRING_ENTRY_BYTES } from "../lib/boundedCache";
 import { asciiBytes, expiringIsolateCache, MAP_ENTRY_BYTES, objectBytes, stringBytes } from "../lib/isolateCaches";
 import { domainCacheTag } from "../lib/cacheTags";
-import { cachedResponse, deleteCached, storeResponse } from "../lib/dependencies";
+import { cachedResponse, deleteCached, rootCause, storeResponse } from "../lib/dependencies";
+import { log } from "../lib/log";
 import type { CatalogueDb } from "../lib/db";
 import { sourceSets } from "../licences/sources";
 import { CORRECTED_SOURCE_SET, DISCOVERED_SOURCE_SET, logoSourceOf, OWNER_SOURCE_SET, type StoredLogoSource } from "./provenance";
@@ -230,11 +231,18 @@ export async function reresolve(db: CatalogueDb, subject: Subject, now = Date.no
 
 /**
  * The logo with its themes decided, where its row left them pending (src/catalogue/themesOnDemand.ts):
- * settled, then read again past both caches, so that every later lookup finds it settled.
+ * settled, then read again past both caches, so that every later lookup finds it settled. Storage
+ * that fails meanwhile costs the lookup nothing: it serves the logo as its row says, the master.
  */
 export async function withThemes(bucket: R2Bucket, db: CatalogueDb, subject: Subject, logo: ResolvedLogo): Promise<ResolvedLogo> {
-  if (!logo.renditions.pending || !(await settleThemes(bucket, db, logo))) return logo;
-  return (await reresolve(db, subject)) ?? logo;
+  if (!logo.renditions.pending) return logo;
+  try {
+    if (!(await settleThemes(bucket, db, logo))) return logo;
+    return (await reresolve(db, subject)) ?? logo;
+  } catch (error) {
+    log.error("catalogue.themes_not_decided", { logoId: logo.logoId, detail: rootCause(error) });
+    return logo;
+  }
 }
 
 /** Forgets this data centre's cached resolution of `domain` (its own subject; subdomains' and names' last out their TTLs). */

@@ -61,7 +61,7 @@ async function settle(bucket: R2Bucket, db: CatalogueDb, logo: UnsettledLogo): P
   });
   const pixels = master && decodeStoredPng(master, THEMES_ON_DEMAND_MAX_PIXELS);
   if (!pixels?.ok) {
-    log.error("images.themes_not_decided", { logoId: logo.logoId, detail: pixels ? pixels.error.message : "master missing" });
+    log.error("catalogue.themes_not_decided", { logoId: logo.logoId, detail: pixels ? pixels.error.message : "master missing" });
     return false;
   }
   const decided = renditionPixels(pixels.value);

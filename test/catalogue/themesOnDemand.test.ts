@@ -130,6 +130,26 @@ describe("themes decided on the first lookup", () => {
     expect(await env.LOGOS.head(renditionKey(logo.masterKey, "dark"))).toBeNull();
   });
 
+  it("cost a lookup nothing when storage fails while they are made: it serves the master, and a later lookup makes them", async () => {
+    const logo = await bothWays([0, 0, 0]);
+    const token = await freshKey();
+    const refusing = new Proxy(env.LOGOS, {
+      get(target, name) {
+        if (name === "put") return () => Promise.reject(new Error("object storage refused the write"));
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const failed = await fetchWith({ LOGOS: refusing }, `${BASE}/${logo.domain}?token=${token}&theme=dark`, { redirect: "manual" });
+    expect(failed.status).toBe(302);
+    expect(assetKeyOf(failed.headers.get("location")!)).toBe(logo.masterKey);
+    expect((await logo.row()).pending).toBe(true);
+
+    const later = await get(`/${logo.domain}?token=${token}&theme=dark`);
+    expect(assetKeyOf(later.headers.get("location")!)).toBe(renditionKey(logo.masterKey, "dark"));
+    expect(await logo.row()).toEqual(logo.now.renditions);
+  });
+
   it("are not made again for a row settled meanwhile, nor for one whose logo was replaced", async () => {
     const logo = await bothWays([0, 0, 0]);
     const unsettled = { logoId: logo.logoId, contentHash: logo.later.contentHash, masterKey: logo.masterKey, width: 60, height: 30 };
