@@ -32,7 +32,8 @@ export function warmLookup(request: Request, env: Env, ctx: ExecutionContext): R
   const key = knownKey(asked.token, now);
   if (key?.type !== "publishable") return undefined;
   let logo = knownResolution(asked.subject, now);
-  if (!logo) return undefined;
+  // A logo whose themes are still to be decided goes to the router, which decides them.
+  if (!logo || logo.renditions.pending) return undefined;
   // Taken down, or a list of takedowns not held fresh: the router answers (451, or reads the list).
   const takedowns = knownTakedowns(now);
   if (!takedowns || takenDownIn(takedowns, asked.subject.kind === "domain" ? asked.subject.value : null, logo.domain) !== undefined)
