@@ -3,9 +3,11 @@ import type { CatalogueDb } from "../lib/db";
 import { dependency } from "../lib/dependencies";
 import { log } from "../lib/log";
 import { GREY_ON_DEMAND_MAX_PIXELS, putPersisting } from "../images/greyOnDemand";
-import { type RenditionSet, renditionKey } from "../images/objectKeys";
+import { renditionKey } from "../images/objectKeys";
+import { renditionSetOf } from "../images/renditionFiles";
 import { decodeStoredPng, encodePng } from "../images/png";
-import { type Pixels, RENDITIONS_VERSION, renditionPixels } from "../images/renditions";
+import { RENDITIONS_VERSION, renditionPixels } from "../images/renditions";
+import { renditionPutOptions } from "./import/storedImage";
 
 /**
  * Light and dark renditions decided on the first lookup of a logo. The first start's seeding
@@ -65,22 +67,13 @@ async function settle(bucket: R2Bucket, db: CatalogueDb, logo: UnsettledLogo): P
     return false;
   }
   const decided = renditionPixels(pixels.value);
-  const made = (["light", "dark"] as const)
-    .map((page) => [page, decided[page]] as const)
-    .filter((made): made is readonly ["light" | "dark", Pixels] => made[1] !== null)
-    .map(([page, pagePixels]) => ({ key: renditionKey(logo.masterKey, page, stored.version), bytes: encodePng(pagePixels) }));
-  const options = {
-    httpMetadata: { contentType: "image/png" },
-    customMetadata: { width: String(logo.width), height: String(logo.height) },
-  };
+  const made = (["light", "dark"] as const).flatMap((page) => {
+    const pagePixels = decided[page];
+    return pagePixels ? [{ key: renditionKey(logo.masterKey, page, stored.version), bytes: encodePng(pagePixels) }] : [];
+  });
+  const options = renditionPutOptions(logo);
   await dependency("object storage", () => Promise.all(made.map(({ key, bytes }) => putPersisting(bucket, key, bytes, options))));
-  const settled: RenditionSet = {
-    version: stored.version,
-    light: decided.light !== null,
-    dark: decided.dark !== null,
-    plain: decided.plain === "light" && decided.light !== null ? "light" : "master",
-    vector: stored.vector,
-  };
+  const settled = renditionSetOf(decided, { vector: stored.vector });
   if (await settleRenditions(db, logo.logoId, logo.contentHash, settled)) return true;
   // The row changed while this was made (replaced, deleted, or settled by another isolate with
   // the same keys). Objects it does not name would be named by nothing: they go.

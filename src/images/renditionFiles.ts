@@ -30,14 +30,16 @@ export async function encodeRenditions(
   const files: RenditionFiles = { master };
   for (const [rendition, bytes] of Object.entries({ light, dark, grey: masterGrey, lightGrey, darkGrey }))
     if (bytes) files[rendition as Rendition] = bytes;
+  return { files, renditions: renditionSetOf(pixels, options) };
+}
+
+/** The rendition set of decided pixels: the light and dark renditions they have, and what a lookup without a theme serves. */
+export function renditionSetOf(pixels: RenditionPixels, { vector }: { vector: boolean }): RenditionSet {
   return {
-    files,
-    renditions: {
-      version: RENDITIONS_VERSION,
-      light: files.light !== undefined,
-      dark: files.dark !== undefined,
-      plain: pixels.plain === "light" && files.light ? "light" : "master",
-      vector: options.vector,
-    },
+    version: RENDITIONS_VERSION,
+    light: pixels.light !== null,
+    dark: pixels.dark !== null,
+    plain: pixels.plain === "light" && pixels.light !== null ? "light" : "master",
+    vector,
   };
 }

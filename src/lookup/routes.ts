@@ -86,7 +86,7 @@ async function lookup(c: Context<AppEnv>): Promise<Response> {
     return plainText("Logo not found", 404, { ...caller.cors, ...limitHeaders });
   }
   refreshIfStale(c.env, logo, c.var.ctx.defer, now);
-  if (logo.renditions.pending) logo = await withThemes(c.env.LOGOS, db, subject, logo);
+  logo = await withThemes(c.env.LOGOS, db, subject, logo);
 
   if (caller.kind === "publishable" && vars.value.LOOKUP_RESPONSE === "redirect") {
     return redirectResponse(c.env, vars.value, logo, parsed.data, caller.cors, decision);

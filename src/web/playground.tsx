@@ -59,12 +59,11 @@ async function resolveTyped(
   const normalised = normaliseDomain(hostOf(typed));
   if (!normalised.ok) return { domain: typed, error: `“${typed}” is not a domain name. Try one like github.com.` };
   const subject = { kind: "domain", value: normalised.domain } as const;
-  const resolved = await resolveLogo(db, subject);
-  const logo = resolved && (await withThemes(bucket, db, subject, resolved));
+  const logo = await resolveLogo(db, subject);
   const takenDown = await takedownOf(db, normalised.domain, logo?.domain);
   if (takenDown !== undefined) return { domain: normalised.domain, error: `${takenDownMessage(normalised.domain, takenDown)}.` };
   if (!logo) return { domain: normalised.domain, error: `No logo for ${normalised.domain} yet.` };
-  return { domain: normalised.domain, logo };
+  return { domain: normalised.domain, logo: await withThemes(bucket, db, subject, logo) };
 }
 
 /** People paste addresses: a URL (or a host with a path) counts by its host. */

@@ -12,6 +12,11 @@ export interface StoredImage {
 }
 
 export const PNG = { contentType: "image/png" };
+/** How a PNG rendition is put: it carries its master's size, so the asset route can decide on a resize from a HEAD alone. */
+export const renditionPutOptions = ({ width, height }: { width: number; height: number }): R2PutOptions => ({
+  httpMetadata: PNG,
+  customMetadata: { width: String(width), height: String(height) },
+});
 /**
  * An original is the file as it came (a discovered SVG is a stranger's, unsanitised). The asset
  * route never serves it, but where CDN_URL's zone serves the bucket whole, anyone who rewrites a

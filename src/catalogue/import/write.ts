@@ -9,7 +9,7 @@ import { retiredAmong, retirements, sweepRetired } from "../retiredObjects";
 import { log } from "../../lib/log";
 import type { ObjectStore } from "./inputs";
 import type { WritePlan } from "./plan";
-import { ORIGINAL, PNG, type StoredImage } from "./storedImage";
+import { ORIGINAL, renditionPutOptions, type StoredImage } from "./storedImage";
 
 /**
  * Carrying out a plan: objects first, under fresh content-addressed keys, then the rows in one
@@ -97,8 +97,7 @@ export const PUTS_AT_ONCE = 32;
 
 export async function putImages(bucket: ObjectStore, images: StoredImage[]): Promise<Result<true>> {
   const objects = images.flatMap(({ keys, image }) => {
-    // Renditions carry their size, so the asset route can decide on a resize from a HEAD alone.
-    const png = { httpMetadata: PNG, customMetadata: { width: String(image.width), height: String(image.height) } };
+    const png = renditionPutOptions(image);
     const original = { httpMetadata: ORIGINAL };
     const { version } = image.renditions;
     const all: Array<[key: string, body: Uint8Array | undefined | null, options: R2PutOptions]> = [
